@@ -1,0 +1,3 @@
+module github.com/phobos-tensor/phobos
+
+go 1.26

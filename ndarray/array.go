@@ -1,0 +1,525 @@
+package ndarray
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// Array is a dense strided n-dimensional array over one 8-byte aligned buffer.
+//
+// Strides and offset count elements, not bytes. An Array is a value that
+// views its buffer: Transpose, Slice, BroadcastTo, ExpandDims and friends return
+// new Arrays sharing the buffer without copying. Kernels never write into an
+// input; they allocate their output. A zero-dimensional Array holds a scalar.
+type Array struct {
+	dtype   DType
+	shape   []int
+	strides []int
+	offset  int
+	buf     []byte // whole backing buffer; the array addresses buf[offset*size:]
+}
+
+// alignedBytes returns n zeroed bytes whose first byte is 8-byte aligned.
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+}
+
+// Size is the number of elements of an array of the given shape.
+func Size(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// ContiguousStrides are the row-major (C order) strides of shape, in elements.
+func ContiguousStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	s := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = s
+		if shape[i] > 1 {
+			s *= shape[i]
+		}
+	}
+	return st
+}
+
+func checkShape(shape []int) error {
+	n := 1
+	for i, d := range shape {
+		if d < 0 {
+			return fmt.Errorf("ndarray: negative dimension %d at axis %d of shape %v", d, i, shape)
+		}
+		if d > 0 && n > math.MaxInt/d {
+			return fmt.Errorf("ndarray: shape %v has too many elements", shape)
+		}
+		n *= d
+	}
+	return nil
+}
+
+// New allocates a zero-filled contiguous array.
+func New(dtype DType, shape ...int) (*Array, error) {
+	if !dtype.Valid() {
+		return nil, fmt.Errorf("ndarray: invalid dtype %v", dtype)
+	}
+	if err := checkShape(shape); err != nil {
+		return nil, err
+	}
+	return newArray(dtype, shape), nil
+}
+
+// newArray is New for shapes already known to be valid.
+func newArray(dtype DType, shape []int) *Array {
+	sh := append([]int(nil), shape...)
+	return &Array{
+		dtype:   dtype,
+		shape:   sh,
+		strides: ContiguousStrides(sh),
+		buf:     alignedBytes(Size(sh) * dtype.Size()),
+	}
+}
+
+// Zeros is New that panics on nothing: it returns an error for a bad shape.
+func Zeros(dtype DType, shape ...int) (*Array, error) { return New(dtype, shape...) }
+
+// FromBytes wraps a little-endian contiguous buffer of the given type and shape.
+// The bytes are copied into an aligned buffer.
+func FromBytes(dtype DType, shape []int, b []byte) (*Array, error) {
+	a, err := New(dtype, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != len(a.buf) {
+		return nil, fmt.Errorf("ndarray: %d bytes given for %v array of shape %v (want %d)", len(b), dtype, shape, len(a.buf))
+	}
+	copy(a.buf, b)
+	return a, nil
+}
+
+// FromFloat64s builds a float64 array of the given shape from data (copied).
+func FromFloat64s(shape []int, data []float64) (*Array, error) {
+	return fromSlice(Float64, shape, data)
+}
+
+// FromFloat32s builds a float32 array of the given shape from data (copied).
+func FromFloat32s(shape []int, data []float32) (*Array, error) {
+	return fromSlice(Float32, shape, data)
+}
+
+// FromInt64s builds an int64 array of the given shape from data (copied).
+func FromInt64s(shape []int, data []int64) (*Array, error) { return fromSlice(Int64, shape, data) }
+
+// FromInt32s builds an int32 array of the given shape from data (copied).
+func FromInt32s(shape []int, data []int32) (*Array, error) { return fromSlice(Int32, shape, data) }
+
+// FromBools builds a bool array of the given shape from data (copied).
+func FromBools(shape []int, data []bool) (*Array, error) {
+	a, err := New(Bool, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) != a.Size() {
+		return nil, fmt.Errorf("ndarray: %d values given for shape %v (want %d)", len(data), shape, a.Size())
+	}
+	for i, v := range data {
+		if v {
+			a.buf[i] = 1
+		}
+	}
+	return a, nil
+}
+
+func fromSlice[T float64 | float32 | int64 | int32](dt DType, shape []int, data []T) (*Array, error) {
+	a, err := New(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) != a.Size() {
+		return nil, fmt.Errorf("ndarray: %d values given for shape %v (want %d)", len(data), shape, a.Size())
+	}
+	copy(typed[T](a), data)
+	return a, nil
+}
+
+// Scalar returns a 0-d array holding v converted to dtype.
+func Scalar(dtype DType, v float64) *Array {
+	a := newArray(dtype, nil)
+	a.SetFlat(0, v)
+	return a
+}
+
+// ScalarInt returns a 0-d int64 array holding v exactly.
+func ScalarInt(v int64) *Array {
+	a := newArray(Int64, nil)
+	typed[int64](a)[0] = v
+	return a
+}
+
+// DType is the element type.
+func (a *Array) DType() DType { return a.dtype }
+
+// Shape is the array's shape. The caller must not modify it.
+func (a *Array) Shape() []int { return a.shape }
+
+// Strides are the element strides. The caller must not modify them.
+func (a *Array) Strides() []int { return a.strides }
+
+// Offset is the element offset of the first element in the buffer.
+func (a *Array) Offset() int { return a.offset }
+
+// NDim is the number of axes.
+func (a *Array) NDim() int { return len(a.shape) }
+
+// Size is the number of elements.
+func (a *Array) Size() int { return Size(a.shape) }
+
+// Nbytes is the number of bytes the elements occupy when contiguous.
+func (a *Array) Nbytes() int { return a.Size() * a.dtype.Size() }
+
+// BufferBytes is the size of the whole backing buffer, which a view shares.
+func (a *Array) BufferBytes() int { return len(a.buf) }
+
+// SharesBuffer reports whether a and b view the same backing buffer.
+func (a *Array) SharesBuffer(b *Array) bool {
+	if len(a.buf) == 0 || len(b.buf) == 0 {
+		return false
+	}
+	return &a.buf[0] == &b.buf[0]
+}
+
+// IsContiguous reports whether the elements are laid out in C order without gaps.
+func (a *Array) IsContiguous() bool {
+	s := 1
+	for i := len(a.shape) - 1; i >= 0; i-- {
+		if a.shape[i] == 1 {
+			continue
+		}
+		if a.shape[i] == 0 {
+			return true
+		}
+		if a.strides[i] != s {
+			return false
+		}
+		s *= a.shape[i]
+	}
+	return true
+}
+
+// typed views the whole buffer as a slice of T, starting at the array's offset.
+// It is only meaningful for the T matching a.dtype.
+func typed[T any](a *Array) []T {
+	var z T
+	sz := int(unsafe.Sizeof(z))
+	n := len(a.buf) / sz
+	if n == 0 {
+		return nil
+	}
+	all := unsafe.Slice((*T)(unsafe.Pointer(&a.buf[0])), n)
+	return all[a.offset:]
+}
+
+func (a *Array) mustBe(dt DType) {
+	if a.dtype != dt {
+		// Programming error inside Phobos, not a user error: the dtype is
+		// checked before any typed accessor is reached.
+		panic(fmt.Sprintf("ndarray: %v array accessed as %v", a.dtype, dt))
+	}
+}
+
+// Float64s returns the buffer from the array's first element as []float64.
+// Index it through Strides unless IsContiguous. The array must be float64.
+func (a *Array) Float64s() []float64 { a.mustBe(Float64); return typed[float64](a) }
+
+// Float32s is Float64s for float32 arrays.
+func (a *Array) Float32s() []float32 { a.mustBe(Float32); return typed[float32](a) }
+
+// Int64s is Float64s for int64 arrays.
+func (a *Array) Int64s() []int64 { a.mustBe(Int64); return typed[int64](a) }
+
+// Int32s is Float64s for int32 arrays.
+func (a *Array) Int32s() []int32 { a.mustBe(Int32); return typed[int32](a) }
+
+// Bools is Float64s for bool arrays: one byte per element, 0 or 1.
+func (a *Array) Bools() []uint8 { a.mustBe(Bool); return typed[uint8](a) }
+
+// Bytes returns the contiguous little-endian bytes of the elements, copying
+// only when the array is not already contiguous.
+func (a *Array) Bytes() []byte {
+	c := a.Contiguous()
+	n := c.Nbytes()
+	off := c.offset * c.dtype.Size()
+	return c.buf[off : off+n]
+}
+
+// flatOffset converts a C-order flat index into an element offset in buf.
+func (a *Array) flatOffset(i int) int {
+	off := a.offset
+	for ax := len(a.shape) - 1; ax >= 0; ax-- {
+		d := a.shape[ax]
+		if d == 0 {
+			return off
+		}
+		off += (i % d) * a.strides[ax]
+		i /= d
+	}
+	return off
+}
+
+// AtFlat returns the element at C-order flat index i as float64 (bools are 0
+// or 1). Slow; for tests, printing and scalars.
+func (a *Array) AtFlat(i int) float64 {
+	o := a.flatOffset(i)
+	switch a.dtype {
+	case Float64:
+		return typed[float64](a)[o-a.offset]
+	case Float32:
+		return float64(typed[float32](a)[o-a.offset])
+	case Int64:
+		return float64(typed[int64](a)[o-a.offset])
+	case Int32:
+		return float64(typed[int32](a)[o-a.offset])
+	case Bool:
+		return float64(typed[uint8](a)[o-a.offset])
+	}
+	return math.NaN()
+}
+
+// IntAtFlat returns the element at flat index i as int64; exact for integer types.
+func (a *Array) IntAtFlat(i int) int64 {
+	o := a.flatOffset(i) - a.offset
+	switch a.dtype {
+	case Int64:
+		return typed[int64](a)[o]
+	case Int32:
+		return int64(typed[int32](a)[o])
+	case Bool:
+		return int64(typed[uint8](a)[o])
+	}
+	return int64(a.AtFlat(i))
+}
+
+// SetFlat stores v (converted to the array's type) at C-order flat index i.
+func (a *Array) SetFlat(i int, v float64) {
+	o := a.flatOffset(i) - a.offset
+	switch a.dtype {
+	case Float64:
+		typed[float64](a)[o] = v
+	case Float32:
+		typed[float32](a)[o] = float32(v)
+	case Int64:
+		typed[int64](a)[o] = int64(v)
+	case Int32:
+		typed[int32](a)[o] = int32(v)
+	case Bool:
+		if v != 0 {
+			typed[uint8](a)[o] = 1
+		} else {
+			typed[uint8](a)[o] = 0
+		}
+	}
+}
+
+// ToFloat64s returns the elements in C order as a new []float64.
+func (a *Array) ToFloat64s() []float64 {
+	c := a.Contiguous()
+	n := c.Size()
+	out := make([]float64, n)
+	switch c.dtype {
+	case Float64:
+		copy(out, typed[float64](c)[:n])
+	case Float32:
+		for i, v := range typed[float32](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Int64:
+		for i, v := range typed[int64](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Int32:
+		for i, v := range typed[int32](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Bool:
+		for i, v := range typed[uint8](c)[:n] {
+			out[i] = float64(v)
+		}
+	}
+	return out
+}
+
+// Item returns the single element of a one-element array as float64.
+func (a *Array) Item() (float64, error) {
+	if a.Size() != 1 {
+		return 0, fmt.Errorf("ndarray: Item of an array of shape %v (%d elements, want 1)", a.shape, a.Size())
+	}
+	return a.AtFlat(0), nil
+}
+
+// String prints dtype and shape, and the values of small arrays.
+func (a *Array) String() string {
+	if a.Size() <= 16 {
+		return fmt.Sprintf("array(%v, %v, %v)", a.ToFloat64s(), a.dtype, a.shape)
+	}
+	return fmt.Sprintf("array(<%d elements>, %v, %v)", a.Size(), a.dtype, a.shape)
+}
+
+// Contiguous returns a itself when it is C-contiguous, else a contiguous copy.
+func (a *Array) Contiguous() *Array {
+	if a.IsContiguous() {
+		return a
+	}
+	return a.Copy()
+}
+
+// Copy returns a contiguous copy that shares nothing with a.
+func (a *Array) Copy() *Array {
+	out := newArray(a.dtype, a.shape)
+	CopyInto(out, a)
+	return out
+}
+
+// CopyInto copies src into dst elementwise; shapes must be equal and dtypes
+// equal (use Astype to convert). dst may be a strided view.
+func CopyInto(dst, src *Array) {
+	if dst.dtype != src.dtype || !SameShape(dst.shape, src.shape) {
+		panic(fmt.Sprintf("ndarray: CopyInto %v%v <- %v%v", dst.dtype, dst.shape, src.dtype, src.shape))
+	}
+	switch dst.dtype {
+	case Float64:
+		copyStrided[float64](dst, src)
+	case Float32:
+		copyStrided[float32](dst, src)
+	case Int64:
+		copyStrided[int64](dst, src)
+	case Int32:
+		copyStrided[int32](dst, src)
+	case Bool:
+		copyStrided[uint8](dst, src)
+	}
+}
+
+func copyStrided[T any](dst, src *Array) {
+	d, s := typed[T](dst), typed[T](src)
+	if dst.IsContiguous() && src.IsContiguous() {
+		n := dst.Size()
+		copy(d[:n], s[:n])
+		return
+	}
+	ForEachRun([]*Array{dst, src}, dst.shape, func(offs []int, n int, strides []int) {
+		do, so, ds, ss := offs[0], offs[1], strides[0], strides[1]
+		if ds == 1 && ss == 1 {
+			copy(d[do:do+n], s[so:so+n])
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[do+i*ds] = s[so+i*ss]
+		}
+	})
+}
+
+// SameShape reports whether two shapes are equal.
+func SameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ForEachRun walks the elements of arrays that all have (or broadcast by
+// zero strides to) the given shape, in C order, one innermost run at a time.
+// For each run it calls fn with each array's element offset (relative to the
+// array's own first element, i.e. index into typed slices returned by
+// Float64s etc.), the run length and each array's stride along the run.
+// Adjacent axes that are contiguous in every array are merged so that runs are
+// as long as possible. Arrays must have len(shape) axes; broadcast ones carry
+// stride 0 along broadcast axes (see BroadcastTo).
+func ForEachRun(arrs []*Array, shape []int, fn func(offs []int, n int, strides []int)) {
+	nd := len(shape)
+	if Size(shape) == 0 {
+		return
+	}
+	k := len(arrs)
+	// Collapse axes: drop size-1 axes, merge axis i into i+1 when for every
+	// array stride[i] == stride[i+1]*shape[i+1].
+	dims := make([]int, 0, nd)
+	st := make([][]int, k)
+	for j := range st {
+		st[j] = make([]int, 0, nd)
+	}
+	for ax := 0; ax < nd; ax++ {
+		if shape[ax] == 1 {
+			continue
+		}
+		if len(dims) > 0 {
+			last := len(dims) - 1
+			merge := true
+			for j, a := range arrs {
+				if st[j][last] != a.strides[ax]*shape[ax] {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				dims[last] *= shape[ax]
+				for j, a := range arrs {
+					st[j][last] = a.strides[ax]
+				}
+				continue
+			}
+		}
+		dims = append(dims, shape[ax])
+		for j, a := range arrs {
+			st[j] = append(st[j], a.strides[ax])
+		}
+	}
+	offs := make([]int, k)
+	inner := make([]int, k)
+	if len(dims) == 0 {
+		fn(offs, 1, inner)
+		return
+	}
+	last := len(dims) - 1
+	n := dims[last]
+	for j := range arrs {
+		inner[j] = st[j][last]
+	}
+	if last == 0 {
+		fn(offs, n, inner)
+		return
+	}
+	idx := make([]int, last)
+	for {
+		fn(offs, n, inner)
+		// increment the outer multi-index
+		ax := last - 1
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			for j := range arrs {
+				offs[j] += st[j][ax]
+			}
+			if idx[ax] < dims[ax] {
+				break
+			}
+			for j := range arrs {
+				offs[j] -= st[j][ax] * dims[ax]
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return
+		}
+	}
+}

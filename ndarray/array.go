@@ -523,3 +523,12 @@ func ForEachRun(arrs []*Array, shape []int, fn func(offs []int, n int, strides [
 		}
 	}
 }
+
+// BufferID identifies the backing buffer, so byte accounting can count a
+// buffer shared by several views once. It is 0 for an empty buffer.
+func (a *Array) BufferID() uintptr {
+	if len(a.buf) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&a.buf[0]))
+}

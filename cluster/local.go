@@ -1,0 +1,72 @@
+// Package cluster wires the scheduler and worker roles together: in one
+// process for the local session, and (later) as separate processes.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/scheduler"
+	"github.com/phobos-tensor/phobos/storage"
+	"github.com/phobos-tensor/phobos/worker"
+)
+
+// LocalConfig sizes an in-process cluster.
+type LocalConfig struct {
+	Workers     int // default 1
+	Slots       int // per worker; default GOMAXPROCS / Workers
+	MaxAttempts int
+}
+
+// Local is a scheduler and its workers in one process: the same code as a
+// distributed cluster, wired with direct calls instead of the network.
+type Local struct {
+	Scheduler *scheduler.Scheduler
+	Workers   []*worker.Worker
+}
+
+// relay forwards worker reports to the scheduler, which is created after the
+// workers it reports to.
+type relay struct{ s *scheduler.Scheduler }
+
+func (r *relay) Report(res protocol.Result) { r.s.Report(res) }
+
+// NewLocal starts an in-process cluster.
+func NewLocal(cfg LocalConfig) *Local {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = max(1, runtime.GOMAXPROCS(0)/cfg.Workers)
+	}
+	l := &Local{}
+	rel := &relay{}
+	execs := make([]protocol.Executor, cfg.Workers)
+	for i := range cfg.Workers {
+		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots}, storage.New(), rel, l)
+		l.Workers = append(l.Workers, w)
+		execs[i] = w
+	}
+	l.Scheduler = scheduler.New(execs, scheduler.Config{MaxAttempts: cfg.MaxAttempts})
+	rel.s = l.Scheduler
+	return l
+}
+
+// ReadChunk implements worker.PeerReader between in-process workers.
+func (l *Local) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey) (*ndarray.Array, error) {
+	if w < 0 || w >= len(l.Workers) {
+		return nil, fmt.Errorf("cluster: no worker %d for chunk %v", w, key)
+	}
+	return l.Workers[w].Get(ctx, key)
+}
+
+// Close stops the scheduler, then the workers.
+func (l *Local) Close() {
+	l.Scheduler.Close()
+	for _, w := range l.Workers {
+		w.Close()
+	}
+}

@@ -1,0 +1,87 @@
+// Command phobos is Phobos's one binary. Today it runs the benchmark
+// workloads of shared/anchors/WORKLOADS.md in a local session and prints the
+// same JSON line as the NumPy and Dask anchors, so the three can be compared
+// (and wrapped by bench_anchor.py --wrap for process-tree RSS and CPU load).
+//
+//	phobos run <workload> [flags]   time a workload, one JSON line on stdout
+//	phobos version                  version, Go, platform and BLAS backend
+//	phobos help                     usage
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/workloads"
+)
+
+// version is the release this binary claims; there is none yet.
+const version = "0.1.0-dev"
+
+// Exit codes: 1 for a run that failed, 2 for a command line that cannot run.
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process exit, so tests can drive it.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "phobos %s\n%s %s/%s\nblas: %s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, ndarray.BLASBackend())
+		return 0
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "phobos: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Phobos: chunked, lazily evaluated NumPy-style tensors.
+
+Usage:
+  phobos run <workload> [flags]   run a benchmark workload in a local session;
+                                  one JSON line on stdout, a summary on stderr
+  phobos version                  print version, Go version, platform and BLAS
+  phobos help                     print this help
+
+Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):
+`)
+	for _, name := range workloads.Names() {
+		wl, _ := workloads.Get(name)
+		var ps []string
+		for _, k := range wl.ParamNames() {
+			ps = append(ps, fmt.Sprintf("%s=%d", k, wl.Defaults[k]))
+		}
+		fmt.Fprintf(w, "  %-4s %s\n       %s\n", wl.Name, wl.Desc, strings.Join(ps, " "))
+	}
+	fmt.Fprint(w, `
+Run flags (after the workload name):
+`)
+	fs, _ := newRunFlags(io.Discard)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Example:
+  phobos run W1 -reps 5
+  /usr/bin/python3 ../shared/anchors/bench_anchor.py --wrap -- phobos run W2
+`)
+}

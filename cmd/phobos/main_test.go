@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRunPrintsOneJSONLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "W5", "-n", "2e4", "-reps", "2", "-warmup", "0"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want one stdout line, got %q", out.String())
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"name", "system", "params", "reps", "warmup", "status", "wall_s", "wall_s_min",
+		"wall_s_max", "wall_s_all", "result", "expected", "peak_rss_tree_mb", "tasks_optimized", "tasks_per_s", "chunk_ops"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("JSON line has no %q: %s", k, lines[0])
+		}
+	}
+	if rec["status"] != "ok" || rec["result"] != 40000.0 || rec["system"] != "phobos" {
+		t.Errorf("bad record: %s", lines[0])
+	}
+	if p := rec["params"].(map[string]any); p["n"] != 20000.0 || p["chunk"] != 100.0 {
+		t.Errorf("params %v, want n=20000 chunk=100", p)
+	}
+	if !strings.Contains(errb.String(), "W5") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("want one summary line on stderr, got %q", errb.String())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, exitUsage, "Usage"},
+		{[]string{"frob"}, exitUsage, `unknown command "frob"`},
+		{[]string{"run"}, exitUsage, "name a workload"},
+		{[]string{"run", "W9"}, exitUsage, `unknown workload "W9"`},
+		{[]string{"run", "W1", "-bogus"}, exitUsage, "-bogus"},
+		{[]string{"run", "W1", "-n", "abc"}, exitUsage, "-n"},
+		{[]string{"run", "W1", "-reps", "0"}, exitUsage, "-reps"},
+		{[]string{"run", "W1", "-chunk", "0"}, exitUsage, "chunk"},
+		{[]string{"version"}, 0, "blas"},
+		{[]string{"help"}, 0, "Usage"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.msg) {
+			t.Errorf("phobos %v: exit %d, output %q; want exit %d mentioning %q",
+				tc.args, code, out.String()+errb.String(), tc.code, tc.msg)
+		}
+	}
+}
+
+func TestSizeFlag(t *testing.T) {
+	for in, want := range map[string]int{"2e8": 200_000_000, "200_000_000": 200_000_000, "100": 100} {
+		var f sizeFlag
+		if err := f.Set(in); err != nil || f.v != want || !f.set {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, f.v, err, want)
+		}
+	}
+	for _, in := range []string{"1.5", "x", ""} {
+		var f sizeFlag
+		if err := f.Set(in); err == nil {
+			t.Errorf("Set(%q) accepted", in)
+		}
+	}
+}

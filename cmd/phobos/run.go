@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/workloads"
+)
+
+// runOptions are the flags of phobos run.
+type runOptions struct {
+	n, chunk       sizeFlag
+	reps, warmup   int
+	workers, slots int
+	seed           uint64
+}
+
+// sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
+// remembers whether it was given, because only given sizes override.
+type sizeFlag struct {
+	v   int
+	set bool
+}
+
+func (f *sizeFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.Itoa(f.v)
+}
+
+func (f *sizeFlag) Set(s string) error {
+	s = strings.ReplaceAll(s, "_", "")
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		f.v, f.set = int(v), true
+		return nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return fmt.Errorf("not a whole number")
+	}
+	f.v, f.set = int(x), true
+	return nil
+}
+
+func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("phobos run", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Var(&o.n, "n", "problem size: the workload's n or N (e.g. 10000, 2e8)")
+	fs.Var(&o.chunk, "chunk", "chunk size along the split axes")
+	fs.IntVar(&o.reps, "reps", 3, "timed runs; wall_s is their median")
+	fs.IntVar(&o.warmup, "warmup", 1, "untimed runs before the timed ones")
+	fs.IntVar(&o.workers, "workers", 0, "in-process workers (0: session default, 1)")
+	fs.IntVar(&o.slots, "slots", 0, "ops each worker runs at once (0: GOMAXPROCS / workers)")
+	fs.Uint64Var(&o.seed, "seed", workloads.DefaultSeed, "random seed")
+	return fs, o
+}
+
+// record is the JSON line of WORKLOADS.md. Field order follows the anchors'
+// lines so the outputs read alike; pointers are absent when not measured.
+type record struct {
+	Name            string           `json:"name"`
+	System          string           `json:"system"`
+	Desc            string           `json:"desc,omitempty"`
+	Params          workloads.Params `json:"params"`
+	Reps            int              `json:"reps"`
+	Warmup          int              `json:"warmup"`
+	Seed            uint64           `json:"seed"`
+	Workers         int              `json:"workers"`
+	Slots           int              `json:"slots"`
+	GOMAXPROCS      int              `json:"gomaxprocs"`
+	BLAS            string           `json:"blas,omitempty"`
+	TS              string           `json:"ts"`
+	WarmupS         []float64        `json:"warmup_s,omitempty"`
+	Status          string           `json:"status"`
+	Error           string           `json:"error,omitempty"`
+	WallS           *float64         `json:"wall_s,omitempty"`
+	WallSMin        *float64         `json:"wall_s_min,omitempty"`
+	WallSMax        *float64         `json:"wall_s_max,omitempty"`
+	WallSAll        []float64        `json:"wall_s_all,omitempty"`
+	Result          *float64         `json:"result,omitempty"`
+	ResultsAllEqual *bool            `json:"results_all_equal,omitempty"`
+	Expected        *float64         `json:"expected,omitempty"`
+	RelErr          *float64         `json:"rel_err_vs_expected,omitempty"`
+	Z               *float64         `json:"z_vs_expected,omitempty"`
+	ChunkOps        *int             `json:"chunk_ops,omitempty"`
+	TasksOptimized  *int             `json:"tasks_optimized,omitempty"`
+	TasksPerS       *float64         `json:"tasks_per_s,omitempty"`
+	TileS           *float64         `json:"tile_s,omitempty"`
+	RunS            *float64         `json:"run_s,omitempty"`
+	FetchS          *float64         `json:"fetch_s,omitempty"`
+	MovedMB         *float64         `json:"moved_mb,omitempty"`
+	PeakStoreMB     *float64         `json:"peak_store_mb,omitempty"`
+	PeakRSSTreeMB   float64          `json:"peak_rss_tree_mb"`
+	PeakRSSSelfMB   float64          `json:"peak_rss_self_mb"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// round keeps the anchors' precision: 4 decimals for seconds.
+func round(x float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(x*p) / p
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			usage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "phobos run: name a workload first: one of %s\n", strings.Join(workloads.Names(), ", "))
+		return exitUsage
+	}
+	wl, ok := workloads.Get(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "phobos run: unknown workload %q (known: %s)\n", args[0], strings.Join(workloads.Names(), ", "))
+		return exitUsage
+	}
+	fs, o := newRunFlags(io.Discard)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "phobos run %s: %s\n", wl.Name, wl.Desc)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintf(stderr, "phobos run %s: %v (see phobos help)\n", wl.Name, err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "phobos run %s: unexpected argument %q (flags come after the workload name)\n", wl.Name, fs.Arg(0))
+		return exitUsage
+	}
+	if o.reps < 1 || o.warmup < 0 || o.workers < 0 || o.slots < 0 {
+		fmt.Fprintf(stderr, "phobos run %s: need -reps >= 1 and -warmup, -workers, -slots >= 0\n", wl.Name)
+		return exitUsage
+	}
+	over := workloads.Params{}
+	if o.n.set {
+		over[sizeName(wl)] = o.n.v
+	}
+	if o.chunk.set {
+		over["chunk"] = o.chunk.v
+	}
+	p, err := wl.Resolve(over)
+	if err != nil {
+		fmt.Fprintf(stderr, "phobos run: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rec, err := measure(ctx, wl, p, o, stderr)
+	rec.PeakRSSSelfMB = vmHWM()
+	rec.PeakRSSTreeMB = rec.PeakRSSSelfMB // one process: its tree is itself
+	if err != nil {
+		rec.Status, rec.Error = "error", err.Error()
+	}
+	line, jerr := json.Marshal(rec)
+	if jerr != nil {
+		fmt.Fprintf(stderr, "phobos run %s: encoding the result: %v\n", wl.Name, jerr)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "%s\n", line)
+	fmt.Fprintln(stderr, summary(rec))
+	if err != nil {
+		return exitFailed
+	}
+	return 0
+}
+
+// sizeName is the parameter -n sets: the workload's one that is not chunk.
+func sizeName(wl *workloads.Workload) string {
+	for _, k := range wl.ParamNames() {
+		if k != "chunk" {
+			return k
+		}
+	}
+	return "n"
+}
+
+// measure times the workload as the anchors do: a session started outside
+// the timing, warm-up runs untimed, then reps timed runs end to end (building,
+// random generation, execution, fetching the result).
+func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o *runOptions, stderr io.Writer) (*record, error) {
+	workers := max(o.workers, 1)
+	slots := o.slots
+	if slots == 0 {
+		slots = max(1, runtime.GOMAXPROCS(0)/workers)
+	}
+	rec := &record{
+		Name: wl.Name, System: "phobos", Desc: wl.Desc, Params: p,
+		Reps: o.reps, Warmup: o.warmup, Seed: o.seed,
+		Workers: workers, Slots: slots, GOMAXPROCS: runtime.GOMAXPROCS(0),
+		TS: time.Now().Format("2006-01-02T15:04:05-0700"),
+	}
+	if wl.Name == "W3" {
+		rec.BLAS = ndarray.BLASBackend()
+	}
+	bar := newProgressView(stderr)
+	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots)}
+	if bar != nil {
+		opts = append(opts, phobos.WithProgress(bar.update))
+	}
+	sess, err := phobos.NewSession(opts...)
+	if err != nil {
+		return rec, err
+	}
+	defer sess.Close()
+
+	once := func(label string) (float64, time.Duration, error) {
+		bar.start(label)
+		defer bar.done()
+		t0 := time.Now()
+		v, err := wl.Eval(ctx, sess, p, o.seed)
+		return v, time.Since(t0), err
+	}
+	for i := range o.warmup {
+		_, d, err := once(fmt.Sprintf("%s warm-up %d/%d", wl.Name, i+1, o.warmup))
+		if err != nil {
+			return rec, err
+		}
+		rec.WarmupS = append(rec.WarmupS, round(d.Seconds(), 4))
+	}
+	var walls, tiles, runs, fetches, vals []float64
+	var st phobos.Stats
+	for i := range o.reps {
+		v, d, err := once(fmt.Sprintf("%s run %d/%d", wl.Name, i+1, o.reps))
+		if err != nil {
+			return rec, err
+		}
+		st = sess.Stats()
+		walls = append(walls, d.Seconds())
+		tiles = append(tiles, st.TileTime.Seconds())
+		runs = append(runs, st.RunTime.Seconds())
+		fetches = append(fetches, st.FetchTime.Seconds())
+		vals = append(vals, v)
+	}
+
+	rec.Status = "ok"
+	rec.WallS = ptr(round(median(walls), 4))
+	rec.WallSMin = ptr(round(slices.Min(walls), 4))
+	rec.WallSMax = ptr(round(slices.Max(walls), 4))
+	for _, w := range walls {
+		rec.WallSAll = append(rec.WallSAll, round(w, 4))
+	}
+	res := vals[len(vals)-1]
+	rec.Result = ptr(res)
+	rec.ResultsAllEqual = ptr(slices.Min(vals) == slices.Max(vals))
+	if want, sigma := wl.Expected(p); !math.IsNaN(want) {
+		rec.Expected = ptr(want)
+		if want != 0 {
+			rec.RelErr = ptr(math.Abs(res-want) / math.Abs(want))
+		}
+		if sigma > 0 {
+			rec.Z = ptr(round((res-want)/sigma, 2))
+		}
+	}
+	rec.ChunkOps = ptr(st.ChunkOps)
+	if wl.Name == "W5" {
+		rec.TasksOptimized = ptr(st.ChunkOps)
+		rec.TasksPerS = ptr(round(float64(st.ChunkOps) / *rec.WallS, 1))
+	}
+	rec.TileS = ptr(round(median(tiles), 4))
+	rec.RunS = ptr(round(median(runs), 4))
+	rec.FetchS = ptr(round(median(fetches), 4))
+	rec.MovedMB = ptr(round(float64(st.MovedBytes)/(1<<20), 1))
+	rec.PeakStoreMB = ptr(round(float64(st.PeakBytes)/(1<<20), 1))
+	return rec, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// summary is the one human-readable line for stderr.
+func summary(r *record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "phobos %s %v: ", r.Name, paramString(r.Params))
+	if r.Status != "ok" {
+		fmt.Fprintf(&b, "error: %s", r.Error)
+	} else {
+		fmt.Fprintf(&b, "result %.10g", *r.Result)
+		if r.Expected != nil {
+			fmt.Fprintf(&b, " (expected %.10g", *r.Expected)
+			if r.Z != nil {
+				fmt.Fprintf(&b, ", z %+.2f", *r.Z)
+			}
+			b.WriteString(")")
+		}
+		fmt.Fprintf(&b, "; wall %.4f s median of %d [%.4f, %.4f]; %d chunk ops",
+			*r.WallS, r.Reps, *r.WallSMin, *r.WallSMax, *r.ChunkOps)
+		if r.TasksPerS != nil {
+			fmt.Fprintf(&b, " (%.0f/s)", *r.TasksPerS)
+		}
+	}
+	fmt.Fprintf(&b, "; peak RSS %.1f MB", r.PeakRSSSelfMB)
+	return b.String()
+}
+
+// paramString lists sizes before the chunk, as the usage does.
+func paramString(p workloads.Params) string {
+	names := slices.SortedFunc(maps.Keys(p), func(a, b string) int {
+		if (a == "chunk") != (b == "chunk") {
+			if a == "chunk" {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s=%d", k, p[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// vmHWM is this process's peak resident set in MB, the kernel's own
+// high-water mark (VmHWM in /proc/self/status); 0 where there is no /proc.
+func vmHWM() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) >= 1 {
+				kb, err := strconv.ParseFloat(fields[0], 64)
+				if err == nil {
+					return round(kb/1024, 1)
+				}
+			}
+		}
+	}
+	return 0
+}

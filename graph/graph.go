@@ -1,0 +1,135 @@
+// Package graph holds the two DAGs of a computation: the TileableGraph of
+// tensor ops the user built, and the ChunkGraph of chunk ops that tiling
+// makes of it. Both are append-only slices in topological order: a node's
+// inputs always come before it, so iteration order is a valid execution order.
+package graph
+
+import (
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// ChunkNode is one chunk op and the chunk it produces.
+type ChunkNode struct {
+	Op     ops.ChunkOp
+	Inputs []ops.ChunkRef
+	Meta   ops.Meta
+}
+
+// ChunkGraph is a DAG of chunk ops in topological order. It implements
+// ops.Builder.
+type ChunkGraph struct {
+	Nodes []ChunkNode
+}
+
+// AddChunk appends a node; its inputs must already be in the graph.
+func (g *ChunkGraph) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
+	g.Nodes = append(g.Nodes, ChunkNode{Op: op, Inputs: inputs, Meta: meta})
+	return ops.ChunkRef(len(g.Nodes) - 1)
+}
+
+// ChunkMeta is the meta of a node's output.
+func (g *ChunkGraph) ChunkMeta(c ops.ChunkRef) ops.Meta { return g.Nodes[c].Meta }
+
+// Len is the number of chunk ops.
+func (g *ChunkGraph) Len() int { return len(g.Nodes) }
+
+// Adjacency is the successor lists of a ChunkGraph in compressed form:
+// the successors of node i are Succ[Off[i]:Off[i+1]].
+type Adjacency struct {
+	Off  []int32
+	Succ []int32
+}
+
+// Of returns the successors of node i.
+func (a *Adjacency) Of(i int) []int32 { return a.Succ[a.Off[i]:a.Off[i+1]] }
+
+// Successors computes the successor lists in O(V+E). A node that uses the
+// same input twice appears twice in that input's list.
+func (g *ChunkGraph) Successors() *Adjacency {
+	n := len(g.Nodes)
+	off := make([]int32, n+1)
+	for _, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			off[in+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		off[i+1] += off[i]
+	}
+	succ := make([]int32, off[n])
+	fill := append([]int32(nil), off[:n]...)
+	for i, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			succ[fill[in]] = int32(i)
+			fill[in]++
+		}
+	}
+	return &Adjacency{Off: off, Succ: succ}
+}
+
+// Validate checks that inputs precede their consumers.
+func (g *ChunkGraph) Validate() error {
+	for i, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			if int(in) >= i || in < 0 {
+				return fmt.Errorf("graph: chunk op %d (%s) has input %d that does not precede it", i, nd.Op.Type(), in)
+			}
+		}
+	}
+	return nil
+}
+
+// TensorNode is one tensor op in a TileableGraph.
+type TensorNode struct {
+	Op     ops.TensorOp
+	Inputs []int
+	Meta   ops.Meta
+}
+
+// TileableGraph is the DAG of tensor ops, in topological order.
+type TileableGraph struct {
+	Nodes []TensorNode
+}
+
+// Add appends a tensor node whose inputs are already in the graph and
+// returns its index.
+func (g *TileableGraph) Add(op ops.TensorOp, inputs []int, meta ops.Meta) int {
+	g.Nodes = append(g.Nodes, TensorNode{Op: op, Inputs: inputs, Meta: meta})
+	return len(g.Nodes) - 1
+}
+
+// Tile tiles every tensor node in order into one ChunkGraph. Tiling is linear
+// in the number of chunks: each op sees only its inputs' tiled form.
+func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
+	cg := &ChunkGraph{}
+	tiled := make([]*ops.Tiled, len(tg.Nodes))
+	ins := make([]*ops.Tiled, 0, 4)
+	for i, nd := range tg.Nodes {
+		ins = ins[:0]
+		for _, in := range nd.Inputs {
+			if in < 0 || in >= i {
+				return nil, nil, fmt.Errorf("graph: tensor op %d (%s) has input %d that does not precede it", i, nd.Op.Type(), in)
+			}
+			ins = append(ins, tiled[in])
+		}
+		t, err := nd.Op.Tile(cg, ins, nd.Meta)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
+		}
+		if n := len(t.Chunks); n != gridSize(t.NSplits) {
+			return nil, nil, fmt.Errorf("tile %s (tensor %d): %d chunks for grid %v", nd.Op.Type(), i, n, t.Grid())
+		}
+		tiled[i] = t
+	}
+	return cg, tiled, nil
+}
+
+func gridSize(nsplits [][]int) int {
+	n := 1
+	for _, s := range nsplits {
+		n *= len(s)
+	}
+	return n
+}

@@ -1,0 +1,202 @@
+package ndarray
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/ebitengine/purego"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// mmGemmer is the slice of BLAS level 3 MatMul needs, in gonum's row-major
+// calling convention. gonum.Implementation (pure Go) satisfies it, and so
+// does mmOpenBLAS, which forwards to OpenBLAS's cblas through purego.
+type mmGemmer interface {
+	Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
+	Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+// blasImpl picks the BLAS once, lazily, on first use: OpenBLAS when the
+// shared library can be loaded at run time (no cgo, so CGO_ENABLED=0 builds
+// still get it), else gonum's pure-Go BLAS. PHOBOS_BLAS=gonum forces pure Go.
+// It is deliberately private state of this package instead of gonum's
+// process-wide blas64.Use, which would change BLAS for every gonum user.
+type blasImpl struct {
+	once sync.Once
+	impl mmGemmer
+	name string
+}
+
+var mmBLAS blasImpl
+
+func (b *blasImpl) get() mmGemmer {
+	b.once.Do(b.load)
+	return b.impl
+}
+
+func (b *blasImpl) load() {
+	b.impl, b.name = gonum.Implementation{}, "gonum (pure Go)"
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("PHOBOS_BLAS")), "gonum") {
+		return
+	}
+	if ob, err := mmOpenOpenBLAS(); err == nil {
+		b.impl, b.name = ob, "openblas ("+ob.path+")"
+	}
+}
+
+// BLASBackend names the BLAS MatMul uses for float32 and float64:
+// "openblas (<library path>)" or "gonum (pure Go)".
+func BLASBackend() string {
+	mmBLAS.once.Do(mmBLAS.load)
+	return mmBLAS.name
+}
+
+// mmOpenBLASPaths are tried in order with dlopen.
+var mmOpenBLASPaths = []string{
+	"libopenblas.so.0",
+	"libopenblas.so",
+	"/usr/lib/x86_64-linux-gnu/libopenblas.so.0",
+	"/usr/lib/aarch64-linux-gnu/libopenblas.so.0",
+	"libopenblas.dylib",
+}
+
+// CBLAS enum values (cblas.h).
+const (
+	mmCblasRowMajor = 101
+	mmCblasNoTrans  = 111
+	mmCblasTrans    = 112
+)
+
+// mmOpenBLAS calls cblas_dgemm/cblas_sgemm of a dlopen'ed OpenBLAS (LP64
+// build: 32-bit blasint). OpenBLAS is set to one thread because Phobos
+// parallelises over chunks; sem bounds how many goroutines are inside
+// OpenBLAS at once (each holds an OS thread and an OpenBLAS buffer).
+type mmOpenBLAS struct {
+	path  string
+	dgemm func(order, tA, tB, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
+	sgemm func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
+	sem   chan struct{}
+	pure  gonum.Implementation // argument checking and degenerate sizes
+}
+
+func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
+	var errs []error
+	for _, path := range mmOpenBLASPaths {
+		h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		d, err1 := purego.Dlsym(h, "cblas_dgemm")
+		s, err2 := purego.Dlsym(h, "cblas_sgemm")
+		if err1 != nil || err2 != nil {
+			errs = append(errs, fmt.Errorf("%s: no cblas_dgemm/cblas_sgemm", path))
+			_ = purego.Dlclose(h)
+			continue
+		}
+		ob := &mmOpenBLAS{path: path, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
+		purego.RegisterFunc(&ob.dgemm, d)
+		purego.RegisterFunc(&ob.sgemm, s)
+		if t, err := purego.Dlsym(h, "openblas_set_num_threads"); err == nil {
+			var setThreads func(n int32)
+			purego.RegisterFunc(&setThreads, t)
+			setThreads(1)
+		}
+		if real := mmMappedPath("libopenblas"); real != "" {
+			ob.path = real
+		}
+		return ob, nil
+	}
+	return nil, errors.Join(errs...)
+}
+
+// mmMappedPath returns the file of the first mapping in /proc/self/maps
+// whose base name starts with prefix (the library dlopen actually resolved
+// to), or "" where there is no /proc.
+func mmMappedPath(prefix string) string {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		path := f[len(f)-1]
+		if i := strings.LastIndexByte(path, '/'); i >= 0 && strings.HasPrefix(path[i+1:], prefix) {
+			return path
+		}
+	}
+	return ""
+}
+
+func mmCblasTranspose(t blas.Transpose) int32 {
+	if t == blas.NoTrans {
+		return mmCblasNoTrans
+	}
+	return mmCblasTrans
+}
+
+// mmGemmOK checks gemm arguments the way reference BLAS does, so that a bad
+// call reaches gonum (which panics with a message) instead of letting C read
+// past a slice; it also requires every size to fit OpenBLAS's 32-bit ints.
+func mmGemmOK(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+	if m <= 0 || n <= 0 || k <= 0 {
+		return false
+	}
+	okT := func(t blas.Transpose) bool { return t == blas.NoTrans || t == blas.Trans }
+	if !okT(tA) || !okT(tB) {
+		return false
+	}
+	ra, ca := m, k
+	if tA != blas.NoTrans {
+		ra, ca = k, m
+	}
+	rb, cb := k, n
+	if tB != blas.NoTrans {
+		rb, cb = n, k
+	}
+	const lim = 1<<31 - 1
+	for _, v := range []int{m, n, k, lda, ldb, ldc} {
+		if v > lim {
+			return false
+		}
+	}
+	return lda >= ca && la >= lda*(ra-1)+ca &&
+		ldb >= cb && lb >= ldb*(rb-1)+cb &&
+		ldc >= n && lc >= ldc*(m-1)+n
+}
+
+func (o *mmOpenBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !mmGemmOK(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		o.pure.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	o.sem <- struct{}{}
+	o.dgemm(mmCblasRowMajor, mmCblasTranspose(tA), mmCblasTranspose(tB), int32(m), int32(n), int32(k),
+		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+	<-o.sem
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+}
+
+func (o *mmOpenBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !mmGemmOK(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		o.pure.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	o.sem <- struct{}{}
+	o.sgemm(mmCblasRowMajor, mmCblasTranspose(tA), mmCblasTranspose(tB), int32(m), int32(n), int32(k),
+		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+	<-o.sem
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+}

@@ -1,0 +1,222 @@
+package ndarray
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// MatMul is numpy.matmul: the last two axes are matrices, leading axes are
+// batch axes that broadcast; a 1-D first operand is a row vector and a 1-D
+// second operand a column vector, and the added axis is dropped from the
+// result. Operands are promoted with Promote. float32 and float64 go through
+// BLAS gemm (see BLASBackend), reading strided or transposed matrices in place
+// when BLAS can and copying them otherwise. Integers multiply in their own
+// type with wrap-around, like NumPy (int32 @ int32 is int32), and bool @ bool
+// is the logical (or-of-ands) product.
+func MatMul(a, b *Array) (*Array, error) {
+	if a == nil || b == nil || !a.dtype.Valid() || !b.dtype.Valid() {
+		return nil, fmt.Errorf("ndarray: matmul: nil or invalid operand")
+	}
+	for i, x := range []*Array{a, b} {
+		if x.NDim() == 0 {
+			return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: Input operand %d does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)", a.shape, b.shape, i)
+		}
+	}
+	dt := Promote(a.dtype, b.dtype)
+	av, bv := a, b
+	if a.NDim() == 1 {
+		av = a.view([]int{1, a.shape[0]}, []int{0, a.strides[0]}, a.offset)
+	}
+	if b.NDim() == 1 {
+		bv = b.view([]int{b.shape[0], 1}, []int{b.strides[0], 0}, b.offset)
+	}
+	na, nb := av.NDim(), bv.NDim()
+	m, k := av.shape[na-2], av.shape[na-1]
+	k2, n := bv.shape[nb-2], bv.shape[nb-1]
+	if k != k2 {
+		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size %d is different from %d)", a.shape, b.shape, k2, k)
+	}
+	batch, err := BroadcastShapes(av.shape[:na-2], bv.shape[:nb-2])
+	if err != nil {
+		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: batch axes: %w", a.shape, b.shape, err)
+	}
+	full := append(append([]int(nil), batch...), m, n)
+	if err := checkShape(full); err != nil {
+		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
+	}
+	shape := append([]int(nil), batch...)
+	if a.NDim() > 1 {
+		shape = append(shape, m)
+	}
+	if b.NDim() > 1 {
+		shape = append(shape, n)
+	}
+	out := newArray(dt, full)
+	if out.Size() == 0 || k == 0 {
+		return redView(dt, shape, out.buf, 0), nil // k == 0: sums of nothing are 0
+	}
+	if av.dtype != dt {
+		av = redConvert(av, dt)
+	}
+	if bv.dtype != dt {
+		bv = redConvert(bv, dt)
+	}
+	ab, err := av.BroadcastTo(append(append([]int(nil), batch...), m, k))
+	if err != nil {
+		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
+	}
+	bb, err := bv.BroadcastTo(append(append([]int(nil), batch...), k, n))
+	if err != nil {
+		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
+	}
+	g := mmBLAS.get()
+	switch dt {
+	case Float64:
+		mmFloat(ab, bb, out, batch, m, k, n, g.Dgemm)
+	case Float32:
+		mmFloat(ab, bb, out, batch, m, k, n, g.Sgemm)
+	case Int64:
+		mmInt[int64](false, ab, bb, out, batch, m, k, n)
+	case Int32:
+		mmInt[int32](false, ab, bb, out, batch, m, k, n)
+	case Bool:
+		mmInt[uint8](true, ab, bb, out, batch, m, k, n)
+	}
+	return redView(dt, shape, out.buf, 0), nil
+}
+
+// mmForBatch calls fn for every batch index t (C order) with the element
+// offsets of a's and b's matrix t in their whole buffers.
+func mmForBatch(a, b *Array, batch []int, fn func(t, ao, bo int)) {
+	idx := make([]int, len(batch))
+	ao, bo := a.offset, b.offset
+	nt := Size(batch)
+	for t := 0; t < nt; t++ {
+		fn(t, ao, bo)
+		for d := len(batch) - 1; d >= 0; d-- {
+			idx[d]++
+			ao += a.strides[d]
+			bo += b.strides[d]
+			if idx[d] < batch[d] {
+				break
+			}
+			ao -= a.strides[d] * batch[d]
+			bo -= b.strides[d] * batch[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// mmLayout tells whether a rows×cols matrix with element strides s0, s1 can
+// be handed to row-major BLAS as is (NoTrans, ld = row stride) or as the
+// transpose of a row-major matrix (Trans, ld = column stride).
+func mmLayout(rows, cols, s0, s1 int) (blas.Transpose, int, bool) {
+	if (cols == 1 || s1 == 1) && (rows == 1 || s0 >= max(1, cols)) {
+		ld := s0
+		if rows == 1 {
+			ld = max(1, cols)
+		}
+		return blas.NoTrans, ld, true
+	}
+	if (rows == 1 || s0 == 1) && (cols == 1 || s1 >= max(1, rows)) {
+		ld := s1
+		if cols == 1 {
+			ld = max(1, rows)
+		}
+		return blas.Trans, ld, true
+	}
+	return blas.NoTrans, 0, false
+}
+
+// mmGather copies a strided rows×cols matrix into the row-major dst.
+func mmGather[T any](src []T, off, rows, cols, s0, s1 int, dst []T) {
+	for i := 0; i < rows; i++ {
+		d := dst[i*cols : (i+1)*cols]
+		o := off + i*s0
+		for j := range d {
+			d[j] = src[o+j*s1]
+		}
+	}
+}
+
+type mmGemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// mmFloat runs one gemm per batch matrix, C = A·B into the contiguous out.
+func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, gemm mmGemmFunc[T]) {
+	A, B, C := redAll[T](a), redAll[T](b), redAll[T](out)
+	nd := a.NDim()
+	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
+	tA, lda, okA := mmLayout(m, k, sa0, sa1)
+	tB, ldb, okB := mmLayout(k, n, sb0, sb1)
+	var abuf, bbuf []T
+	if !okA {
+		abuf, tA, lda = make([]T, m*k), blas.NoTrans, k
+	}
+	if !okB {
+		bbuf, tB, ldb = make([]T, k*n), blas.NoTrans, n
+	}
+	mmForBatch(a, b, batch, func(t, ao, bo int) {
+		as, bs := A[ao:], B[bo:]
+		if !okA {
+			mmGather(A, ao, m, k, sa0, sa1, abuf)
+			as = abuf
+		}
+		if !okB {
+			mmGather(B, bo, k, n, sb0, sb1, bbuf)
+			bs = bbuf
+		}
+		gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, 0, C[t*m*n:(t+1)*m*n], n)
+	})
+}
+
+// mmInt is a cache-blocked i-p-j loop over row-major panels of B (gathered
+// when B is not row-contiguous), accumulating rows of C in T.
+func mmInt[T int64 | int32 | uint8](isBool bool, a, b, out *Array, batch []int, m, k, n int) {
+	A, B, C := redAll[T](a), redAll[T](b), redAll[T](out)
+	nd := a.NDim()
+	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
+	direct := (n == 1 || sb1 == 1) && (k == 1 || sb0 >= n)
+	var bbuf []T
+	if !direct {
+		bbuf = make([]T, k*n)
+	}
+	const jb, pb = 512, 128
+	mmForBatch(a, b, batch, func(t, ao, bo int) {
+		Bc, ldb := B[bo:], sb0
+		if k == 1 {
+			ldb = n
+		}
+		if !direct {
+			mmGather(B, bo, k, n, sb0, sb1, bbuf)
+			Bc, ldb = bbuf, n
+		}
+		Cc := C[t*m*n : (t+1)*m*n]
+		for j0 := 0; j0 < n; j0 += jb {
+			j1 := min(n, j0+jb)
+			for p0 := 0; p0 < k; p0 += pb {
+				p1 := min(k, p0+pb)
+				for i := 0; i < m; i++ {
+					crow := Cc[i*n+j0 : i*n+j1]
+					for p := p0; p < p1; p++ {
+						aip := A[ao+i*sa0+p*sa1]
+						if aip == 0 {
+							continue
+						}
+						brow := Bc[p*ldb+j0 : p*ldb+j1]
+						brow = brow[:len(crow)]
+						if isBool {
+							for j := range crow {
+								crow[j] |= brow[j]
+							}
+						} else {
+							for j := range crow {
+								crow[j] += aip * brow[j]
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

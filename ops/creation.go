@@ -1,0 +1,355 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/rng"
+)
+
+// Source ops have no inputs. Each tensor-level source op holds the output
+// shape, dtype and chunking; Tile makes one generator chunk op per chunk.
+
+func checkNoInputs(name string, in []Meta) error {
+	if len(in) != 0 {
+		return fmt.Errorf("%s takes no inputs, got %d", name, len(in))
+	}
+	return nil
+}
+
+func checkMeta(name string, m Meta) error {
+	if !m.DType.Valid() {
+		return fmt.Errorf("%s: invalid dtype %v", name, m.DType)
+	}
+	for i, d := range m.Shape {
+		if d < 0 {
+			return fmt.Errorf("%s: negative dimension %d at axis %d of shape %v", name, d, i, m.Shape)
+		}
+	}
+	return nil
+}
+
+// tileSource makes one chunk op per chunk from mk(chunk shape, chunk offset).
+func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
+	ns, err := spec.Resolve(out.Shape, out.DType.Size())
+	if err != nil {
+		return nil, err
+	}
+	t := &Tiled{Meta: out, NSplits: ns}
+	offs := AxisOffsets(ns)
+	grid := t.Grid()
+	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
+	ForEachGrid(grid, func(idx []int) {
+		shape := ChunkShape(ns, idx)
+		t.Chunks = append(t.Chunks, b.AddChunk(mk(shape, ChunkOffset(offs, idx)), nil, Meta{Shape: shape, DType: out.DType}))
+	})
+	return t, nil
+}
+
+// Full is a tensor filled with one value (zeros, ones, full).
+type Full struct {
+	Meta   Meta      `json:"meta"`
+	Value  float64   `json:"value"`
+	Chunks ChunkSpec `json:"chunks"`
+}
+
+// Type implements TensorOp.
+func (Full) Type() string { return "full" }
+
+// Infer implements TensorOp.
+func (op Full) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("full", in); err != nil {
+		return Meta{}, err
+	}
+	return op.Meta, checkMeta("full", op.Meta)
+}
+
+// Tile implements TensorOp.
+func (op Full) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	return tileSource(b, out, op.Chunks, func(shape, _ []int) ChunkOp {
+		return FullChunk{Shape: shape, DType: out.DType, Value: op.Value}
+	})
+}
+
+// FullChunk makes one chunk of a Full tensor.
+type FullChunk struct {
+	Shape []int         `json:"shape"`
+	DType ndarray.DType `json:"dtype"`
+	Value float64       `json:"value"`
+}
+
+// Type implements ChunkOp.
+func (FullChunk) Type() string { return "full_chunk" }
+
+// IsGenerator marks the op as cheap to recompute.
+func (FullChunk) IsGenerator() {}
+
+// Exec implements ChunkOp.
+func (op FullChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	return ndarray.FillScalar(op.DType, op.Shape, op.Value), nil
+}
+
+// Arange is a 1-D tensor of Start + i*Step (arange and linspace). When
+// EndValue is set, the last element is exactly End (linspace with endpoint).
+type Arange struct {
+	Meta     Meta      `json:"meta"`
+	Start    float64   `json:"start"`
+	Step     float64   `json:"step"`
+	End      float64   `json:"end,omitempty"`
+	EndValue bool      `json:"end_value,omitempty"`
+	Chunks   ChunkSpec `json:"chunks"`
+}
+
+// Type implements TensorOp.
+func (Arange) Type() string { return "arange" }
+
+// Infer implements TensorOp.
+func (op Arange) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("arange", in); err != nil {
+		return Meta{}, err
+	}
+	if len(op.Meta.Shape) != 1 {
+		return Meta{}, fmt.Errorf("arange: shape %v is not 1-D", op.Meta.Shape)
+	}
+	return op.Meta, checkMeta("arange", op.Meta)
+}
+
+// Tile implements TensorOp.
+func (op Arange) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	n := out.Shape[0]
+	return tileSource(b, out, op.Chunks, func(shape, off []int) ChunkOp {
+		return ArangeChunk{N: shape[0], Offset: off[0], Total: n, DType: out.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}
+	})
+}
+
+// ArangeChunk makes one chunk of an Arange tensor.
+type ArangeChunk struct {
+	N        int           `json:"n"`
+	Offset   int           `json:"offset"`
+	Total    int           `json:"total"`
+	DType    ndarray.DType `json:"dtype"`
+	Start    float64       `json:"start"`
+	Step     float64       `json:"step"`
+	End      float64       `json:"end,omitempty"`
+	EndValue bool          `json:"end_value,omitempty"`
+}
+
+// Type implements ChunkOp.
+func (ArangeChunk) Type() string { return "arange_chunk" }
+
+// IsGenerator marks the op as cheap to recompute.
+func (ArangeChunk) IsGenerator() {}
+
+// Exec implements ChunkOp.
+func (op ArangeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	a, err := ndarray.New(op.DType, op.N)
+	if err != nil {
+		return nil, err
+	}
+	switch op.DType {
+	case ndarray.Int64:
+		v := a.Int64s()
+		s, st := int64(op.Start), int64(op.Step)
+		for i := range v {
+			v[i] = s + int64(op.Offset+i)*st
+		}
+	case ndarray.Int32:
+		v := a.Int32s()
+		s, st := int64(op.Start), int64(op.Step)
+		for i := range v {
+			v[i] = int32(s + int64(op.Offset+i)*st)
+		}
+	default:
+		for i := 0; i < op.N; i++ {
+			g := op.Offset + i
+			x := op.Start + float64(g)*op.Step
+			if op.EndValue && g == op.Total-1 {
+				x = op.End
+			}
+			a.SetFlat(i, x)
+		}
+	}
+	return a, nil
+}
+
+// Eye is a 2-D tensor with ones on the K-th diagonal.
+type Eye struct {
+	Meta   Meta      `json:"meta"`
+	K      int       `json:"k"`
+	Chunks ChunkSpec `json:"chunks"`
+}
+
+// Type implements TensorOp.
+func (Eye) Type() string { return "eye" }
+
+// Infer implements TensorOp.
+func (op Eye) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("eye", in); err != nil {
+		return Meta{}, err
+	}
+	if len(op.Meta.Shape) != 2 {
+		return Meta{}, fmt.Errorf("eye: shape %v is not 2-D", op.Meta.Shape)
+	}
+	return op.Meta, checkMeta("eye", op.Meta)
+}
+
+// Tile implements TensorOp.
+func (op Eye) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	return tileSource(b, out, op.Chunks, func(shape, off []int) ChunkOp {
+		return EyeChunk{Shape: shape, Offset: off, K: op.K, DType: out.DType}
+	})
+}
+
+// EyeChunk makes one chunk of an Eye tensor.
+type EyeChunk struct {
+	Shape  []int         `json:"shape"`
+	Offset []int         `json:"offset"`
+	K      int           `json:"k"`
+	DType  ndarray.DType `json:"dtype"`
+}
+
+// Type implements ChunkOp.
+func (EyeChunk) Type() string { return "eye_chunk" }
+
+// IsGenerator marks the op as cheap to recompute.
+func (EyeChunk) IsGenerator() {}
+
+// Exec implements ChunkOp.
+func (op EyeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	a, err := ndarray.New(op.DType, op.Shape...)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < op.Shape[0]; i++ {
+		j := op.Offset[0] + i + op.K - op.Offset[1]
+		if j >= 0 && j < op.Shape[1] {
+			a.SetFlat(i*op.Shape[1]+j, 1)
+		}
+	}
+	return a, nil
+}
+
+// Random is a tensor of random numbers from the counter-based generator:
+// element i of the whole tensor is a function of (Key, i) only, so values do
+// not depend on the chunking.
+type Random struct {
+	Meta   Meta      `json:"meta"`
+	Key    rng.Key   `json:"key"`
+	Dist   rng.Dist  `json:"dist"`
+	P1     float64   `json:"p1"`
+	P2     float64   `json:"p2"`
+	Chunks ChunkSpec `json:"chunks"`
+}
+
+// Type implements TensorOp.
+func (Random) Type() string { return "random" }
+
+// Infer implements TensorOp.
+func (op Random) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("random", in); err != nil {
+		return Meta{}, err
+	}
+	switch op.Dist {
+	case rng.Uniform, rng.Normal:
+		if !op.Meta.DType.IsFloat() {
+			return Meta{}, fmt.Errorf("random: uniform and normal values need a float dtype, not %v", op.Meta.DType)
+		}
+	case rng.Intn:
+		if !op.Meta.DType.IsInt() {
+			return Meta{}, fmt.Errorf("random: integers need an int dtype, not %v", op.Meta.DType)
+		}
+		if op.P2 <= op.P1 {
+			return Meta{}, fmt.Errorf("random: integer range [%v, %v) is empty", op.P1, op.P2)
+		}
+	default:
+		return Meta{}, fmt.Errorf("random: unknown distribution %d", op.Dist)
+	}
+	return op.Meta, checkMeta("random", op.Meta)
+}
+
+// Tile implements TensorOp.
+func (op Random) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	return tileSource(b, out, op.Chunks, func(shape, off []int) ChunkOp {
+		return RandomChunk{Shape: shape, Offset: off, Global: out.Shape, DType: out.DType, Key: op.Key, Dist: op.Dist, P1: op.P1, P2: op.P2}
+	})
+}
+
+// RandomChunk makes one chunk of a Random tensor.
+type RandomChunk struct {
+	Shape  []int         `json:"shape"`
+	Offset []int         `json:"offset"`
+	Global []int         `json:"global"`
+	DType  ndarray.DType `json:"dtype"`
+	Key    rng.Key       `json:"key"`
+	Dist   rng.Dist      `json:"dist"`
+	P1     float64       `json:"p1"`
+	P2     float64       `json:"p2"`
+}
+
+// Type implements ChunkOp.
+func (RandomChunk) Type() string { return "random_chunk" }
+
+// IsGenerator marks the op as cheap to recompute.
+func (RandomChunk) IsGenerator() {}
+
+// Exec implements ChunkOp.
+func (op RandomChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	a, err := ndarray.New(op.DType, op.Shape...)
+	if err != nil {
+		return nil, err
+	}
+	if err := rng.FillChunk(a, op.Key, op.Global, op.Offset, op.Dist, op.P1, op.P2); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Literal is client data given as an array (FromSlice, FromArray).
+type Literal struct {
+	Data   *ndarray.Array `json:"-"`
+	Chunks ChunkSpec      `json:"chunks"`
+}
+
+// Type implements TensorOp.
+func (Literal) Type() string { return "literal" }
+
+// Infer implements TensorOp.
+func (op Literal) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("literal", in); err != nil {
+		return Meta{}, err
+	}
+	if op.Data == nil {
+		return Meta{}, fmt.Errorf("literal: no data")
+	}
+	return Meta{Shape: op.Data.Shape(), DType: op.Data.DType()}, nil
+}
+
+// Tile implements TensorOp.
+func (op Literal) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	var err error
+	t, terr := tileSource(b, out, op.Chunks, func(shape, off []int) ChunkOp {
+		v, e := op.Data.Slice(unitRanges(off, shape))
+		if e != nil && err == nil {
+			err = e
+		}
+		return LiteralChunk{Data: v}
+	})
+	if terr != nil {
+		return nil, terr
+	}
+	return t, err
+}
+
+// LiteralChunk hands out one chunk of client data.
+type LiteralChunk struct {
+	Data *ndarray.Array `json:"-"`
+}
+
+// Type implements ChunkOp.
+func (LiteralChunk) Type() string { return "literal_chunk" }
+
+// Exec implements ChunkOp.
+func (op LiteralChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	return op.Data, nil
+}

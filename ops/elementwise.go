@@ -1,0 +1,216 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+// Elementwise is every op that maps aligned elements of broadcast inputs to
+// output elements. It serves both levels: it tiles a tensor op, and it is the
+// chunk op that runs on one aligned set of chunks.
+type Elementwise struct {
+	// Kind is "unary", "binary", "where", "clip" or "astype".
+	Kind string `json:"kind"`
+	// Name is the ndarray op name for unary and binary kinds ("add", "sqrt").
+	Name string `json:"name,omitempty"`
+	// To is the target dtype of astype.
+	To ndarray.DType `json:"to,omitempty"`
+	// Consts are scalar operands folded into the op instead of being chunk
+	// ops of their own, sorted by position among the operands.
+	Consts []Const `json:"consts,omitempty"`
+}
+
+// Const is a scalar operand at position Pos of an elementwise op.
+type Const struct {
+	Pos   int           `json:"pos"`
+	Value float64       `json:"value"`
+	DType ndarray.DType `json:"dtype"`
+}
+
+// withConsts interleaves the constants with the graph inputs.
+func withConsts[T any](consts []Const, in []T, mk func(Const) T) []T {
+	if len(consts) == 0 {
+		return in
+	}
+	out := make([]T, 0, len(in)+len(consts))
+	k := 0
+	for _, c := range consts {
+		for len(out) < c.Pos && k < len(in) {
+			out = append(out, in[k])
+			k++
+		}
+		out = append(out, mk(c))
+	}
+	return append(out, in[k:]...)
+}
+
+// Type implements TensorOp and ChunkOp.
+func (op Elementwise) Type() string {
+	if op.Name != "" {
+		return op.Name
+	}
+	return op.Kind
+}
+
+func (op Elementwise) arity() int {
+	switch op.Kind {
+	case "unary", "astype":
+		return 1
+	case "binary":
+		return 2
+	case "where", "clip":
+		return 3
+	}
+	return -1
+}
+
+// Infer implements TensorOp.
+func (op Elementwise) Infer(in []Meta) (Meta, error) {
+	n := op.arity()
+	if n < 0 {
+		return Meta{}, fmt.Errorf("elementwise: unknown kind %q", op.Kind)
+	}
+	in = withConsts(op.Consts, in, func(c Const) Meta { return Meta{DType: c.DType} })
+	if len(in) != n {
+		return Meta{}, fmt.Errorf("%s takes %d inputs, got %d", op.Type(), n, len(in))
+	}
+	shapes := make([][]int, n)
+	for i, m := range in {
+		shapes[i] = m.Shape
+	}
+	shape, err := ndarray.BroadcastShapes(shapes...)
+	if err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", op.Type(), err)
+	}
+	dt, err := op.resultType(in)
+	if err != nil {
+		return Meta{}, err
+	}
+	return Meta{Shape: shape, DType: dt}, nil
+}
+
+func (op Elementwise) resultType(in []Meta) (ndarray.DType, error) {
+	switch op.Kind {
+	case "unary":
+		u, err := ndarray.ParseUnaryOp(op.Name)
+		if err != nil {
+			return 0, err
+		}
+		return ndarray.UnaryResultType(u, in[0].DType)
+	case "binary":
+		b, err := ndarray.ParseBinaryOp(op.Name)
+		if err != nil {
+			return 0, err
+		}
+		return ndarray.BinaryResultType(b, in[0].DType, in[1].DType)
+	case "where":
+		return ndarray.Promote(in[1].DType, in[2].DType), nil
+	case "clip":
+		return ndarray.Promote(ndarray.Promote(in[0].DType, in[1].DType), in[2].DType), nil
+	case "astype":
+		if !op.To.Valid() {
+			return 0, fmt.Errorf("astype: invalid dtype %v", op.To)
+		}
+		return op.To, nil
+	}
+	return 0, fmt.Errorf("elementwise: unknown kind %q", op.Kind)
+}
+
+// Tile implements TensorOp: the inputs are rechunked to a common grid (the
+// union of their chunk boundaries on each non-broadcast axis) and one chunk op
+// runs per output chunk.
+func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	aligned, nsplits := AlignBroadcast(b, in, out.Shape)
+	t := &Tiled{Meta: out, NSplits: nsplits}
+	grid := t.Grid()
+	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
+	inputs := make([]ChunkRef, len(in))
+	ForEachGrid(grid, func(idx []int) {
+		for k, a := range aligned {
+			inputs[k] = a.At(BroadcastIndex(a, out.Shape, idx))
+		}
+		shape := ChunkShape(nsplits, idx)
+		t.Chunks = append(t.Chunks, b.AddChunk(op, append([]ChunkRef(nil), inputs...), Meta{Shape: shape, DType: out.DType}))
+	})
+	return t, nil
+}
+
+// AlignBroadcast rechunks inputs that broadcast to shape onto a common grid:
+// along each output axis, the union of the boundaries of the inputs that
+// span it (inputs of length 1 there, or without the axis, are broadcast and
+// keep their single chunk). It returns the rechunked inputs and the output
+// chunking.
+func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
+	nd := len(shape)
+	nsplits := make([][]int, nd)
+	for ax := range nd {
+		var cands [][]int
+		for _, t := range in {
+			j := ax - (nd - len(t.Meta.Shape))
+			if j >= 0 && t.Meta.Shape[j] == shape[ax] {
+				cands = append(cands, t.NSplits[j])
+			}
+		}
+		if len(cands) == 0 {
+			nsplits[ax] = []int{shape[ax]}
+		} else {
+			nsplits[ax] = UnifySplits(cands...)
+		}
+	}
+	out := make([]*Tiled, len(in))
+	for k, t := range in {
+		want := make([][]int, len(t.Meta.Shape))
+		for j := range want {
+			ax := j + nd - len(t.Meta.Shape)
+			if t.Meta.Shape[j] == shape[ax] {
+				want[j] = nsplits[ax]
+			} else {
+				want[j] = []int{t.Meta.Shape[j]} // broadcast axis of length 1
+			}
+		}
+		out[k] = RechunkTiled(b, t, want)
+	}
+	return out, nsplits
+}
+
+// BroadcastIndex maps an output chunk index to the chunk of an aligned
+// input: broadcast axes use chunk 0, missing leading axes are dropped.
+func BroadcastIndex(t *Tiled, shape []int, idx []int) []int {
+	nd := len(shape)
+	r := make([]int, len(t.Meta.Shape))
+	for j := range r {
+		ax := j + nd - len(r)
+		if t.Meta.Shape[j] == shape[ax] {
+			r[j] = idx[ax]
+		}
+	}
+	return r
+}
+
+// Exec implements ChunkOp.
+func (op Elementwise) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	in = withConsts(op.Consts, in, func(c Const) *ndarray.Array { return ndarray.Scalar(c.DType, c.Value) })
+	switch op.Kind {
+	case "unary":
+		u, err := ndarray.ParseUnaryOp(op.Name)
+		if err != nil {
+			return nil, err
+		}
+		return ndarray.Unary(u, in[0])
+	case "binary":
+		bo, err := ndarray.ParseBinaryOp(op.Name)
+		if err != nil {
+			return nil, err
+		}
+		return ndarray.Binary(bo, in[0], in[1])
+	case "where":
+		return ndarray.Where(in[0], in[1], in[2])
+	case "clip":
+		return ndarray.Clip(in[0], in[1], in[2])
+	case "astype":
+		return in[0].Astype(op.To), nil
+	}
+	return nil, fmt.Errorf("elementwise: unknown kind %q", op.Kind)
+}

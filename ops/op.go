@@ -1,0 +1,157 @@
+// Package ops defines Phobos's operations. One op type serves both levels:
+// at the tensor level it infers its output's shape and dtype and tiles itself
+// into chunk ops; at the chunk level it runs a kernel over ndarray chunks.
+// Ops are plain structs with exported fields so that a registry can rebuild
+// them by type name from JSON (the wire format of a graph).
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+// Meta is what is known about an array before it exists.
+type Meta struct {
+	Shape []int         `json:"shape"`
+	DType ndarray.DType `json:"dtype"`
+}
+
+// Nbytes is the size of the array's elements.
+func (m Meta) Nbytes() int64 { return int64(ndarray.Size(m.Shape)) * int64(m.DType.Size()) }
+
+// NDim is the number of axes.
+func (m Meta) NDim() int { return len(m.Shape) }
+
+func (m Meta) String() string { return fmt.Sprintf("%v%v", m.DType, m.Shape) }
+
+// ChunkOp is an operation on chunks: it computes one output chunk from its
+// input chunks. Kernels must not modify their inputs; they should check ctx
+// between blocks of work so a cancel stops them promptly.
+type ChunkOp interface {
+	Type() string
+	Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error)
+}
+
+// Generator is implemented by chunk ops that create data from nothing
+// (random, ones, arange): cheap to recompute, worth fusing into consumers.
+type Generator interface {
+	ChunkOp
+	IsGenerator()
+}
+
+// ChunkRef names a chunk (the output of one chunk op) in the graph being built.
+type ChunkRef int32
+
+// Builder receives the chunk ops that tiling produces. The chunk graph
+// implements it; ops never see the graph itself.
+type Builder interface {
+	// AddChunk appends a chunk op whose inputs are already in the graph.
+	AddChunk(op ChunkOp, inputs []ChunkRef, meta Meta) ChunkRef
+	// ChunkMeta is the meta of a chunk already added.
+	ChunkMeta(c ChunkRef) Meta
+}
+
+// Tiled is a tensor after tiling: its meta, its per-axis chunk sizes and its
+// chunks in C order over the chunk grid.
+type Tiled struct {
+	Meta    Meta
+	NSplits [][]int
+	Chunks  []ChunkRef
+}
+
+// Grid is the number of chunks along each axis.
+func (t *Tiled) Grid() []int {
+	g := make([]int, len(t.NSplits))
+	for i, s := range t.NSplits {
+		g[i] = len(s)
+	}
+	return g
+}
+
+// At returns the chunk at a grid index.
+func (t *Tiled) At(idx []int) ChunkRef {
+	return t.Chunks[GridFlat(t.Grid(), idx)]
+}
+
+// TensorOp is an operation at the tensor level.
+type TensorOp interface {
+	Type() string
+	// Infer checks the inputs and returns the output's meta.
+	Infer(in []Meta) (Meta, error)
+	// Tile adds the chunk ops computing the output to b, from the tiled inputs.
+	Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error)
+}
+
+// GridFlat converts a grid multi-index into the C-order position in Chunks.
+func GridFlat(grid, idx []int) int {
+	f := 0
+	for i, g := range grid {
+		f = f*g + idx[i]
+	}
+	return f
+}
+
+// ForEachGrid calls fn for every multi-index of grid in C order. The slice
+// passed to fn is reused; copy it to keep it.
+func ForEachGrid(grid []int, fn func(idx []int)) {
+	for _, g := range grid {
+		if g == 0 {
+			return
+		}
+	}
+	idx := make([]int, len(grid))
+	for {
+		fn(idx)
+		ax := len(grid) - 1
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			if idx[ax] < grid[ax] {
+				break
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return
+		}
+	}
+}
+
+// Offsets returns the starting offsets of the chunks described by splits.
+func Offsets(splits []int) []int {
+	o := make([]int, len(splits)+1)
+	for i, s := range splits {
+		o[i+1] = o[i] + s
+	}
+	return o
+}
+
+// ChunkShape is the shape of the chunk at grid index idx.
+func ChunkShape(nsplits [][]int, idx []int) []int {
+	s := make([]int, len(nsplits))
+	for i, sp := range nsplits {
+		s[i] = sp[idx[i]]
+	}
+	return s
+}
+
+// AxisOffsets returns, per axis, the starting offset of every chunk (plus the
+// axis length at the end), so a chunk's offset is a lookup, not a sum.
+func AxisOffsets(nsplits [][]int) [][]int {
+	o := make([][]int, len(nsplits))
+	for i, sp := range nsplits {
+		o[i] = Offsets(sp)
+	}
+	return o
+}
+
+// ChunkOffset is the element offset of the chunk at grid index idx, from
+// offsets made by AxisOffsets.
+func ChunkOffset(axisOffsets [][]int, idx []int) []int {
+	o := make([]int, len(idx))
+	for i, j := range idx {
+		o[i] = axisOffsets[i][j]
+	}
+	return o
+}

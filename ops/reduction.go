@@ -1,0 +1,337 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+// DefaultFanIn is how many partial results one combine step merges.
+const DefaultFanIn = 4
+
+// Reduction reduces a tensor over a set of axes by a tree: a partial result
+// per chunk, combined FanIn at a time, then finished (seeds/002's tree
+// reduction, which depth-first scheduling runs with few live chunks).
+type Reduction struct {
+	// Func is sum, prod, min, max, any, all, count_nonzero, mean, var, std,
+	// argmin or argmax.
+	Func string `json:"func"`
+	// Axes are normalised and sorted. For argmin/argmax, nil means over the
+	// flattened tensor and otherwise it holds one axis.
+	Axes     []int `json:"axes"`
+	KeepDims bool  `json:"keepdims,omitempty"`
+	DDof     int   `json:"ddof,omitempty"`
+	FanIn    int   `json:"fan_in,omitempty"`
+}
+
+// Type implements TensorOp.
+func (op Reduction) Type() string { return op.Func }
+
+type reduceKind uint8
+
+const (
+	kindPlain reduceKind = iota
+	kindMoments
+	kindArg
+)
+
+func (op Reduction) kind() (reduceKind, error) {
+	switch op.Func {
+	case "mean", "var", "std":
+		return kindMoments, nil
+	case "argmin", "argmax":
+		return kindArg, nil
+	}
+	if _, err := ndarray.ParseReduceOp(op.Func); err != nil {
+		return 0, err
+	}
+	return kindPlain, nil
+}
+
+// reduced reports whether axis ax is reduced (all axes for a flat argmin).
+func (op Reduction) reduced(ax int) bool {
+	if op.Axes == nil {
+		return true
+	}
+	for _, a := range op.Axes {
+		if a == ax {
+			return true
+		}
+	}
+	return false
+}
+
+func (op Reduction) outShape(in []int) []int {
+	var s []int
+	for ax, d := range in {
+		switch {
+		case !op.reduced(ax):
+			s = append(s, d)
+		case op.KeepDims:
+			s = append(s, 1)
+		}
+	}
+	return s
+}
+
+// Infer implements TensorOp.
+func (op Reduction) Infer(in []Meta) (Meta, error) {
+	if len(in) != 1 {
+		return Meta{}, fmt.Errorf("%s takes 1 input, got %d", op.Func, len(in))
+	}
+	k, err := op.kind()
+	if err != nil {
+		return Meta{}, err
+	}
+	m := in[0]
+	prev := -1
+	for _, a := range op.Axes {
+		if a <= prev || a >= m.NDim() {
+			return Meta{}, fmt.Errorf("%s: axes %v invalid for a %d-D tensor", op.Func, op.Axes, m.NDim())
+		}
+		prev = a
+	}
+	if k == kindArg && len(op.Axes) > 1 {
+		return Meta{}, fmt.Errorf("%s: takes one axis or none, got %v", op.Func, op.Axes)
+	}
+	if op.Func == "min" || op.Func == "max" || k == kindArg {
+		for ax, d := range m.Shape {
+			if op.reduced(ax) && d == 0 {
+				return Meta{}, fmt.Errorf("%s: zero-size axis %d of shape %v has no identity", op.Func, ax, m.Shape)
+			}
+		}
+	}
+	var dt ndarray.DType
+	switch k {
+	case kindPlain:
+		r, _ := ndarray.ParseReduceOp(op.Func)
+		dt = ndarray.ReduceResultType(r, m.DType)
+	case kindMoments:
+		dt = ndarray.MeanResultType(m.DType)
+	case kindArg:
+		dt = ndarray.Int64
+	}
+	return Meta{Shape: op.outShape(m.Shape), DType: dt}, nil
+}
+
+// Tile implements TensorOp.
+func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	t := in[0]
+	k, err := op.kind()
+	if err != nil {
+		return nil, err
+	}
+	fan := op.FanIn
+	if fan < 2 {
+		fan = DefaultFanIn
+	}
+	nd := t.Meta.NDim()
+	grid := t.Grid()
+	offs := AxisOffsets(t.NSplits)
+	// Output grid: the kept axes of the input grid.
+	var keptGrid, redGrid []int
+	var outSplits [][]int
+	for ax := range nd {
+		if op.reduced(ax) {
+			redGrid = append(redGrid, grid[ax])
+			if op.KeepDims {
+				outSplits = append(outSplits, []int{1})
+			}
+		} else {
+			keptGrid = append(keptGrid, grid[ax])
+			outSplits = append(outSplits, t.NSplits[ax])
+		}
+	}
+	res := &Tiled{Meta: out, NSplits: outSplits}
+	full := make([]int, nd)
+	axes := op.Axes
+	argAxis := -1
+	if k == kindArg && len(op.Axes) == 1 {
+		argAxis = op.Axes[0]
+	}
+	if op.Axes == nil {
+		axes = make([]int, nd)
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	ForEachGrid(keptGrid, func(kidx []int) {
+		var level []ChunkRef
+		ForEachGrid(redGrid, func(ridx []int) {
+			ki, ri := 0, 0
+			for ax := range nd {
+				if op.reduced(ax) {
+					full[ax] = ridx[ri]
+					ri++
+				} else {
+					full[ax] = kidx[ki]
+					ki++
+				}
+			}
+			c := t.At(full)
+			cm := b.ChunkMeta(c)
+			p := ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
+			if k == kindArg {
+				p.Global = t.Meta.Shape
+				p.Offset = ChunkOffset(offs, full)
+			}
+			level = append(level, b.AddChunk(p, []ChunkRef{c}, p.meta(cm)))
+		})
+		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
+		if len(level) == 1 {
+			// One chunk along the reduced axes: finish it in place.
+			res.Chunks = append(res.Chunks, b.AddChunk(ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}, level, chunkOut))
+			return
+		}
+		for len(level) > 1 {
+			var next []ChunkRef
+			for i := 0; i < len(level); i += fan {
+				group := level[i:min(i+fan, len(level))]
+				if len(group) == 1 {
+					next = append(next, group[0])
+					continue
+				}
+				c := ReduceCombine{Func: op.Func}
+				meta := b.ChunkMeta(group[0])
+				if len(level) <= fan {
+					// The root: combine and finish in one op.
+					c.Finish = &ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}
+					meta = chunkOut
+				}
+				next = append(next, b.AddChunk(c, append([]ChunkRef(nil), group...), meta))
+			}
+			level = next
+		}
+		res.Chunks = append(res.Chunks, level[0])
+	})
+	return res, nil
+}
+
+// lead is the number of leading stat axes a partial carries.
+func (op Reduction) lead() int {
+	k, _ := op.kind()
+	switch k {
+	case kindMoments:
+		return 1
+	case kindArg:
+		return 1
+	}
+	return 0
+}
+
+// ReducePartial reduces one chunk to a partial result with kept dims.
+type ReducePartial struct {
+	Func    string `json:"func"`
+	Axes    []int  `json:"axes"`
+	ArgAxis int    `json:"arg_axis"`
+	Global  []int  `json:"global,omitempty"`
+	Offset  []int  `json:"offset,omitempty"`
+}
+
+// Type implements ChunkOp.
+func (op ReducePartial) Type() string { return op.Func + "_partial" }
+
+func (op ReducePartial) keep(shape []int) []int {
+	s := append([]int(nil), shape...)
+	for _, a := range op.Axes {
+		s[a] = 1
+	}
+	return s
+}
+
+func (op ReducePartial) meta(in Meta) Meta {
+	switch op.Func {
+	case "mean", "var", "std":
+		return Meta{Shape: append([]int{3}, op.keep(in.Shape)...), DType: ndarray.Float64}
+	case "argmin", "argmax":
+		return Meta{Shape: append([]int{2}, op.keep(in.Shape)...), DType: ndarray.Float64}
+	}
+	r, _ := ndarray.ParseReduceOp(op.Func)
+	return Meta{Shape: op.keep(in.Shape), DType: ndarray.ReduceResultType(r, in.DType)}
+}
+
+// Exec implements ChunkOp.
+func (op ReducePartial) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	a := in[0]
+	switch op.Func {
+	case "mean", "var", "std":
+		return ndarray.Moments(a, op.Axes)
+	case "argmin", "argmax":
+		return ndarray.ArgPartial(op.Func == "argmax", a, op.ArgAxis, op.Global, op.Offset)
+	}
+	r, err := ndarray.ParseReduceOp(op.Func)
+	if err != nil {
+		return nil, err
+	}
+	return ndarray.Reduce(r, a, op.Axes, true)
+}
+
+// ReduceCombine merges partial results, and finishes them at the root.
+type ReduceCombine struct {
+	Func   string        `json:"func"`
+	Finish *ReduceFinish `json:"finish,omitempty"`
+}
+
+// Type implements ChunkOp.
+func (op ReduceCombine) Type() string { return op.Func + "_combine" }
+
+// Exec implements ChunkOp.
+func (op ReduceCombine) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	var out *ndarray.Array
+	var err error
+	switch op.Func {
+	case "mean", "var", "std":
+		out, err = ndarray.CombineMoments(in)
+	case "argmin", "argmax":
+		out, err = ndarray.CombineArg(op.Func == "argmax", in)
+	default:
+		var r ndarray.ReduceOp
+		r, err = ndarray.ParseReduceOp(op.Func)
+		if err == nil {
+			out, err = ndarray.Combine(r, in)
+		}
+	}
+	if err != nil || op.Finish == nil {
+		return out, err
+	}
+	return op.Finish.Exec(ctx, []*ndarray.Array{out})
+}
+
+// ReduceFinish turns a (combined) partial into the final chunk: statistics
+// for mean/var/std, indices for argmin/argmax, then the output shape and dtype.
+type ReduceFinish struct {
+	Func  string        `json:"func"`
+	DDof  int           `json:"ddof,omitempty"`
+	Shape []int         `json:"shape"`
+	DType ndarray.DType `json:"dtype"`
+}
+
+// Type implements ChunkOp.
+func (op ReduceFinish) Type() string { return op.Func + "_finish" }
+
+// Exec implements ChunkOp.
+func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	a := in[0]
+	var err error
+	switch op.Func {
+	case "mean":
+		a, err = ndarray.FinishMoments(a, ndarray.StatMean, op.DDof)
+	case "var":
+		a, err = ndarray.FinishMoments(a, ndarray.StatVar, op.DDof)
+	case "std":
+		a, err = ndarray.FinishMoments(a, ndarray.StatStd, op.DDof)
+	case "argmin", "argmax":
+		a = ndarray.FinishArg(a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a, err = a.Reshape(op.Shape...); err != nil {
+		return nil, fmt.Errorf("%s finish: %w", op.Func, err)
+	}
+	if a.DType() != op.DType {
+		a = a.Astype(op.DType)
+	}
+	return a, nil
+}

@@ -1,0 +1,52 @@
+// Package optimize rewrites chunk graphs before scheduling. Every pass is a
+// pure function from a ChunkGraph (plus the requested results) to a new one.
+package optimize
+
+import (
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// Cull removes chunk ops with no dependency path to a result (the Sink of
+// seeds/004). It returns the new graph and the new position of each result;
+// kept ops stay in their original relative order, so the graph stays
+// topologically sorted. O(V+E).
+func Cull(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
+	n := len(g.Nodes)
+	keep := make([]bool, n)
+	stack := make([]ops.ChunkRef, 0, len(results))
+	for _, r := range results {
+		if !keep[r] {
+			keep[r] = true
+			stack = append(stack, r)
+		}
+	}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, in := range g.Nodes[v].Inputs {
+			if !keep[in] {
+				keep[in] = true
+				stack = append(stack, in)
+			}
+		}
+	}
+	remap := make([]ops.ChunkRef, n)
+	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n)}
+	for i, nd := range g.Nodes {
+		if !keep[i] {
+			remap[i] = -1
+			continue
+		}
+		ins := make([]ops.ChunkRef, len(nd.Inputs))
+		for j, in := range nd.Inputs {
+			ins[j] = remap[in]
+		}
+		remap[i] = out.AddChunk(nd.Op, ins, nd.Meta)
+	}
+	res := make([]ops.ChunkRef, len(results))
+	for i, r := range results {
+		res[i] = remap[r]
+	}
+	return out, res
+}

@@ -1,0 +1,292 @@
+// Package phobos is the entry point of Phobos, a distributed tensor engine:
+// build lazy tensors with package tensor, then execute them in a Session.
+//
+//	sess, err := phobos.NewSession()
+//	...
+//	g := tensor.NewGenerator(42)
+//	a := g.Rand([]int{10000, 10000}, tensor.Chunks(2500))
+//	s := a.Add(1).Mul(2).Sum()
+//	res, err := sess.Execute(ctx, s)
+//
+// NewSession starts an embedded local cluster: the real scheduler and worker
+// code wired in-process, no server to start.
+package phobos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/optimize"
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/scheduler"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// Option configures a Session.
+type Option func(*config)
+
+type config struct {
+	workers     int
+	slots       int
+	maxAttempts int
+	progress    func(Progress)
+}
+
+// WithWorkers sets the number of in-process workers (default 1).
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithSlots sets the ops each worker runs at once (default GOMAXPROCS / workers).
+func WithSlots(n int) Option { return func(c *config) { c.slots = n } }
+
+// WithMaxAttempts sets how often a failed op is tried before it is fatal.
+func WithMaxAttempts(n int) Option { return func(c *config) { c.maxAttempts = n } }
+
+// WithProgress calls fn about ten times a second while Execute runs, and once at the end.
+func WithProgress(fn func(Progress)) Option { return func(c *config) { c.progress = fn } }
+
+// Progress counts the chunk ops of an execution by state.
+type Progress struct {
+	Total, Finished, Running, Ready int
+}
+
+// Stats describe the last execution.
+type Stats struct {
+	ChunkOps   int           // chunk ops executed
+	TileTime   time.Duration // building, tiling and optimising the graph
+	RunTime    time.Duration // scheduling and executing
+	FetchTime  time.Duration // assembling results
+	MovedBytes int64         // input bytes read across workers
+	PeakBytes  int64         // most bytes held at once by any worker's store
+}
+
+// Session executes tensors.
+type Session struct {
+	cfg   config
+	local *cluster.Local
+	last  Stats
+}
+
+// NewSession starts an embedded local cluster.
+func NewSession(opts ...Option) (*Session, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.workers < 0 || c.slots < 0 {
+		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
+	}
+	s := &Session{cfg: c}
+	s.local = cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts})
+	return s, nil
+}
+
+// Close stops the session's cluster.
+func (s *Session) Close() error {
+	s.local.Close()
+	return nil
+}
+
+// Stats returns the statistics of the last Execute.
+func (s *Session) Stats() Stats { return s.last }
+
+// Plan is a tiled and optimised chunk graph ready to run.
+type Plan struct {
+	Graph   *graph.ChunkGraph
+	Results []*ops.Tiled // per requested tensor, chunks refer to Graph
+}
+
+// Compile builds, tiles and culls the graph of the given tensors.
+func Compile(ts ...*tensor.Tensor) (*Plan, error) {
+	tg, ids, err := tensor.Build(ts...)
+	if err != nil {
+		return nil, err
+	}
+	cg, tiled, err := graph.Tile(tg)
+	if err != nil {
+		return nil, err
+	}
+	var refs []ops.ChunkRef
+	for _, id := range ids {
+		refs = append(refs, tiled[id].Chunks...)
+	}
+	cg, refs = optimize.Cull(cg, refs)
+	p := &Plan{Graph: cg}
+	k := 0
+	for _, id := range ids {
+		t := *tiled[id]
+		t.Chunks = refs[k : k+len(t.Chunks)]
+		k += len(t.Chunks)
+		p.Results = append(p.Results, &t)
+	}
+	return p, nil
+}
+
+// Execute computes the tensors together, sharing common subgraphs, and
+// returns their values. If ctx ends, running kernels are interrupted and
+// Execute returns once they have stopped.
+func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray.Array, error) {
+	t0 := time.Now()
+	plan, err := Compile(ts...)
+	if err != nil {
+		return nil, err
+	}
+	var results []int32
+	seen := make(map[ops.ChunkRef]bool)
+	for _, r := range plan.Results {
+		for _, c := range r.Chunks {
+			if !seen[c] {
+				seen[c] = true
+				results = append(results, int32(c))
+			}
+		}
+	}
+	t1 := time.Now()
+	run, err := s.local.Scheduler.Submit(ctx, plan.Graph, results)
+	if err != nil {
+		return nil, err
+	}
+	defer run.Release()
+	stopProgress := s.watch(run)
+	err = run.Wait(ctx)
+	stopProgress()
+	t2 := time.Now()
+	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes()}
+	for _, w := range s.local.Workers {
+		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
+	}
+	s.last = st
+	if err != nil {
+		var oe *scheduler.OpError
+		if errors.As(err, &oe) {
+			return nil, fmt.Errorf("phobos: execute: %w", err)
+		}
+		return nil, err
+	}
+	out := make([]*ndarray.Array, len(plan.Results))
+	for i, r := range plan.Results {
+		a, err := s.fetch(ctx, run, r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	s.last.FetchTime = time.Since(t2)
+	return out, nil
+}
+
+// fetch assembles a result tensor from its chunks.
+func (s *Session) fetch(ctx context.Context, run *scheduler.Run, t *ops.Tiled) (*ndarray.Array, error) {
+	get := func(c ops.ChunkRef) (*ndarray.Array, error) {
+		w := run.Location(int32(c))
+		if w < 0 || w >= len(s.local.Workers) {
+			return nil, fmt.Errorf("phobos: result chunk %d has no location", c)
+		}
+		return s.local.Workers[w].Get(ctx, keyOf(run, c))
+	}
+	if len(t.Chunks) == 1 {
+		a, err := get(t.Chunks[0])
+		if err != nil {
+			return nil, err
+		}
+		return a.Contiguous(), nil
+	}
+	out, err := ndarray.New(t.Meta.DType, t.Meta.Shape...)
+	if err != nil {
+		return nil, err
+	}
+	offs := ops.AxisOffsets(t.NSplits)
+	var ferr error
+	ops.ForEachGrid(t.Grid(), func(idx []int) {
+		if ferr != nil {
+			return
+		}
+		a, err := get(t.At(idx))
+		if err != nil {
+			ferr = err
+			return
+		}
+		ranges := make([]ndarray.Range, len(idx))
+		for ax := range idx {
+			ranges[ax] = ndarray.Range{Start: offs[ax][idx[ax]], Step: 1, Len: a.Shape()[ax]}
+		}
+		dst, err := out.Slice(ranges)
+		if err != nil {
+			ferr = err
+			return
+		}
+		ndarray.CopyInto(dst, a)
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return out, nil
+}
+
+// watch reports progress while a run is going, if the session asked for it.
+func (s *Session) watch(run *scheduler.Run) (stop func()) {
+	fn := s.cfg.progress
+	if fn == nil {
+		return func() {}
+	}
+	report := func() {
+		c := run.Counts()
+		var p Progress
+		for st, n := range c {
+			p.Total += int(n)
+			switch st {
+			case scheduler.Finished, scheduler.Freed:
+				p.Finished += int(n)
+			case scheduler.Running:
+				p.Running += int(n)
+			case scheduler.Ready:
+				p.Ready += int(n)
+			}
+		}
+		fn(p)
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				report()
+			case <-done:
+				report()
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// ExecuteFloat64s computes one tensor and returns its elements in C order as float64.
+func (s *Session) ExecuteFloat64s(ctx context.Context, t *tensor.Tensor) ([]float64, error) {
+	res, err := s.Execute(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return res[0].ToFloat64s(), nil
+}
+
+// ExecuteScalar computes a one-element tensor and returns its value as float64.
+func (s *Session) ExecuteScalar(ctx context.Context, t *tensor.Tensor) (float64, error) {
+	res, err := s.Execute(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	return res[0].Item()
+}
+
+func keyOf(run *scheduler.Run, c ops.ChunkRef) protocol.ChunkKey {
+	return protocol.ChunkKey{Graph: run.ID(), Node: int32(c)}
+}

@@ -1,0 +1,116 @@
+// Package protocol holds the messages that pass between the scheduler and
+// worker roles: tasks going down, results coming back, chunk keys naming
+// data. In the local session they travel as Go values through interfaces; the
+// rpc layer carries the same messages over the network.
+package protocol
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// GraphID names one submitted chunk graph.
+type GraphID uint64
+
+// ChunkKey names the output chunk of one chunk op of one graph.
+type ChunkKey struct {
+	Graph GraphID
+	Node  int32
+}
+
+func (k ChunkKey) String() string { return fmt.Sprintf("g%d/c%d", k.Graph, k.Node) }
+
+// Priority orders READY chunk ops on a worker (seeds/002): deeper ops first,
+// so a tree reduction runs depth-first and keeps few chunks alive; then the
+// graph's depth-first order, which gives the inputs of one consumer
+// neighbouring places; then smaller outputs, then fewer successors.
+//
+// Mars ranks fewer successors before its placement order. We rank the order
+// first: a shared input (a vector broadcast against every chunk of a matrix)
+// has many successors and would otherwise wait behind every other source op,
+// forcing all of them into memory before any consumer could run.
+type Priority struct {
+	Depth int32
+	Order int32
+	Bytes int64
+	Succ  int32
+}
+
+// Less reports whether p should run before q.
+func (p Priority) Less(q Priority) bool {
+	if p.Depth != q.Depth {
+		return p.Depth > q.Depth
+	}
+	if p.Order != q.Order {
+		return p.Order < q.Order
+	}
+	if p.Bytes != q.Bytes {
+		return p.Bytes < q.Bytes
+	}
+	return p.Succ < q.Succ
+}
+
+// Input is one input of a task: the chunk and the worker that holds it.
+type Input struct {
+	Key    ChunkKey
+	Worker int
+	Nbytes int64
+}
+
+// Task asks a worker to run one chunk op.
+type Task struct {
+	Key      ChunkKey // the output chunk; Key.Node is the op's index in the graph
+	Op       ops.ChunkOp
+	Inputs   []Input
+	Meta     ops.Meta
+	Priority Priority
+	Attempt  int
+}
+
+// Outcome is how a task ended on a worker.
+type Outcome uint8
+
+// The outcomes of a task.
+const (
+	Started Outcome = iota + 1 // the task took a slot; not terminal
+	Succeeded
+	Failed
+	Cancelled
+)
+
+// Result reports the end of a task.
+type Result struct {
+	Key     ChunkKey
+	Worker  int
+	Outcome Outcome
+	Nbytes  int64 // bytes of the stored output
+	Err     error // the kernel's error when Failed
+	// Retryable marks failures another attempt may cure (a lost input, a
+	// dead peer); kernel errors are deterministic and are not retryable.
+	Retryable bool
+}
+
+// Reporter receives results from workers. It must not block for long.
+type Reporter interface {
+	Report(r Result)
+}
+
+// Executor is what the scheduler needs of a worker.
+type Executor interface {
+	// Submit queues tasks; the worker runs them by priority as slots free up.
+	Submit(tasks []Task)
+	// Release frees stored chunks that no one needs any more.
+	Release(keys []ChunkKey)
+	// CancelGraph interrupts running tasks of the graph and drops its queued ones.
+	CancelGraph(g GraphID)
+	// Slots is the number of tasks the worker runs at once.
+	Slots() int
+}
+
+// ChunkReader reads a stored chunk; the session uses it to fetch results.
+type ChunkReader interface {
+	Get(ctx context.Context, key ChunkKey) (*ndarray.Array, error)
+}

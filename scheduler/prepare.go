@@ -1,0 +1,240 @@
+package scheduler
+
+import (
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// Plan is the result of preparing a chunk graph for execution: everything the
+// event loop needs, computed in O(V+E) off the loop.
+type Plan struct {
+	Adj      *graph.Adjacency
+	Depth    []int32 // longest path from a source op
+	Order    []int32 // depth-first post-order from the results (inputs before consumers)
+	Priority []protocol.Priority
+	Initial  []int // worker of each source op, -1 for others
+}
+
+// Prepare computes depths, orders, priorities and the initial assignment of
+// source ops to workers with the given slot counts.
+func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
+	adj := g.Successors()
+	depth := Depths(g)
+	order := DepthFirstOrder(g, results)
+	prio := make([]protocol.Priority, len(g.Nodes))
+	for i, nd := range g.Nodes {
+		prio[i] = protocol.Priority{
+			Depth: depth[i],
+			Succ:  int32(len(adj.Of(i))),
+			Bytes: nd.Meta.Nbytes(),
+			Order: order[i],
+		}
+	}
+	return &Plan{
+		Adj:      adj,
+		Depth:    depth,
+		Order:    order,
+		Priority: prio,
+		Initial:  AssignInitial(g, adj, order, slots),
+	}
+}
+
+// Depths is the length of the longest path from any source op to each op.
+// Nodes are in topological order, so one forward pass suffices.
+func Depths(g *graph.ChunkGraph) []int32 {
+	d := make([]int32, len(g.Nodes))
+	for i, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			if d[in]+1 > d[i] {
+				d[i] = d[in] + 1
+			}
+		}
+	}
+	return d
+}
+
+// DepthFirstOrder numbers ops in the post-order of a depth-first walk from the
+// results over inputs: the inputs of one consumer get neighbouring numbers, so
+// among equally deep ops the worker finishes one subtree before starting the
+// next (a and b of a+b alternate instead of all of a before any of b). Ops not
+// reachable from a result come last, in graph order.
+func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
+	n := len(g.Nodes)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = -1
+	}
+	next := int32(0)
+	type frame struct {
+		node int32
+		pos  int
+	}
+	stack := make([]frame, 0, 64)
+	visit := func(root int32) {
+		if order[root] >= 0 {
+			return
+		}
+		order[root] = -2 // on stack
+		stack = append(stack, frame{node: root})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			ins := g.Nodes[top.node].Inputs
+			if top.pos < len(ins) {
+				c := int32(ins[top.pos])
+				top.pos++
+				if order[c] == -1 {
+					order[c] = -2
+					stack = append(stack, frame{node: c})
+				}
+				continue
+			}
+			order[top.node] = next
+			next++
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for _, r := range results {
+		visit(r)
+	}
+	for i := 0; i < n; i++ {
+		if order[i] < 0 {
+			visit(int32(i))
+		}
+	}
+	return order
+}
+
+// AssignInitial gives every source op (one with no inputs) a worker, by the
+// heuristic of seeds/001 as DESIGN.md states it: workers get quotas of source
+// ops in proportion to their slots; repeatedly the worker with the largest
+// remaining quota takes the next unassigned source op (in depth-first order)
+// and breadth-first searches the undirected graph from it, taking every
+// unassigned source op it reaches, until it has visited more than
+// its share of the graph (len(graph)/workers for equal slots) or its quota is used. Sources that feed the same
+// consumers so land on the same worker. Non-source ops get -1.
+func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slots []int) []int {
+	n := len(g.Nodes)
+	assign := make([]int, n)
+	for i := range assign {
+		assign[i] = -1
+	}
+	nw := len(slots)
+	if nw == 0 || n == 0 {
+		return assign
+	}
+	var sources []int32
+	for i, nd := range g.Nodes {
+		if len(nd.Inputs) == 0 {
+			sources = append(sources, int32(i))
+		}
+	}
+	if nw == 1 {
+		for _, s := range sources {
+			assign[s] = 0
+		}
+		return assign
+	}
+	// Sources in depth-first order, so "next unassigned" walks subtrees in turn.
+	bySlot := make([]int32, n)
+	for _, s := range sources {
+		bySlot[order[s]] = s + 1 // order is a permutation of 0..n-1
+	}
+	ordered := sources[:0:0]
+	for _, s := range bySlot {
+		if s > 0 {
+			ordered = append(ordered, s-1)
+		}
+	}
+	totalSlots := 0
+	for _, s := range slots {
+		totalSlots += max(s, 1)
+	}
+	quota := make([]int, nw)
+	given := 0
+	for w, s := range slots {
+		quota[w] = len(ordered) * max(s, 1) / totalSlots
+		given += quota[w]
+	}
+	for w := 0; given < len(ordered); w = (w + 1) % nw {
+		quota[w]++ // hand out the rounding remainder
+		given++
+	}
+	visited := make([]bool, n)
+	queue := make([]int32, 0, 64)
+	cursor := 0
+	remaining := len(ordered)
+	for remaining > 0 {
+		w := 0
+		for i := range quota {
+			if quota[i] > quota[w] {
+				w = i
+			}
+		}
+		if quota[w] == 0 {
+			break
+		}
+		// The visit limit is graph size / workers, scaled by the worker's
+		// share of slots like its quota.
+		limit := n * max(slots[w], 1) / totalSlots
+		seen := 0
+		for quota[w] > 0 && seen <= limit && remaining > 0 {
+			for cursor < len(ordered) && assign[ordered[cursor]] >= 0 {
+				cursor++
+			}
+			if cursor == len(ordered) {
+				break
+			}
+			start := ordered[cursor]
+			queue = append(queue[:0], start)
+			visited[start] = true
+			for len(queue) > 0 && quota[w] > 0 && seen <= limit {
+				v := queue[0]
+				queue = queue[1:]
+				seen++
+				if len(g.Nodes[v].Inputs) == 0 && assign[v] < 0 {
+					assign[v] = w
+					quota[w]--
+					remaining--
+				}
+				for _, in := range g.Nodes[v].Inputs {
+					if !visited[in] {
+						visited[in] = true
+						queue = append(queue, int32(in))
+					}
+				}
+				for _, s := range adj.Of(int(v)) {
+					if !visited[s] {
+						visited[s] = true
+						queue = append(queue, s)
+					}
+				}
+			}
+			// Ops left in the queue were seen but not searched from; let the
+			// next worker search them again.
+			for _, v := range queue {
+				visited[v] = false
+			}
+		}
+		quota[w] = 0 // this worker's turn is over
+		if allZero(quota) && remaining > 0 {
+			// Rounding or the visit limit left sources over: give them to the
+			// workers in proportion again on the next pass.
+			for w, s := range slots {
+				quota[w] = (remaining*max(s, 1) + totalSlots - 1) / totalSlots
+			}
+			for i := range visited {
+				visited[i] = false
+			}
+		}
+	}
+	return assign
+}
+
+func allZero(q []int) bool {
+	for _, v := range q {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,289 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// fakeWorker runs tasks on one goroutine and reports to the scheduler.
+// failFn decides the outcome of each task.
+type fakeWorker struct {
+	id       int
+	s        *Scheduler
+	tasks    chan protocol.Task
+	failFn   func(protocol.Task) (protocol.Outcome, bool)
+	block    chan struct{} // when set, each task waits for it or for cancel
+	mu       sync.Mutex
+	released []protocol.ChunkKey
+	cancels  chan protocol.GraphID
+}
+
+func newFakeWorker(id int) *fakeWorker {
+	return &fakeWorker{id: id, tasks: make(chan protocol.Task, 1<<20), cancels: make(chan protocol.GraphID, 16)}
+}
+
+func (f *fakeWorker) Slots() int { return 1 }
+func (f *fakeWorker) Submit(ts []protocol.Task) {
+	for _, t := range ts {
+		f.tasks <- t
+	}
+}
+func (f *fakeWorker) Release(keys []protocol.ChunkKey) {
+	f.mu.Lock()
+	f.released = append(f.released, keys...)
+	f.mu.Unlock()
+}
+func (f *fakeWorker) CancelGraph(g protocol.GraphID) { f.cancels <- g }
+
+func (f *fakeWorker) run(stop chan struct{}) {
+	cancelled := map[protocol.GraphID]bool{}
+	for {
+		select {
+		case <-stop:
+			return
+		case g := <-f.cancels:
+			cancelled[g] = true
+		case t := <-f.tasks:
+			// pick up any cancel that arrived meanwhile
+			for drained := false; !drained; {
+				select {
+				case g := <-f.cancels:
+					cancelled[g] = true
+				default:
+					drained = true
+				}
+			}
+			if cancelled[t.Key.Graph] {
+				f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Cancelled})
+				continue
+			}
+			f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Started})
+			if f.block != nil {
+				select {
+				case <-f.block:
+				case g := <-f.cancels:
+					cancelled[g] = true
+					f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Cancelled})
+					continue
+				}
+			}
+			out, retry := protocol.Succeeded, false
+			if f.failFn != nil {
+				out, retry = f.failFn(t)
+			}
+			res := protocol.Result{Key: t.Key, Worker: f.id, Outcome: out, Nbytes: 8, Retryable: retry}
+			if out == protocol.Failed {
+				res.Err = errors.New("boom")
+			}
+			f.s.Report(res)
+		}
+	}
+}
+
+func startFake(t testing.TB, n int, cfg Config, setup func(*fakeWorker)) (*Scheduler, []*fakeWorker) {
+	var fws []*fakeWorker
+	var execs []protocol.Executor
+	for i := range n {
+		fw := newFakeWorker(i)
+		if setup != nil {
+			setup(fw)
+		}
+		fws = append(fws, fw)
+		execs = append(execs, fw)
+	}
+	s := New(execs, cfg)
+	stop := make(chan struct{})
+	for _, fw := range fws {
+		fw.s = s
+		go fw.run(stop)
+	}
+	t.Cleanup(func() { s.Close(); close(stop) })
+	return s, fws
+}
+
+// treeGraph is n leaves summed pairwise to one root.
+func treeGraph(n int) (*graph.ChunkGraph, int32) {
+	g := &graph.ChunkGraph{}
+	var level []ops.ChunkRef
+	for range n {
+		level = append(level, g.AddChunk(nop{}, nil, scalarMeta))
+	}
+	for len(level) > 1 {
+		var next []ops.ChunkRef
+		for i := 0; i < len(level); i += 2 {
+			if i+1 == len(level) {
+				next = append(next, level[i])
+				continue
+			}
+			next = append(next, g.AddChunk(nop{}, []ops.ChunkRef{level[i], level[i+1]}, scalarMeta))
+		}
+		level = next
+	}
+	return g, int32(level[0])
+}
+
+func TestRunFreesIntermediates(t *testing.T) {
+	s, fws := startFake(t, 2, Config{}, nil)
+	g, root := treeGraph(16)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := run.Counts()
+	if c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
+		t.Errorf("counts %v: want every op but the root freed", c)
+	}
+	run.Release()
+	// after Release every chunk was released exactly once
+	if err := s.do(func() {}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[protocol.ChunkKey]int{}
+	for _, fw := range fws {
+		fw.mu.Lock()
+		for _, k := range fw.released {
+			seen[k]++
+		}
+		fw.mu.Unlock()
+	}
+	if len(seen) != len(g.Nodes) {
+		t.Errorf("released %d distinct chunks, want %d", len(seen), len(g.Nodes))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("chunk %v released %d times", k, n)
+		}
+	}
+}
+
+func TestFatalNamesOpAndStopsSuccessors(t *testing.T) {
+	s, _ := startFake(t, 1, Config{MaxAttempts: 3}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			if task.Key.Node == 3 {
+				return protocol.Failed, false
+			}
+			return protocol.Succeeded, false
+		}
+	})
+	g, root := treeGraph(8)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run.Wait(context.Background())
+	var oe *OpError
+	if !errors.As(err, &oe) || oe.Node != 3 || oe.Attempts != 1 {
+		t.Fatalf("got %v, want OpError for op 3 after 1 attempt (kernel errors are not retried)", err)
+	}
+	if run.Counts()[Fatal] < 2 {
+		t.Errorf("counts %v: the failed op and its successors should be FATAL", run.Counts())
+	}
+}
+
+func TestRetryableFailureRetried(t *testing.T) {
+	var mu sync.Mutex
+	tries := map[int32]int{}
+	s, _ := startFake(t, 1, Config{MaxAttempts: 3}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			tries[task.Key.Node]++
+			if task.Key.Node == 2 && tries[2] < 3 {
+				return protocol.Failed, true
+			}
+			return protocol.Succeeded, false
+		}
+	})
+	g, root := treeGraph(4)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatalf("want success after retries, got %v", err)
+	}
+	if tries[2] != 3 {
+		t.Errorf("op 2 tried %d times, want 3", tries[2])
+	}
+}
+
+func TestRetriesExhausted(t *testing.T) {
+	s, _ := startFake(t, 1, Config{MaxAttempts: 2}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			if task.Key.Node == 0 {
+				return protocol.Failed, true
+			}
+			return protocol.Succeeded, false
+		}
+	})
+	g, root := treeGraph(4)
+	run, _ := s.Submit(context.Background(), g, []int32{root})
+	var oe *OpError
+	if err := run.Wait(context.Background()); !errors.As(err, &oe) || oe.Attempts != 2 {
+		t.Fatalf("got %v, want OpError after 2 attempts", err)
+	}
+}
+
+func TestCancelStopsRunningOps(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	s, _ := startFake(t, 1, Config{}, func(fw *fakeWorker) { fw.block = block })
+	g, root := treeGraph(8)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// wait until an op is running
+	deadline := time.Now().Add(5 * time.Second)
+	for run.Counts()[Running] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no op started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	err = run.Wait(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	c := run.Counts()
+	if c[Running] != 0 || c[Ready] != 0 || c[Unscheduled] != 0 || c[Cancelling] != 0 {
+		t.Errorf("counts after cancel %v", c)
+	}
+}
+
+// BenchmarkSchedulerTransitions measures the event loop alone: a wide tree
+// graph run on instant fake workers. Reports chunk-op transitions per second
+// (READY, RUNNING, FINISHED, FREED per op).
+func BenchmarkSchedulerTransitions(b *testing.B) {
+	s, _ := startFake(b, 2, Config{}, nil)
+	g, root := treeGraph(50000)
+	b.ResetTimer()
+	for range b.N {
+		run, err := s.Submit(context.Background(), g, []int32{root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := run.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		run.Release()
+	}
+	b.ReportMetric(float64(4*len(g.Nodes)*b.N)/b.Elapsed().Seconds(), "transitions/s")
+	b.ReportMetric(float64(len(g.Nodes)*b.N)/b.Elapsed().Seconds(), "ops/s")
+}

@@ -1,0 +1,261 @@
+package tensor
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/rng"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// Full is a tensor of the given shape filled with v (float64 unless WithDType).
+func Full(shape []int, v float64, opts ...Option) *Tensor {
+	c := newConfig(ndarray.Float64, opts)
+	return New(ops.Full{Meta: ops.Meta{Shape: append([]int(nil), shape...), DType: c.dtype}, Value: v, Chunks: c.chunks})
+}
+
+// Zeros is Full with 0.
+func Zeros(shape []int, opts ...Option) *Tensor { return Full(shape, 0, opts...) }
+
+// Ones is Full with 1.
+func Ones(shape []int, opts ...Option) *Tensor { return Full(shape, 1, opts...) }
+
+// Arange is NumPy's arange(start, stop, step): float64 unless WithDType.
+func Arange(start, stop, step float64, opts ...Option) *Tensor {
+	if step == 0 || math.IsNaN(step) || math.IsInf(step, 0) {
+		return errorf("arange: step %v must be finite and non-zero", step)
+	}
+	n := int(math.Ceil((stop - start) / step))
+	if n < 0 {
+		n = 0
+	}
+	c := newConfig(ndarray.Float64, opts)
+	return New(ops.Arange{Meta: ops.Meta{Shape: []int{n}, DType: c.dtype}, Start: start, Step: step, Chunks: c.chunks})
+}
+
+// ArangeN is 0, 1, ..., n-1 as int64 (NumPy's arange(n)).
+func ArangeN(n int, opts ...Option) *Tensor {
+	if n < 0 {
+		return errorf("arange: negative length %d", n)
+	}
+	c := newConfig(ndarray.Int64, opts)
+	return New(ops.Arange{Meta: ops.Meta{Shape: []int{n}, DType: c.dtype}, Start: 0, Step: 1, Chunks: c.chunks})
+}
+
+// Linspace is num evenly spaced values from start to stop inclusive.
+func Linspace(start, stop float64, num int, opts ...Option) *Tensor {
+	if num < 0 {
+		return errorf("linspace: number of samples %d must be non-negative", num)
+	}
+	step := 0.0
+	if num > 1 {
+		step = (stop - start) / float64(num-1)
+	}
+	c := newConfig(ndarray.Float64, opts)
+	return New(ops.Arange{Meta: ops.Meta{Shape: []int{num}, DType: c.dtype}, Start: start, Step: step, End: stop, EndValue: num > 1, Chunks: c.chunks})
+}
+
+// Eye is an n x m tensor with ones on the k-th diagonal (float64 unless WithDType).
+func Eye(n, m, k int, opts ...Option) *Tensor {
+	c := newConfig(ndarray.Float64, opts)
+	return New(ops.Eye{Meta: ops.Meta{Shape: []int{n, m}, DType: c.dtype}, K: k, Chunks: c.chunks})
+}
+
+// FromArray makes a tensor of client data; the array must not change afterwards.
+func FromArray(a *ndarray.Array, opts ...Option) *Tensor {
+	if a == nil {
+		return errorf("from array: nil array")
+	}
+	c := newConfig(a.DType(), opts)
+	if c.dtype != a.DType() {
+		a = a.Astype(c.dtype)
+	}
+	return New(ops.Literal{Data: a, Chunks: c.chunks})
+}
+
+// FromSlice makes a tensor of the given shape from a []float64, []float32,
+// []int64, []int32, []int or []bool (copied).
+func FromSlice(data any, shape []int, opts ...Option) *Tensor {
+	var a *ndarray.Array
+	var err error
+	switch d := data.(type) {
+	case []float64:
+		a, err = ndarray.FromFloat64s(shape, d)
+	case []float32:
+		a, err = ndarray.FromFloat32s(shape, d)
+	case []int64:
+		a, err = ndarray.FromInt64s(shape, d)
+	case []int32:
+		a, err = ndarray.FromInt32s(shape, d)
+	case []int:
+		v := make([]int64, len(d))
+		for i, x := range d {
+			v[i] = int64(x)
+		}
+		a, err = ndarray.FromInt64s(shape, v)
+	case []bool:
+		a, err = ndarray.FromBools(shape, d)
+	default:
+		return errorf("from slice: unsupported data type %T", data)
+	}
+	if err != nil {
+		return errorf("from slice: %w", err)
+	}
+	return FromArray(a, opts...)
+}
+
+// Scalar is a 0-d tensor holding v (a Go number or bool) with NumPy's
+// scalar promotion: it takes the dtype of the array it meets when kinds agree.
+func Scalar(v any) *Tensor { return asTensor(v) }
+
+// asTensor turns an operand into a tensor: tensors pass through, Go numbers
+// and bools become weak scalars.
+func asTensor(x any) *Tensor {
+	var dt ndarray.DType
+	var v float64
+	switch s := x.(type) {
+	case *Tensor:
+		if s == nil {
+			return errorf("nil tensor operand")
+		}
+		return s
+	case float64:
+		dt, v = ndarray.Float64, s
+	case float32:
+		dt, v = ndarray.Float64, float64(s)
+	case int:
+		dt, v = ndarray.Int64, float64(s)
+	case int64:
+		dt, v = ndarray.Int64, float64(s)
+	case int32:
+		dt, v = ndarray.Int64, float64(s)
+	case bool:
+		dt = ndarray.Bool
+		if s {
+			v = 1
+		}
+	default:
+		return errorf("unsupported operand type %T (want *Tensor, a Go number or bool)", x)
+	}
+	t := scalarTensor(dt, v)
+	t.weak = true
+	return t
+}
+
+func scalarTensor(dt ndarray.DType, v float64) *Tensor {
+	t := New(ops.Literal{Data: ndarray.Scalar(dt, v)})
+	t.scalar = v
+	t.isScalar = true
+	return t
+}
+
+// isScalarLiteral reports whether t is a scalar made from a Go value.
+func (t *Tensor) isScalarLiteral() bool { return t.isScalar }
+
+// weakKind orders the kinds for NumPy 1.24's value-based casting.
+func weakKind(dt ndarray.DType) int {
+	switch {
+	case dt == ndarray.Bool:
+		return 0
+	case dt.IsInt():
+		return 1
+	}
+	return 2
+}
+
+// resolveWeak gives a weak scalar the dtype NumPy would: the array's dtype if
+// the scalar's kind is not higher (and, for ints, the value fits), else the
+// default type of the scalar's kind.
+func resolveWeak(s *Tensor, other ndarray.DType) *Tensor {
+	sk, ok := weakKind(s.meta.DType), weakKind(other)
+	dt := s.meta.DType
+	if sk <= ok {
+		dt = other
+		if other == ndarray.Int32 && (s.scalar > math.MaxInt32 || s.scalar < math.MinInt32) {
+			dt = ndarray.Int64
+		}
+	}
+	if dt == s.meta.DType {
+		return s
+	}
+	return scalarTensor(dt, s.scalar)
+}
+
+// operands converts operands and settles weak scalars against the arrays.
+func operands(xs ...any) []*Tensor {
+	ts := make([]*Tensor, len(xs))
+	strong := ndarray.Invalid
+	for i, x := range xs {
+		ts[i] = asTensor(x)
+		if ts[i].err == nil && !ts[i].weak {
+			if strong == ndarray.Invalid {
+				strong = ts[i].meta.DType
+			} else {
+				strong = ndarray.Promote(strong, ts[i].meta.DType)
+			}
+		}
+	}
+	if strong != ndarray.Invalid {
+		for i, t := range ts {
+			if t.err == nil && t.weak {
+				ts[i] = resolveWeak(t, strong)
+			}
+		}
+	}
+	return ts
+}
+
+// Generator makes random tensors from a seed. Each tensor it makes gets its
+// own stream, so a, b := g.Rand(..), g.Rand(..) differ, and a program that
+// makes the same calls gets the same numbers whatever the chunking.
+type Generator struct {
+	seed   uint64
+	stream atomic.Uint64
+}
+
+// NewGenerator returns a generator for seed.
+func NewGenerator(seed uint64) *Generator { return &Generator{seed: seed} }
+
+func (g *Generator) random(shape []int, dist rng.Dist, p1, p2 float64, def ndarray.DType, opts []Option) *Tensor {
+	c := newConfig(def, opts)
+	key := rng.NewKey(g.seed, g.stream.Add(1)-1)
+	return New(ops.Random{Meta: ops.Meta{Shape: append([]int(nil), shape...), DType: c.dtype}, Key: key, Dist: dist, P1: p1, P2: p2, Chunks: c.chunks})
+}
+
+// Rand is uniform on [0, 1).
+func (g *Generator) Rand(shape []int, opts ...Option) *Tensor {
+	return g.random(shape, rng.Uniform, 0, 1, ndarray.Float64, opts)
+}
+
+// Uniform is uniform on [lo, hi).
+func (g *Generator) Uniform(lo, hi float64, shape []int, opts ...Option) *Tensor {
+	return g.random(shape, rng.Uniform, lo, hi, ndarray.Float64, opts)
+}
+
+// Randn is standard normal.
+func (g *Generator) Randn(shape []int, opts ...Option) *Tensor {
+	return g.random(shape, rng.Normal, 0, 1, ndarray.Float64, opts)
+}
+
+// Normal is normal with the given mean and standard deviation.
+func (g *Generator) Normal(mean, std float64, shape []int, opts ...Option) *Tensor {
+	if std < 0 {
+		return errorf("normal: negative standard deviation %v", std)
+	}
+	return g.random(shape, rng.Normal, mean, std, ndarray.Float64, opts)
+}
+
+// RandInt is uniform on the integers [lo, hi), int64 unless WithDType.
+func (g *Generator) RandInt(lo, hi int64, shape []int, opts ...Option) *Tensor {
+	if hi <= lo {
+		return errorf("randint: empty range [%d, %d)", lo, hi)
+	}
+	return g.random(shape, rng.Intn, float64(lo), float64(hi), ndarray.Int64, opts)
+}
+
+// Rechunk changes the chunking of t (see Chunks, ChunkSplits, ChunkBytes).
+func (t *Tensor) Rechunk(opts ...Option) *Tensor {
+	c := newConfig(t.meta.DType, opts)
+	return New(ops.Rechunk{Chunks: c.chunks}, t)
+}

@@ -1,0 +1,200 @@
+package tensor
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// Idx is one entry of a basic index, like one item of NumPy's x[...]:
+//
+//	x[2:8:3]  t.Index(tensor.S(2, 8, 3))        or tensor.Range(2, 8).Step(3)
+//	x[2:8]    t.Index(tensor.Range(2, 8))
+//	x[2:]     t.Index(tensor.From(2))
+//	x[:8]     t.Index(tensor.To(8))
+//	x[:]      t.Index(tensor.All())
+//	x[::-1]   t.Index(tensor.Rev())             or tensor.All().Step(-1)
+//	x[5::-2]  t.Index(tensor.From(5).Step(-2))
+//	x[3]      t.Index(tensor.At(3))             drops the axis
+//	x[None]   t.Index(tensor.NewAxis())
+//	x[..., 0] t.Index(tensor.Ellipsis(), tensor.At(0))
+//
+// Omitted bounds are simply not set: From, To and Step also exist as
+// methods, so any Python slice is All() with the parts it has. The zero Idx
+// is All(). Bounds follow Python: negative values count from the end and
+// out-of-range bounds are clamped.
+type Idx struct {
+	kind              idxKind
+	start, stop, step int
+	hasStart, hasStop bool
+	bad               string // set when a slice method was applied to a non-slice
+}
+
+type idxKind uint8
+
+const (
+	idxSlice idxKind = iota
+	idxAt
+	idxNewAxis
+	idxEllipsis
+)
+
+// All selects a whole axis (:).
+func All() Idx { return Idx{} }
+
+// S is the slice start:stop:step with both bounds given.
+func S(start, stop, step int) Idx { return All().From(start).To(stop).Step(step) }
+
+// Range is the slice start:stop.
+func Range(start, stop int) Idx { return All().From(start).To(stop) }
+
+// From is the slice start: (to the end).
+func From(start int) Idx { return All().From(start) }
+
+// To is the slice :stop (from the beginning).
+func To(stop int) Idx { return All().To(stop) }
+
+// Rev reverses an axis (::-1).
+func Rev() Idx { return All().Step(-1) }
+
+// At selects element i of an axis (negative counts from the end) and drops the axis.
+func At(i int) Idx { return Idx{kind: idxAt, start: i} }
+
+// NewAxis inserts a length-1 axis (None / np.newaxis).
+func NewAxis() Idx { return Idx{kind: idxNewAxis} }
+
+// Ellipsis stands for as many whole axes as needed (...); at most one per index.
+func Ellipsis() Idx { return Idx{kind: idxEllipsis} }
+
+func (x Idx) sliceOnly(method string) Idx {
+	if x.kind != idxSlice && x.bad == "" {
+		x.bad = fmt.Sprintf("%s applied to %v, which is not a slice", method, x)
+	}
+	return x
+}
+
+// From sets the start of a slice.
+func (x Idx) From(start int) Idx {
+	x = x.sliceOnly("From")
+	x.start, x.hasStart = start, true
+	return x
+}
+
+// To sets the stop of a slice.
+func (x Idx) To(stop int) Idx {
+	x = x.sliceOnly("To")
+	x.stop, x.hasStop = stop, true
+	return x
+}
+
+// Step sets the step of a slice (non-zero; negative walks backwards).
+func (x Idx) Step(step int) Idx {
+	x = x.sliceOnly("Step")
+	x.step = step
+	if step == 0 && x.bad == "" {
+		x.bad = "slice step cannot be zero"
+	}
+	return x
+}
+
+// String prints the index the way Python would write it.
+func (x Idx) String() string {
+	switch x.kind {
+	case idxAt:
+		return strconv.Itoa(x.start)
+	case idxNewAxis:
+		return "None"
+	case idxEllipsis:
+		return "..."
+	}
+	s := ""
+	if x.hasStart {
+		s = strconv.Itoa(x.start)
+	}
+	s += ":"
+	if x.hasStop {
+		s += strconv.Itoa(x.stop)
+	}
+	if x.step != 0 && x.step != 1 {
+		s += ":" + strconv.Itoa(x.step)
+	}
+	return s
+}
+
+// Index is NumPy basic indexing t[idx...]: slices keep an axis, At drops
+// it, NewAxis adds one, Ellipsis fills in whole axes, and axes not indexed
+// are kept whole. Only the chunks the selection touches are computed; each
+// result chunk is a view of one input chunk.
+func (t *Tensor) Index(idx ...Idx) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	shape := t.meta.Shape
+	nd := len(shape)
+	consumed, ellipsis := 0, -1
+	for i, x := range idx {
+		if x.bad != "" {
+			return errorf("index: %s", x.bad)
+		}
+		switch x.kind {
+		case idxSlice, idxAt:
+			consumed++
+		case idxEllipsis:
+			if ellipsis >= 0 {
+				return errorf("index: an index can only have a single ellipsis (...)")
+			}
+			ellipsis = i
+		}
+	}
+	if consumed > nd {
+		return errorf("index: too many indices for tensor: tensor is %d-dimensional, but %d were indexed", nd, consumed)
+	}
+	items := make([]ops.IndexItem, 0, len(idx)+nd-consumed)
+	whole := func(ax int) ops.IndexItem {
+		return ops.IndexItem{Kind: ops.IndexSlice, Range: ndarray.Range{Start: 0, Step: 1, Len: shape[ax]}}
+	}
+	ax := 0
+	for _, x := range idx {
+		switch x.kind {
+		case idxNewAxis:
+			items = append(items, ops.IndexItem{Kind: ops.IndexNewAxis})
+		case idxEllipsis:
+			for range nd - consumed {
+				items = append(items, whole(ax))
+				ax++
+			}
+		case idxAt:
+			n := shape[ax]
+			i := x.start
+			if i < -n || i >= n {
+				return errorf("index: index %d is out of bounds for axis %d with size %d", i, ax, n)
+			}
+			if i < 0 {
+				i += n
+			}
+			items = append(items, ops.IndexItem{Kind: ops.IndexInt, Index: i})
+			ax++
+		case idxSlice:
+			step := x.step
+			if step == 0 {
+				step = 1
+			}
+			r, err := ndarray.SliceRange(shape[ax], x.start, x.stop, step, x.hasStart, x.hasStop)
+			if err != nil {
+				return errorf("index: axis %d: %w", ax, err)
+			}
+			items = append(items, ops.IndexItem{Kind: ops.IndexSlice, Range: r})
+			ax++
+		}
+	}
+	for ; ax < nd; ax++ {
+		items = append(items, whole(ax))
+	}
+	op := ops.Index{Items: items}
+	if op.IsIdentity(shape) {
+		return t
+	}
+	return New(op, t)
+}

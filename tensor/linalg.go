@@ -1,0 +1,116 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// checkPair returns an error tensor if a or b is nil or in error, so
+// functions that read operand shapes before New can stop early.
+func checkPair(name string, a, b *Tensor) *Tensor {
+	for i, t := range []*Tensor{a, b} {
+		if t == nil {
+			return errorf("%s: operand %d is nil", name, i)
+		}
+		if t.err != nil {
+			return errTensor(t.err)
+		}
+	}
+	return nil
+}
+
+// MatMul is numpy.matmul (a @ b): matrix products over the last two axes,
+// broadcasting leading batch axes; a 1-D operand is a vector whose added
+// axis is dropped from the result. 0-d operands are an error, as in NumPy.
+func MatMul(a, b *Tensor) *Tensor { return New(ops.MatMul{}, a, b) }
+
+// MatMul is t @ b.
+func (t *Tensor) MatMul(b *Tensor) *Tensor { return MatMul(t, b) }
+
+// Dot is numpy.dot: a product with a 0-d operand is elementwise, 1-D and
+// 2-D operands multiply as vectors and matrices, and otherwise it sums over
+// a's last axis and b's second-to-last (its last if b is 1-D).
+func Dot(a, b *Tensor) *Tensor {
+	if e := checkPair("dot", a, b); e != nil {
+		return e
+	}
+	switch {
+	case a.NDim() == 0 || b.NDim() == 0:
+		return Mul(a, b)
+	case a.NDim() <= 2 && b.NDim() <= 2:
+		return MatMul(a, b) // same as dot here, and reads strided blocks in place
+	case b.NDim() == 1:
+		return TensorDot(a, b, []int{-1}, []int{0})
+	}
+	return TensorDot(a, b, []int{-1}, []int{-2})
+}
+
+// Dot is numpy.dot(t, b).
+func (t *Tensor) Dot(b *Tensor) *Tensor { return Dot(t, b) }
+
+// TensorDot is numpy.tensordot(a, b, axes=(aAxes, bAxes)): the products
+// summed over each pair of axes (aAxes[i], bAxes[i]), which must have equal
+// lengths; the result has a's remaining axes, then b's. Negative axes count
+// from the end.
+func TensorDot(a, b *Tensor, aAxes, bAxes []int) *Tensor {
+	if e := checkPair("tensordot", a, b); e != nil {
+		return e
+	}
+	if len(aAxes) != len(bAxes) {
+		return errorf("tensordot of shapes %v and %v: %d axes %v of a but %d axes %v of b",
+			a.meta.Shape, b.meta.Shape, len(aAxes), aAxes, len(bAxes), bAxes)
+	}
+	norm := func(axes []int, t *Tensor) ([]int, error) {
+		out := make([]int, len(axes))
+		for i, ax := range axes {
+			n, err := ndarray.NormAxis(ax, t.NDim())
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	}
+	na, err := norm(aAxes, a)
+	if err != nil {
+		return errorf("tensordot of shapes %v and %v with axes %v and %v: a: %w", a.meta.Shape, b.meta.Shape, aAxes, bAxes, err)
+	}
+	nb, err := norm(bAxes, b)
+	if err != nil {
+		return errorf("tensordot of shapes %v and %v with axes %v and %v: b: %w", a.meta.Shape, b.meta.Shape, aAxes, bAxes, err)
+	}
+	return New(ops.TensorDot{AAxes: na, BAxes: nb}, a, b)
+}
+
+// TensorDotN is numpy.tensordot(a, b, axes=n): it sums over the last n axes
+// of a and the first n axes of b.
+func TensorDotN(a, b *Tensor, n int) *Tensor {
+	if e := checkPair("tensordot", a, b); e != nil {
+		return e
+	}
+	if n < 0 || n > a.NDim() || n > b.NDim() {
+		return errorf("tensordot of shapes %v and %v: cannot sum over %d axes", a.meta.Shape, b.meta.Shape, n)
+	}
+	aAxes := make([]int, n)
+	bAxes := make([]int, n)
+	for i := range n {
+		aAxes[i] = a.NDim() - n + i
+		bAxes[i] = i
+	}
+	return TensorDot(a, b, aAxes, bAxes)
+}
+
+// Outer is numpy.outer: both operands are flattened and the result has
+// shape (a.Size(), b.Size()). It is a tensordot with nothing summed.
+func Outer(a, b *Tensor) *Tensor {
+	if e := checkPair("outer", a, b); e != nil {
+		return e
+	}
+	r := TensorDot(a.Ravel(), b.Ravel(), nil, nil)
+	if r.err != nil {
+		return errTensor(fmt.Errorf("outer: %w", r.err))
+	}
+	return r
+}

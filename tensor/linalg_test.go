@@ -1,0 +1,101 @@
+package tensor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+func laZeros(dt ndarray.DType, shape ...int) *Tensor {
+	return Zeros(shape, WithDType(dt), Chunks(2))
+}
+
+func laCheck(t *testing.T, what string, r *Tensor, shape []int, dt ndarray.DType) {
+	t.Helper()
+	if r.Err() != nil {
+		t.Fatalf("%s: %v", what, r.Err())
+	}
+	if !slices.Equal(r.Shape(), shape) || r.DType() != dt {
+		t.Errorf("%s: %v%v, want %v%v", what, r.DType(), r.Shape(), dt, shape)
+	}
+}
+
+func laCheckErr(t *testing.T, what string, r *Tensor, msgs ...string) {
+	t.Helper()
+	if r.Err() == nil {
+		t.Fatalf("%s: no error", what)
+	}
+	for _, m := range msgs {
+		if !strings.Contains(r.Err().Error(), m) {
+			t.Errorf("%s: error %q does not mention %q", what, r.Err(), m)
+		}
+	}
+}
+
+func TestMatMulMeta(t *testing.T) {
+	f64, f32, i32, b1 := ndarray.Float64, ndarray.Float32, ndarray.Int32, ndarray.Bool
+	laCheck(t, "2-D", MatMul(laZeros(f64, 2, 3), laZeros(f64, 3, 4)), []int{2, 4}, f64)
+	laCheck(t, "method", laZeros(f32, 2, 3).MatMul(laZeros(f32, 3, 4)), []int{2, 4}, f32)
+	laCheck(t, "int32", MatMul(laZeros(i32, 2, 3), laZeros(i32, 3)), []int{2}, i32)
+	laCheck(t, "f32 int32", MatMul(laZeros(f32, 3), laZeros(i32, 3, 5)), []int{5}, f64)
+	laCheck(t, "bool vec", MatMul(laZeros(b1, 3), laZeros(b1, 3)), nil, b1)
+	laCheck(t, "batch", MatMul(laZeros(f64, 4, 1, 2, 3), laZeros(f64, 5, 3, 2)), []int{4, 5, 2, 2}, f64)
+	laCheckErr(t, "mismatch", MatMul(laZeros(f64, 2, 3), laZeros(f64, 2, 3)), "[2 3]", "contracted dimension")
+	laCheckErr(t, "0-d", MatMul(Scalar(2.0), laZeros(f64, 3)), "0-d")
+	laCheckErr(t, "nil", MatMul(nil, laZeros(f64, 3)), "nil")
+}
+
+func TestDotMeta(t *testing.T) {
+	f64, i32 := ndarray.Float64, ndarray.Int32
+	laCheck(t, "scalar", Dot(FromSlice([]int32{2}, nil), laZeros(i32, 2, 3)), []int{2, 3}, i32)
+	laCheck(t, "vec.vec", Dot(laZeros(f64, 4), laZeros(f64, 4)), nil, f64)
+	laCheck(t, "mat.vec", Dot(laZeros(f64, 2, 4), laZeros(f64, 4)), []int{2}, f64)
+	laCheck(t, "vec.mat", Dot(laZeros(f64, 4), laZeros(f64, 4, 3)), []int{3}, f64)
+	laCheck(t, "mat.mat", laZeros(f64, 2, 4).Dot(laZeros(f64, 4, 3)), []int{2, 3}, f64)
+	laCheck(t, "N-D", Dot(laZeros(f64, 2, 2, 3), laZeros(f64, 4, 3, 5)), []int{2, 2, 4, 5}, f64)
+	laCheck(t, "N-D.vec", Dot(laZeros(f64, 2, 2, 3), laZeros(f64, 3)), []int{2, 2}, f64)
+	laCheck(t, "vec.N-D", Dot(laZeros(f64, 3), laZeros(f64, 2, 3, 5)), []int{2, 5}, f64)
+	laCheckErr(t, "mismatch", Dot(laZeros(f64, 2, 2, 3), laZeros(f64, 4, 2, 5)), "shape mismatch", "[2 2 3]", "[4 2 5]")
+}
+
+func TestTensorDotMeta(t *testing.T) {
+	f64, i32 := ndarray.Float64, ndarray.Int32
+	a, b := laZeros(f64, 2, 3, 4), laZeros(i32, 4, 3, 5)
+	laCheck(t, "negative axes", TensorDot(a, b, []int{-1, -2}, []int{0, 1}), []int{2, 5}, f64)
+	laCheck(t, "no axes", TensorDot(a, b, nil, nil), []int{2, 3, 4, 4, 3, 5}, f64)
+	laCheck(t, "N=1", TensorDotN(laZeros(f64, 2, 3), laZeros(f64, 3, 5), 1), []int{2, 5}, f64)
+	laCheck(t, "N=2", TensorDotN(laZeros(f64, 2, 3, 4), laZeros(f64, 3, 4, 5), 2), []int{2, 5}, f64)
+	laCheck(t, "N=0", TensorDotN(laZeros(f64, 2), laZeros(f64, 3), 0), []int{2, 3}, f64)
+	laCheckErr(t, "shape mismatch", TensorDot(a, b, []int{0}, []int{0}),
+		"shape mismatch", "[2 3 4]", "[4 3 5]", "axis 0 of a", "axis 0 of b")
+	laCheckErr(t, "axis range", TensorDot(a, b, []int{3}, []int{0}), "[2 3 4]", "[4 3 5]", "axis 3 is out of bounds")
+	laCheckErr(t, "lengths", TensorDot(a, b, []int{0, 1}, []int{0}), "2 axes [0 1] of a but 1 axes [0] of b")
+	laCheckErr(t, "repeated", TensorDot(laZeros(f64, 3, 3), laZeros(f64, 3, 3), []int{0, -2}, []int{0, 1}), "repeated axis 0")
+	laCheckErr(t, "N too big", TensorDotN(laZeros(f64, 2), laZeros(f64, 2, 2), 2), "cannot sum over 2 axes")
+	laCheckErr(t, "N<0", TensorDotN(laZeros(f64, 2), laZeros(f64, 2, 2), -1), "cannot sum over -1 axes")
+	bad := FromSlice([]string{"x"}, []int{1})
+	laCheckErr(t, "sticky", TensorDot(bad, a, nil, nil), "unsupported data type")
+	laCheckErr(t, "sticky outer", Outer(a, bad), "unsupported data type")
+}
+
+func TestOuterMeta(t *testing.T) {
+	laCheck(t, "outer", Outer(laZeros(ndarray.Int32, 2, 3), laZeros(ndarray.Int64, 4)), []int{6, 4}, ndarray.Int64)
+	laCheck(t, "outer bool", Outer(laZeros(ndarray.Bool, 2), laZeros(ndarray.Bool, 2, 2)), []int{2, 4}, ndarray.Bool)
+	laCheck(t, "outer scalar", Outer(Scalar(2.0), laZeros(ndarray.Float32, 3)), []int{1, 3}, ndarray.Float64)
+}
+
+func TestCumulativeMeta(t *testing.T) {
+	laCheck(t, "cumsum int32", laZeros(ndarray.Int32, 2, 3).CumSum(-1), []int{2, 3}, ndarray.Int64)
+	laCheck(t, "cumprod bool", laZeros(ndarray.Bool, 2, 3).CumProd(0), []int{2, 3}, ndarray.Int64)
+	laCheck(t, "cumsum f32", laZeros(ndarray.Float32, 4).CumSum(0), []int{4}, ndarray.Float32)
+	laCheck(t, "cumsum 0-d", Scalar(3.0).CumSum(-1), []int{1}, ndarray.Float64)
+	if op := laZeros(ndarray.Float64, 2, 3, 4).CumSum(-2).Op(); op.Type() != "cumsum" {
+		t.Errorf("op %s", op.Type())
+	}
+	laCheckErr(t, "bad axis", laZeros(ndarray.Float64, 2, 3).CumSum(2), "cumsum", "[2 3]", "axis 2 is out of bounds")
+	laCheckErr(t, "bad axis 0-d", Scalar(1.0).CumProd(1), "cumprod", "out of bounds")
+	var nilT *Tensor
+	laCheckErr(t, "nil", nilT.CumSum(0), "nil")
+}

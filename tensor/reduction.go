@@ -1,0 +1,126 @@
+package tensor
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// ReduceOption configures a reduction.
+type ReduceOption func(*reduceConfig)
+
+type reduceConfig struct {
+	axes     []int
+	hasAxes  bool
+	keepdims bool
+	ddof     int
+	fanIn    int
+}
+
+// Axis reduces over the given axes (negative counts from the end) instead of all.
+func Axis(axes ...int) ReduceOption {
+	return func(c *reduceConfig) { c.axes, c.hasAxes = append([]int(nil), axes...), true }
+}
+
+// KeepDims keeps reduced axes with length 1.
+func KeepDims() ReduceOption { return func(c *reduceConfig) { c.keepdims = true } }
+
+// DDof sets the delta degrees of freedom of Var and Std.
+func DDof(n int) ReduceOption { return func(c *reduceConfig) { c.ddof = n } }
+
+// FanIn sets how many partial results one combine step merges (default 4).
+func FanIn(n int) ReduceOption { return func(c *reduceConfig) { c.fanIn = n } }
+
+func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	var c reduceConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	op := ops.Reduction{Func: fn, KeepDims: c.keepdims, DDof: c.ddof, FanIn: c.fanIn}
+	if c.hasAxes {
+		axes, err := normAxes(c.axes, t.NDim())
+		if err != nil {
+			return errorf("%s: %w", fn, err)
+		}
+		if len(axes) == 0 {
+			// axis=(): NumPy reduces nothing; the result is t in the result dtype.
+			m, err := op.Infer([]ops.Meta{t.meta})
+			if err != nil {
+				return errTensor(err)
+			}
+			return t.Astype(m.DType)
+		}
+		op.Axes = axes
+	}
+	if (fn == "argmin" || fn == "argmax") && len(op.Axes) > 1 {
+		return errorf("%s: takes one axis, got %v", fn, c.axes)
+	}
+	if fn != "argmin" && fn != "argmax" && op.Axes == nil {
+		op.Axes = make([]int, t.NDim())
+		for i := range op.Axes {
+			op.Axes[i] = i
+		}
+	}
+	return New(op, t)
+}
+
+// normAxes normalises axes, sorts them and rejects repeats.
+func normAxes(axes []int, nd int) ([]int, error) {
+	out := make([]int, len(axes))
+	for i, a := range axes {
+		n, err := ndarray.NormAxis(a, nd)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	slices.Sort(out)
+	for i := 1; i < len(out); i++ {
+		if out[i] == out[i-1] {
+			return nil, fmt.Errorf("repeated axis %d in %v", out[i], axes)
+		}
+	}
+	return out, nil
+}
+
+// Sum adds over all axes, or those given by Axis.
+func (t *Tensor) Sum(opts ...ReduceOption) *Tensor { return t.reduce("sum", opts) }
+
+// Prod multiplies over the axes.
+func (t *Tensor) Prod(opts ...ReduceOption) *Tensor { return t.reduce("prod", opts) }
+
+// Min is the minimum over the axes.
+func (t *Tensor) Min(opts ...ReduceOption) *Tensor { return t.reduce("min", opts) }
+
+// Max is the maximum over the axes.
+func (t *Tensor) Max(opts ...ReduceOption) *Tensor { return t.reduce("max", opts) }
+
+// Mean is the arithmetic mean over the axes.
+func (t *Tensor) Mean(opts ...ReduceOption) *Tensor { return t.reduce("mean", opts) }
+
+// Var is the variance over the axes (DDof sets the divisor N - ddof).
+func (t *Tensor) Var(opts ...ReduceOption) *Tensor { return t.reduce("var", opts) }
+
+// Std is the standard deviation over the axes.
+func (t *Tensor) Std(opts ...ReduceOption) *Tensor { return t.reduce("std", opts) }
+
+// Any is true where any element over the axes is nonzero.
+func (t *Tensor) Any(opts ...ReduceOption) *Tensor { return t.reduce("any", opts) }
+
+// All is true where every element over the axes is nonzero.
+func (t *Tensor) All(opts ...ReduceOption) *Tensor { return t.reduce("all", opts) }
+
+// CountNonzero counts nonzero elements over the axes.
+func (t *Tensor) CountNonzero(opts ...ReduceOption) *Tensor { return t.reduce("count_nonzero", opts) }
+
+// ArgMin is the index of the minimum over one axis, or of the flattened
+// tensor when no Axis is given.
+func (t *Tensor) ArgMin(opts ...ReduceOption) *Tensor { return t.reduce("argmin", opts) }
+
+// ArgMax is the index of the maximum (see ArgMin).
+func (t *Tensor) ArgMax(opts ...ReduceOption) *Tensor { return t.reduce("argmax", opts) }

@@ -1,0 +1,217 @@
+// Package workloads defines the benchmark computations of
+// shared/anchors/WORKLOADS.md (and Mars's Monte Carlo π example) as lazy
+// tensors, with their default sizes and analytic expected values. Keeping them
+// in one place lets the phobos command, the tests and any benchmark run the
+// very computations the NumPy and Dask anchors were timed on.
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// DefaultSeed is the anchors' seed, so runs are labelled alike.
+const DefaultSeed uint64 = 20240601
+
+// Params are a workload's size parameters, named as WORKLOADS.md names them
+// (n, N, chunk).
+type Params map[string]int
+
+// Workload is one benchmark computation.
+type Workload struct {
+	Name string
+	Desc string
+	// Defaults are the full-size parameters of WORKLOADS.md.
+	Defaults Params
+	// Build makes the lazy tensor to execute. It runs nothing.
+	Build func(p Params, seed uint64) *tensor.Tensor
+	// Result turns the fetched value into the reported number; nil means the
+	// value has one element, which is the result.
+	Result func(a *ndarray.Array) (float64, error)
+	// Expected is the analytic expectation of the result and its 1σ spread;
+	// sigma 0 means the result is exact.
+	Expected func(p Params) (value, sigma float64)
+}
+
+// Resolve returns the defaults with overrides applied. Unknown names and
+// non-positive sizes are errors, so a typo cannot silently run the default.
+func (w *Workload) Resolve(overrides Params) (Params, error) {
+	p := maps.Clone(w.Defaults)
+	for k, v := range overrides {
+		if _, ok := p[k]; !ok {
+			return nil, fmt.Errorf("workload %s has no parameter %q (it has %s)", w.Name, k, strings.Join(w.ParamNames(), ", "))
+		}
+		p[k] = v
+	}
+	for _, k := range w.ParamNames() {
+		if p[k] <= 0 {
+			return nil, fmt.Errorf("workload %s: parameter %s = %d must be positive", w.Name, k, p[k])
+		}
+	}
+	return p, nil
+}
+
+// ParamNames lists the parameter names: sizes in sorted order, then chunk.
+func (w *Workload) ParamNames() []string {
+	names := slices.Sorted(maps.Keys(w.Defaults))
+	if i := slices.Index(names, "chunk"); i >= 0 {
+		names = append(slices.Delete(names, i, i+1), "chunk")
+	}
+	return names
+}
+
+// Eval builds the workload, executes it in sess and returns the reported
+// result. Everything it times is end to end, random generation included.
+func (w *Workload) Eval(ctx context.Context, sess *phobos.Session, p Params, seed uint64) (float64, error) {
+	t := w.Build(p, seed)
+	if err := t.Err(); err != nil {
+		return 0, fmt.Errorf("%s: build: %w", w.Name, err)
+	}
+	res, err := sess.Execute(ctx, t)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	if w.Result != nil {
+		return w.Result(res[0])
+	}
+	return res[0].Item()
+}
+
+var registry = map[string]*Workload{}
+
+func register(w *Workload) { registry[strings.ToLower(w.Name)] = w }
+
+// Get finds a workload by name, ignoring case ("w1" is W1).
+func Get(name string) (*Workload, bool) {
+	w, ok := registry[strings.ToLower(name)]
+	return w, ok
+}
+
+// Names lists the workload names: pi first, then W1, W2, ... in order.
+func Names() []string {
+	var out []string
+	for _, w := range registry {
+		out = append(out, w.Name)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a == "pi") != (b == "pi") {
+			return a == "pi"
+		}
+		return a < b
+	})
+	return out
+}
+
+// sumAll is the result of W4: the anchors fetch the vector and sum it on the client.
+func sumAll(a *ndarray.Array) (float64, error) {
+	s := 0.0
+	for _, v := range a.ToFloat64s() {
+		s += v
+	}
+	return s, nil
+}
+
+func piExpected(p Params) (float64, float64) {
+	q := math.Pi / 4
+	return math.Pi, 4 * math.Sqrt(q*(1-q)/float64(p["N"]))
+}
+
+func init() {
+	register(&Workload{
+		Name:     "pi",
+		Desc:     "Mars's README example: a = uniform(-1, 1, (N, 2)); 4 * (norm(a, axis=1) < 1).sum() / N",
+		Defaults: Params{"N": 200_000_000, "chunk": 10_000_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			g := tensor.NewGenerator(seed)
+			a := g.Uniform(-1, 1, []int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))
+			norm := a.Square().Sum(tensor.Axis(1)).Sqrt()
+			return norm.Less(1).Sum().Mul(4).Div(float64(p["N"]))
+		},
+		Expected: piExpected,
+	})
+	register(&Workload{
+		Name:     "W1",
+		Desc:     "fused elementwise+reduce: a,b = rand(n,n); ((a+b)*2).sum()",
+		Defaults: Params{"n": 10000, "chunk": 2500},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			g := tensor.NewGenerator(seed)
+			shape, c := []int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])
+			a, b := g.Rand(shape, c), g.Rand(shape, c)
+			return a.Add(b).Mul(2).Sum()
+		},
+		Expected: func(p Params) (float64, float64) {
+			n2 := float64(p["n"]) * float64(p["n"])
+			return 2 * n2, math.Sqrt(n2 * 4 * (2 / 12.0))
+		},
+	})
+	register(&Workload{
+		Name:     "W2",
+		Desc:     "Monte Carlo pi: x = rand(N,2); 4*(((x**2).sum(axis=1)) < 1).sum()/N",
+		Defaults: Params{"N": 200_000_000, "chunk": 10_000_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			x := tensor.NewGenerator(seed).Rand([]int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))
+			return x.Pow(2).Sum(tensor.Axis(1)).Less(1).Sum().Mul(4).Div(float64(p["N"]))
+		},
+		Expected: piExpected,
+	})
+	register(&Workload{
+		Name:     "W3",
+		Desc:     "matmul: a,b = rand(n,n); (a@b).sum()",
+		Defaults: Params{"n": 4000, "chunk": 1000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			g := tensor.NewGenerator(seed)
+			shape, c := []int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])
+			a, b := g.Rand(shape, c), g.Rand(shape, c)
+			return a.MatMul(b).Sum()
+		},
+		Expected: func(p Params) (float64, float64) {
+			n := float64(p["n"])
+			return n * n * n / 4, n * n / math.Sqrt(24)
+		},
+	})
+	register(&Workload{
+		Name:     "W4",
+		Desc:     "transpose-add: x = rand(n,n); v = (x + x.T).sum(axis=0); result v.sum()",
+		Defaults: Params{"n": 8000, "chunk": 1000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			x := tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"]))
+			return x.Add(x.T()).Sum(tensor.Axis(0))
+		},
+		Result: sumAll,
+		Expected: func(p Params) (float64, float64) {
+			n2 := float64(p["n"]) * float64(p["n"])
+			return n2, 2 * math.Sqrt(n2/12)
+		},
+	})
+	register(&Workload{
+		Name:     "W5",
+		Desc:     "scheduler overhead: x = ones(n) in chunks of chunk; (x+1).sum()",
+		Defaults: Params{"n": 2_000_000, "chunk": 100},
+		Build: func(p Params, _ uint64) *tensor.Tensor {
+			return tensor.Ones([]int{p["n"]}, tensor.Chunks(p["chunk"])).Add(1).Sum()
+		},
+		Expected: func(p Params) (float64, float64) { return 2 * float64(p["n"]), 0 },
+	})
+	register(&Workload{
+		Name:     "W7",
+		Desc:     "tree reduction memory: x = rand(n,n); x.mean()",
+		Defaults: Params{"n": 20000, "chunk": 1000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			return tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])).Mean()
+		},
+		Expected: func(p Params) (float64, float64) {
+			n := float64(p["n"])
+			return 0.5, math.Sqrt(1 / 12.0 / (n * n))
+		},
+	})
+}

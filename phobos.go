@@ -36,6 +36,7 @@ type config struct {
 	slots       int
 	maxAttempts int
 	progress    func(Progress)
+	noFuse      bool
 }
 
 // WithWorkers sets the number of in-process workers (default 1).
@@ -46,6 +47,10 @@ func WithSlots(n int) Option { return func(c *config) { c.slots = n } }
 
 // WithMaxAttempts sets how often a failed op is tried before it is fatal.
 func WithMaxAttempts(n int) Option { return func(c *config) { c.maxAttempts = n } }
+
+// WithFusion turns the fusion pass on (the default) or off, so its gain can
+// be measured and its results compared.
+func WithFusion(on bool) Option { return func(c *config) { c.noFuse = !on } }
 
 // WithProgress calls fn about ten times a second while Execute runs, and once at the end.
 func WithProgress(fn func(Progress)) Option { return func(c *config) { c.progress = fn } }

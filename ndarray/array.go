@@ -226,6 +226,17 @@ func typed[T any](a *Array) []T {
 	return all[a.offset:]
 }
 
+// typedAll views the whole buffer as []T; index it with absolute element
+// offsets (a.offset plus strides), which stay valid for negative strides.
+func typedAll[T any](a *Array) []T {
+	var z T
+	n := len(a.buf) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&a.buf[0])), n)
+}
+
 func (a *Array) mustBe(dt DType) {
 	if a.dtype != dt {
 		// Programming error inside Phobos, not a user error: the dtype is
@@ -235,7 +246,9 @@ func (a *Array) mustBe(dt DType) {
 }
 
 // Float64s returns the buffer from the array's first element as []float64.
-// Index it through Strides unless IsContiguous. The array must be float64.
+// Index it through Strides unless IsContiguous; with a negative stride some
+// elements lie before the first, so strided code should use offsets from
+// ForEachRun on the whole buffer instead. The array must be float64.
 func (a *Array) Float64s() []float64 { a.mustBe(Float64); return typed[float64](a) }
 
 // Float32s is Float64s for float32 arrays.
@@ -279,50 +292,50 @@ func (a *Array) AtFlat(i int) float64 {
 	o := a.flatOffset(i)
 	switch a.dtype {
 	case Float64:
-		return typed[float64](a)[o-a.offset]
+		return typedAll[float64](a)[o]
 	case Float32:
-		return float64(typed[float32](a)[o-a.offset])
+		return float64(typedAll[float32](a)[o])
 	case Int64:
-		return float64(typed[int64](a)[o-a.offset])
+		return float64(typedAll[int64](a)[o])
 	case Int32:
-		return float64(typed[int32](a)[o-a.offset])
+		return float64(typedAll[int32](a)[o])
 	case Bool:
-		return float64(typed[uint8](a)[o-a.offset])
+		return float64(typedAll[uint8](a)[o])
 	}
 	return math.NaN()
 }
 
 // IntAtFlat returns the element at flat index i as int64; exact for integer types.
 func (a *Array) IntAtFlat(i int) int64 {
-	o := a.flatOffset(i) - a.offset
+	o := a.flatOffset(i)
 	switch a.dtype {
 	case Int64:
-		return typed[int64](a)[o]
+		return typedAll[int64](a)[o]
 	case Int32:
-		return int64(typed[int32](a)[o])
+		return int64(typedAll[int32](a)[o])
 	case Bool:
-		return int64(typed[uint8](a)[o])
+		return int64(typedAll[uint8](a)[o])
 	}
 	return int64(a.AtFlat(i))
 }
 
 // SetFlat stores v (converted to the array's type) at C-order flat index i.
 func (a *Array) SetFlat(i int, v float64) {
-	o := a.flatOffset(i) - a.offset
+	o := a.flatOffset(i)
 	switch a.dtype {
 	case Float64:
-		typed[float64](a)[o] = v
+		typedAll[float64](a)[o] = v
 	case Float32:
-		typed[float32](a)[o] = float32(v)
+		typedAll[float32](a)[o] = float32(v)
 	case Int64:
-		typed[int64](a)[o] = int64(v)
+		typedAll[int64](a)[o] = int64(v)
 	case Int32:
-		typed[int32](a)[o] = int32(v)
+		typedAll[int32](a)[o] = int32(v)
 	case Bool:
 		if v != 0 {
-			typed[uint8](a)[o] = 1
+			typedAll[uint8](a)[o] = 1
 		} else {
-			typed[uint8](a)[o] = 0
+			typedAll[uint8](a)[o] = 0
 		}
 	}
 }
@@ -407,14 +420,14 @@ func CopyInto(dst, src *Array) {
 }
 
 func copyStrided[T any](dst, src *Array) {
-	d, s := typed[T](dst), typed[T](src)
 	if dst.IsContiguous() && src.IsContiguous() {
 		n := dst.Size()
-		copy(d[:n], s[:n])
+		copy(typed[T](dst)[:n], typed[T](src)[:n])
 		return
 	}
+	d, s := typedAll[T](dst), typedAll[T](src)
 	ForEachRun([]*Array{dst, src}, dst.shape, func(offs []int, n int, strides []int) {
-		do, so, ds, ss := offs[0], offs[1], strides[0], strides[1]
+		do, so, ds, ss := dst.offset+offs[0], src.offset+offs[1], strides[0], strides[1]
 		if ds == 1 && ss == 1 {
 			copy(d[do:do+n], s[so:so+n])
 			return

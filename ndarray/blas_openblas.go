@@ -1,3 +1,9 @@
+//go:build !phobos_noopenblas && (linux || darwin || freebsd || netbsd)
+
+// OpenBLAS through purego. Note that importing purego makes every binary
+// dynamically linked against libc, even with CGO_ENABLED=0; build with
+// -tags phobos_noopenblas for a static, pure-Go BLAS (blas_openblas_stub.go).
+
 package ndarray
 
 import (
@@ -6,55 +12,11 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
-
-// mmGemmer is the slice of BLAS level 3 MatMul needs, in gonum's row-major
-// calling convention. gonum.Implementation (pure Go) satisfies it, and so
-// does mmOpenBLAS, which forwards to OpenBLAS's cblas through purego.
-type mmGemmer interface {
-	Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
-	Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
-}
-
-// blasImpl picks the BLAS once, lazily, on first use: OpenBLAS when the
-// shared library can be loaded at run time (no cgo, so CGO_ENABLED=0 builds
-// still get it), else gonum's pure-Go BLAS. PHOBOS_BLAS=gonum forces pure Go.
-// It is deliberately private state of this package instead of gonum's
-// process-wide blas64.Use, which would change BLAS for every gonum user.
-type blasImpl struct {
-	once sync.Once
-	impl mmGemmer
-	name string
-}
-
-var mmBLAS blasImpl
-
-func (b *blasImpl) get() mmGemmer {
-	b.once.Do(b.load)
-	return b.impl
-}
-
-func (b *blasImpl) load() {
-	b.impl, b.name = gonum.Implementation{}, "gonum (pure Go)"
-	if strings.EqualFold(strings.TrimSpace(os.Getenv("PHOBOS_BLAS")), "gonum") {
-		return
-	}
-	if ob, err := mmOpenOpenBLAS(); err == nil {
-		b.impl, b.name = ob, "openblas ("+ob.path+")"
-	}
-}
-
-// BLASBackend names the BLAS MatMul uses for float32 and float64:
-// "openblas (<library path>)" or "gonum (pure Go)".
-func BLASBackend() string {
-	mmBLAS.once.Do(mmBLAS.load)
-	return mmBLAS.name
-}
 
 // mmOpenBLASPaths are tried in order with dlopen.
 var mmOpenBLASPaths = []string{

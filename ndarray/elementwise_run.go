@@ -98,7 +98,7 @@ func ewUnaryRun[T, R any](loop func(d []R, x []T), out, x *Array) {
 		return
 	}
 	var buf []T
-	ForEachRun([]*Array{out, x}, out.shape, func(offs []int, m int, st []int) {
+	ewForEachRun([]*Array{out, x}, out.shape, func(offs []int, m int, st []int) {
 		do, xo, sx := offs[0], x.offset+offs[1], st[1]
 		if sx == 1 {
 			loop(d[do:do+m], xs[xo:xo+m])
@@ -150,7 +150,7 @@ func ewBinaryRun[T, R any](k ewBinKernel[T, R], out, x, y *Array) {
 		return
 	}
 	var bx, by []T
-	ForEachRun([]*Array{out, x, y}, out.shape, func(offs []int, m int, st []int) {
+	ewForEachRun([]*Array{out, x, y}, out.shape, func(offs []int, m int, st []int) {
 		do, xo, yo := offs[0], x.offset+offs[1], y.offset+offs[2]
 		sx, sy := st[1], st[2]
 		switch {
@@ -197,7 +197,7 @@ func ewTernaryRun[C, T, R any](loop func(d []R, c []C, x, y []T), out, c, x, y *
 	}
 	var bc []C
 	var bx, by []T
-	ForEachRun([]*Array{out, c, x, y}, out.shape, func(offs []int, m int, st []int) {
+	ewForEachRun([]*Array{out, c, x, y}, out.shape, func(offs []int, m int, st []int) {
 		do, co, xo, yo := offs[0], c.offset+offs[1], x.offset+offs[2], y.offset+offs[3]
 		sc, sx, sy := st[1], st[2], st[3]
 		if sc == 1 && sx == 1 && sy == 1 {
@@ -230,7 +230,7 @@ func ewCopyInto(dst, src *Array) {
 
 func ewCopyTyped[T any](dst, src *Array) {
 	ds, ss := ewAll[T](dst), ewAll[T](src)
-	ForEachRun([]*Array{dst, src}, dst.shape, func(offs []int, m int, st []int) {
+	ewForEachRun([]*Array{dst, src}, dst.shape, func(offs []int, m int, st []int) {
 		do, so, sd, s := dst.offset+offs[0], src.offset+offs[1], st[0], st[1]
 		if sd == 1 && s == 1 {
 			copy(ds[do:do+m], ss[so:so+m])
@@ -243,3 +243,119 @@ func ewCopyTyped[T any](dst, src *Array) {
 		}
 	})
 }
+
+// ewTile is the side of the square tiles ewForEachRun uses for transposed
+// operands: a 64x64 tile of float64 touches 32 KiB and 64 pages per operand,
+// which stays within L1/L2 and the first-level TLB.
+var ewTile = 64
+var ewTileC = 64
+
+// ewForEachRun is ForEachRun, except that when an operand walks the
+// innermost axis with a large stride but the next axis with a smaller one
+// (a transposed view), the last two axes are visited in ewTile x ewTile tiles.
+// Each cache line and page of that operand is then used for many runs
+// instead of one, which is what makes a + a.T memory-bound again.
+func ewForEachRun(arrs []*Array, shape []int, fn func(offs []int, n int, strides []int)) {
+	if Size(shape) == 0 {
+		return
+	}
+	dims, st := ewCollapse(arrs, shape)
+	nd := len(dims)
+	tile := false
+	if nd >= 2 && dims[nd-1] >= 2*ewTile && dims[nd-2] >= 2*ewTile {
+		for _, s := range st {
+			in, next := ewAbs(s[nd-1]), ewAbs(s[nd-2])
+			if in > 1 && next < in {
+				tile = true
+			}
+		}
+	}
+	if !tile || ewNoTile {
+		ForEachRun(arrs, shape, fn)
+		return
+	}
+	k := len(arrs)
+	rows, cols := dims[nd-2], dims[nd-1]
+	base := make([]int, k)
+	offs := make([]int, k)
+	inner := make([]int, k)
+	for j := range k {
+		inner[j] = st[j][nd-1]
+	}
+	idx := make([]int, nd-2)
+	for {
+		for rb := 0; rb < rows; rb += ewTile {
+			re := min(rb+ewTile, rows)
+			for cb := 0; cb < cols; cb += ewTileC {
+				m := min(ewTileC, cols-cb)
+				for r := rb; r < re; r++ {
+					for j := range k {
+						offs[j] = base[j] + r*st[j][nd-2] + cb*st[j][nd-1]
+					}
+					fn(offs, m, inner)
+				}
+			}
+		}
+		// advance the outer multi-index
+		ax := nd - 3
+		for ; ax >= 0; ax-- {
+			idx[ax]++
+			for j := range k {
+				base[j] += st[j][ax]
+			}
+			if idx[ax] < dims[ax] {
+				break
+			}
+			for j := range k {
+				base[j] -= st[j][ax] * dims[ax]
+			}
+			idx[ax] = 0
+		}
+		if ax < 0 {
+			return
+		}
+	}
+}
+
+func ewAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ewCollapse drops length-1 axes and merges axes that are contiguous in
+// every array, as ForEachRun does, returning the merged dims and each
+// array's strides along them.
+func ewCollapse(arrs []*Array, shape []int) ([]int, [][]int) {
+	dims := make([]int, 0, len(shape))
+	st := make([][]int, len(arrs))
+	for ax, d := range shape {
+		if d == 1 {
+			continue
+		}
+		if last := len(dims) - 1; last >= 0 {
+			merge := true
+			for j, a := range arrs {
+				if st[j][last] != a.strides[ax]*d {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				dims[last] *= d
+				for j, a := range arrs {
+					st[j][last] = a.strides[ax]
+				}
+				continue
+			}
+		}
+		dims = append(dims, d)
+		for j, a := range arrs {
+			st[j] = append(st[j], a.strides[ax])
+		}
+	}
+	return dims, st
+}
+
+var ewNoTile bool

@@ -477,6 +477,13 @@ func ewtLayouts(t *testing.T, dx, dy DType) [][2]*Array {
 	// long strided vs long strided
 	l2 := must(ewtData(dy, []int{1150, 3}, 17).Transpose())
 	out = append(out, [2]*Array{long, l2})
+	// big enough for the tiled walk: transposed vs. reversed stride -2,
+	// and a 3-d batch of transposes vs. a row broadcast
+	bigT := must(ewtData(dx, []int{200, 300}, 22).Transpose())
+	bigR := must(ewtData(dy, []int{300, 401}, 23).Slice([]Range{{0, 1, 300}, {400, -2, 200}}))
+	out = append(out, [2]*Array{bigT, bigR})
+	b3 := must(ewtData(dx, []int{2, 140, 150}, 24).Transpose(0, 2, 1))
+	out = append(out, [2]*Array{b3, ewtData(dy, []int{140}, 25)})
 	// empty
 	out = append(out, [2]*Array{ewtData(dx, []int{0, 6}, 18), ewtData(dy, []int{6}, 19)})
 	// both 0-d

@@ -370,6 +370,14 @@ func newRedPlan(a *Array, red []bool, acc *Array) *redPlan {
 	if len(p.dims) == 0 { // a single element
 		p.dims, p.is, p.os = []int{1}, []int{0}, []int{0}
 	}
+	// A short reduced innermost loop inside a longer kept one (summing rows
+	// of 4, say) would cost one kernel call per few elements: swap them so
+	// the kernel accumulates long rows instead; the data stays in cache.
+	if L := len(p.dims); L >= 2 && p.os[L-1] == 0 && p.os[L-2] != 0 && p.dims[L-1] <= 16 && p.dims[L-2] > p.dims[L-1] {
+		p.dims[L-1], p.dims[L-2] = p.dims[L-2], p.dims[L-1]
+		p.is[L-1], p.is[L-2] = p.is[L-2], p.is[L-1]
+		p.os[L-1], p.os[L-2] = p.os[L-2], p.os[L-1]
+	}
 	return p
 }
 

@@ -277,7 +277,7 @@ func TestReduceResultType(t *testing.T) {
 // views) with and without keepdims against the naive reference.
 func TestReduceAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, shape := range [][]int{{3, 4, 5}, {2, 1, 7}, {17, 3, 130}} {
+	for _, shape := range [][]int{{3, 4, 5}, {2, 1, 7}, {17, 3, 130}, {300, 2, 3}} {
 		for _, dt := range rdtDTypes {
 			base := rdtRand(t, rng, dt, shape...)
 			for vname, a := range rdtViews(t, base) {
@@ -919,6 +919,17 @@ func BenchmarkVarFloat64(b *testing.B) {
 	b.SetBytes(8 * n)
 	for b.Loop() {
 		if _, err := Moments(a, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSumFloat64ShortRows(b *testing.B) {
+	a, _ := New(Float64, 1<<21, 4) // 64 MiB, reduce axis 1 of length 4
+	rdtFillBench(a)
+	b.SetBytes(8 << 23)
+	for b.Loop() {
+		if _, err := Reduce(Sum, a, []int{1}, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,9 @@
 package ndarray
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func BenchmarkZZLoopOnly(b *testing.B) {
 	const n = 10_000_000
@@ -36,4 +39,40 @@ func BenchmarkZZAddNoAllocAPI(b *testing.B) {
 	for b.Loop() {
 		ewBinaryRun(ewBinKernel[float64, float64]{ewAddVV[float64], ewAddVS[float64], ewAddSV[float64]}, out, x, y)
 	}
+}
+
+func BenchmarkZZTile(b *testing.B) {
+	x := FillScalar(Float64, []int{3000, 3000}, 1.5)
+	xt := must2(x.Transpose())
+	for _, nt := range []bool{false, true, false, true} {
+		name := "tile"
+		if nt {
+			name = "notile"
+		}
+		b.Run(name, func(b *testing.B) {
+			ewNoTile = nt
+			out := newArray(Float64, []int{3000, 3000})
+			b.SetBytes(3 * 8 * 9_000_000)
+			for b.Loop() {
+				ewBinaryRun(ewBinKernel[float64, float64]{ewAddVV[float64], ewAddVS[float64], ewAddSV[float64]}, out, xt, x)
+			}
+		})
+	}
+	ewNoTile = false
+}
+
+func BenchmarkZZTileSize(b *testing.B) {
+	x := FillScalar(Float64, []int{3000, 3000}, 1.5)
+	xt := must2(x.Transpose())
+	for _, ts := range [][2]int{{64, 64}, {256, 256}, {256, 512}, {128, 1024}, {512, 256}, {64, 512}, {32, 1024}, {1024, 1024}, {3000, 3000}} {
+		b.Run(fmt.Sprint(ts), func(b *testing.B) {
+			ewTile, ewTileC = ts[0], ts[1]
+			out := newArray(Float64, []int{3000, 3000})
+			b.SetBytes(3 * 8 * 9_000_000)
+			for b.Loop() {
+				ewBinaryRun(ewBinKernel[float64, float64]{ewAddVV[float64], ewAddVS[float64], ewAddSV[float64]}, out, xt, x)
+			}
+		})
+	}
+	ewTile, ewTileC = 64, 64
 }

@@ -132,7 +132,7 @@ func header(dt ndarray.DType, shape []int) ([]byte, error) {
 		if v.lenLen == 2 && total > math.MaxUint16 {
 			continue
 		}
-		if total > math.MaxUint32 {
+		if int64(total) > math.MaxUint32 {
 			break
 		}
 		out := make([]byte, 0, len(magic)+2+v.lenLen+total)

@@ -181,6 +181,7 @@ func TestFillChunkErrors(t *testing.T) {
 	i32, _ := ndarray.New(ndarray.Int32, 2, 3)
 	b, _ := ndarray.New(ndarray.Bool, 2, 3)
 	tr, _ := f64.Transpose()
+	cube, _ := ndarray.New(ndarray.Float64, 1, 1, 1)
 	g, o := []int{4, 3}, []int{0, 0}
 	cases := []struct {
 		name   string
@@ -208,7 +209,7 @@ func TestFillChunkErrors(t *testing.T) {
 		{"intn fraction", i32, g, o, Intn, 0, 2.5},
 		{"intn int32 range", i32, g, o, Intn, 0, 1 << 33},
 		{"intn int64 range", i32, g, o, Intn, 0, 1 << 63},
-		{"too many elements", f64, []int{1 << 40, 1 << 40}, []int{0, 0}, Uniform, 0, 1},
+		{"too many elements", cube, []int{math.MaxInt, math.MaxInt, math.MaxInt}, []int{0, 0, 0}, Uniform, 0, 1},
 	}
 	for _, c := range cases {
 		err := FillChunk(c.a, k, c.g, c.o, c.dist, c.p1, c.p2)

@@ -106,8 +106,11 @@ type Plan struct {
 	Results []*ops.Tiled // per requested tensor, chunks refer to Graph
 }
 
-// Compile builds, tiles and culls the graph of the given tensors.
-func Compile(ts ...*tensor.Tensor) (*Plan, error) {
+// Compile builds, tiles and optimises (culls, fuses) the graph of the given
+// tensors, as Execute does by default.
+func Compile(ts ...*tensor.Tensor) (*Plan, error) { return compile(true, ts) }
+
+func compile(fuse bool, ts []*tensor.Tensor) (*Plan, error) {
 	tg, ids, err := tensor.Build(ts...)
 	if err != nil {
 		return nil, err
@@ -121,6 +124,9 @@ func Compile(ts ...*tensor.Tensor) (*Plan, error) {
 		refs = append(refs, tiled[id].Chunks...)
 	}
 	cg, refs = optimize.Cull(cg, refs)
+	if fuse {
+		cg, refs = optimize.Fuse(cg, refs)
+	}
 	p := &Plan{Graph: cg}
 	k := 0
 	for _, id := range ids {
@@ -137,7 +143,7 @@ func Compile(ts ...*tensor.Tensor) (*Plan, error) {
 // Execute returns once they have stopped.
 func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray.Array, error) {
 	t0 := time.Now()
-	plan, err := Compile(ts...)
+	plan, err := compile(!s.cfg.noFuse, ts)
 	if err != nil {
 		return nil, err
 	}

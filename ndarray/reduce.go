@@ -405,7 +405,14 @@ type redEngine[A any, K redKernel[A]] struct {
 	merge func(x, y A) A
 	tmps  map[[2]int][]A // temporaries by (axis, split depth)
 	tos   map[int][]int  // temporary strides by axis
+	cols  int            // when > 0, the innermost loop is cut to this block
 }
+
+// redColBlock is the innermost block length when a reduced loop sits just
+// outside a long kept innermost loop: the accumulators of one block stay in
+// L1 while every reduced row adds into them, instead of the whole output row
+// streaming through memory once per reduced row.
+const redColBlock = 1024
 
 func redRun[A any, K redKernel[A]](p *redPlan, k K, acc []A, merge func(x, y A) A) {
 	e := &redEngine[A, K]{k: k, p: p, merge: merge}
@@ -416,8 +423,19 @@ func redRun[A any, K redKernel[A]](p *redPlan, k K, acc []A, merge func(x, y A) 
 // is the matching offset in the real output.
 func (e *redEngine[A, K]) walk(d, io int, acc []A, ao int, os []int, ro int) {
 	p := e.p
-	n := p.dims[d]
-	if d == len(p.dims)-1 {
+	n, last := p.dims[d], len(p.dims)-1
+	if d == last && e.cols > 0 {
+		n = e.cols
+	}
+	if d == last-1 && os[d] == 0 && p.os[last] != 0 && e.cols == 0 && p.dims[last] > redColBlock {
+		for c0, nc := 0, p.dims[last]; c0 < nc; c0 += redColBlock {
+			e.cols = min(redColBlock, nc-c0)
+			e.walk(d, io+c0*p.is[last], acc, ao+c0*os[last], os, ro+c0*p.os[last])
+		}
+		e.cols = 0
+		return
+	}
+	if d == last {
 		if os[d] == 0 {
 			acc[ao] = e.k.run(acc[ao], io, n, p.is[d], ro)
 		} else {
@@ -470,20 +488,23 @@ func (e *redEngine[A, K]) temp(d, depth int) ([]A, []int) {
 		}
 		e.tos[d] = tos
 	}
+	size := 1
+	for j := d + 1; j < len(p.dims); j++ {
+		if p.os[j] != 0 {
+			size *= p.dims[j]
+		}
+	}
+	if e.cols > 0 && d == len(p.dims)-2 {
+		size = e.cols // blocked: the temporary covers one block of the row
+	}
 	key := [2]int{d, depth}
 	t, ok := e.tmps[key]
-	if !ok {
-		size := 1
-		for j := d + 1; j < len(p.dims); j++ {
-			if p.os[j] != 0 {
-				size *= p.dims[j]
-			}
-		}
+	if !ok || cap(t) < size {
 		t = make([]A, size)
 		e.tmps[key] = t
-	} else {
-		clear(t)
 	}
+	t = t[:size]
+	clear(t)
 	return t, tos
 }
 
@@ -497,7 +518,11 @@ func (e *redEngine[A, K]) mergeInto(d int, acc []A, ao int, os []int, tmp []A, t
 		e.mergeInto(d+1, acc, ao, os, tmp, to, tos)
 		return
 	}
-	for i := 0; i < p.dims[d]; i++ {
+	n := p.dims[d]
+	if d == len(p.dims)-1 && e.cols > 0 {
+		n = e.cols
+	}
+	for i := 0; i < n; i++ {
 		e.mergeInto(d+1, acc, ao+i*os[d], os, tmp, to+i*tos[d], tos)
 	}
 }
@@ -577,6 +602,13 @@ func (k redSumF[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
 		}
 		for i := range a {
 			a[i] += float64(s[i])
+		}
+		return
+	}
+	if as == 1 && is > 0 {
+		a, s := acc[ao:ao+n], k.in[io:io+(n-1)*is+1]
+		for i := range a {
+			a[i] += float64(s[i*is])
 		}
 		return
 	}

@@ -934,3 +934,64 @@ func BenchmarkSumFloat64ShortRows(b *testing.B) {
 		}
 	}
 }
+
+// TestReduceBlocked covers long kept innermost rows under a reduced axis
+// (cut into redColBlock blocks, with and without pairwise splitting of the
+// reduced axis) and short reduced innermost axes (loops swapped), for sums,
+// max and moments (whose means are looked up by real output offset).
+func TestReduceBlocked(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for _, shape := range [][]int{{260, 1100}, {3, 2, 1030}, {1100, 3}, {2, 1100, 7}} {
+		for _, dt := range []DType{Float64, Int32, Float32} {
+			a := rdtRand(t, rng, dt, shape...)
+			for _, axes := range rdtAxesSubsets(len(shape)) {
+				red, _ := redAxesMask("", a.shape, axes)
+				for _, op := range []ReduceOp{Sum, Max, CountNonzero} {
+					got, err := Reduce(op, a, axes, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rel := 1e-12
+					if dt == Float32 {
+						rel = 1e-5
+					}
+					for i, w := range rdtRef(op, a, red) {
+						if !rdtClose(got.AtFlat(i), w, rel) {
+							t.Fatalf("%v %v%v axes %v: [%d] = %v want %v", op, dt, shape, axes, i, got.AtFlat(i), w)
+						}
+					}
+				}
+				m, err := Moments(a, axes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, _ := FinishMoments(m, StatVar, 0)
+				// reference: var = E[(x - mean)^2] from the reference sums
+				sum := rdtRef(Sum, a, red)
+				keep, count := redKeepShape(a.shape, red)
+				dev := newArray(Float64, a.shape)
+				for i := 0; i < a.Size(); i++ {
+					o, r := 0, i
+					idx := make([]int, a.NDim())
+					for ax := a.NDim() - 1; ax >= 0; ax-- {
+						idx[ax] = r % a.shape[ax]
+						r /= a.shape[ax]
+					}
+					for ax := range idx {
+						if !red[ax] {
+							o = o*keep[ax] + idx[ax]
+						}
+					}
+					d := rdtAt(a, i) - sum[o]/float64(count)
+					dev.SetFlat(i, d*d)
+				}
+				wv := rdtRef(Sum, dev, red)
+				for i := range wv {
+					if w := wv[i] / float64(count); !rdtClose(v.AtFlat(i), w, 1e-11) {
+						t.Fatalf("var %v%v axes %v: [%d] = %v want %v", dt, shape, axes, i, v.AtFlat(i), w)
+					}
+				}
+			}
+		}
+	}
+}

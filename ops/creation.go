@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
@@ -147,25 +148,32 @@ func (op ArangeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, e
 	if err != nil {
 		return nil, err
 	}
-	switch op.DType {
-	case ndarray.Int64:
+	integral := op.Start == math.Trunc(op.Start) && op.Step == math.Trunc(op.Step) && !op.EndValue
+	switch {
+	case op.DType == ndarray.Int64 && integral:
 		v := a.Int64s()
 		s, st := int64(op.Start), int64(op.Step)
 		for i := range v {
 			v[i] = s + int64(op.Offset+i)*st
 		}
-	case ndarray.Int32:
+	case op.DType == ndarray.Int32 && integral:
 		v := a.Int32s()
 		s, st := int64(op.Start), int64(op.Step)
 		for i := range v {
 			v[i] = int32(s + int64(op.Offset+i)*st)
 		}
 	default:
+		// Float values; for int dtypes NumPy's linspace (since 1.20) rounds
+		// toward -inf.
+		floor := op.DType.IsInt() && op.EndValue
 		for i := 0; i < op.N; i++ {
 			g := op.Offset + i
 			x := op.Start + float64(g)*op.Step
 			if op.EndValue && g == op.Total-1 {
 				x = op.End
+			}
+			if floor {
+				x = math.Floor(x)
 			}
 			a.SetFlat(i, x)
 		}

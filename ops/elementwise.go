@@ -26,7 +26,16 @@ type Elementwise struct {
 type Const struct {
 	Pos   int           `json:"pos"`
 	Value float64       `json:"value"`
+	Int   int64         `json:"int,omitempty"` // exact value for integer dtypes
 	DType ndarray.DType `json:"dtype"`
+}
+
+// Array is the constant as a 0-d array.
+func (c Const) Array() *ndarray.Array {
+	if c.DType.IsInt() {
+		return ndarray.ScalarInt(c.Int).Astype(c.DType)
+	}
+	return ndarray.Scalar(c.DType, c.Value)
 }
 
 // withConsts interleaves the constants with the graph inputs.
@@ -191,7 +200,7 @@ func BroadcastIndex(t *Tiled, shape []int, idx []int) []int {
 
 // Exec implements ChunkOp.
 func (op Elementwise) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	in = withConsts(op.Consts, in, func(c Const) *ndarray.Array { return ndarray.Scalar(c.DType, c.Value) })
+	in = withConsts(op.Consts, in, Const.Array)
 	switch op.Kind {
 	case "unary":
 		u, err := ndarray.ParseUnaryOp(op.Name)

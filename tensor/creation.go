@@ -114,6 +114,7 @@ func Scalar(v any) *Tensor { return asTensor(v) }
 func asTensor(x any) *Tensor {
 	var dt ndarray.DType
 	var v float64
+	var iv int64
 	switch s := x.(type) {
 	case *Tensor:
 		if s == nil {
@@ -125,11 +126,11 @@ func asTensor(x any) *Tensor {
 	case float32:
 		dt, v = ndarray.Float64, float64(s)
 	case int:
-		dt, v = ndarray.Int64, float64(s)
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
 	case int64:
-		dt, v = ndarray.Int64, float64(s)
+		dt, v, iv = ndarray.Int64, float64(s), s
 	case int32:
-		dt, v = ndarray.Int64, float64(s)
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
 	case bool:
 		dt = ndarray.Bool
 		if s {
@@ -138,14 +139,18 @@ func asTensor(x any) *Tensor {
 	default:
 		return errorf("unsupported operand type %T (want *Tensor, a Go number or bool)", x)
 	}
-	t := scalarTensor(dt, v)
+	if dt == ndarray.Bool {
+		iv = int64(v)
+	}
+	t := scalarTensor(dt, v, iv)
 	t.weak = true
 	return t
 }
 
-func scalarTensor(dt ndarray.DType, v float64) *Tensor {
-	t := New(ops.Literal{Data: ndarray.Scalar(dt, v)})
-	t.scalar = v
+func scalarTensor(dt ndarray.DType, v float64, iv int64) *Tensor {
+	c := ops.Const{Value: v, Int: iv, DType: dt}
+	t := New(ops.Literal{Data: c.Array()})
+	t.scalar, t.scalarInt = v, iv
 	t.isScalar = true
 	return t
 }
@@ -172,14 +177,27 @@ func resolveWeak(s *Tensor, other ndarray.DType) *Tensor {
 	dt := s.meta.DType
 	if sk <= ok {
 		dt = other
-		if other == ndarray.Int32 && (s.scalar > math.MaxInt32 || s.scalar < math.MinInt32) {
+		// Value-based casting: a scalar that does not fit the array's type
+		// widens the result.
+		switch {
+		case other == ndarray.Int32 && sk == 1 && (s.scalarInt > math.MaxInt32 || s.scalarInt < math.MinInt32):
 			dt = ndarray.Int64
+		case other == ndarray.Float32 && sk == 2 && math.Abs(s.scalar) > math.MaxFloat32 && !math.IsInf(s.scalar, 0):
+			dt = ndarray.Float64
+		case other == ndarray.Float32 && sk == 1 && (s.scalarInt > math.MaxUint16 || s.scalarInt < math.MinInt16):
+			// NumPy's min_scalar_type of such an int is 32 bits or more,
+			// which float32 meets as float64.
+			dt = ndarray.Float64
 		}
 	}
 	if dt == s.meta.DType {
 		return s
 	}
-	return scalarTensor(dt, s.scalar)
+	iv := s.scalarInt
+	if sk == 2 || sk == 0 {
+		iv = int64(s.scalar)
+	}
+	return scalarTensor(dt, s.scalar, iv)
 }
 
 // operands converts operands and settles weak scalars against the arrays.

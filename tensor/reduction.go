@@ -48,12 +48,7 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 			return errorf("%s: %w", fn, err)
 		}
 		if len(axes) == 0 {
-			// axis=(): NumPy reduces nothing; the result is t in the result dtype.
-			m, err := op.Infer([]ops.Meta{t.meta})
-			if err != nil {
-				return errTensor(err)
-			}
-			return t.Astype(m.DType)
+			return t.reduceNothing(fn, c.ddof)
 		}
 		op.Axes = axes
 	}
@@ -66,7 +61,51 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 			op.Axes[i] = i
 		}
 	}
+	if fn == "mean" {
+		return t.mean(op)
+	}
 	return New(op, t)
+}
+
+// mean is NumPy's: the sum in float64 (float32 stays float32) over the
+// count, so integer data averages exactly as NumPy's does.
+func (t *Tensor) mean(op ops.Reduction) *Tensor {
+	acc := ndarray.MeanResultType(t.meta.DType)
+	n := 1
+	for _, a := range op.Axes {
+		n *= t.meta.Shape[a]
+	}
+	op.Func = "sum"
+	s := New(op, t.Astype(acc))
+	return s.Div(float64(n)).Astype(acc)
+}
+
+// reduceNothing is a reduction over axis=(): NumPy applies the op to each
+// element alone.
+func (t *Tensor) reduceNothing(fn string, ddof int) *Tensor {
+	switch fn {
+	case "count_nonzero":
+		return t.NotEqual(0).Astype(ndarray.Int64)
+	case "any", "all":
+		return t.NotEqual(0)
+	case "mean":
+		return t.Astype(ndarray.MeanResultType(t.meta.DType))
+	case "var", "std":
+		// one element per group: sum of squared deviations is 0, over 1-ddof
+		x := t.Astype(ndarray.MeanResultType(t.meta.DType))
+		v := x.Sub(x).Mul(x.Sub(x)).Div(float64(1 - ddof))
+		if fn == "std" {
+			return v.Sqrt()
+		}
+		return v
+	case "argmin", "argmax":
+		return errorf("%s: takes one axis, got ()", fn)
+	}
+	m, err := ops.Reduction{Func: fn, Axes: nil}.Infer([]ops.Meta{{Shape: t.meta.Shape, DType: t.meta.DType}})
+	if err != nil {
+		return errTensor(err)
+	}
+	return t.Astype(m.DType)
 }
 
 // normAxes normalises axes, sorts them and rejects repeats.

@@ -24,8 +24,9 @@ type Tensor struct {
 	// weak marks a Python-style scalar, which adopts the dtype of the
 	// array it meets when the kinds agree (NumPy's value-based casting).
 	weak     bool
-	isScalar bool    // made by Scalar or from a Go number
-	scalar   float64 // its value
+	isScalar  bool    // made by Scalar or from a Go number
+	scalar    float64 // its value
+	scalarInt int64   // its exact value when it is an integer
 }
 
 // Shape is the tensor's shape (nil when it is in error).

@@ -82,6 +82,6 @@ Run flags (after the workload name):
 	fmt.Fprint(w, `
 Example:
   phobos run W1 -reps 5
-  /usr/bin/python3 ../shared/anchors/bench_anchor.py --wrap -- phobos run W2
+  /usr/bin/python3 ../shared/anchors/bench_anchor.py --wrap phobos run W2
 `)
 }

@@ -1,0 +1,174 @@
+package ndarray
+
+import "fmt"
+
+// In-place forms of the elementwise kernels, for fused evaluation over small
+// tiles: the caller owns the output buffer and reuses it tile after tile, so
+// no full-size temporary is ever allocated.
+
+func checkOut(name string, out *Array, dt DType, shape []int) error {
+	if out.dtype != dt || !SameShape(out.shape, shape) || !out.IsContiguous() {
+		return fmt.Errorf("ndarray: %s into %v%v (contiguous=%v): want contiguous %v%v",
+			name, out.dtype, out.shape, out.IsContiguous(), dt, shape)
+	}
+	return nil
+}
+
+// UnaryInto is Unary writing into out, a contiguous array of a's shape and
+// the op's result type.
+func UnaryInto(op UnaryOp, out, a *Array) error {
+	ct, rt, err := ewUnaryTypes(op, a.dtype)
+	if err != nil {
+		return fmt.Errorf("%w (array of shape %v)", err, a.shape)
+	}
+	if err := checkOut(op.String(), out, rt, a.shape); err != nil {
+		return err
+	}
+	x := a
+	if a.dtype != ct {
+		x = a.Astype(ct)
+	}
+	switch ct {
+	case Float64:
+		ewUnaryFloat[float64](op, out, x)
+	case Float32:
+		ewUnaryFloat[float32](op, out, x)
+	case Int64:
+		ewUnaryInt[int64](op, out, x)
+	case Int32:
+		ewUnaryInt[int32](op, out, x)
+	case Bool:
+		ewUnaryBool(op, out, x)
+	}
+	return nil
+}
+
+// BinaryInto is Binary writing into out, a contiguous array of the broadcast
+// shape and the op's result type.
+func BinaryInto(op BinaryOp, out, a, b *Array) error {
+	ct, rt, err := ewBinaryTypes(op, a.dtype, b.dtype)
+	if err != nil {
+		return fmt.Errorf("%w (shapes %v and %v)", err, a.shape, b.shape)
+	}
+	if err := checkOut(op.String(), out, rt, out.shape); err != nil {
+		return err
+	}
+	x, y := a, b
+	if x.dtype != ct {
+		x = x.Astype(ct)
+	}
+	if y.dtype != ct {
+		y = y.Astype(ct)
+	}
+	if op == Pow && ct.IsInt() && out.Size() > 0 && ewAnyNegative(y) {
+		return fmt.Errorf("ndarray: power: integers to negative integer powers are not allowed (%v and %v arrays of shapes %v and %v)",
+			a.dtype, b.dtype, a.shape, b.shape)
+	}
+	xb, err := x.BroadcastTo(out.shape)
+	if err != nil {
+		return fmt.Errorf("ndarray: %v: %w", op, err)
+	}
+	yb, err := y.BroadcastTo(out.shape)
+	if err != nil {
+		return fmt.Errorf("ndarray: %v: %w", op, err)
+	}
+	switch ct {
+	case Float64:
+		ewBinaryFloat[float64](op, out, xb, yb)
+	case Float32:
+		ewBinaryFloat[float32](op, out, xb, yb)
+	case Int64:
+		ewBinaryInt[int64](op, out, xb, yb)
+	case Int32:
+		ewBinaryInt[int32](op, out, xb, yb)
+	case Bool:
+		ewBinaryBool(op, out, xb, yb)
+	}
+	return nil
+}
+
+// GatherFlat copies the elements of src with C-order flat indices start,
+// start+1, ... into dst, a contiguous array of the same dtype. src may be any
+// strided or broadcast view.
+func GatherFlat(dst, src *Array, start int) error {
+	n := dst.Size()
+	if dst.dtype != src.dtype || !dst.IsContiguous() || start < 0 || start+n > src.Size() {
+		return fmt.Errorf("ndarray: gather %d elements at %d from %v%v into %v%v", n, start, src.dtype, src.shape, dst.dtype, dst.shape)
+	}
+	switch src.dtype {
+	case Float64:
+		gatherFlat[float64](dst, src, start, n)
+	case Float32:
+		gatherFlat[float32](dst, src, start, n)
+	case Int64:
+		gatherFlat[int64](dst, src, start, n)
+	case Int32:
+		gatherFlat[int32](dst, src, start, n)
+	case Bool:
+		gatherFlat[uint8](dst, src, start, n)
+	}
+	return nil
+}
+
+func gatherFlat[T any](dst, src *Array, start, n int) {
+	d := typed[T](dst)[:n]
+	if src.IsContiguous() {
+		copy(d, typed[T](src)[start:start+n])
+		return
+	}
+	s := typedAll[T](src)
+	nd := len(src.shape)
+	if nd == 0 {
+		d[0] = s[src.offset]
+		return
+	}
+	// multi-index of start
+	idx := make([]int, nd)
+	off := src.offset
+	rem := start
+	for ax := nd - 1; ax >= 0; ax-- {
+		idx[ax] = rem % src.shape[ax]
+		rem /= src.shape[ax]
+		off += idx[ax] * src.strides[ax]
+	}
+	last := nd - 1
+	L, st := src.shape[last], src.strides[last]
+	for k := 0; k < n; {
+		m := min(L-idx[last], n-k)
+		switch st {
+		case 1:
+			copy(d[k:k+m], s[off:off+m])
+		case 0:
+			v := s[off]
+			for i := range m {
+				d[k+i] = v
+			}
+		default:
+			o := off
+			for i := range m {
+				d[k+i] = s[o]
+				o += st
+			}
+		}
+		k += m
+		if k == n {
+			return
+		}
+		// move to the start of the next row
+		off += (L - idx[last]) * st
+		idx[last] = L
+		for ax := last; ax > 0 && idx[ax] == src.shape[ax]; ax-- {
+			off -= idx[ax] * src.strides[ax]
+			idx[ax] = 0
+			idx[ax-1]++
+			off += src.strides[ax-1]
+		}
+	}
+}
+
+// Flat returns a as a 1-D array of its elements in C order: a view when a is
+// contiguous, else a copy.
+func (a *Array) Flat() *Array {
+	c := a.Contiguous()
+	return c.view([]int{c.Size()}, []int{1}, c.offset)
+}

@@ -1,0 +1,463 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/rng"
+)
+
+// DefaultTile is the number of elements a fused kernel evaluates at once:
+// numexpr's choice, a few L1/L2-resident blocks per op.
+const DefaultTile = 4096
+
+// FusedNode is one op inside a Fused kernel. Args name its operands: an
+// index >= 0 is an earlier node, -1-k is the kernel's k-th input chunk.
+type FusedNode struct {
+	Op   ChunkOp `json:"op"`
+	Args []int   `json:"args"`
+	Meta Meta    `json:"meta"`
+}
+
+// Fused runs a connected group of chunk ops of one chunk position as one
+// kernel (seeds/001's FUSE node, extended): generators, elementwise ops and
+// a trailing reduction are evaluated tile by tile over the iteration shape,
+// so no full-size temporary is ever made. The last node is the root; its
+// output is the kernel's output.
+type Fused struct {
+	Shape []int       `json:"shape"`
+	Nodes []FusedNode `json:"nodes"`
+	Tile  int         `json:"tile,omitempty"`
+}
+
+// Type implements ChunkOp.
+func (op Fused) Type() string {
+	names := make([]string, len(op.Nodes))
+	for i, n := range op.Nodes {
+		names[i] = n.Op.Type()
+	}
+	return "fuse(" + strings.Join(names, ",") + ")"
+}
+
+// reduceMode is how a fused reduction root maps the flat iteration space to
+// its output.
+type reduceMode uint8
+
+const (
+	modeNone     reduceMode = iota // not reducible in a fused kernel
+	modeAll                        // every axis: one output element
+	modeTrailing                   // a suffix of axes: consecutive runs of K elements
+	modeLeading                    // a prefix of axes: out[flat % M]
+)
+
+// FusedReduceMode says whether (and how) a reduction over axes of shape can
+// be the root of a fused kernel.
+func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
+	nd := len(shape)
+	axes := p.Axes
+	isMoments := p.Func == "mean" || p.Func == "var" || p.Func == "std"
+	if p.Func == "argmin" || p.Func == "argmax" {
+		return modeNone, 0
+	}
+	if len(axes) == nd {
+		return modeAll, ndarray.Size(shape)
+	}
+	if isMoments || len(axes) == 0 {
+		return modeNone, 0
+	}
+	prefix, suffix := true, true
+	for i, a := range axes {
+		if a != i {
+			prefix = false
+		}
+		if a != nd-len(axes)+i {
+			suffix = false
+		}
+	}
+	switch {
+	case suffix:
+		return modeTrailing, ndarray.Size(shape[axes[0]:])
+	case prefix:
+		return modeLeading, ndarray.Size(shape[len(axes):])
+	}
+	return modeNone, 0
+}
+
+// fusedState is the per-Exec working set of a Fused kernel.
+type fusedState struct {
+	op    Fused
+	ext   []*ndarray.Array // inputs broadcast to the iteration shape
+	flat  []*ndarray.Array // contiguous inputs as flat views, else nil
+	bufs  []*ndarray.Array // per node: a tile buffer (nil for the root reduction)
+	fills []*ndarray.Array // per FullChunk node: a tile of its value
+	vals  []*ndarray.Array // per node: its value on the current tile
+}
+
+// Exec implements ChunkOp.
+func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	T := op.Tile
+	if T <= 0 {
+		T = DefaultTile
+	}
+	n := ndarray.Size(op.Shape)
+	st := &fusedState{op: op, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	for k, a := range in {
+		b, err := a.BroadcastTo(op.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("fuse: input %d: %w", k, err)
+		}
+		st.ext[k] = b
+		if b.IsContiguous() {
+			st.flat[k] = b.Flat()
+		}
+	}
+	last := len(op.Nodes) - 1
+	root := op.Nodes[last]
+	red, isReduce := root.Op.(ReducePartial)
+	mode, K := modeNone, 0
+	if isReduce {
+		if mode, K = FusedReduceMode(red, op.Shape); mode == modeNone {
+			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, op.Shape)
+		}
+	}
+	var out *ndarray.Array
+	if !isReduce {
+		var err error
+		if out, err = ndarray.New(root.Meta.DType, n); err != nil {
+			return nil, err
+		}
+	}
+	st.bufs = make([]*ndarray.Array, len(op.Nodes))
+	st.fills = make([]*ndarray.Array, len(op.Nodes))
+	st.vals = make([]*ndarray.Array, len(op.Nodes))
+	for i, nd := range op.Nodes {
+		if i == last {
+			break
+		}
+		b, err := ndarray.New(nd.Meta.DType, min(T, max(n, 1)))
+		if err != nil {
+			return nil, err
+		}
+		st.bufs[i] = b
+		if f, ok := nd.Op.(FullChunk); ok {
+			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{min(T, max(n, 1))}, f.Value)
+		}
+	}
+	var acc *ndarray.Array // reduction accumulator
+	var err error
+	if isReduce && mode == modeTrailing {
+		// one output element per run of K; filled as runs complete
+		if acc, err = ndarray.New(root.Meta.DType, n/max(K, 1)); err != nil {
+			return nil, err
+		}
+	}
+	var group *ndarray.Array // running reduction of a run longer than a tile
+	tiles := 0
+	for f := 0; f < n; {
+		// Tile length: aligned so a tile never straddles a reduction run or row.
+		L := min(T, n-f)
+		switch mode {
+		case modeTrailing, modeLeading:
+			if K <= T {
+				L = min((T/K)*K, n-f)
+			} else {
+				L = min(T, K-f%K)
+			}
+		}
+		if tiles++; tiles%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		var dst *ndarray.Array
+		if !isReduce {
+			if dst, err = out.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}}); err != nil {
+				return nil, err
+			}
+		}
+		for i := 0; i < last; i++ {
+			if st.vals[i], err = st.eval(i, f, L, nil); err != nil {
+				return nil, err
+			}
+		}
+		if !isReduce {
+			if _, err = st.eval(last, f, L, dst); err != nil {
+				return nil, err
+			}
+			f += L
+			continue
+		}
+		x, err := st.arg(root.Args[0], f, L)
+		if err != nil {
+			return nil, err
+		}
+		switch mode {
+		case modeAll:
+			part, err := reduceTile(red, x)
+			if err != nil {
+				return nil, err
+			}
+			if acc, err = combineParts(red, acc, part); err != nil {
+				return nil, err
+			}
+		case modeTrailing:
+			if K <= T {
+				x2, err := x.Reshape(L/K, K)
+				if err != nil {
+					return nil, err
+				}
+				r, _ := ndarray.ParseReduceOp(red.Func)
+				part, err := ndarray.Reduce(r, x2, []int{1}, false)
+				if err != nil {
+					return nil, err
+				}
+				seg, err := acc.Slice([]ndarray.Range{{Start: f / K, Step: 1, Len: L / K}})
+				if err != nil {
+					return nil, err
+				}
+				ndarray.CopyInto(seg, part)
+			} else {
+				part, err := reduceTile(red, x)
+				if err != nil {
+					return nil, err
+				}
+				if f%K == 0 {
+					group = nil
+				}
+				if group, err = combineParts(red, group, part); err != nil {
+					return nil, err
+				}
+				if (f+L)%K == 0 {
+					seg, err := acc.Slice([]ndarray.Range{{Start: f / K, Step: 1, Len: 1}})
+					if err != nil {
+						return nil, err
+					}
+					g1, err := group.Reshape(1)
+					if err != nil {
+						return nil, err
+					}
+					ndarray.CopyInto(seg, g1)
+				}
+			}
+		case modeLeading:
+			r, _ := ndarray.ParseReduceOp(red.Func)
+			if K <= T {
+				x2, err := x.Reshape(L/K, K)
+				if err != nil {
+					return nil, err
+				}
+				part, err := ndarray.Reduce(r, x2, []int{0}, false)
+				if err != nil {
+					return nil, err
+				}
+				if acc, err = combineParts(red, acc, part); err != nil {
+					return nil, err
+				}
+			} else {
+				x2, err := x.Reshape(1, L)
+				if err != nil {
+					return nil, err
+				}
+				part, err := ndarray.Reduce(r, x2, []int{0}, false)
+				if err != nil {
+					return nil, err
+				}
+				if acc == nil {
+					if acc, err = ndarray.New(part.DType(), K); err != nil {
+						return nil, err
+					}
+				}
+				seg, err := acc.Slice([]ndarray.Range{{Start: f % K, Step: 1, Len: L}})
+				if err != nil {
+					return nil, err
+				}
+				if f >= K { // not the first row: combine with what is there
+					if part, err = ndarray.Combine(r, []*ndarray.Array{seg, part}); err != nil {
+						return nil, err
+					}
+				}
+				ndarray.CopyInto(seg, part)
+			}
+		}
+		f += L
+	}
+	if !isReduce {
+		return out.Reshape(root.Meta.Shape...)
+	}
+	if acc == nil { // empty iteration space: the ordinary kernel gives the identity
+		dt := ndarray.Float64
+		if a := root.Args[0]; a >= 0 {
+			dt = op.Nodes[a].Meta.DType
+		} else {
+			dt = in[-1-a].DType()
+		}
+		empty, err := ndarray.New(dt, op.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		return ReducePartial{Func: red.Func, Axes: red.Axes}.Exec(ctx, []*ndarray.Array{empty})
+	}
+	return acc.Reshape(root.Meta.Shape...)
+}
+
+
+// reduceTile reduces a whole tile: a partial with every axis reduced.
+func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
+	switch red.Func {
+	case "mean", "var", "std":
+		return ndarray.Moments(x, []int{0})
+	}
+	r, err := ndarray.ParseReduceOp(red.Func)
+	if err != nil {
+		return nil, err
+	}
+	return ndarray.Reduce(r, x, []int{0}, false)
+}
+
+// combineParts merges a tile's partial into the accumulator.
+func combineParts(red ReducePartial, acc, part *ndarray.Array) (*ndarray.Array, error) {
+	if acc == nil {
+		return part, nil
+	}
+	switch red.Func {
+	case "mean", "var", "std":
+		return ndarray.CombineMoments([]*ndarray.Array{acc, part})
+	}
+	r, err := ndarray.ParseReduceOp(red.Func)
+	if err != nil {
+		return nil, err
+	}
+	return ndarray.Combine(r, []*ndarray.Array{acc, part})
+}
+
+// arg is the value of an operand on the tile [f, f+L).
+func (st *fusedState) arg(a, f, L int) (*ndarray.Array, error) {
+	if a >= 0 {
+		return st.vals[a], nil
+	}
+	k := -1 - a
+	if fl := st.flat[k]; fl != nil {
+		return fl.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}})
+	}
+	// Strided or broadcast input: gather the tile into a scratch buffer.
+	buf, err := ndarray.New(st.ext[k].DType(), L)
+	if err != nil {
+		return nil, err
+	}
+	return buf, ndarray.GatherFlat(buf, st.ext[k], f)
+}
+
+// tileBuf is node i's buffer cut to L elements.
+func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
+	b := st.bufs[i]
+	if b.Size() == L {
+		return b, nil
+	}
+	return b.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}})
+}
+
+// eval computes node i on the tile [f, f+L), into dst when given.
+func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
+	nd := st.op.Nodes[i]
+	var err error
+	if dst == nil && st.bufs[i] != nil {
+		if dst, err = st.tileBuf(i, L); err != nil {
+			return nil, err
+		}
+	}
+	args := make([]*ndarray.Array, len(nd.Args))
+	for j, a := range nd.Args {
+		if args[j], err = st.arg(a, f, L); err != nil {
+			return nil, err
+		}
+	}
+	switch op := nd.Op.(type) {
+	case Elementwise:
+		all := withConsts(op.Consts, args, Const.Array)
+		switch op.Kind {
+		case "unary":
+			u, err := ndarray.ParseUnaryOp(op.Name)
+			if err != nil {
+				return nil, err
+			}
+			return dst, ndarray.UnaryInto(u, dst, all[0])
+		case "binary":
+			b, err := ndarray.ParseBinaryOp(op.Name)
+			if err != nil {
+				return nil, err
+			}
+			return dst, ndarray.BinaryInto(b, dst, all[0], all[1])
+		}
+		v, err := op.Exec(context.Background(), args)
+		if err != nil {
+			return nil, err
+		}
+		ndarray.CopyInto(dst, v)
+		return dst, nil
+	case FullChunk:
+		// Constant: made once per kernel; consumers only read it.
+		if fill := st.fills[i]; fill.Size() != L {
+			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}})
+		}
+		return st.fills[i], nil
+	case ArangeChunk:
+		v, err := ArangeChunk{N: L, Offset: op.Offset + f, Total: op.Total, DType: op.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}.Exec(context.Background(), nil)
+		if err != nil {
+			return nil, err
+		}
+		ndarray.CopyInto(dst, v)
+		return dst, nil
+	case RandomChunk:
+		return dst, fillRandomTile(op, dst, f, L)
+	}
+	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
+}
+
+// fillRandomTile writes the random values of chunk elements [f, f+L) into
+// dst, so they are exactly those of the unfused chunk. Global indices are
+// contiguous over runs of the chunk that span whole trailing axes of the
+// tensor; each run is one fill call.
+func fillRandomTile(op RandomChunk, dst *ndarray.Array, f, L int) error {
+	nd := len(op.Shape)
+	total := ndarray.Size(op.Global)
+	if nd == 0 {
+		return fillChunk(dst, op, []int{0}, total)
+	}
+	// run: the chunk elements over which global indices are consecutive.
+	run := op.Shape[nd-1]
+	for ax := nd - 1; ax > 0 && op.Shape[ax] == op.Global[ax]; ax-- {
+		run *= op.Shape[ax-1]
+	}
+	gstride := ndarray.ContiguousStrides(op.Global)
+	for k := 0; k < L; {
+		p := f + k
+		m := min(run-p%run, L-k)
+		// global flat index of chunk element p
+		g, rem := 0, p
+		for ax := nd - 1; ax >= 0; ax-- {
+			g += (op.Offset[ax] + rem%op.Shape[ax]) * gstride[ax]
+			rem /= op.Shape[ax]
+		}
+		seg, err := dst.Slice([]ndarray.Range{{Start: k, Step: 1, Len: m}})
+		if err != nil {
+			return err
+		}
+		if err := fillChunk(seg, op, []int{g}, total); err != nil {
+			return err
+		}
+		k += m
+	}
+	return nil
+}
+
+// fillChunk fills a contiguous run of the tensor's flat index space
+// starting at off[0].
+func fillChunk(v *ndarray.Array, op RandomChunk, off []int, total int) error {
+	flat, err := v.Reshape(v.Size())
+	if err != nil {
+		return err
+	}
+	return rng.FillChunk(flat, op.Key, []int{total}, off, op.Dist, op.P1, op.P2)
+}

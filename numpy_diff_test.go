@@ -47,7 +47,6 @@ type npChunking struct {
 // npEnv is what a case's builder sees: the input tensors, already chunked,
 // and the chunking in force (for tensors the builder creates itself).
 type npEnv struct {
-	t  *testing.T
 	in map[string]*tensor.Tensor
 	ck npChunking
 }
@@ -285,13 +284,13 @@ type npMode struct {
 
 // npRun runs case c under chunking ck in sess and compares with want (or,
 // for a failing case, checks that Phobos fails too).
-func npRun(t *testing.T, sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array) (err error) {
+func npRun(sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	env := &npEnv{t: t, in: map[string]*tensor.Tensor{}, ck: ck}
+	env := &npEnv{in: map[string]*tensor.Tensor{}, ck: ck}
 	for k, in := range c.inputs {
 		env.in[in.name] = tensor.FromArray(in.arr, ck.opt(k, in.arr.Shape()))
 	}
@@ -419,7 +418,7 @@ func TestNumpyDifferential(t *testing.T) {
 					if !m.all {
 						workerRuns++
 					}
-					if err := npRun(t, sess, c, ck, want[i]); err != nil {
+					if err := npRun(sess, c, ck, want[i]); err != nil {
 						tally.failed[[2]int{i, k}] = true
 						t.Errorf("case %q [%s, %s]\n  numpy: %s\n  %v", c.name, ck.name, m.name, c.expr, err)
 					}

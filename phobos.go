@@ -104,6 +104,10 @@ func (s *Session) Stats() Stats { return s.last }
 type Plan struct {
 	Graph   *graph.ChunkGraph
 	Results []*ops.Tiled // per requested tensor, chunks refer to Graph
+	// Passes describe the graph after tiling and after each optimisation.
+	Passes []optimize.Stats
+	// Graphs are the chunk graphs after each pass, in the order of Passes.
+	Graphs []*graph.ChunkGraph
 }
 
 // Compile builds, tiles and optimises (culls, fuses) the graph of the given
@@ -123,11 +127,15 @@ func compile(fuse bool, ts []*tensor.Tensor) (*Plan, error) {
 	for _, id := range ids {
 		refs = append(refs, tiled[id].Chunks...)
 	}
+	p := &Plan{}
+	p.record("tile", cg)
 	cg, refs = optimize.Cull(cg, refs)
+	p.record("cull", cg)
 	if fuse {
 		cg, refs = optimize.Fuse(cg, refs)
+		p.record("fuse", cg)
 	}
-	p := &Plan{Graph: cg}
+	p.Graph = cg
 	k := 0
 	for _, id := range ids {
 		t := *tiled[id]
@@ -136,6 +144,17 @@ func compile(fuse bool, ts []*tensor.Tensor) (*Plan, error) {
 		p.Results = append(p.Results, &t)
 	}
 	return p, nil
+}
+
+func (p *Plan) record(pass string, g *graph.ChunkGraph) {
+	p.Passes = append(p.Passes, optimize.Summarize(pass, g))
+	p.Graphs = append(p.Graphs, g)
+}
+
+// Explain compiles the tensors as Execute would and describes the chunk
+// graph after each pass: counts, fused groups and bytes to be materialised.
+func (s *Session) Explain(ts ...*tensor.Tensor) (*Plan, error) {
+	return compile(!s.cfg.noFuse, ts)
 }
 
 // Execute computes the tensors together, sharing common subgraphs, and

@@ -1,0 +1,141 @@
+package phobos_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+func passStats(t *testing.T, p *phobos.Plan, pass string) (int, int64) {
+	t.Helper()
+	for _, s := range p.Passes {
+		if s.Pass == pass {
+			return s.ChunkOps, s.MaterializedBytes
+		}
+	}
+	t.Fatalf("no pass %q in %+v", pass, p.Passes)
+	return 0, 0
+}
+
+// Work for x[:10].sum() must scale with the chunks touched, not with x.
+func TestCullRunsOnlyTouchedChunks(t *testing.T) {
+	for _, nchunks := range []int{10, 1000} {
+		x := tensor.NewGenerator(1).Rand([]int{nchunks * 100}, tensor.Chunks(100))
+		y := x.Index(tensor.To(10)).Sum()
+		p, err := phobos.Compile(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tiled, _ := passStats(t, p, "tile")
+		culled, _ := passStats(t, p, "cull")
+		if tiled < nchunks {
+			t.Fatalf("tiling made %d chunk ops for %d chunks", tiled, nchunks)
+		}
+		if culled > 4 {
+			t.Errorf("%d chunks: %d chunk ops after culling, want a handful", nchunks, culled)
+		}
+		sess, _ := phobos.NewSession()
+		if _, err := sess.Execute(context.Background(), y); err != nil {
+			t.Fatal(err)
+		}
+		if got := sess.Stats().ChunkOps; got > 4 {
+			t.Errorf("%d chunks: executed %d chunk ops", nchunks, got)
+		}
+		sess.Close()
+	}
+}
+
+// W5's shape: fusion must at least halve the chunk ops (seeds/001's chain).
+func TestFuseHalvesW5(t *testing.T) {
+	y := tensor.Ones([]int{20000}, tensor.Chunks(100)).Add(1).Sum()
+	p, err := phobos.Compile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	culled, _ := passStats(t, p, "cull")
+	fused, _ := passStats(t, p, "fuse")
+	if fused*2 > culled {
+		t.Errorf("fusion took %d chunk ops to %d, want at least 2x fewer", culled, fused)
+	}
+}
+
+// W1's shape: generators, the elementwise chain and the partial sum of each
+// chunk position become one kernel.
+func TestFuseW1OneKernelPerChunk(t *testing.T) {
+	g := tensor.NewGenerator(1)
+	a := g.Rand([]int{100, 100}, tensor.Chunks(25))
+	b := g.Rand([]int{100, 100}, tensor.Chunks(25))
+	y := a.Add(b).Mul(2).Sum()
+	p, err := phobos.Compile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := 0
+	for _, nd := range p.Graph.Nodes {
+		if f, ok := nd.Op.(ops.Fused); ok {
+			groups++
+			if len(f.Nodes) != 5 {
+				t.Errorf("fused group %s has %d ops, want rand, rand, add, multiply, sum_partial", f.Type(), len(f.Nodes))
+			}
+			if len(nd.Inputs) != 0 {
+				t.Errorf("fused group %s has %d inputs, want none (generators inside)", f.Type(), len(nd.Inputs))
+			}
+		}
+	}
+	if groups != 16 {
+		t.Errorf("%d fused groups, want 16", groups)
+	}
+	_, fusedBytes := passStats(t, p, "fuse")
+	_, culledBytes := passStats(t, p, "cull")
+	if fusedBytes*100 > culledBytes {
+		t.Errorf("fusion materialises %d of %d bytes, want almost none", fusedBytes, culledBytes)
+	}
+}
+
+// A graph of views only (transpose, reversal, slices with steps) copies no
+// data: the store holds nothing but the client's buffer.
+func TestViewOnlyGraphCopiesNothing(t *testing.T) {
+	data := make([]float64, 100*60)
+	for i := range data {
+		data[i] = float64(i)
+	}
+	full, _ := ndarray.FromFloat64s([]int{100, 60}, data)
+	x := tensor.FromArray(full, tensor.Chunks(7, 11))
+	y := x.T().Flip(0).Index(tensor.S(1, 50, 2), tensor.Rev())
+	sess, _ := phobos.NewSession()
+	defer sess.Close()
+	p, err := sess.Explain(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, b := passStats(t, p, "fuse"); b != 0 {
+		t.Errorf("explain: %d bytes materialised for a view-only graph", b)
+	}
+	res, err := sess.Execute(context.Background(), y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak := sess.Stats().PeakBytes; peak != int64(full.BufferBytes()) {
+		t.Errorf("store peak %d bytes, want only the client buffer's %d", peak, full.BufferBytes())
+	}
+	// reference: the same views on the whole array
+	v, _ := full.Transpose()
+	v, _ = v.Flip(0)
+	r1, _ := ndarray.SliceRange(60, 1, 50, 2, true, true)
+	r2, _ := ndarray.SliceRange(100, 0, 0, -1, false, false)
+	v, _ = v.Slice([]ndarray.Range{r1, r2})
+	want := v.ToFloat64s()
+	got := res[0].ToFloat64s()
+	if len(got) != len(want) {
+		t.Fatalf("got %d elements, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("element %d: got %v want %v", i, got[i], want[i])
+		}
+	}
+}

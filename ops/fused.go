@@ -302,7 +302,6 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	return acc.Reshape(root.Meta.Shape...)
 }
 
-
 // reduceTile reduces a whole tile: a partial with every axis reduced.
 func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
 	switch red.Func {

@@ -23,7 +23,7 @@ type Tensor struct {
 	err    error
 	// weak marks a Python-style scalar, which adopts the dtype of the
 	// array it meets when the kinds agree (NumPy's value-based casting).
-	weak     bool
+	weak      bool
 	isScalar  bool    // made by Scalar or from a Go number
 	scalar    float64 // its value
 	scalarInt int64   // its exact value when it is an integer

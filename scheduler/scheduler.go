@@ -44,6 +44,7 @@ type Scheduler struct {
 	out  [][]protocol.Task     // per-worker tasks to flush
 	rel  [][]protocol.ChunkKey // per-worker releases to flush
 	busy []int                 // per-worker tasks submitted and not reported
+	dead []error               // per-worker: why it is dead, nil while alive
 }
 
 // New starts a scheduler over the given workers. Close stops it.
@@ -62,12 +63,75 @@ func New(workers []protocol.Executor, cfg Config) *Scheduler {
 		out:     make([][]protocol.Task, len(workers)),
 		rel:     make([][]protocol.ChunkKey, len(workers)),
 		busy:    make([]int, len(workers)),
+		dead:    make([]error, len(workers)),
 	}
 	for _, w := range workers {
 		s.slots = append(s.slots, w.Slots())
 	}
 	go s.loop()
 	return s
+}
+
+// AddWorker registers another worker and returns its index, which the
+// worker must put in its results.
+func (s *Scheduler) AddWorker(w protocol.Executor) (int, error) {
+	id := -1
+	err := s.do(func() {
+		id = len(s.workers)
+		s.workers = append(s.workers, w)
+		s.slots = append(s.slots, w.Slots())
+		s.out = append(s.out, nil)
+		s.rel = append(s.rel, nil)
+		s.busy = append(s.busy, 0)
+		s.dead = append(s.dead, nil)
+	})
+	return id, err
+}
+
+// ErrWorkerDead is the cause of failures due to a worker that stopped
+// answering; callers branch on it with errors.As.
+type ErrWorkerDead struct {
+	Worker int
+	Cause  error
+}
+
+func (e *ErrWorkerDead) Error() string {
+	return fmt.Sprintf("worker %d is dead: %v", e.Worker, e.Cause)
+}
+
+func (e *ErrWorkerDead) Unwrap() error { return e.Cause }
+
+// MarkWorkerDead takes a worker out of service: no more ops go to it, and
+// every run with an op in flight on it or a chunk stored on it fails with
+// ErrWorkerDead instead of waiting forever. (Recomputing lost chunks on
+// other workers is left to a later step.)
+func (s *Scheduler) MarkWorkerDead(w int, cause error) {
+	_ = s.do(func() {
+		if w < 0 || w >= len(s.workers) || s.dead[w] != nil {
+			return
+		}
+		s.dead[w] = &ErrWorkerDead{Worker: w, Cause: cause}
+		s.busy[w] = 0
+		s.out[w], s.rel[w] = nil, nil
+		for _, r := range s.runs {
+			if r.dependsOn(w) {
+				s.failWith(r, s.dead[w])
+			}
+		}
+	})
+}
+
+// LiveWorkers is the number of workers not marked dead.
+func (s *Scheduler) LiveWorkers() int {
+	n := 0
+	_ = s.do(func() {
+		for _, d := range s.dead {
+			if d == nil {
+				n++
+			}
+		}
+	})
+	return n
 }
 
 // Report implements protocol.Reporter: workers send results here.
@@ -188,7 +252,8 @@ type Run struct {
 	location  []int16
 	nbytes    []int64
 	attempts  []uint8
-	inflight  int // tasks handed to workers and not yet reported
+	inflight  int   // tasks handed to workers and not yet reported
+	onWorker  []int // in-flight tasks per worker
 	finished  int
 	cancelled bool
 	err       error
@@ -346,6 +411,13 @@ func (s *Scheduler) dispatch(r *Run, i int32) {
 			w = s.chooseWorker(r, nd)
 		}
 	}
+	if w >= len(s.workers) || s.dead[w] != nil {
+		w = s.liveWorker(w)
+		if w < 0 {
+			s.failWith(r, fmt.Errorf("scheduler: no live worker for chunk op %d (%s)", i, nd.Op.Type()))
+			return
+		}
+	}
 	task := protocol.Task{
 		Key:      protocol.ChunkKey{Graph: r.id, Node: i},
 		Op:       nd.Op,
@@ -373,6 +445,10 @@ func (s *Scheduler) dispatch(r *Run, i int32) {
 	s.out[w] = append(s.out[w], task)
 	s.busy[w]++
 	r.inflight++
+	for len(r.onWorker) <= w {
+		r.onWorker = append(r.onWorker, 0)
+	}
+	r.onWorker[w]++
 }
 
 // ChooseWorker picks the worker for an op from the input bytes each worker
@@ -401,7 +477,58 @@ func (s *Scheduler) chooseWorker(r *Run, nd *graph.ChunkNode) int {
 			bytes[w] += r.nbytes[in]
 		}
 	}
+	for w, d := range s.dead {
+		if d != nil {
+			bytes[w] = -1
+		}
+	}
 	return ChooseWorker(bytes, s.busy, s.slots)
+}
+
+// liveWorker is the least loaded live worker (preferring w), or -1.
+func (s *Scheduler) liveWorker(w int) int {
+	best := -1
+	for i, d := range s.dead {
+		if d != nil {
+			continue
+		}
+		if best < 0 || s.busy[i]*max(s.slots[best], 1) < s.busy[best]*max(s.slots[i], 1) {
+			best = i
+		}
+	}
+	return best
+}
+
+// dependsOn reports whether the run has an op in flight on worker w or
+// keeps a chunk there.
+func (r *Run) dependsOn(w int) bool {
+	if r.cancelled {
+		return false
+	}
+	for i, loc := range r.location {
+		if int(loc) == w && (r.state[i] == Finished) {
+			return true
+		}
+	}
+	return r.onWorker[w] > 0
+}
+
+// failWith ends a run with err, cancelling what is still going.
+func (s *Scheduler) failWith(r *Run, err error) {
+	if r.cancelled {
+		return
+	}
+	if r.err == nil {
+		r.err = err
+	}
+	// In-flight tasks on dead workers will never report: stop counting them.
+	for w, d := range s.dead {
+		if d != nil {
+			r.inflight -= r.onWorker[w]
+			r.onWorker[w] = 0
+		}
+	}
+	s.cancel(r, err)
 }
 
 func (s *Scheduler) handle(res protocol.Result) {
@@ -413,6 +540,9 @@ func (s *Scheduler) handle(res protocol.Result) {
 		return
 	}
 	if res.Worker >= 0 && res.Worker < len(s.busy) {
+		if s.dead[res.Worker] != nil {
+			return // a late word from a worker already given up on
+		}
 		s.busy[res.Worker]--
 	}
 	if r == nil {
@@ -424,6 +554,9 @@ func (s *Scheduler) handle(res protocol.Result) {
 	}
 	i := res.Key.Node
 	r.inflight--
+	if res.Worker >= 0 && res.Worker < len(r.onWorker) {
+		r.onWorker[res.Worker]--
+	}
 	switch res.Outcome {
 	case protocol.Succeeded:
 		if r.cancelled {

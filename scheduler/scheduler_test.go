@@ -287,3 +287,47 @@ func BenchmarkSchedulerTransitions(b *testing.B) {
 	b.ReportMetric(float64(4*len(g.Nodes)*b.N)/b.Elapsed().Seconds(), "transitions/s")
 	b.ReportMetric(float64(len(g.Nodes)*b.N)/b.Elapsed().Seconds(), "ops/s")
 }
+
+func TestDeadWorkerFailsRunWithClearError(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	s, _ := startFake(t, 2, Config{}, func(fw *fakeWorker) {
+		if fw.id == 1 {
+			fw.block = block // worker 1 never finishes: it has "died"
+		}
+	})
+	g, root := treeGraph(16)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for run.Counts()[Running] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no op started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.MarkWorkerDead(1, errors.New("no heartbeat for 3s"))
+	select {
+	case <-run.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("run still waiting for a dead worker")
+	}
+	var dead *ErrWorkerDead
+	if err := run.Err(); !errors.As(err, &dead) || dead.Worker != 1 {
+		t.Fatalf("got %v, want ErrWorkerDead for worker 1", err)
+	}
+	if s.LiveWorkers() != 1 {
+		t.Errorf("live workers %d, want 1", s.LiveWorkers())
+	}
+	// the scheduler keeps serving: a new graph runs on the live worker
+	g2, root2 := treeGraph(4)
+	run2, err := s.Submit(context.Background(), g2, []int32{root2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run2.Wait(context.Background()); err != nil {
+		t.Fatalf("graph after a worker died: %v", err)
+	}
+}

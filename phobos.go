@@ -70,11 +70,24 @@ type Stats struct {
 	PeakBytes  int64         // most bytes held at once by any worker's store
 }
 
-// Session executes tensors.
+// Session executes tensors, on an embedded local cluster (NewSession) or on
+// a remote one (Connect); both have the same methods.
 type Session struct {
-	cfg   config
+	cfg  config
+	be   backend
+	last Stats
+}
+
+// backend runs tensors somewhere: in-process, or through a cluster's REST API.
+type backend interface {
+	execute(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*ndarray.Array, Stats, error)
+	close() error
+}
+
+// localBackend is the embedded cluster: the real scheduler and workers,
+// wired in-process.
+type localBackend struct {
 	local *cluster.Local
-	last  Stats
 }
 
 // NewSession starts an embedded local cluster.
@@ -86,14 +99,15 @@ func NewSession(opts ...Option) (*Session, error) {
 	if c.workers < 0 || c.slots < 0 {
 		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
 	}
-	s := &Session{cfg: c}
-	s.local = cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts})
-	return s, nil
+	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts})
+	return &Session{cfg: c, be: &localBackend{local: local}}, nil
 }
 
-// Close stops the session's cluster.
-func (s *Session) Close() error {
-	s.local.Close()
+// Close stops the session's cluster (or disconnects from a remote one).
+func (s *Session) Close() error { return s.be.close() }
+
+func (b *localBackend) close() error {
+	b.local.Close()
 	return nil
 }
 
@@ -161,10 +175,16 @@ func (s *Session) Explain(ts ...*tensor.Tensor) (*Plan, error) {
 // returns their values. If ctx ends, running kernels are interrupted and
 // Execute returns once they have stopped.
 func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray.Array, error) {
+	out, st, err := s.be.execute(ctx, s, ts)
+	s.last = st
+	return out, err
+}
+
+func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*ndarray.Array, Stats, error) {
 	t0 := time.Now()
 	plan, err := compile(!s.cfg.noFuse, ts)
 	if err != nil {
-		return nil, err
+		return nil, Stats{}, err
 	}
 	var results []int32
 	seen := make(map[ops.ChunkRef]bool)
@@ -177,9 +197,9 @@ func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray
 		}
 	}
 	t1 := time.Now()
-	run, err := s.local.Scheduler.Submit(ctx, plan.Graph, results)
+	run, err := b.local.Scheduler.Submit(ctx, plan.Graph, results)
 	if err != nil {
-		return nil, err
+		return nil, Stats{}, err
 	}
 	defer run.Release()
 	stopProgress := s.watch(run)
@@ -187,38 +207,42 @@ func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray
 	stopProgress()
 	t2 := time.Now()
 	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes()}
-	for _, w := range s.local.Workers {
+	for _, w := range b.local.Workers {
 		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
 	}
-	s.last = st
 	if err != nil {
 		var oe *scheduler.OpError
 		if errors.As(err, &oe) {
-			return nil, fmt.Errorf("phobos: execute: %w", err)
+			return nil, st, fmt.Errorf("phobos: execute: %w", err)
 		}
-		return nil, err
+		return nil, st, err
 	}
 	out := make([]*ndarray.Array, len(plan.Results))
 	for i, r := range plan.Results {
-		a, err := s.fetch(ctx, run, r)
+		a, err := b.fetch(ctx, run, r)
 		if err != nil {
-			return nil, err
+			return nil, st, err
 		}
 		out[i] = a
 	}
-	s.last.FetchTime = time.Since(t2)
-	return out, nil
+	st.FetchTime = time.Since(t2)
+	return out, st, nil
 }
 
 // fetch assembles a result tensor from its chunks.
-func (s *Session) fetch(ctx context.Context, run *scheduler.Run, t *ops.Tiled) (*ndarray.Array, error) {
+func (b *localBackend) fetch(ctx context.Context, run *scheduler.Run, t *ops.Tiled) (*ndarray.Array, error) {
 	get := func(c ops.ChunkRef) (*ndarray.Array, error) {
 		w := run.Location(int32(c))
-		if w < 0 || w >= len(s.local.Workers) {
+		if w < 0 || w >= len(b.local.Workers) {
 			return nil, fmt.Errorf("phobos: result chunk %d has no location", c)
 		}
-		return s.local.Workers[w].Get(ctx, keyOf(run, c))
+		return b.local.Workers[w].Get(ctx, keyOf(run, c))
 	}
+	return AssembleTiled(t, get)
+}
+
+// AssembleTiled builds a whole result array from its chunks, read with get.
+func AssembleTiled(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error)) (*ndarray.Array, error) {
 	if len(t.Chunks) == 1 {
 		a, err := get(t.Chunks[0])
 		if err != nil {

@@ -37,7 +37,15 @@ type config struct {
 	maxAttempts int
 	progress    func(Progress)
 	noFuse      bool
+	memLimit    int64  // per-worker memory budget in bytes; 0: default
+	spillDir    string // where workers spill chunks; "": a temporary directory
 }
+
+// WithMemoryLimit sets each worker's memory budget in bytes.
+func WithMemoryLimit(bytes int64) Option { return func(c *config) { c.memLimit = bytes } }
+
+// WithSpillDir sets the directory workers spill chunks to.
+func WithSpillDir(dir string) Option { return func(c *config) { c.spillDir = dir } }
 
 // WithWorkers sets the number of in-process workers (default 1).
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
@@ -99,7 +107,7 @@ func NewSession(opts ...Option) (*Session, error) {
 	if c.workers < 0 || c.slots < 0 {
 		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
 	}
-	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts})
+	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir})
 	return &Session{cfg: c, be: &localBackend{local: local}}, nil
 }
 

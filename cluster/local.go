@@ -19,6 +19,8 @@ type LocalConfig struct {
 	Workers     int // default 1
 	Slots       int // per worker; default GOMAXPROCS / Workers
 	MaxAttempts int
+	MemoryLimit int64  // per worker, bytes; 0: default
+	SpillDir    string // "": a temporary directory
 }
 
 // Local is a scheduler and its workers in one process: the same code as a

@@ -30,6 +30,9 @@ type Fused struct {
 	Shape []int       `json:"shape"`
 	Nodes []FusedNode `json:"nodes"`
 	Tile  int         `json:"tile,omitempty"`
+	// Recomputed counts generators that are shared with other kernels and
+	// recomputed here rather than materialised once.
+	Recomputed int `json:"recomputed,omitempty"`
 }
 
 // Type implements ChunkOp.

@@ -16,6 +16,9 @@ type Stats struct {
 	FusedGroups int    `json:"fused_groups"`
 	FusedOps    int    `json:"fused_ops"` // chunk ops inside fused kernels
 	Views       int    `json:"views"`     // zero-copy chunk ops
+	// Recomputed counts shared generator chunks recomputed inside fused
+	// kernels instead of being materialised (recompute rather than spill).
+	Recomputed int `json:"recomputed"`
 	// MaterializedBytes is the output bytes of every chunk op that is not a
 	// view: what execution will allocate, outside fused kernels' tiles.
 	MaterializedBytes int64 `json:"materialized_bytes"`
@@ -28,6 +31,7 @@ func Summarize(pass string, g *graph.ChunkGraph) Stats {
 		if f, ok := nd.Op.(ops.Fused); ok {
 			s.FusedGroups++
 			s.FusedOps += len(f.Nodes)
+			s.Recomputed += f.Recomputed
 		}
 		if ops.Materializes(nd.Op) {
 			s.MaterializedBytes += nd.Meta.Nbytes()
@@ -39,8 +43,8 @@ func Summarize(pass string, g *graph.ChunkGraph) Stats {
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%-8s %8d chunk ops  %6d fused groups (%d ops inside)  %6d views  %s materialised",
-		s.Pass, s.ChunkOps, s.FusedGroups, s.FusedOps, s.Views, HumanBytes(s.MaterializedBytes))
+	return fmt.Sprintf("%-8s %8d chunk ops  %6d fused groups (%d ops inside, %d recomputed generators)  %6d views  %s materialised",
+		s.Pass, s.ChunkOps, s.FusedGroups, s.FusedOps, s.Recomputed, s.Views, HumanBytes(s.MaterializedBytes))
 }
 
 // HumanBytes prints a byte count with a binary unit.

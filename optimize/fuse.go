@@ -14,7 +14,10 @@ import (
 // and generator (random, full, arange) that feeds it, has no other consumer,
 // is not a requested result and has the group's iteration shape. Shared
 // inputs (used by several ops) stay ordinary chunks and become the kernel's
-// inputs. Linear in the graph size.
+// inputs — except generators: a generator whose every consumer is a fused
+// kernel of its shape is recomputed inside each of them instead of being
+// materialised (cheap to regenerate, expensive to hold or spill). Linear in
+// the graph size.
 func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
 	n := len(g.Nodes)
 	isResult := make([]bool, n)
@@ -37,57 +40,98 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			}
 		}
 	}
-	group := make([]int32, n) // root of the group a node was absorbed into, or -1
-	for i := range group {
-		group[i] = -1
+	// rootOf is the root of the group a node belongs to (itself for a
+	// root), or -1. Every possible root gets a group, even of one op, so a
+	// shared generator can still join it below.
+	rootOf := make([]int32, n)
+	for i := range rootOf {
+		rootOf[i] = -1
 	}
 	members := make(map[int32][]int32)
 	// Roots in reverse topological order, so a consumer's group is settled
 	// before its inputs are considered.
 	for v := n - 1; v >= 0; v-- {
-		if group[v] >= 0 {
+		if rootOf[v] >= 0 {
 			continue
 		}
 		shape, ok := iterShape(g, v)
 		if !ok {
 			continue
 		}
+		rootOf[v] = int32(v)
 		grp := []int32{int32(v)}
 		stack := []int32{int32(v)}
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, in := range g.Nodes[u].Inputs {
-				if group[in] >= 0 || in32(in) == int32(v) || !absorbable(g, in, u, consumer, isResult, shape) {
+				if rootOf[in] >= 0 || !absorbable(g, in, u, consumer, isResult, shape) {
 					continue
 				}
-				group[in] = int32(v)
+				rootOf[in] = int32(v)
 				grp = append(grp, int32(in))
 				stack = append(stack, int32(in))
 			}
 		}
-		if len(grp) > 1 {
-			group[v] = int32(v)
-			members[int32(v)] = grp
+		members[int32(v)] = grp
+	}
+	// Shared generators: recompute in every consumer's kernel when all of
+	// its consumers are in groups of its shape.
+	adj := g.Successors()
+	replicated := make(map[int32][]int32) // root -> generators copied into it
+	removed := make([]bool, n)
+	for v := 0; v < n; v++ {
+		if rootOf[v] >= 0 || consumer[v] != -1 || isResult[v] || !isGenerator(g, v) {
+			continue
+		}
+		roots := map[int32]bool{}
+		ok := true
+		for _, c := range adj.Of(v) {
+			r := rootOf[c]
+			if r < 0 {
+				ok = false
+				break
+			}
+			if shape, _ := iterShape(g, int(r)); !ndarray.SameShape(shape, g.Nodes[v].Meta.Shape) {
+				ok = false
+				break
+			}
+			roots[r] = true
+		}
+		if !ok {
+			continue
+		}
+		removed[v] = true
+		for r := range roots {
+			replicated[r] = append(replicated[r], int32(v))
 		}
 	}
-	if len(members) == 0 {
+	fused := 0
+	for r, m := range members {
+		if len(m)+len(replicated[r]) > 1 {
+			fused++
+		}
+	}
+	if fused == 0 {
 		return g, results
 	}
 	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n)}
 	remap := make([]ops.ChunkRef, n)
 	for i, nd := range g.Nodes {
-		root := group[i]
+		root := rootOf[i]
+		grp := members[int32(i)]
 		switch {
-		case root < 0:
+		case removed[i]:
+			remap[i] = -1 // recomputed inside its consumers' kernels
+		case root == int32(i) && len(grp)+len(replicated[root]) > 1:
+			op, ins := buildFused(g, grp, replicated[root], remap)
+			remap[i] = out.AddChunk(op, ins, nd.Meta)
+		case root < 0 || root == int32(i):
 			ins := make([]ops.ChunkRef, len(nd.Inputs))
 			for j, in := range nd.Inputs {
 				ins[j] = remap[in]
 			}
 			remap[i] = out.AddChunk(nd.Op, ins, nd.Meta)
-		case root == int32(i):
-			op, ins := buildFused(g, members[root], group, remap)
-			remap[i] = out.AddChunk(op, ins, nd.Meta)
 		default:
 			remap[i] = -1 // inside a group; only its root is referenced
 		}
@@ -97,6 +141,16 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		res[i] = remap[r]
 	}
 	return out, res
+}
+
+func isGenerator(g *graph.ChunkGraph, v int) bool {
+	switch g.Nodes[v].Op.(type) {
+	case ops.RandomChunk, ops.FullChunk:
+		return true
+	case ops.ArangeChunk:
+		return len(g.Nodes[v].Meta.Shape) == 1
+	}
+	return false
 }
 
 func in32(c ops.ChunkRef) int32 { return int32(c) }
@@ -136,26 +190,28 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 	return false
 }
 
-// buildFused makes the kernel of one group: members in topological order,
-// operands that are not members become the kernel's inputs.
-func buildFused(g *graph.ChunkGraph, grp []int32, group []int32, remap []ops.ChunkRef) (ops.Fused, []ops.ChunkRef) {
-	slices.Sort(grp)
-	root := grp[len(grp)-1]
-	pos := make(map[int32]int, len(grp))
-	for i, m := range grp {
+// buildFused makes the kernel of one group: members (and generators
+// recomputed in it) in topological order; operands that are not in the
+// group become the kernel's inputs.
+func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef) (ops.Fused, []ops.ChunkRef) {
+	all := append(append([]int32(nil), grp...), gens...)
+	slices.Sort(all)
+	root := grp[0] // the root was added first
+	pos := make(map[int32]int, len(all))
+	for i, m := range all {
 		pos[m] = i
 	}
 	var ins []ops.ChunkRef
 	extPos := map[ops.ChunkRef]int{}
-	f := ops.Fused{Nodes: make([]ops.FusedNode, len(grp))}
+	f := ops.Fused{Nodes: make([]ops.FusedNode, len(all)), Recomputed: len(gens)}
 	shape, _ := iterShape(g, int(root))
 	f.Shape = append([]int(nil), shape...)
-	for i, m := range grp {
+	for i, m := range all {
 		nd := g.Nodes[m]
 		args := make([]int, len(nd.Inputs))
 		for j, in := range nd.Inputs {
-			if group[in] == root && in32(in) != root {
-				args[j] = pos[int32(in)]
+			if p, ok := pos[int32(in)]; ok {
+				args[j] = p
 				continue
 			}
 			k, ok := extPos[in]

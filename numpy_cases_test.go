@@ -1,9 +1,11 @@
 package phobos_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
+	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -85,6 +87,7 @@ func npCases() []npCase {
 		npCompositeCases(),
 		npErrorCases(),
 		npExtraCases(),
+		npFusionCases(),
 	} {
 		cs = append(cs, part...)
 	}
@@ -1409,4 +1412,165 @@ func npExtraCases() []npCase {
 			return tensor.Ones([]int{50, 30}, tensor.ChunkBytes(1000), tensor.WithDType(dI32)).CumSum(1)
 		}).with(npChunkBig),
 	}
+}
+
+// npRandom materialises the first tensor of tensor.NewGenerator(seed) —
+// Rand, Randn, RandInt(-50, 50), Uniform(-2, 3) as float32 — so NumPy can
+// be given the very numbers a builder regenerates (the same whatever the
+// chunking; see TestRandomSameSeedAcrossChunkings). That lets the fused
+// generator kernels be checked against NumPy.
+func npRandom(kind string, seed uint64, shape ...int) *tensor.Tensor {
+	g := tensor.NewGenerator(seed)
+	return npRandomOf(g, kind, shape)
+}
+
+func npRandomOf(g *tensor.Generator, kind string, shape []int, opts ...tensor.Option) *tensor.Tensor {
+	switch kind {
+	case "rand":
+		return g.Rand(shape, opts...)
+	case "randn":
+		return g.Randn(shape, opts...)
+	case "randint":
+		return g.RandInt(-50, 50, shape, opts...)
+	case "uniform32":
+		return g.Uniform(-2, 3, shape, append(opts, tensor.WithDType(dF32))...)
+	}
+	panic("npRandom: unknown kind " + kind)
+}
+
+// npMaterialise executes tensors in a throwaway session (for inputs).
+func npMaterialise(ts ...*tensor.Tensor) []*ndarray.Array {
+	sess, err := phobos.NewSession(phobos.WithFusion(false))
+	if err != nil {
+		panic(err)
+	}
+	defer sess.Close()
+	out, err := sess.Execute(context.Background(), ts...)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// npFusionCases probe the fused kernels: generators (random, arange,
+// linspace, full, eye) inside chains, generators shared by several
+// consumers, trailing reductions, and intermediate dtypes a fused kernel
+// must keep (float32 rounding and overflow, int32 and int64 wrap-around,
+// casts in the middle of a chain).
+func npFusionCases() []npCase {
+	type E = npEnv
+	type T = tensor.Tensor
+	rnd := npMaterialise(npRandom("rand", 501, 40, 30), npRandom("randn", 502, 40, 30), npRandom("randint", 503, 40, 30), npRandom("uniform32", 504, 40, 30))
+	r, n, ri, u32 := rnd[0], rnd[1], rnd[2], rnd[3]
+	gen := func(kind string, seed uint64, e *E) *T {
+		return npRandomOf(tensor.NewGenerator(seed), kind, []int{40, 30}, e.chunks(40, 30))
+	}
+	c := func(name, expr string, in []npIn, f func(e *E) *T) npCase {
+		return npOne("fusion "+name, expr, in, f).with(npChunkOdd, npChunkIrr, npChunkBig)
+	}
+	return []npCase{
+		c("rand chain sum", "(r * 2 - 1).sum(axis=1)", ins("r", r), func(e *E) *T {
+			return gen("rand", 501, e).Mul(2).Sub(1).Sum(tensor.Axis(1))
+		}).tol(1e-12, 1e-13, "sums of values in [-1, 1) cancel; chunked and pairwise summation round differently near 0"),
+		c("rand shared by two branches", "(r * 2 - r ** 2).sum()", ins("r", r), func(e *E) *T {
+			x := gen("rand", 501, e)
+			return x.Mul(2).Sub(x.Pow(2)).Sum()
+		}),
+		c("rand where clip max", "np.clip(np.where(r > 0.5, r, -r), -0.3, 0.9).max(axis=0)", ins("r", r), func(e *E) *T {
+			x := gen("rand", 501, e)
+			return tensor.Where(x.Greater(0.5), x, x.Neg()).Clip(-0.3, 0.9).Max(tensor.Axis(0))
+		}),
+		c("randn exp sum", "np.exp(n).sum(axis=1)", ins("n", n), func(e *E) *T { return gen("randn", 502, e).Exp().Sum(tensor.Axis(1)) }),
+		c("randn var", "n.var(axis=0)", ins("n", n), func(e *E) *T { return gen("randn", 502, e).Var(tensor.Axis(0)) }),
+		c("randn argmax", "np.abs(n).argmax(axis=1)", ins("n", n), func(e *E) *T { return gen("randn", 502, e).Abs().ArgMax(tensor.Axis(1)) }),
+		c("randint chain", "(i % 7 * 3 - i // 4).sum(axis=0)", ins("i", ri), func(e *E) *T {
+			x := gen("randint", 503, e)
+			return x.Mod(7).Mul(3).Sub(x.FloorDiv(4)).Sum(tensor.Axis(0))
+		}),
+		c("uniform float32 chain", "(u * 2.0 + 1).mean(axis=1)", ins("u", u32), func(e *E) *T {
+			return gen("uniform32", 504, e).Mul(2.0).Add(1).Mean(tensor.Axis(1))
+		}),
+		c("rand plus arange row", "(r + np.arange(30)).sum(axis=0)", ins("r", r), func(e *E) *T {
+			return gen("rand", 501, e).Add(tensor.ArangeN(30, e.chunks(30))).Sum(tensor.Axis(0))
+		}),
+		c("two generators", "(r * n).sum(axis=1)", ins("r", r, "n", n), func(e *E) *T {
+			return gen("rand", 501, e).Mul(gen("randn", 502, e)).Sum(tensor.Axis(1))
+		}).tol(1e-12, 1e-13, "sums of products of random values cancel; chunked and pairwise summation round differently near 0"),
+		c("rand result and reduction", "(r * 3, (r * 3).min())", ins("r", r), func(e *E) *T {
+			return gen("rand", 501, e).Mul(3) // second result below
+		}).asMany(func(e *E, first *T) []*T { return tt(first, first.Min()) }),
+		c("arange sin sum", "np.sin(np.arange(1000) * 0.01).sum()", nil, func(e *E) *T {
+			return tensor.ArangeN(1000, e.chunks(1000)).Mul(0.01).Sin().Sum()
+		}).tol(1e-12, 1e-13, "a sum of sines cancels; chunked and pairwise summation round differently"),
+		c("linspace square mean", "(np.linspace(-1, 1, 501) ** 2).mean()", nil, func(e *E) *T {
+			return tensor.Linspace(-1, 1, 501, e.chunks(501)).Pow(2).Mean()
+		}),
+		c("full times input", "(np.full((5, 7), 2.5) * x - 1).prod(axis=0)", ins("x", dA), func(e *E) *T {
+			return tensor.Full([]int{5, 7}, 2.5, e.chunks(5, 7)).Mul(e.v("x")).Sub(1).Prod(tensor.Axis(0))
+		}),
+		c("eye chain", "(np.eye(30) * 3 + 1).sum(axis=0)", nil, func(e *E) *T {
+			return tensor.Eye(30, 30, 0, e.chunks(30, 30)).Mul(3).Add(1).Sum(tensor.Axis(0))
+		}),
+		c("arange float32 chain", "(np.arange(-50, 50, 0.5, dtype=np.float32) * 0.25).sum()", nil, func(e *E) *T {
+			return tensor.Arange(-50, 50, 0.5, e.chunks(200), tensor.WithDType(dF32)).Mul(0.25).Sum()
+		}),
+		c("ones int32 chain wraps", "(np.ones((6, 9), np.int32) * 2147483647 + 5).sum(axis=1)", nil, func(e *E) *T {
+			return tensor.Ones([]int{6, 9}, e.chunks(6, 9), tensor.WithDType(dI32)).Mul(2147483647).Add(5).Sum(tensor.Axis(1))
+		}),
+		// Intermediate dtypes.
+		c("float32 rounding in chain", "((x + 1e-8) - x).sum(axis=1)", ins("x", dB32), func(e *E) *T {
+			x := e.v("x")
+			return x.Add(1e-8).Sub(x).Sum(tensor.Axis(1))
+		}),
+		c("float32 overflow in chain", "x * 1e30 * 1e30 / 1e30", ins("x", dA32), func(e *E) *T {
+			return e.v("x").Mul(1e30).Mul(1e30).Div(1e30)
+		}),
+		c("float32 overflow then reduce", "(x * 1e30 * 1e30 / 1e30).max(axis=0)", ins("x", dA32), func(e *E) *T {
+			return e.v("x").Mul(1e30).Mul(1e30).Div(1e30).Max(tensor.Axis(0))
+		}),
+		c("int32 wrap in chain", "(x * 1000000 * 1000 // 3).sum(axis=0)", ins("x", dI32a), func(e *E) *T {
+			return e.v("x").Mul(1000000).Mul(1000).FloorDiv(3).Sum(tensor.Axis(0))
+		}),
+		c("int64 wrap in chain", "(x * 2**62 * 4 + x) // 3", ins("x", dI), func(e *E) *T {
+			return e.v("x").Mul(int64(1) << 62).Mul(4).Add(e.v("x")).FloorDiv(3)
+		}),
+		c("cast in chain", "((x * 2.7).astype(np.int32) % 4 * 1.5).sum(axis=0)", ins("x", dA), func(e *E) *T {
+			return e.v("x").Mul(2.7).Astype(dI32).Mod(4).Mul(1.5).Sum(tensor.Axis(0))
+		}),
+		c("float32 to float64 and back", "((x.astype(np.float64) / 3).astype(np.float32) * 3 - x)", ins("x", dB32), func(e *E) *T {
+			x := e.v("x")
+			return x.Astype(dF64).Div(3).Astype(dF32).Mul(3).Sub(x)
+		}).tol(0, 1e-6, "the result is float32 rounding noise around 0; compare absolutely"),
+		c("bool add in chain", "((b + c) * 1).sum(axis=0)", ins("b", dBool, "c", dB2b), func(e *E) *T {
+			return e.v("b").Add(e.v("c")).Mul(1).Sum(tensor.Axis(0))
+		}),
+		c("int32 true divide in chain", "(x / 4 + x // 4).sum(axis=1)", ins("x", dI32a), func(e *E) *T {
+			x := e.v("x")
+			return x.Div(4).Add(x.FloorDiv(4)).Sum(tensor.Axis(1))
+		}),
+		c("float32 exp log", "np.log(np.exp(x)).min(axis=1)", ins("x", dA32), func(e *E) *T {
+			return e.v("x").Exp().Log().Min(tensor.Axis(1))
+		}).tol(1e-5, 1e-6, "log(exp(x)) in float32 is x up to float32 rounding; near 0 compare absolutely"),
+		c("comparison chain to count", "((x > y) == (y < 0)).sum(axis=1)", ins("x", dA, "y", dRow), func(e *E) *T {
+			x, y := e.v("x"), e.v("y")
+			return x.Greater(y).Equal(y.Less(0)).Sum(tensor.Axis(1))
+		}),
+		c("fused input shared with result", "(x * 2, (x * 2).sum(axis=0), x.max())", ins("x", dB2), func(e *E) *T {
+			return e.v("x").Mul(2)
+		}).asMany(func(e *E, first *T) []*T { return tt(first, first.Sum(tensor.Axis(0)), e.v("x").Max()) }),
+		c("chain over a transpose and broadcast", "((x.T * 2 + r[:, None]) ** 2).sum(axis=1)", ins("x", dA, "r", dRow), func(e *E) *T {
+			return e.v("x").T().Mul(2).Add(e.v("r").ExpandDims(1)).Pow(2).Sum(tensor.Axis(1))
+		}),
+		c("very long chain", "(((x * 1.0001 + 0.001) * 1.0001 + 0.001) * 1.0001 + 0.001)", ins("x", dB2), func(e *E) *T {
+			return e.v("x").Mul(1.0001).Add(0.001).Mul(1.0001).Add(0.001).Mul(1.0001).Add(0.001)
+		}),
+	}
+}
+
+// asMany turns a one-result case into a several-result one: more derives
+// the results from the tensor the original builder makes.
+func (c npCase) asMany(more func(e *npEnv, first *tensor.Tensor) []*tensor.Tensor) npCase {
+	build := c.build
+	c.build = func(e *npEnv) []*tensor.Tensor { return more(e, build(e)[0]) }
+	return c
 }

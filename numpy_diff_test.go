@@ -277,14 +277,16 @@ func npArange(dt ndarray.DType, shape ...int) *ndarray.Array {
 
 // npMode is one session configuration every case runs under.
 type npMode struct {
-	name string
-	opts []phobos.Option
-	all  bool // run every case, not only those marked alsoWorkers
+	name   string
+	opts   []phobos.Option
+	all    bool // run every case, not only those marked alsoWorkers
+	fusion bool // the session fuses (the default)
 }
 
 // npRun runs case c under chunking ck in sess and compares with want (or,
-// for a failing case, checks that Phobos fails too).
-func npRun(sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array) (err error) {
+// for a failing case, checks that Phobos fails too). If fused is not nil it
+// receives the number of fused kernels in the plan.
+func npRun(sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array, fused *int) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
@@ -304,6 +306,15 @@ func npRun(sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array
 				return nil
 			}
 			return fmt.Errorf("result %d: building failed: %v", i, o.Err())
+		}
+	}
+	if fused != nil {
+		plan, err := sess.Explain(outs...)
+		if err != nil && !c.wantErr {
+			return fmt.Errorf("explain: %v", err)
+		}
+		if err == nil {
+			*fused = plan.Passes[len(plan.Passes)-1].FusedGroups
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -393,11 +404,11 @@ func TestNumpyDifferential(t *testing.T) {
 	}
 
 	modes := []npMode{
-		{name: "default", all: true},
+		{name: "default", all: true, fusion: true},
 		{name: "nofusion", opts: []phobos.Option{phobos.WithFusion(false)}, all: true},
-		{name: "workers2", opts: []phobos.Option{phobos.WithWorkers(2)}},
+		{name: "workers2", opts: []phobos.Option{phobos.WithWorkers(2)}, fusion: true},
 	}
-	workerRuns := 0
+	workerRuns, fusedRuns := 0, 0
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			sess, err := phobos.NewSession(m.opts...)
@@ -418,9 +429,16 @@ func TestNumpyDifferential(t *testing.T) {
 					if !m.all {
 						workerRuns++
 					}
-					if err := npRun(sess, c, ck, want[i]); err != nil {
+					groups := 0
+					if err := npRun(sess, c, ck, want[i], &groups); err != nil {
 						tally.failed[[2]int{i, k}] = true
 						t.Errorf("case %q [%s, %s]\n  numpy: %s\n  %v", c.name, ck.name, m.name, c.expr, err)
+					}
+					switch {
+					case m.fusion && groups > 0:
+						fusedRuns++
+					case !m.fusion && groups > 0:
+						t.Errorf("case %q [%s, %s]: %d fused kernels in a session without fusion", c.name, ck.name, m.name, groups)
 					}
 				}
 			}
@@ -428,11 +446,14 @@ func TestNumpyDifferential(t *testing.T) {
 	}
 	failed := len(tally.failed)
 	msg := fmt.Sprintf("numpy differential: %d cases (%d expressions x chunkings), %d passed, %d failed; "+
-		"%d runs (fusion on, fusion off, %d on 2 workers) in %v (NumPy %v; %s)",
-		total, len(cases), total-failed, failed, tally.runs, workerRuns,
+		"%d runs (fusion on, fusion off, %d on 2 workers; %d runs had fused kernels) in %v (NumPy %v; %s)",
+		total, len(cases), total-failed, failed, tally.runs, workerRuns, fusedRuns,
 		time.Since(start).Round(time.Millisecond), pyTime.Round(time.Millisecond), version)
 	fmt.Println(msg)
 	t.Log(msg)
+	if fusedRuns == 0 {
+		t.Errorf("no run had a fused kernel: the fusion pass is not exercised")
+	}
 	if total < 200 {
 		t.Errorf("only %d cases; the suite promises at least 200", total)
 	}

@@ -3,7 +3,10 @@ package ops
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
@@ -157,6 +160,9 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 	}
 	var group *ndarray.Array // running reduction of a run longer than a tile
+	// Whole-chunk sums keep a scalar accumulator: no array per tile.
+	var fs fastSum
+	fast := isReduce && mode == modeAll && fs.init(red, root.Meta.DType)
 	tiles := 0
 	for f := 0; f < n; {
 		// Tile length: aligned so a tile never straddles a reduction run or row.
@@ -195,6 +201,12 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		x, err := st.arg(root.Args[0], f, L)
 		if err != nil {
 			return nil, err
+		}
+		switch {
+		case fast:
+			fs.add(x)
+			f += L
+			continue
 		}
 		switch mode {
 		case modeAll:
@@ -288,6 +300,9 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	}
 	if !isReduce {
 		return out.Reshape(root.Meta.Shape...)
+	}
+	if fast {
+		return fs.result(root.Meta.Shape)
 	}
 	if acc == nil { // empty iteration space: the ordinary kernel gives the identity
 		dt := ndarray.Float64
@@ -462,4 +477,63 @@ func fillChunk(v *ndarray.Array, op RandomChunk, off []int, total int) error {
 		return err
 	}
 	return rng.FillChunk(flat, op.Key, []int{total}, off, op.Dist, op.P1, op.P2)
+}
+
+// fastSum is a scalar accumulator for sums over a whole chunk: float64 data
+// is summed per tile with gonum's vectorised Sum and the tile sums are added
+// with Neumaier compensation; integers and bools add exactly in int64.
+type fastSum struct {
+	f, c    float64 // running sum and its compensation
+	i       int64
+	isFloat bool
+}
+
+func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
+	if red.Func != "sum" {
+		return false
+	}
+	switch out {
+	case ndarray.Float64:
+		s.isFloat = true
+	case ndarray.Int64:
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *fastSum) add(x *ndarray.Array) {
+	switch x.DType() {
+	case ndarray.Float64:
+		v := floats.Sum(x.Float64s()[:x.Size()])
+		t := s.f + v
+		if math.Abs(s.f) >= math.Abs(v) {
+			s.c += (s.f - t) + v
+		} else {
+			s.c += (v - t) + s.f
+		}
+		s.f = t
+	case ndarray.Int64:
+		for _, v := range x.Int64s()[:x.Size()] {
+			s.i += v
+		}
+	case ndarray.Int32:
+		for _, v := range x.Int32s()[:x.Size()] {
+			s.i += int64(v)
+		}
+	case ndarray.Bool:
+		for _, v := range x.Bools()[:x.Size()] {
+			s.i += int64(v)
+		}
+	}
+}
+
+func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
+	var a *ndarray.Array
+	if s.isFloat {
+		a = ndarray.Scalar(ndarray.Float64, s.f+s.c)
+	} else {
+		a = ndarray.ScalarInt(s.i)
+	}
+	return a.Reshape(shape...)
 }

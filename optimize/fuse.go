@@ -47,7 +47,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	for i := range rootOf {
 		rootOf[i] = -1
 	}
-	members := make(map[int32][]int32)
+	members := make([][]int32, n) // per root: its group, root first
 	// Roots in reverse topological order, so a consumer's group is settled
 	// before its inputs are considered.
 	for v := n - 1; v >= 0; v-- {
@@ -73,12 +73,12 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 				stack = append(stack, int32(in))
 			}
 		}
-		members[int32(v)] = grp
+		members[v] = grp
 	}
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
 	adj := g.Successors()
-	replicated := make(map[int32][]int32) // root -> generators copied into it
+	replicated := make([][]int32, n) // per root: generators copied into it
 	removed := make([]bool, n)
 	for v := 0; v < n; v++ {
 		if rootOf[v] >= 0 || consumer[v] != -1 || isResult[v] || !isGenerator(g, v) {
@@ -106,20 +106,15 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			replicated[r] = append(replicated[r], int32(v))
 		}
 	}
-	fused := 0
-	for r, m := range members {
-		if len(m)+len(replicated[r]) > 1 {
-			fused++
-		}
-	}
-	if fused == 0 {
+	if !slices.ContainsFunc(members, func(m []int32) bool { return len(m) > 1 }) &&
+		!slices.ContainsFunc(replicated, func(r []int32) bool { return len(r) > 0 }) {
 		return g, results
 	}
 	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n)}
 	remap := make([]ops.ChunkRef, n)
 	for i, nd := range g.Nodes {
 		root := rootOf[i]
-		grp := members[int32(i)]
+		grp := members[i]
 		switch {
 		case removed[i]:
 			remap[i] = -1 // recomputed inside its consumers' kernels
@@ -197,12 +192,7 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef) (o
 	all := append(append([]int32(nil), grp...), gens...)
 	slices.Sort(all)
 	root := grp[0] // the root was added first
-	pos := make(map[int32]int, len(all))
-	for i, m := range all {
-		pos[m] = i
-	}
 	var ins []ops.ChunkRef
-	extPos := map[ops.ChunkRef]int{}
 	f := ops.Fused{Nodes: make([]ops.FusedNode, len(all)), Recomputed: len(gens)}
 	shape, _ := iterShape(g, int(root))
 	f.Shape = append([]int(nil), shape...)
@@ -210,14 +200,14 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef) (o
 		nd := g.Nodes[m]
 		args := make([]int, len(nd.Inputs))
 		for j, in := range nd.Inputs {
-			if p, ok := pos[int32(in)]; ok {
+			if p, ok := slices.BinarySearch(all, int32(in)); ok {
 				args[j] = p
 				continue
 			}
-			k, ok := extPos[in]
-			if !ok {
+			// Groups are small: a linear search for a repeated input is cheaper than a map.
+			k := slices.Index(ins, remap[in])
+			if k < 0 {
 				k = len(ins)
-				extPos[in] = k
 				ins = append(ins, remap[in])
 			}
 			args[j] = -1 - k

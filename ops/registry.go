@@ -1,0 +1,130 @@
+package ops
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+)
+
+// The registry maps a stable wire name to each op's Go type. Type() is not
+// usable for this: many ops report a parameter there (Elementwise says "add",
+// Reduction says "sum"), so the wire name is the op's kind, not its label.
+var registry struct {
+	sync.RWMutex
+	byName map[string]reflect.Type
+	byType map[reflect.Type]string
+}
+
+// Register makes an op type known to the codec under name. zero is a value of
+// the op's type (ops are plain values, not pointers). Registering a name or a
+// type twice is a programming error and panics.
+func Register(name string, zero any) {
+	t := reflect.TypeOf(zero)
+	if t == nil || t.Kind() == reflect.Pointer {
+		panic(fmt.Sprintf("ops.Register(%q): want an op value, got %T", name, zero))
+	}
+	_, isChunk := zero.(ChunkOp)
+	_, isTensor := zero.(TensorOp)
+	if !isChunk && !isTensor {
+		panic(fmt.Sprintf("ops.Register(%q): %T is neither a ChunkOp nor a TensorOp", name, zero))
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.byName == nil {
+		registry.byName = make(map[string]reflect.Type)
+		registry.byType = make(map[reflect.Type]string)
+	}
+	if old, ok := registry.byName[name]; ok {
+		panic(fmt.Sprintf("ops.Register: name %q already used by %v", name, old))
+	}
+	if old, ok := registry.byType[t]; ok {
+		panic(fmt.Sprintf("ops.Register: %v already registered as %q", t, old))
+	}
+	registry.byName[name] = t
+	registry.byType[t] = name
+}
+
+// RegisteredName is the wire name of op's type.
+func RegisteredName(op any) (string, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	name, ok := registry.byType[reflect.TypeOf(op)]
+	return name, ok
+}
+
+// RegisteredNames lists the wire names of all registered ops, sorted.
+func RegisteredNames() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.byName))
+	for n := range registry.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewRegistered returns a zero value of the op registered under name.
+func NewRegistered(name string) (any, bool) {
+	registry.RLock()
+	t, ok := registry.byName[name]
+	registry.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return reflect.Zero(t).Interface(), true
+}
+
+func lookupType(name string) (reflect.Type, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	t, ok := registry.byName[name]
+	return t, ok
+}
+
+func init() {
+	for name, op := range map[string]any{
+		// creation
+		"full":          Full{},
+		"full_chunk":    FullChunk{},
+		"arange":        Arange{},
+		"arange_chunk":  ArangeChunk{},
+		"eye":           Eye{},
+		"eye_chunk":     EyeChunk{},
+		"random":        Random{},
+		"random_chunk":  RandomChunk{},
+		"literal":       Literal{},
+		"literal_chunk": LiteralChunk{},
+		// elementwise, fused kernels
+		"elementwise": Elementwise{},
+		"fused":       Fused{},
+		// reductions and scans
+		"reduction":      Reduction{},
+		"reduce_partial": ReducePartial{},
+		"reduce_combine": ReduceCombine{},
+		"reduce_finish":  ReduceFinish{},
+		"cumulative":     Cumulative{},
+		"cum_carry":      CumCarry{},
+		// linear algebra
+		"tensordot": TensorDot{},
+		"matmul":    MatMul{},
+		// indexing, shapes and chunking
+		"index":            Index{},
+		"transpose":        Transpose{},
+		"flip":             Flip{},
+		"squeeze":          Squeeze{},
+		"expand_dims":      ExpandDims{},
+		"broadcast_to":     BroadcastTo{},
+		"broadcast_chunk":  BroadcastChunk{},
+		"concatenate":      Concatenate{},
+		"reshape":          Reshape{},
+		"reshape_chunk":    ReshapeChunk{},
+		"reshape_assemble": ReshapeAssemble{},
+		"rechunk":          Rechunk{},
+		"assemble":         Assemble{},
+		"slice_view":       SliceView{},
+	} {
+		Register(name, op)
+	}
+}

@@ -10,10 +10,19 @@ import (
 // The registry maps a stable wire name to each op's Go type. Type() is not
 // usable for this: many ops report a parameter there (Elementwise says "add",
 // Reduction says "sum"), so the wire name is the op's kind, not its label.
-var registry struct {
+var registry opRegistry
+
+type opRegistry struct {
 	sync.RWMutex
 	byName map[string]reflect.Type
 	byType map[reflect.Type]string
+}
+
+func (r *opRegistry) nameOf(t reflect.Type) (string, bool) {
+	r.RLock()
+	defer r.RUnlock()
+	n, ok := r.byType[t]
+	return n, ok
 }
 
 // Register makes an op type known to the codec under name. zero is a value of
@@ -47,10 +56,7 @@ func Register(name string, zero any) {
 
 // RegisteredName is the wire name of op's type.
 func RegisteredName(op any) (string, bool) {
-	registry.RLock()
-	defer registry.RUnlock()
-	name, ok := registry.byType[reflect.TypeOf(op)]
-	return name, ok
+	return registry.nameOf(reflect.TypeOf(op))
 }
 
 // RegisteredNames lists the wire names of all registered ops, sorted.

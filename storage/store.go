@@ -1,14 +1,32 @@
-// Package storage is a worker's chunk store: chunks by key with exact byte
-// accounting. Several chunks may be views of one buffer (a transpose of a
-// stored chunk, say); the buffer's bytes are counted once, while any chunk
-// using it is stored.
+// Package storage is a worker's chunk store: a memory tier with exact byte
+// accounting under a limit, and a disk tier of spill files (seeds/002's shared
+// store that dumps unused chunks to disk when full).
+//
+// The limit covers the chunks held in memory plus what running ops have
+// reserved (Reserve) for their outputs, temporaries and inputs read from
+// elsewhere. When a reservation does not fit, unpinned chunks are evicted in
+// order of next use (the worker reports, per chunk, the priority of the most
+// urgent queued op that consumes it): chunks nobody queued wants go first,
+// then the ones wanted last. An evicted chunk is written to a spill file, or,
+// when it came from a generator and regenerating it is cheaper than a write
+// and a read, simply dropped and recomputed on the next read.
+//
+// Several chunks may be views of one buffer (a transpose of a stored chunk,
+// say); the buffer's bytes are counted once, and eviction frees a buffer only
+// with all the chunks that use it.
 package storage
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
@@ -17,99 +35,547 @@ type ErrNotFound struct{ Key protocol.ChunkKey }
 
 func (e *ErrNotFound) Error() string { return fmt.Sprintf("storage: chunk %v not found", e.Key) }
 
-// Store holds chunks in memory. It is safe for concurrent use.
+// TooLargeError is an op whose estimated memory exceeds the whole limit: it
+// can never run on this worker, so it fails at once instead of waiting.
+type TooLargeError struct {
+	Op       string
+	Estimate int64
+	Limit    int64
+	Detail   string // how the estimate is made up
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("op %s needs an estimated %s (%s), more than the worker's memory limit of %s",
+		e.Op, FormatBytes(e.Estimate), e.Detail, FormatBytes(e.Limit))
+}
+
+// SpillError is a chunk that had to be spilled and could not be: the spill
+// directory is missing, unwritable or full.
+type SpillError struct {
+	Dir string
+	Err error
+}
+
+func (e *SpillError) Error() string {
+	return fmt.Sprintf("storage: cannot spill to %s: %v", e.Dir, e.Err)
+}
+
+func (e *SpillError) Unwrap() error { return e.Err }
+
+// LostError is a spilled chunk whose file is gone or unreadable and which
+// cannot be regenerated; only recomputing its producer can bring it back.
+type LostError struct {
+	Key  protocol.ChunkKey
+	File string
+	Err  error
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("storage: spilled chunk %v lost: %s: %v", e.Key, e.File, e.Err)
+}
+
+func (e *LostError) Unwrap() error { return e.Err }
+
+// Config sets up a Store.
+type Config struct {
+	// Limit is the memory budget in bytes: chunks in memory plus
+	// reservations of running ops. 0 or less: no limit, nothing is evicted.
+	Limit int64
+	// SpillDir is where evicted chunks are written. "" means a private
+	// temporary directory, made on the first spill and removed by Close.
+	SpillDir string
+	// Costs choose between spilling and recomputing a generated chunk.
+	Costs Costs
+	// Knobs are hooks for tests.
+	Knobs TestingKnobs
+}
+
+// Costs are the estimates behind "spill or recompute": a generated chunk is
+// dropped when regenerating it costs less than writing and reading it back.
+type Costs struct {
+	DiskWriteBytesPerSec float64 // default 1e9 (BENCHMARKS.md: ~1.3 GB/s)
+	DiskReadBytesPerSec  float64 // default 1e9 (~0.9 GB/s)
+	// GenerateNsPerElement is the cost of one element of one generator or
+	// fused node (random numbers: ~2-3 ns in plain Go). Default 3.
+	GenerateNsPerElement float64
+}
+
+func (c Costs) withDefaults() Costs {
+	if c.DiskWriteBytesPerSec <= 0 {
+		c.DiskWriteBytesPerSec = 1e9
+	}
+	if c.DiskReadBytesPerSec <= 0 {
+		c.DiskReadBytesPerSec = 1e9
+	}
+	if c.GenerateNsPerElement <= 0 {
+		c.GenerateNsPerElement = 3
+	}
+	return c
+}
+
+// TestingKnobs are hooks for tests.
+type TestingKnobs struct {
+	// SpillWriter wraps the writer of every spill file (to fail writes as a
+	// full disk would).
+	SpillWriter func(io.Writer) io.Writer
+}
+
+// Tier is where a chunk is.
+type Tier uint8
+
+// The tiers of a chunk.
+const (
+	TierNone    Tier = iota // not stored (or lost)
+	TierMemory              // in memory (possibly with a spill copy too)
+	TierDisk                // in a spill file only
+	TierDropped             // evicted without a copy; regenerated on read
+)
+
+func (t Tier) String() string {
+	return [...]string{"none", "memory", "disk", "dropped"}[t]
+}
+
+// Store holds chunks in memory and spill files. It is safe for concurrent use.
 type Store struct {
+	cfg   Config
+	costs Costs
+
 	mu struct {
 		sync.Mutex
-		chunks  map[protocol.ChunkKey]*ndarray.Array
-		buffers map[uintptr]*bufRef
-		bytes   int64
-		peak    int64
+		chunks   map[protocol.ChunkKey]*entry
+		buffers  map[uintptr]*bufRef
+		resident int64 // bytes of distinct buffers in memory
+		reserved int64 // bytes reserved by running ops
+		evicting int64 // bytes of buffers being written out (as good as free)
+		pinned   int   // entries with pins
+		clock    uint64
+		spillDir string // resolved, "" until known
+		ownDir   bool   // spillDir is a temporary directory we made
+		spillErr error  // the spill directory is unusable (sticky)
+		closed   bool
+		st       Stats
 	}
 }
 
-type bufRef struct {
-	refs  int
-	bytes int64
+// entry is one stored chunk.
+type entry struct {
+	key       protocol.ChunkKey
+	dtype     ndarray.DType
+	shape     []int
+	nbytes    int64          // its elements' bytes when contiguous
+	arr       *ndarray.Array // nil while not in memory
+	buf       *bufRef        // arr's buffer while in memory
+	file      string         // spill copy, "" if none
+	writing   bool           // being written to file
+	regen     ops.ChunkOp    // regenerates the chunk from nothing; nil if it cannot
+	lost      error          // its spill file vanished and it cannot be regenerated
+	pins      int
+	next      protocol.Priority // most urgent queued consumer, if hasNext
+	hasNext   bool
+	consumers int32 // consumers yet to finish; < 0 unknown
+	used      uint64
+	deleted   bool
+	loading   chan struct{} // closed when a load into memory ends
 }
 
-// New returns an empty store.
-func New() *Store {
-	s := &Store{}
-	s.mu.chunks = make(map[protocol.ChunkKey]*ndarray.Array)
+// bufRef is one buffer in memory and the chunks that use it.
+type bufRef struct {
+	id       uintptr
+	bytes    int64
+	chunks   []*entry
+	evicting bool
+}
+
+// Stats are the store's byte counts and what eviction did.
+type Stats struct {
+	Chunks       int   // chunks stored, in any tier
+	Bytes        int64 // bytes of distinct buffers in memory now
+	PeakBytes    int64 // most bytes in memory at once
+	Reserved     int64 // bytes reserved by running ops now
+	PeakUsed     int64 // most of Bytes + Reserved at once
+	Limit        int64 // 0: none
+	DiskBytes    int64 // bytes in spill files now
+	SpilledBytes int64 // written to spill files
+	SpillCount   int64
+	SpillTime    time.Duration
+	LoadedBytes  int64 // read back from spill files
+	LoadCount    int64
+	LoadTime     time.Duration
+	// PrivateLoads counts chunks read back (or regenerated) straight into
+	// their last consumer's memory instead of into the store (seeds/002).
+	PrivateLoads int64
+	// DroppedBytes are generated chunks evicted without a copy because
+	// recomputing them was estimated cheaper than spilling.
+	DroppedBytes    int64
+	DroppedCount    int64
+	RecomputedBytes int64 // regenerated after a drop (or a lost spill file)
+	RecomputeCount  int64
+	RecomputeTime   time.Duration
+	SpillErrors     int64
+}
+
+// New returns a store without a limit: nothing is ever evicted.
+func New() *Store { return Open(Config{}) }
+
+// Open returns a store for cfg. A spill directory that is missing or not
+// writable does not stop it: the store works in memory, SpillErr says why
+// it cannot spill, and reservations that would need a spill fail with it.
+func Open(cfg Config) *Store {
+	s := &Store{cfg: cfg, costs: cfg.Costs.withDefaults()}
+	s.mu.chunks = make(map[protocol.ChunkKey]*entry)
 	s.mu.buffers = make(map[uintptr]*bufRef)
+	s.mu.st.Limit = max(cfg.Limit, 0)
+	if cfg.SpillDir != "" {
+		s.mu.spillDir = cfg.SpillDir
+		if err := checkSpillDir(cfg.SpillDir); err != nil {
+			s.mu.spillErr = &SpillError{Dir: cfg.SpillDir, Err: err}
+		}
+	}
 	return s
+}
+
+// Limit is the memory budget, 0 if none.
+func (s *Store) Limit() int64 { return max(s.cfg.Limit, 0) }
+
+// SpillErr says why the store cannot spill, nil if it can (as far as it knows).
+func (s *Store) SpillErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.spillErr
+}
+
+// PutOptions describe a chunk being stored.
+type PutOptions struct {
+	// Consumers is how many ops will read the chunk (the producing task's
+	// Priority.Succ); a spilled chunk read by its last consumer goes straight
+	// into that op's memory. < 0: unknown.
+	Consumers int
+	// Regen is the generator op that produced the chunk from no inputs, if
+	// any: the chunk may then be dropped instead of spilled and regenerated
+	// on the next read.
+	Regen ops.ChunkOp
 }
 
 // Put stores a chunk under key, replacing any earlier one.
 func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
+	s.PutWith(key, a, PutOptions{Consumers: -1})
+}
+
+// PutWith stores a chunk with what is known about its future. Put never
+// evicts: the bytes were reserved before the op ran (Reserve); a store
+// above its limit evicts at the next reservation.
+func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	old := s.putLocked(key, a, opts)
+	s.mu.Unlock()
+	removeFiles(old)
+}
+
+// putLocked stores a chunk and returns the spill file of a replaced chunk,
+// to be removed outside the lock.
+func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (oldFile string) {
 	if old, ok := s.mu.chunks[key]; ok {
-		s.unrefLocked(old)
+		oldFile = s.deleteLocked(old)
 	}
-	s.mu.chunks[key] = a
+	if opts.Regen != nil && !Regenerable(opts.Regen) {
+		opts.Regen = nil
+	}
+	e := &entry{
+		key:       key,
+		dtype:     a.DType(),
+		shape:     slices.Clone(a.Shape()),
+		nbytes:    int64(a.Nbytes()),
+		regen:     opts.Regen,
+		consumers: int32(max(opts.Consumers, -1)),
+	}
+	s.mu.chunks[key] = e
+	s.attachLocked(e, a)
+	return oldFile
+}
+
+// Regenerable reports whether a chunk produced by op (with no inputs) can be
+// dropped and recomputed: generators (random, full, arange, eye) and fused
+// kernels made of them, all deterministic (counter-based random numbers).
+func Regenerable(op ops.ChunkOp) bool {
+	switch op := op.(type) {
+	case ops.Generator:
+		return true
+	case ops.Fused:
+		for _, n := range op.Nodes {
+			for _, a := range n.Args {
+				if a < 0 {
+					return false // reads an input chunk
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// attachLocked puts a in memory for e and returns the bytes this added.
+func (s *Store) attachLocked(e *entry, a *ndarray.Array) int64 {
+	s.mu.clock++
+	e.arr, e.used = a, s.mu.clock
 	id := a.BufferID()
 	if id == 0 {
-		return
+		return 0
 	}
+	var added int64
 	b := s.mu.buffers[id]
 	if b == nil {
-		b = &bufRef{bytes: int64(a.BufferBytes())}
+		b = &bufRef{id: id, bytes: int64(a.BufferBytes())}
 		s.mu.buffers[id] = b
-		s.mu.bytes += b.bytes
-		s.mu.peak = max(s.mu.peak, s.mu.bytes)
+		s.mu.resident += b.bytes
+		added = b.bytes
+		s.mu.st.PeakBytes = max(s.mu.st.PeakBytes, s.mu.resident)
+		s.notePeakLocked()
 	}
-	b.refs++
+	b.chunks = append(b.chunks, e)
+	e.buf = b
+	return added
 }
 
-func (s *Store) unrefLocked(a *ndarray.Array) {
-	id := a.BufferID()
-	if id == 0 {
+// detachLocked takes e out of memory; its buffer goes when no chunk uses it.
+func (s *Store) detachLocked(e *entry) {
+	e.arr = nil
+	b := e.buf
+	if b == nil {
 		return
 	}
-	if b := s.mu.buffers[id]; b != nil {
-		b.refs--
-		if b.refs == 0 {
-			delete(s.mu.buffers, id)
-			s.mu.bytes -= b.bytes
+	e.buf = nil
+	if i := slices.Index(b.chunks, e); i >= 0 {
+		b.chunks = slices.Delete(b.chunks, i, i+1)
+	}
+	if len(b.chunks) == 0 {
+		delete(s.mu.buffers, b.id)
+		s.mu.resident -= b.bytes
+		if b.evicting {
+			s.mu.evicting -= b.bytes
 		}
 	}
 }
 
-// Get returns the chunk stored under key.
+// deleteLocked forgets e and returns its spill file for removal, unless a
+// writer still owns the file (it removes it when it sees e.deleted).
+func (s *Store) deleteLocked(e *entry) (file string) {
+	delete(s.mu.chunks, e.key)
+	e.deleted = true
+	if e.arr != nil {
+		s.detachLocked(e)
+	}
+	if e.file != "" {
+		s.mu.st.DiskBytes -= e.nbytes
+		file, e.file = e.file, ""
+	}
+	return file
+}
+
+func removeFiles(paths ...string) {
+	for _, p := range paths {
+		if p != "" {
+			os.Remove(p)
+		}
+	}
+}
+
+func (s *Store) notePeakLocked() {
+	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident+s.mu.reserved)
+}
+
+// Get returns the chunk stored under key. A chunk on disk or dropped is read
+// back (or regenerated) into a new array for the caller alone; it is not
+// brought back into the store. Use it to serve peers and fetch results.
 func (s *Store) Get(key protocol.ChunkKey) (*ndarray.Array, error) {
+	return s.Read(context.Background(), key)
+}
+
+// Read is Get under a context (which a regeneration runs under).
+func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
 	s.mu.Lock()
-	a, ok := s.mu.chunks[key]
-	s.mu.Unlock()
+	e, ok := s.mu.chunks[key]
 	if !ok {
+		s.mu.Unlock()
 		return nil, &ErrNotFound{Key: key}
 	}
-	return a, nil
+	if e.arr != nil {
+		s.mu.clock++
+		e.used = s.mu.clock
+		a := e.arr
+		s.mu.Unlock()
+		return a, nil
+	}
+	s.mu.Unlock()
+	a, _, err := s.load(ctx, e)
+	if err == nil {
+		s.mu.Lock()
+		s.mu.st.PrivateLoads++
+		s.mu.Unlock()
+	}
+	return a, err
 }
 
-// Delete drops chunks; unknown keys are ignored.
-func (s *Store) Delete(keys []protocol.ChunkKey) {
+// load reads e back from its spill file, or regenerates it, without putting
+// it in memory. A missing file of a regenerable chunk is regenerated; of any
+// other chunk it is a LostError.
+func (s *Store) load(ctx context.Context, e *entry) (a *ndarray.Array, fromDisk bool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	file, regen, lost := e.file, e.regen, e.lost
+	s.mu.Unlock()
+	if lost != nil {
+		return nil, false, lost
+	}
+	if file != "" {
+		t0 := time.Now()
+		a, err := readSpill(file, e.dtype, e.shape)
+		if err == nil {
+			s.mu.Lock()
+			s.mu.st.LoadedBytes += e.nbytes
+			s.mu.st.LoadCount++
+			s.mu.st.LoadTime += time.Since(t0)
+			s.mu.Unlock()
+			return a, true, nil
+		}
+		s.mu.Lock()
+		if e.deleted {
+			s.mu.Unlock()
+			return nil, false, &ErrNotFound{Key: e.key}
+		}
+		if e.file == file { // the copy is bad: forget it
+			e.file = ""
+			s.mu.st.DiskBytes -= e.nbytes
+		}
+		if regen == nil {
+			e.lost = &LostError{Key: e.key, File: file, Err: err}
+			lost := e.lost
+			s.mu.Unlock()
+			os.Remove(file)
+			return nil, false, lost
+		}
+		s.mu.Unlock()
+		os.Remove(file)
+	}
+	if regen == nil {
+		return nil, false, fmt.Errorf("storage: chunk %v has neither memory, file nor generator", e.key)
+	}
+	t0 := time.Now()
+	a, err = regen.Exec(ctx, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: regenerate chunk %v (%s): %w", e.key, regen.Type(), err)
+	}
+	if a.DType() != e.dtype || !ndarray.SameShape(a.Shape(), e.shape) {
+		return nil, false, fmt.Errorf("storage: regenerating chunk %v (%s) gave %v%v, want %v%v", e.key, regen.Type(), a.DType(), a.Shape(), e.dtype, e.shape)
+	}
+	s.mu.Lock()
+	s.mu.st.RecomputedBytes += e.nbytes
+	s.mu.st.RecomputeCount++
+	s.mu.st.RecomputeTime += time.Since(t0)
+	s.mu.Unlock()
+	return a, false, nil
+}
+
+// Delete drops chunks from every tier; unknown keys are ignored.
+func (s *Store) Delete(keys []protocol.ChunkKey) {
+	var files []string
+	s.mu.Lock()
 	for _, k := range keys {
-		if a, ok := s.mu.chunks[k]; ok {
-			delete(s.mu.chunks, k)
-			s.unrefLocked(a)
+		if e, ok := s.mu.chunks[k]; ok {
+			files = append(files, s.deleteLocked(e))
 		}
 	}
+	s.mu.Unlock()
+	removeFiles(files...)
 }
 
-// Stats are the store's byte counts.
-type Stats struct {
-	Chunks    int
-	Bytes     int64 // bytes of distinct buffers held now
-	PeakBytes int64 // most bytes held at once
+// Tier says where the chunk under key is.
+func (s *Store) Tier(key protocol.ChunkKey) Tier {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.mu.chunks[key]
+	switch {
+	case !ok || e.lost != nil:
+		return TierNone
+	case e.arr != nil:
+		return TierMemory
+	case e.file != "":
+		return TierDisk
+	case e.regen != nil:
+		return TierDropped
+	}
+	return TierNone
+}
+
+// SpillFile is the path of the chunk's spill copy, "" if it has none.
+func (s *Store) SpillFile(key protocol.ChunkKey) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.mu.chunks[key]; ok {
+		return e.file
+	}
+	return ""
+}
+
+// SetNextUse records the priority of the most urgent queued op that reads
+// the chunk (ok = false: no queued op reads it). Eviction goes by it.
+func (s *Store) SetNextUse(key protocol.ChunkKey, p protocol.Priority, ok bool) {
+	s.mu.Lock()
+	if e := s.mu.chunks[key]; e != nil {
+		e.next, e.hasNext = p, ok
+	}
+	s.mu.Unlock()
+}
+
+// Consumed records that one consumer of the chunk has finished with it.
+func (s *Store) Consumed(key protocol.ChunkKey) {
+	s.mu.Lock()
+	if e := s.mu.chunks[key]; e != nil && e.consumers > 0 {
+		e.consumers--
+	}
+	s.mu.Unlock()
 }
 
 // Stats returns the current counts.
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Stats{Chunks: len(s.mu.chunks), Bytes: s.mu.bytes, PeakBytes: s.mu.peak}
+	st := s.mu.st
+	st.Chunks = len(s.mu.chunks)
+	st.Bytes = s.mu.resident
+	st.Reserved = s.mu.reserved
+	return st
+}
+
+// Close removes the store's spill files (and its temporary spill directory)
+// and forgets every chunk. Call it after the worker using it has stopped.
+func (s *Store) Close() error {
+	var files []string
+	s.mu.Lock()
+	for _, e := range s.mu.chunks {
+		files = append(files, s.deleteLocked(e))
+	}
+	s.mu.closed = true
+	dir, own := s.mu.spillDir, s.mu.ownDir
+	s.mu.Unlock()
+	removeFiles(files...)
+	if own {
+		return os.RemoveAll(dir)
+	}
+	return nil
+}
+
+// spillDirLocked returns the directory to spill to, making the temporary one
+// on first use.
+func (s *Store) spillDirLocked() (string, error) {
+	if s.mu.spillErr != nil {
+		return "", s.mu.spillErr
+	}
+	if s.mu.spillDir == "" {
+		d, err := os.MkdirTemp("", "phobos-spill-")
+		if err != nil {
+			s.mu.spillErr = &SpillError{Dir: os.TempDir(), Err: err}
+			return "", s.mu.spillErr
+		}
+		s.mu.spillDir, s.mu.ownDir = d, true
+	}
+	return s.mu.spillDir, nil
 }

@@ -1,0 +1,113 @@
+package storage
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// PhysicalMemory is the memory this process may use: the machine's RAM, or
+// the cgroup limit of its container when that is lower. 0 if unknown.
+func PhysicalMemory() int64 {
+	ram := physicalRAM()
+	if c := cgroupLimit(); c > 0 && (ram == 0 || c < ram) {
+		return c
+	}
+	return ram
+}
+
+// cgroupLimit reads the cgroup v2 (or v1) memory limit; 0 when there is none.
+func cgroupLimit() int64 {
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := strings.TrimSpace(string(b))
+		if s == "max" {
+			return 0
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v <= 0 || v >= 1<<60 { // v1 says "no limit" with a huge number
+			return 0
+		}
+		return v
+	}
+	return 0
+}
+
+// DefaultLimit is the memory budget of a machine's workers taken together
+// when none is set: half of PhysicalMemory, leaving the rest to the page
+// cache, the Go runtime's own overhead and the rest of the machine. It falls
+// back to 4 GiB when the machine's memory is unknown.
+func DefaultLimit() int64 {
+	if m := PhysicalMemory(); m > 0 {
+		return m / 2
+	}
+	return 4 << 30
+}
+
+// GoHeapLimit is the Go runtime memory limit that suits workers whose budgets
+// add up to budget: the budget plus headroom (an eighth, at least 256 MiB) for
+// kernel temporaries, graphs and garbage not yet collected.
+func GoHeapLimit(budget int64) int64 {
+	if budget <= 0 {
+		return math.MaxInt64
+	}
+	return budget + max(256<<20, budget/8)
+}
+
+// goLimit tracks the holders of the process-wide Go memory limit, so that
+// several clusters in one process (tests) add up rather than overwrite each
+// other, and the last one out restores what was there before.
+var goLimit struct {
+	sync.Mutex
+	total   int64 // sum of holders' limits
+	holders int
+	orig    int64 // the limit before the first holder
+}
+
+// HoldGoMemoryLimit sets the Go runtime's soft memory limit
+// (debug.SetMemoryLimit) so the garbage collector works harder before the
+// heap outgrows the workers' budget, instead of letting it double. Limits of
+// concurrent holders add up; a lower limit set by the user (GOMEMLIMIT) is
+// kept. The returned func undoes the hold; the last release restores the
+// original limit.
+func HoldGoMemoryLimit(limit int64) (release func()) {
+	if limit <= 0 || limit == math.MaxInt64 {
+		return func() {}
+	}
+	goLimit.Lock()
+	if goLimit.holders == 0 {
+		goLimit.orig = debug.SetMemoryLimit(-1)
+	}
+	goLimit.holders++
+	goLimit.total += limit
+	applyGoLimitLocked()
+	goLimit.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			goLimit.Lock()
+			defer goLimit.Unlock()
+			goLimit.holders--
+			goLimit.total -= limit
+			if goLimit.holders == 0 {
+				debug.SetMemoryLimit(goLimit.orig)
+				return
+			}
+			applyGoLimitLocked()
+		})
+	}
+}
+
+func applyGoLimitLocked() {
+	want := goLimit.total
+	if want <= 0 || want > goLimit.orig { // the user's lower GOMEMLIMIT wins
+		want = goLimit.orig
+	}
+	debug.SetMemoryLimit(want)
+}

@@ -529,10 +529,12 @@ func npBroadcastCases() []npCase {
 		b("int64 column ** int64 row", "c ** r", ins("c", dJCol, "r", npI(dI64, 53, 0, 3, 7)), func(e *npEnv) *tensor.Tensor {
 			return e.v("c").Pow(e.v("r"))
 		}),
-		// A 0-d Phobos tensor is an array, not a weak scalar; NumPy 1.24
-		// would let a 0-d array adopt float32 (value-based casting), so
-		// the NumPy side uses a 1-element array, which it promotes.
-		b("float32 3-D - float64 0-d", "x - z.reshape(1)", ins("x", dF323, "z", dZ0), func(e *npEnv) *tensor.Tensor { return e.v("x").Sub(e.v("z")) }),
+		// NumPy 1.24 casts a 0-d array meeting n-d arrays by kind (value-based
+		// casting): float32 x - float64 0-d stays float32; a 1-element array
+		// does not get that treatment and promotes.
+		b("float32 3-D - float64 0-d", "x - z", ins("x", dF323, "z", dZ0), func(e *npEnv) *tensor.Tensor { return e.v("x").Sub(e.v("z")) }),
+		b("float32 3-D - float64 1-element", "x - z.reshape(1)", ins("x", dF323, "z", dZ0), func(e *npEnv) *tensor.Tensor { return e.v("x").Sub(e.v("z").Reshape(1)) }),
+		b("int32 3-D * int64 0-d", "x * z", ins("x", npI(dI32, 3, -50, 50, 4, 5, 6), "z", npI(dI64, 11, -9, 9)), func(e *npEnv) *tensor.Tensor { return e.v("x").Mul(e.v("z")) }),
 	}
 }
 

@@ -266,14 +266,14 @@ func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
 // above its limit evicts at the next reservation.
 func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s.mu.Lock()
-	old := s.putLocked(key, a, opts)
+	_, old := s.putLocked(key, a, opts)
 	s.mu.Unlock()
 	removeFiles(old)
 }
 
-// putLocked stores a chunk and returns the spill file of a replaced chunk,
-// to be removed outside the lock.
-func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (oldFile string) {
+// putLocked stores a chunk and returns the bytes it added to memory and the
+// spill file of a replaced chunk, to be removed outside the lock.
+func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (added int64, oldFile string) {
 	if old, ok := s.mu.chunks[key]; ok {
 		oldFile = s.deleteLocked(old)
 	}
@@ -289,8 +289,7 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		consumers: int32(max(opts.Consumers, -1)),
 	}
 	s.mu.chunks[key] = e
-	s.attachLocked(e, a)
-	return oldFile
+	return s.attachLocked(e, a), oldFile
 }
 
 // Regenerable reports whether a chunk produced by op (with no inputs) can be

@@ -201,23 +201,45 @@ func resolveWeak(s *Tensor, other ndarray.DType) *Tensor {
 }
 
 // operands converts operands and settles weak scalars against the arrays.
+// NumPy 1.24 also casts 0-d arrays by value when they meet n-d arrays; the
+// value of a computed 0-d tensor is not known yet, so it follows the kind
+// rule alone: a 0-d tensor whose kind is not above the arrays' takes their
+// dtype (float32 x - x.mean() stays float32, as in NumPy).
 func operands(xs ...any) []*Tensor {
 	ts := make([]*Tensor, len(xs))
 	strong := ndarray.Invalid
+	hasND := false
 	for i, x := range xs {
 		ts[i] = asTensor(x)
-		if ts[i].err == nil && !ts[i].weak {
+		if t := ts[i]; t.err == nil && !t.weak && t.NDim() > 0 {
+			hasND = true
 			if strong == ndarray.Invalid {
-				strong = ts[i].meta.DType
+				strong = t.meta.DType
 			} else {
-				strong = ndarray.Promote(strong, ts[i].meta.DType)
+				strong = ndarray.Promote(strong, t.meta.DType)
+			}
+		}
+	}
+	if !hasND {
+		// only scalars and 0-d tensors: ordinary promotion among the strong ones
+		for _, t := range ts {
+			if t.err == nil && !t.weak {
+				if strong == ndarray.Invalid {
+					strong = t.meta.DType
+				} else {
+					strong = ndarray.Promote(strong, t.meta.DType)
+				}
 			}
 		}
 	}
 	if strong != ndarray.Invalid {
 		for i, t := range ts {
-			if t.err == nil && t.weak {
+			switch {
+			case t.err != nil:
+			case t.weak:
 				ts[i] = resolveWeak(t, strong)
+			case hasND && t.NDim() == 0 && weakKind(t.meta.DType) <= weakKind(strong) && t.meta.DType != strong:
+				ts[i] = t.Astype(strong)
 			}
 		}
 	}

@@ -1,0 +1,3 @@
+package rpc
+
+//go:generate sh gen.sh

@@ -1,0 +1,440 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// Request is what an op asks of the store before it runs (seeds/002's batch
+// of memory requests to the QuotaActor).
+type Request struct {
+	Op string // the op's name, for errors
+	// Inputs are the op's inputs held by this store. They are pinned while
+	// the op runs; those not in memory count towards the reservation.
+	Inputs []InputRequest
+	// Remote is the bytes of inputs read from other workers.
+	Remote int64
+	// Output and Temp are the estimated bytes of the output and of the
+	// kernel's temporaries.
+	Output, Temp int64
+	// Priority is the op's: it may evict only chunks that no queued op more
+	// urgent than itself is waiting for.
+	Priority protocol.Priority
+}
+
+// InputRequest is one input of a Request.
+type InputRequest struct {
+	Key    protocol.ChunkKey
+	Nbytes int64 // the size the scheduler knows, used if the store lacks the chunk
+}
+
+// Reservation is memory granted to one op, and the pins on its inputs. Its
+// bytes move into the store as inputs are loaded into it and as the output
+// is put; Close releases the rest.
+type Reservation struct {
+	s      *Store
+	op     string
+	bytes  int64    // reserved and not yet moved into the store
+	need   int64    // granted at first
+	pins   []*entry // pinned inputs
+	spill  []*entry // victims this op must write out before it starts
+	closed bool
+}
+
+// Bytes is what was reserved.
+func (r *Reservation) Bytes() int64 { return r.need }
+
+// Reserve admits an op against the limit. It returns a reservation when the
+// op fits, after choosing victims to evict if need be (drops happen at once;
+// spills are written by Evict, outside the store's lock). It returns nil,
+// nil when the op does not fit now but may once running ops finish, a
+// *TooLargeError when its estimate exceeds the whole limit, and a
+// *SpillError when it could only fit by spilling, spilling is impossible and
+// nothing running will free memory.
+func (s *Store) Reserve(req Request) (*Reservation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.closed {
+		return nil, fmt.Errorf("storage: store closed")
+	}
+	var ins []*entry
+	var inAll, inMissing int64
+	seen := make(map[protocol.ChunkKey]bool, len(req.Inputs))
+	for _, in := range req.Inputs {
+		if seen[in.Key] {
+			continue
+		}
+		seen[in.Key] = true
+		n := in.Nbytes
+		e := s.mu.chunks[in.Key]
+		if e != nil {
+			n = e.nbytes
+			ins = append(ins, e)
+		}
+		inAll += n
+		if e == nil || !usable(e) {
+			inMissing += n
+		}
+	}
+	limit := s.cfg.Limit
+	total := inAll + req.Remote + req.Output + req.Temp
+	if limit > 0 && total > limit {
+		return nil, &TooLargeError{
+			Op: req.Op, Estimate: total, Limit: limit,
+			Detail: fmt.Sprintf("inputs %s + output %s + temporaries %s",
+				FormatBytes(inAll+req.Remote), FormatBytes(req.Output), FormatBytes(req.Temp)),
+		}
+	}
+	need := inMissing + req.Remote + req.Output + req.Temp
+	r := &Reservation{s: s, op: req.Op, need: need, bytes: need}
+	if limit > 0 {
+		if short := need - (limit - s.mu.resident - s.mu.reserved + s.mu.evicting); short > 0 {
+			victims, blocked, ok := s.planLocked(short, req.Priority, ins)
+			if !ok {
+				idle := s.mu.reserved == 0 && s.mu.pinned == 0
+				if idle && blocked > 0 && s.mu.spillErr != nil {
+					return nil, s.mu.spillErr
+				}
+				return nil, nil
+			}
+			s.evictLocked(victims, r)
+		}
+	}
+	s.mu.reserved += need
+	s.notePeakLocked()
+	for _, e := range ins {
+		if e.pins == 0 {
+			s.mu.pinned++
+		}
+		e.pins++
+	}
+	r.pins = ins
+	return r, nil
+}
+
+// usable reports whether e is in memory and staying there.
+func usable(e *entry) bool {
+	return e.arr != nil && (e.buf == nil || !e.buf.evicting)
+}
+
+// action is how a chunk leaves memory.
+type action uint8
+
+const (
+	actClean action = iota // a spill copy exists: just forget the memory
+	actDrop                // regenerate on the next read
+	actSpill               // write a spill file first
+)
+
+func (s *Store) actionLocked(e *entry) action {
+	if e.file != "" {
+		return actClean
+	}
+	if e.regen != nil && s.recomputeCost(e) <= s.spillCost(e) {
+		return actDrop
+	}
+	return actSpill
+}
+
+// spillCost is the seconds to write e and read it back.
+func (s *Store) spillCost(e *entry) float64 {
+	b := float64(e.nbytes)
+	return b/s.costs.DiskWriteBytesPerSec + b/s.costs.DiskReadBytesPerSec
+}
+
+// recomputeCost is the seconds to regenerate e: its elements times the cost
+// per element of each node of its generator.
+func (s *Store) recomputeCost(e *entry) float64 {
+	nodes := 1
+	if f, ok := e.regen.(ops.Fused); ok {
+		nodes = max(len(f.Nodes), 1)
+	}
+	elems := float64(ndarray.Size(e.shape))
+	return elems * float64(nodes) * s.costs.GenerateNsPerElement * 1e-9
+}
+
+// victim is a buffer that may be evicted.
+type victim struct {
+	b       *bufRef
+	hasNext bool
+	next    protocol.Priority // most urgent next use among its chunks
+	class   action            // the dearest way one of its chunks leaves
+	used    uint64
+}
+
+// planLocked picks buffers to evict to free at least short bytes, in order:
+// buffers no queued op reads (cheapest to evict first, then least recently
+// used), then those read last (Belady: the furthest next use). Pinned
+// buffers, the op's own inputs, buffers being written and buffers a more
+// urgent queued op will read are never chosen; neither are buffers that
+// would need a spill when spilling is impossible (their bytes are returned
+// as blocked).
+func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry) (out []*bufRef, blocked int64, ok bool) {
+	own := make(map[*bufRef]bool, len(inputs))
+	for _, e := range inputs {
+		if e.buf != nil {
+			own[e.buf] = true
+		}
+	}
+	var cands []victim
+	var avail int64
+	for _, b := range s.mu.buffers {
+		if b.evicting || own[b] {
+			continue
+		}
+		v := victim{b: b, class: actClean}
+		fit := true
+		for _, e := range b.chunks {
+			if e.pins > 0 || e.writing || (e.hasNext && e.next.Less(p)) {
+				fit = false
+				break
+			}
+			if e.hasNext && (!v.hasNext || e.next.Less(v.next)) {
+				v.next, v.hasNext = e.next, true
+			}
+			v.class = max(v.class, s.actionLocked(e))
+			v.used = max(v.used, e.used)
+		}
+		if !fit {
+			continue
+		}
+		if v.class == actSpill && s.mu.spillErr != nil {
+			blocked += b.bytes
+			continue
+		}
+		cands = append(cands, v)
+		avail += b.bytes
+	}
+	if avail < short {
+		return nil, blocked, false
+	}
+	slices.SortFunc(cands, func(a, b victim) int {
+		if a.hasNext != b.hasNext {
+			if !a.hasNext {
+				return -1
+			}
+			return 1
+		}
+		if a.hasNext {
+			if b.next.Less(a.next) { // a is read later: evict it first
+				return -1
+			}
+			if a.next.Less(b.next) {
+				return 1
+			}
+		}
+		if c := cmp.Compare(a.class, b.class); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.used, b.used)
+	})
+	var freed int64
+	for _, v := range cands {
+		if freed >= short {
+			break
+		}
+		out = append(out, v.b)
+		freed += v.b.bytes
+	}
+	return out, 0, true
+}
+
+// evictLocked evicts the victims: chunks with a spill copy or cheap to
+// regenerate leave memory now; the others are marked for r to write out.
+// Until then their bytes count as evicting, which admission treats as free.
+func (s *Store) evictLocked(victims []*bufRef, r *Reservation) {
+	for _, b := range victims {
+		b.evicting = true
+		s.mu.evicting += b.bytes
+		for _, e := range slices.Clone(b.chunks) {
+			switch s.actionLocked(e) {
+			case actClean:
+				s.detachLocked(e)
+			case actDrop:
+				s.mu.st.DroppedBytes += e.nbytes
+				s.mu.st.DroppedCount++
+				s.detachLocked(e)
+			case actSpill:
+				e.writing = true
+				r.spill = append(r.spill, e)
+			}
+		}
+	}
+}
+
+// Evict writes out the chunks chosen to make room for this op. Call it
+// before the op loads its inputs. If a write fails (a full disk), the chunk
+// stays in memory, the op should fail with the error, and Close undoes the
+// rest.
+func (r *Reservation) Evict(ctx context.Context) error {
+	s := r.s
+	todo := r.spill
+	r.spill = nil
+	for i, e := range todo {
+		if err := ctx.Err(); err != nil {
+			r.spill = todo[i:]
+			return err
+		}
+		s.mu.Lock()
+		if e.deleted || e.arr == nil {
+			e.writing = false
+			s.mu.Unlock()
+			continue
+		}
+		dir, err := s.spillDirLocked()
+		a := e.arr
+		s.mu.Unlock()
+		var path string
+		t0 := time.Now()
+		if err == nil {
+			path, err = writeSpill(dir, e.key, a, s.cfg.Knobs.SpillWriter)
+			if err != nil {
+				err = &SpillError{Dir: dir, Err: err}
+			}
+		}
+		s.mu.Lock()
+		e.writing = false
+		switch {
+		case err != nil:
+			s.mu.st.SpillErrors++
+			s.unmarkLocked(e)
+		case e.deleted:
+			defer removeFiles(path)
+		default:
+			e.file = path
+			s.mu.st.DiskBytes += e.nbytes
+			s.mu.st.SpilledBytes += e.nbytes
+			s.mu.st.SpillCount++
+			s.mu.st.SpillTime += time.Since(t0)
+			s.detachLocked(e)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			r.spill = todo[i+1:]
+			return err
+		}
+	}
+	return nil
+}
+
+// unmarkLocked keeps e's buffer in memory after all.
+func (s *Store) unmarkLocked(e *entry) {
+	if b := e.buf; b != nil && b.evicting {
+		b.evicting = false
+		s.mu.evicting -= b.bytes
+	}
+}
+
+// Acquire returns one of the op's inputs from this store, loading it if it
+// is not in memory: into the store when other consumers will read it again,
+// or straight into the op's private memory (the reservation's bytes) when
+// this op is its last consumer. A dropped chunk, or one whose spill file has
+// vanished, is regenerated if it can be; otherwise the error is a LostError.
+func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
+	s := r.s
+	for {
+		s.mu.Lock()
+		e, ok := s.mu.chunks[key]
+		if !ok {
+			s.mu.Unlock()
+			return nil, &ErrNotFound{Key: key}
+		}
+		if e.arr != nil {
+			// In memory; if it is being evicted, the reservation counted it as
+			// absent, so the op may use it as its own.
+			s.mu.clock++
+			e.used = s.mu.clock
+			a := e.arr
+			s.mu.Unlock()
+			return a, nil
+		}
+		if e.lost != nil {
+			s.mu.Unlock()
+			return nil, e.lost
+		}
+		private := e.consumers == 1
+		if !private {
+			if ch := e.loading; ch != nil {
+				s.mu.Unlock()
+				select {
+				case <-ch:
+					continue
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			e.loading = make(chan struct{})
+		}
+		s.mu.Unlock()
+		a, _, err := s.load(ctx, e)
+		s.mu.Lock()
+		if !private {
+			close(e.loading)
+			e.loading = nil
+		}
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		if private || e.deleted || e.arr != nil {
+			s.mu.st.PrivateLoads++
+			s.mu.Unlock()
+			return a, nil
+		}
+		r.take(s.attachLocked(e, a))
+		s.mu.Unlock()
+		return a, nil
+	}
+}
+
+// take moves up to n bytes of the reservation into the store's count.
+func (r *Reservation) take(n int64) {
+	t := min(n, r.bytes)
+	r.bytes -= t
+	r.s.mu.reserved -= t
+}
+
+// Put stores the op's output, moving its bytes from the reservation into
+// the store.
+func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
+	s := r.s
+	s.mu.Lock()
+	added, old := s.putLocked(key, a, opts)
+	r.take(added)
+	s.mu.Unlock()
+	removeFiles(old)
+}
+
+// Close unpins the op's inputs and releases what it still holds reserved.
+func (r *Reservation) Close() {
+	if r == nil {
+		return
+	}
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	for _, e := range r.pins {
+		e.pins--
+		if e.pins == 0 {
+			s.mu.pinned--
+		}
+	}
+	for _, e := range r.spill {
+		e.writing = false
+		s.unmarkLocked(e)
+	}
+	r.spill = nil
+	s.mu.reserved -= r.bytes
+	r.bytes = 0
+}

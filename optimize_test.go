@@ -178,3 +178,76 @@ func TestFuseRecomputesSharedGenerator(t *testing.T) {
 		t.Errorf("fused %v, unfused %v", vals[0], vals[1])
 	}
 }
+
+// W2's shape: x**2 summed over the last axis, compared, counted. One
+// two-level kernel per chunk: the row sums are never materialised.
+func TestFuseW2TwoLevel(t *testing.T) {
+	build := func() *tensor.Tensor {
+		x := tensor.NewGenerator(3).Rand([]int{10000, 2}, tensor.Chunks(999, 2))
+		return x.Pow(2).Sum(tensor.Axis(1)).Less(1).Sum().Mul(4).Div(10000)
+	}
+	p, err := phobos.Compile(build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoLevel := 0
+	for _, nd := range p.Graph.Nodes {
+		if f, ok := nd.Op.(ops.Fused); ok && f.K1 == 2 {
+			twoLevel++
+			if len(nd.Inputs) != 0 {
+				t.Errorf("kernel %s has inputs", f.Type())
+			}
+		}
+	}
+	if twoLevel != 11 {
+		t.Errorf("%d two-level kernels, want one per chunk (11)", twoLevel)
+	}
+	checkFusedMatchesUnfused(t, build)
+}
+
+func checkFusedMatchesUnfused(t *testing.T, build func() *tensor.Tensor) {
+	t.Helper()
+	var res [2][]float64
+	for i, fuse := range []bool{true, false} {
+		sess, _ := phobos.NewSession(phobos.WithFusion(fuse))
+		v, err := sess.ExecuteFloat64s(context.Background(), build())
+		sess.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res[i] = v
+	}
+	if len(res[0]) != len(res[1]) {
+		t.Fatalf("fused %d values, unfused %d", len(res[0]), len(res[1]))
+	}
+	for i := range res[0] {
+		if d := res[0][i] - res[1][i]; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("element %d: fused %v unfused %v", i, res[0][i], res[1][i])
+		}
+	}
+}
+
+func TestFuseTwoLevelShapes(t *testing.T) {
+	g := tensor.NewGenerator(5)
+	cases := map[string]func() *tensor.Tensor{
+		"rowmax+1": func() *tensor.Tensor {
+			x := g.Randn([]int{300, 7, 5}, tensor.Chunks(31, 7, 5))
+			return x.Max(tensor.Axis(-1)).Add(1)
+		},
+		"rowsum 2 axes then square sum": func() *tensor.Tensor {
+			x := g.Rand([]int{100, 6, 4}, tensor.Chunks(13, -1, -1))
+			return x.Sum(tensor.Axis(1, 2)).Square().Sum()
+		},
+		"int rows": func() *tensor.Tensor {
+			x := g.RandInt(-5, 5, []int{500, 3}, tensor.Chunks(77, 3))
+			return x.Sum(tensor.Axis(1)).Mul(x.Sum(tensor.Axis(1))).Sum()
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			// same generator state for both runs: rebuild from a fresh one
+			g = tensor.NewGenerator(5)
+			checkFusedMatchesUnfused(t, func() *tensor.Tensor { g = tensor.NewGenerator(5); return build() })
+		})
+	}
+}

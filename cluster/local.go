@@ -19,8 +19,8 @@ type LocalConfig struct {
 	Workers     int // default 1
 	Slots       int // per worker; default GOMAXPROCS / Workers
 	MaxAttempts int
-	MemoryLimit int64  // per worker, bytes; 0: default
-	SpillDir    string // "": a temporary directory
+	MemoryLimit int64  // per worker, bytes; 0: half of the machine's memory shared by the workers; < 0: no limit
+	SpillDir    string // "": a temporary directory per worker
 }
 
 // Local is a scheduler and its workers in one process: the same code as a
@@ -28,6 +28,8 @@ type LocalConfig struct {
 type Local struct {
 	Scheduler *scheduler.Scheduler
 	Workers   []*worker.Worker
+
+	releaseGoLimit func()
 }
 
 // relay forwards worker reports to the scheduler, which is created after the
@@ -44,11 +46,21 @@ func NewLocal(cfg LocalConfig) *Local {
 	if cfg.Slots <= 0 {
 		cfg.Slots = max(1, runtime.GOMAXPROCS(0)/cfg.Workers)
 	}
-	l := &Local{}
+	limit := cfg.MemoryLimit
+	if limit == 0 {
+		limit = storage.DefaultLimit() / int64(cfg.Workers)
+	}
+	l := &Local{releaseGoLimit: func() {}}
+	if limit > 0 {
+		// Keep the Go heap near the workers' budgets instead of letting it
+		// grow to twice the live data before collecting.
+		l.releaseGoLimit = storage.HoldGoMemoryLimit(storage.GoHeapLimit(limit * int64(cfg.Workers)))
+	}
 	rel := &relay{}
 	execs := make([]protocol.Executor, cfg.Workers)
 	for i := range cfg.Workers {
-		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots}, storage.New(), rel, l)
+		st := storage.Open(storage.Config{Limit: max(limit, 0), SpillDir: cfg.SpillDir})
+		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots}, st, rel, l)
 		l.Workers = append(l.Workers, w)
 		execs[i] = w
 	}
@@ -65,10 +77,13 @@ func (l *Local) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey) (*n
 	return l.Workers[w].Get(ctx, key)
 }
 
-// Close stops the scheduler, then the workers.
+// Close stops the scheduler, then the workers, removes their spill files and
+// restores the Go memory limit.
 func (l *Local) Close() {
 	l.Scheduler.Close()
 	for _, w := range l.Workers {
 		w.Close()
+		w.Store().Close()
 	}
+	l.releaseGoLimit()
 }

@@ -22,6 +22,8 @@ type FusedNode struct {
 	Op   ChunkOp `json:"op"`
 	Args []int   `json:"args"`
 	Meta Meta    `json:"meta"`
+	// Level 1 nodes run after the kernel's inner reduction (see Fused.K1).
+	Level uint8 `json:"level,omitempty"`
 }
 
 // Fused runs a connected group of chunk ops of one chunk position as one
@@ -36,6 +38,13 @@ type Fused struct {
 	// Recomputed counts generators that are shared with other kernels and
 	// recomputed here rather than materialised once.
 	Recomputed int `json:"recomputed,omitempty"`
+	// Two-level kernels: an inner reduction over runs of K1 consecutive
+	// elements of Shape (W2's sum over the last axis) feeds level-1 nodes
+	// that iterate over Shape1, so the reduced intermediate is never
+	// materialised either. InputLevels gives the level of each input.
+	Shape1      []int   `json:"shape1,omitempty"`
+	K1          int     `json:"k1,omitempty"`
+	InputLevels []uint8 `json:"input_levels,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -56,6 +65,14 @@ const (
 	modeAll                        // every axis: one output element
 	modeTrailing                   // a suffix of axes: consecutive runs of K elements
 	modeLeading                    // a prefix of axes: out[flat % M]
+)
+
+// Exported names of the reduce modes, for the fusion pass.
+const (
+	ModeNone     = modeNone
+	ModeAll      = modeAll
+	ModeTrailing = modeTrailing
+	ModeLeading  = modeLeading
 )
 
 // FusedReduceMode says whether (and how) a reduction over axes of shape can
@@ -94,6 +111,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op    Fused
+	k1    int              // level-0 elements per level-1 element (1 if one level)
 	ext   []*ndarray.Array // inputs broadcast to the iteration shape
 	flat  []*ndarray.Array // contiguous inputs as flat views, else nil
 	bufs  []*ndarray.Array // per node: a tile buffer (nil for the root reduction)
@@ -108,9 +126,20 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		T = DefaultTile
 	}
 	n := ndarray.Size(op.Shape)
-	st := &fusedState{op: op, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	rootShape, n1, K1 := op.Shape, n, 1 // the root's iteration space
+	if op.K1 > 0 {
+		if op.K1 > T {
+			return nil, fmt.Errorf("fuse: inner reduction over runs of %d exceeds the tile of %d", op.K1, T)
+		}
+		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
+	}
+	st := &fusedState{op: op, k1: K1, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
 	for k, a := range in {
-		b, err := a.BroadcastTo(op.Shape)
+		shape := op.Shape
+		if op.inputLevel(k) == 1 {
+			shape = op.Shape1
+		}
+		b, err := a.BroadcastTo(shape)
 		if err != nil {
 			return nil, fmt.Errorf("fuse: input %d: %w", k, err)
 		}
@@ -124,14 +153,14 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	red, isReduce := root.Op.(ReducePartial)
 	mode, K := modeNone, 0
 	if isReduce {
-		if mode, K = FusedReduceMode(red, op.Shape); mode == modeNone {
-			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, op.Shape)
+		if mode, K = FusedReduceMode(red, rootShape); mode == modeNone || (K1 > 1 && mode != modeAll) {
+			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, rootShape)
 		}
 	}
 	var out *ndarray.Array
 	if !isReduce {
 		var err error
-		if out, err = ndarray.New(root.Meta.DType, n); err != nil {
+		if out, err = ndarray.New(root.Meta.DType, n1); err != nil {
 			return nil, err
 		}
 	}
@@ -142,13 +171,17 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		if i == last {
 			break
 		}
-		b, err := ndarray.New(nd.Meta.DType, min(T, max(n, 1)))
+		size := min(T, max(n, 1))
+		if nd.Level == 1 {
+			size = min(T/K1, max(n1, 1))
+		}
+		b, err := ndarray.New(nd.Meta.DType, size)
 		if err != nil {
 			return nil, err
 		}
 		st.bufs[i] = b
 		if f, ok := nd.Op.(FullChunk); ok {
-			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{min(T, max(n, 1))}, f.Value)
+			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{size}, f.Value)
 		}
 	}
 	var acc *ndarray.Array // reduction accumulator
@@ -167,6 +200,9 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	for f := 0; f < n; {
 		// Tile length: aligned so a tile never straddles a reduction run or row.
 		L := min(T, n-f)
+		if K1 > 1 {
+			L = min((T/K1)*K1, n-f)
+		}
 		switch mode {
 		case modeTrailing, modeLeading:
 			if K <= T {
@@ -182,7 +218,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		var dst *ndarray.Array
 		if !isReduce {
-			if dst, err = out.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}}); err != nil {
+			if dst, err = out.Slice([]ndarray.Range{{Start: f / K1, Step: 1, Len: L / K1}}); err != nil {
 				return nil, err
 			}
 		}
@@ -219,16 +255,22 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			}
 		case modeTrailing:
 			if K <= T {
+				seg, err := acc.Slice([]ndarray.Range{{Start: f / K, Step: 1, Len: L / K}})
+				if err != nil {
+					return nil, err
+				}
+				if red.Func == "sum" && x.DType() == ndarray.Float64 && seg.DType() == ndarray.Float64 {
+					// Short rows (W2's x**2 summed over 2 columns): a
+					// direct loop beats the general reduction machinery.
+					rowSums(seg.Float64s()[:L/K], x.Float64s()[:L], K)
+					break
+				}
 				x2, err := x.Reshape(L/K, K)
 				if err != nil {
 					return nil, err
 				}
 				r, _ := ndarray.ParseReduceOp(red.Func)
 				part, err := ndarray.Reduce(r, x2, []int{1}, false)
-				if err != nil {
-					return nil, err
-				}
-				seg, err := acc.Slice([]ndarray.Range{{Start: f / K, Step: 1, Len: L / K}})
 				if err != nil {
 					return nil, err
 				}
@@ -349,12 +391,23 @@ func combineParts(red ReducePartial, acc, part *ndarray.Array) (*ndarray.Array, 
 	return ndarray.Combine(r, []*ndarray.Array{acc, part})
 }
 
-// arg is the value of an operand on the tile [f, f+L).
+// inputLevel is the level of input k.
+func (op Fused) inputLevel(k int) uint8 {
+	if k < len(op.InputLevels) {
+		return op.InputLevels[k]
+	}
+	return 0
+}
+
+// arg is the value of an operand on the tile [f, f+L) of level-0 elements.
 func (st *fusedState) arg(a, f, L int) (*ndarray.Array, error) {
 	if a >= 0 {
 		return st.vals[a], nil
 	}
 	k := -1 - a
+	if st.op.inputLevel(k) == 1 {
+		f, L = f/st.k1, L/st.k1
+	}
 	if fl := st.flat[k]; fl != nil {
 		return fl.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}})
 	}
@@ -366,9 +419,12 @@ func (st *fusedState) arg(a, f, L int) (*ndarray.Array, error) {
 	return buf, ndarray.GatherFlat(buf, st.ext[k], f)
 }
 
-// tileBuf is node i's buffer cut to L elements.
+// tileBuf is node i's buffer cut to the tile of L level-0 elements.
 func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
 	b := st.bufs[i]
+	if st.op.Nodes[i].Level == 1 {
+		L /= st.k1
+	}
 	if b.Size() == L {
 		return b, nil
 	}
@@ -389,6 +445,11 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		if args[j], err = st.arg(a, f, L); err != nil {
 			return nil, err
 		}
+	}
+	// Generators index their own level's elements.
+	gf, gL := f, L
+	if nd.Level == 1 {
+		gf, gL = f/st.k1, L/st.k1
 	}
 	switch op := nd.Op.(type) {
 	case Elementwise:
@@ -415,19 +476,46 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return dst, nil
 	case FullChunk:
 		// Constant: made once per kernel; consumers only read it.
-		if fill := st.fills[i]; fill.Size() != L {
-			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}})
+		if fill := st.fills[i]; fill.Size() != dst.Size() {
+			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: dst.Size()}})
 		}
 		return st.fills[i], nil
 	case ArangeChunk:
-		v, err := ArangeChunk{N: L, Offset: op.Offset + f, Total: op.Total, DType: op.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}.Exec(context.Background(), nil)
+		v, err := ArangeChunk{N: gL, Offset: op.Offset + gf, Total: op.Total, DType: op.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}.Exec(context.Background(), nil)
 		if err != nil {
 			return nil, err
 		}
 		ndarray.CopyInto(dst, v)
 		return dst, nil
 	case RandomChunk:
-		return dst, fillRandomTile(op, dst, f, L)
+		return dst, fillRandomTile(op, dst, gf, gL)
+	case ReducePartial:
+		// The inner reduction of a two-level kernel: runs of k1 -> 1.
+		x := args[0]
+		if op.Func == "sum" && x.DType() == ndarray.Float64 && dst.DType() == ndarray.Float64 {
+			rowSums(dst.Float64s()[:L/st.k1], x.Float64s()[:L], st.k1)
+			return dst, nil
+		}
+		r, err := ndarray.ParseReduceOp(op.Func)
+		if err != nil {
+			return nil, err
+		}
+		x2, err := x.Reshape(L/st.k1, st.k1)
+		if err != nil {
+			return nil, err
+		}
+		part, err := ndarray.Reduce(r, x2, []int{1}, false)
+		if err != nil {
+			return nil, err
+		}
+		ndarray.CopyInto(dst, part)
+		return dst, nil
+	case ReduceFinish:
+		// After an inner reduction only a reshape, which tiles do not see.
+		if args[0].DType() != nd.Meta.DType {
+			return nil, fmt.Errorf("fuse: %s changes dtype %v to %v", op.Type(), args[0].DType(), nd.Meta.DType)
+		}
+		return args[0], nil
 	}
 	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
 }
@@ -536,4 +624,29 @@ func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
 		a = ndarray.ScalarInt(s.i)
 	}
 	return a.Reshape(shape...)
+}
+
+// rowSums writes the sum of each run of k consecutive elements of x into out.
+func rowSums(out, x []float64, k int) {
+	switch k {
+	case 1:
+		copy(out, x)
+	case 2:
+		for r := range out {
+			out[r] = x[2*r] + x[2*r+1]
+		}
+	default:
+		for r := range out {
+			row := x[r*k : (r+1)*k]
+			if k >= 64 {
+				out[r] = floats.Sum(row)
+				continue
+			}
+			s := 0.0
+			for _, v := range row {
+				s += v
+			}
+			out[r] = s
+		}
+	}
 }

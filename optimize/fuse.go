@@ -48,9 +48,12 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		rootOf[i] = -1
 	}
 	members := make([][]int32, n) // per root: its group, root first
+	below := make([]bool, n)      // member computed before its group's inner reduction
+	inner := make([]int32, n)     // per root: its inner reduction partial, or -1
 	// Roots in reverse topological order, so a consumer's group is settled
 	// before its inputs are considered.
 	for v := n - 1; v >= 0; v-- {
+		inner[v] = -1
 		if rootOf[v] >= 0 {
 			continue
 		}
@@ -61,16 +64,37 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		rootOf[v] = int32(v)
 		grp := []int32{int32(v)}
 		stack := []int32{int32(v)}
+		var shape0 []int // iteration shape below the inner reduction
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			want := shape
+			if below[u] || int32(u) == inner[v] {
+				want = shape0
+			}
 			for _, in := range g.Nodes[u].Inputs {
-				if rootOf[in] >= 0 || !absorbable(g, in, u, consumer, isResult, shape) {
+				if rootOf[in] >= 0 {
 					continue
 				}
-				rootOf[in] = int32(v)
-				grp = append(grp, int32(in))
-				stack = append(stack, int32(in))
+				if absorbable(g, in, u, consumer, isResult, want) {
+					rootOf[in] = int32(v)
+					below[in] = below[u] || int32(u) == inner[v]
+					grp = append(grp, int32(in))
+					stack = append(stack, int32(in))
+					continue
+				}
+				// An inner reduction over trailing axes (reduce then reshape),
+				// at most one per kernel, above which nothing is reduced yet.
+				if inner[v] >= 0 || below[u] || !twoLevelRoot(g, v) {
+					continue
+				}
+				if p, s0, ok := innerReduction(g, in, u, consumer, isResult, shape); ok {
+					inner[v] = p
+					shape0 = s0
+					rootOf[in], rootOf[p] = int32(v), int32(v)
+					grp = append(grp, int32(in), p)
+					stack = append(stack, p)
+				}
 			}
 		}
 		members[v] = grp
@@ -88,7 +112,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		ok := true
 		for _, c := range adj.Of(v) {
 			r := rootOf[c]
-			if r < 0 {
+			if r < 0 || below[c] {
 				ok = false
 				break
 			}
@@ -119,7 +143,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		case removed[i]:
 			remap[i] = -1 // recomputed inside its consumers' kernels
 		case root == int32(i) && len(grp)+len(replicated[root]) > 1:
-			op, ins := buildFused(g, grp, replicated[root], remap)
+			op, ins := buildFused(g, grp, replicated[root], remap, inner[root], below)
 			remap[i] = out.AddChunk(op, ins, nd.Meta)
 		case root < 0 || root == int32(i):
 			ins := make([]ops.ChunkRef, len(nd.Inputs))
@@ -136,6 +160,49 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		res[i] = remap[r]
 	}
 	return out, res
+}
+
+// innerTileRuns caps the run length of an inner reduction so a tile still
+// holds many runs.
+const innerTileRuns = ops.DefaultTile / 16
+
+// twoLevelRoot reports whether the group rooted at v may hold an inner
+// reduction: its root is elementwise or reduces its whole iteration space.
+func twoLevelRoot(g *graph.ChunkGraph, v int) bool {
+	switch op := g.Nodes[v].Op.(type) {
+	case ops.Elementwise:
+		return true
+	case ops.ReducePartial:
+		in := g.Nodes[g.Nodes[v].Inputs[0]].Meta.Shape
+		mode, _ := ops.FusedReduceMode(op, in)
+		return mode == ops.ModeAll
+	}
+	return false
+}
+
+// innerReduction recognises fin = ReduceFinish(ReducePartial(x)) where the
+// partial reduces trailing axes of x with a plain op, fin only reshapes, and
+// fin feeds u alone with the group's shape. It returns the partial and the
+// shape of x.
+func innerReduction(g *graph.ChunkGraph, fin ops.ChunkRef, u int32, consumer []int32, isResult []bool, shape []int) (int32, []int, bool) {
+	fn, ok := g.Nodes[fin].Op.(ops.ReduceFinish)
+	if !ok || isResult[fin] || consumer[fin] != u || !ndarray.SameShape(g.Nodes[fin].Meta.Shape, shape) {
+		return 0, nil, false
+	}
+	p := g.Nodes[fin].Inputs[0]
+	rp, ok := g.Nodes[p].Op.(ops.ReducePartial)
+	if !ok || isResult[p] || consumer[p] != int32(fin) || rp.Func != fn.Func || g.Nodes[p].Meta.DType != fn.DType {
+		return 0, nil, false
+	}
+	if _, err := ndarray.ParseReduceOp(rp.Func); err != nil {
+		return 0, nil, false // moments and arg reductions carry extra state
+	}
+	s0 := g.Nodes[g.Nodes[p].Inputs[0]].Meta.Shape
+	mode, k := ops.FusedReduceMode(rp, s0)
+	if mode != ops.ModeTrailing || k < 1 || k > innerTileRuns || ndarray.Size(s0) != ndarray.Size(shape)*k {
+		return 0, nil, false
+	}
+	return int32(p), s0, true
 }
 
 func isGenerator(g *graph.ChunkGraph, v int) bool {
@@ -187,17 +254,38 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 
 // buildFused makes the kernel of one group: members (and generators
 // recomputed in it) in topological order; operands that are not in the
-// group become the kernel's inputs.
-func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef) (ops.Fused, []ops.ChunkRef) {
+// group become the kernel's inputs. With an inner reduction, the nodes below
+// it run at level 0 over its input's shape and the rest at level 1.
+func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, inner int32, below []bool) (ops.Fused, []ops.ChunkRef) {
 	all := append(append([]int32(nil), grp...), gens...)
 	slices.Sort(all)
 	root := grp[0] // the root was added first
 	var ins []ops.ChunkRef
+	type slot struct {
+		ref   ops.ChunkRef
+		level uint8
+	}
+	var slots []slot
 	f := ops.Fused{Nodes: make([]ops.FusedNode, len(all)), Recomputed: len(gens)}
 	shape, _ := iterShape(g, int(root))
 	f.Shape = append([]int(nil), shape...)
+	twoLevel := inner >= 0
+	if twoLevel {
+		s0 := g.Nodes[g.Nodes[inner].Inputs[0]].Meta.Shape
+		f.Shape1 = f.Shape
+		f.Shape = append([]int(nil), s0...)
+		f.K1 = ndarray.Size(s0) / max(ndarray.Size(f.Shape1), 1)
+	}
 	for i, m := range all {
 		nd := g.Nodes[m]
+		level := uint8(0)
+		if twoLevel && !below[m] {
+			level = 1 // shared generators join at the root's shape, above
+		}
+		argLevel := level
+		if m == inner {
+			argLevel = 0
+		}
 		args := make([]int, len(nd.Inputs))
 		for j, in := range nd.Inputs {
 			if p, ok := slices.BinarySearch(all, int32(in)); ok {
@@ -205,14 +293,20 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef) (o
 				continue
 			}
 			// Groups are small: a linear search for a repeated input is cheaper than a map.
-			k := slices.Index(ins, remap[in])
+			k := slices.Index(slots, slot{remap[in], argLevel})
 			if k < 0 {
-				k = len(ins)
+				k = len(slots)
+				slots = append(slots, slot{remap[in], argLevel})
 				ins = append(ins, remap[in])
 			}
 			args[j] = -1 - k
 		}
-		f.Nodes[i] = ops.FusedNode{Op: nd.Op, Args: args, Meta: nd.Meta}
+		f.Nodes[i] = ops.FusedNode{Op: nd.Op, Args: args, Meta: nd.Meta, Level: level}
+	}
+	if twoLevel {
+		for _, s := range slots {
+			f.InputLevels = append(f.InputLevels, s.level)
+		}
 	}
 	return f, ins
 }

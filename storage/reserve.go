@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -27,6 +28,14 @@ type Request struct {
 	// Priority is the op's: it may evict only chunks that no queued op more
 	// urgent than itself is waiting for.
 	Priority protocol.Priority
+	// Headroom is memory that must stay free after the op is admitted (it
+	// is not reserved). Source ops ask for it, so that they do not take the
+	// last free memory from the consumers of chunks already made.
+	Headroom int64
+	// NoWait: when nothing runs, do not wait for what the scheduler may be
+	// about to send (releases, consumers of fresh chunks) and ignore
+	// Headroom; evict whatever may be evicted, or fail.
+	NoWait bool
 }
 
 // InputRequest is one input of a Request.
@@ -54,10 +63,11 @@ func (r *Reservation) Bytes() int64 { return r.need }
 // Reserve admits an op against the limit. It returns a reservation when the
 // op fits, after choosing victims to evict if need be (drops happen at once;
 // spills are written by Evict, outside the store's lock). It returns nil,
-// nil when the op does not fit now but may once running ops finish, a
-// *TooLargeError when its estimate exceeds the whole limit, and a
-// *SpillError when it could only fit by spilling, spilling is impossible and
-// nothing running will free memory.
+// nil when the op does not fit now but may later (running ops will free
+// memory, or chunks all of whose consumers have finished are about to be
+// released), a *TooLargeError when its estimate exceeds the whole limit, and
+// when nothing can change: a *SpillError if it could only fit by spilling
+// and spilling is impossible, else a *NoRoomError.
 func (s *Store) Reserve(req Request) (*Reservation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,20 +105,45 @@ func (s *Store) Reserve(req Request) (*Reservation, error) {
 	need := inMissing + req.Remote + req.Output + req.Temp
 	r := &Reservation{s: s, op: req.Op, need: need, bytes: need}
 	if limit > 0 {
-		if short := need - (limit - s.mu.resident - s.mu.reserved + s.mu.evicting); short > 0 {
-			victims, blocked, ok := s.planLocked(short, req.Priority, ins)
+		avail := limit - s.mu.resident - s.mu.reserved + s.mu.evicting
+		headroom := req.Headroom
+		if req.NoWait {
+			headroom = 0
+		}
+		if short := need + headroom - avail; short > 0 {
+			victims, blocked, soft, ok := s.planLocked(short, req.Priority, ins, true)
 			if !ok {
-				idle := s.mu.reserved == 0 && s.mu.pinned == 0
-				if idle && blocked > 0 && s.mu.spillErr != nil {
+				// Running ops will free memory; and when nothing runs, the
+				// scheduler is probably about to release finished chunks or
+				// to queue the consumers of fresh ones.
+				if s.mu.reserved > 0 || s.mu.pinned > 0 || (!req.NoWait && (soft > 0 || s.releasingLocked())) {
+					return nil, nil
+				}
+				// Nothing to wait for: without headroom, evict what may be.
+				victims, blocked, ok = nil, 0, true
+				if short = need - avail; short > 0 {
+					victims, blocked, _, ok = s.planLocked(short, req.Priority, ins, false)
+				}
+			}
+			if !ok {
+				if os.Getenv("PHOBOS_DEBUG_STORE") != "" {
+					fmt.Fprintf(os.Stderr, "DEBUG %s need %d short %d resident %d reserved %d pinned %d\n", req.Op, need, short, s.mu.resident, s.mu.reserved, s.mu.pinned)
+					for _, b := range s.mu.buffers {
+						for _, e := range b.chunks {
+							fmt.Fprintf(os.Stderr, "  %v n=%d cons=%d fresh=%v next=%v/%v first=%v pins=%d\n", e.key, e.nbytes, e.consumers, e.fresh, e.hasNext, e.next, e.firstUse, e.pins)
+						}
+					}
+				}
+				if blocked > 0 && s.mu.spillErr != nil {
 					return nil, s.mu.spillErr
 				}
-				return nil, nil
+				return nil, &NoRoomError{Op: req.Op, Need: need, InUse: s.mu.resident, Limit: limit}
 			}
 			s.evictLocked(victims, r)
 		}
 	}
 	s.mu.reserved += need
-	s.notePeakLocked()
+	s.notePeakLocked() // evicting bytes count as gone
 	for _, e := range ins {
 		if e.pins == 0 {
 			s.mu.pinned++
@@ -117,6 +152,32 @@ func (s *Store) Reserve(req Request) (*Reservation, error) {
 	}
 	r.pins = ins
 	return r, nil
+}
+
+// NoRoomError is an op that does not fit while nothing runs that could free
+// memory: the rest is held by chunks that more urgent queued ops will read.
+type NoRoomError struct {
+	Op          string
+	Need, InUse int64
+	Limit       int64
+}
+
+func (e *NoRoomError) Error() string {
+	return fmt.Sprintf("op %s needs %s but %s of the %s limit is held by chunks that cannot be evicted",
+		e.Op, FormatBytes(e.Need), FormatBytes(e.InUse), FormatBytes(e.Limit))
+}
+
+// releasingLocked reports whether a chunk in memory has had all its
+// consumers finish: the scheduler is about to release it.
+func (s *Store) releasingLocked() bool {
+	for _, b := range s.mu.buffers {
+		for _, e := range b.chunks {
+			if e.consumers == 0 && e.pins == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // usable reports whether e is in memory and staying there.
@@ -175,8 +236,11 @@ type victim struct {
 // buffers, the op's own inputs, buffers being written and buffers a more
 // urgent queued op will read are never chosen; neither are buffers that
 // would need a spill when spilling is impossible (their bytes are returned
-// as blocked).
-func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry) (out []*bufRef, blocked int64, ok bool) {
+// as blocked). With soft set, fresh chunks (not read yet) count as read at
+// their estimated first use, and those more urgent than the op are kept too
+// (their bytes are returned as softBlocked): source ops then wait instead
+// of evicting the outputs of other sources before they are consumed.
+func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, soft bool) (out []*bufRef, blocked, softBlocked int64, ok bool) {
 	own := make(map[*bufRef]bool, len(inputs))
 	for _, e := range inputs {
 		if e.buf != nil {
@@ -190,19 +254,30 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry) (o
 			continue
 		}
 		v := victim{b: b, class: actClean}
-		fit := true
+		fit, softKept := true, false
 		for _, e := range b.chunks {
 			if e.pins > 0 || e.writing || (e.hasNext && e.next.Less(p)) {
 				fit = false
 				break
 			}
-			if e.hasNext && (!v.hasNext || e.next.Less(v.next)) {
-				v.next, v.hasNext = e.next, true
+			next, has := e.next, e.hasNext
+			if !has && e.fresh {
+				next, has = e.firstUse, true
+				if soft && next.Less(p) {
+					softKept = true
+				}
+			}
+			if has && (!v.hasNext || next.Less(v.next)) {
+				v.next, v.hasNext = next, true
 			}
 			v.class = max(v.class, s.actionLocked(e))
 			v.used = max(v.used, e.used)
 		}
 		if !fit {
+			continue
+		}
+		if softKept {
+			softBlocked += b.bytes
 			continue
 		}
 		if v.class == actSpill && s.mu.spillErr != nil {
@@ -213,7 +288,7 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry) (o
 		avail += b.bytes
 	}
 	if avail < short {
-		return nil, blocked, false
+		return nil, blocked, softBlocked, false
 	}
 	slices.SortFunc(cands, func(a, b victim) int {
 		if a.hasNext != b.hasNext {
@@ -243,7 +318,7 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry) (o
 		out = append(out, v.b)
 		freed += v.b.bytes
 	}
-	return out, 0, true
+	return out, 0, 0, true
 }
 
 // evictLocked evicts the victims: chunks with a spill copy or cheap to
@@ -389,6 +464,7 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 			return a, nil
 		}
 		r.take(s.attachLocked(e, a))
+		s.notePeakLocked()
 		s.mu.Unlock()
 		return a, nil
 	}
@@ -408,6 +484,7 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 	s.mu.Lock()
 	added, old := s.putLocked(key, a, opts)
 	r.take(added)
+	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }

@@ -29,14 +29,14 @@ const (
 func writeSpill(dir string, key protocol.ChunkKey, a *ndarray.Array, wrap func(io.Writer) io.Writer) (path string, err error) {
 	f, err := os.CreateTemp(dir, fmt.Sprintf("g%d-c%d-*.chunk", key.Graph, key.Node))
 	if err != nil {
-		return "", fmt.Errorf("storage: spill %v: create file in %s: %w", key, dir, err)
+		return "", fmt.Errorf("chunk %v: %w", key, err)
 	}
 	path = f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(path)
-			err = fmt.Errorf("storage: spill %v to %s: %w", key, path, err)
+			err = fmt.Errorf("chunk %v to %s: %w", key, path, err)
 		}
 	}()
 	var w io.Writer = f

@@ -173,6 +173,11 @@ type entry struct {
 	next      protocol.Priority // most urgent queued consumer, if hasNext
 	hasNext   bool
 	consumers int32 // consumers yet to finish; < 0 unknown
+	// fresh: no consumer has read it yet. Its consumer is then likely not
+	// queued only because it waits for sibling inputs; firstUse estimates
+	// that consumer's priority (one level deeper than the producer).
+	fresh    bool
+	firstUse protocol.Priority
 	used      uint64
 	deleted   bool
 	loading   chan struct{} // closed when a load into memory ends
@@ -192,7 +197,7 @@ type Stats struct {
 	Bytes        int64 // bytes of distinct buffers in memory now
 	PeakBytes    int64 // most bytes in memory at once
 	Reserved     int64 // bytes reserved by running ops now
-	PeakUsed     int64 // most of Bytes + Reserved at once
+	PeakUsed     int64 // most of Bytes + Reserved at once (less bytes being evicted)
 	Limit        int64 // 0: none
 	DiskBytes    int64 // bytes in spill files now
 	SpilledBytes int64 // written to spill files
@@ -254,6 +259,10 @@ type PutOptions struct {
 	// any: the chunk may then be dropped instead of spilled and regenerated
 	// on the next read.
 	Regen ops.ChunkOp
+	// Producer is the priority of the op that made the chunk. With known
+	// Consumers it gives the chunk an estimated first use until a consumer
+	// is queued: one level deeper, just after the producer.
+	Producer protocol.Priority
 }
 
 // Put stores a chunk under key, replacing any earlier one.
@@ -267,6 +276,7 @@ func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
 func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s.mu.Lock()
 	_, old := s.putLocked(key, a, opts)
+	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }
@@ -287,6 +297,8 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		nbytes:    int64(a.Nbytes()),
 		regen:     opts.Regen,
 		consumers: int32(max(opts.Consumers, -1)),
+		fresh:     opts.Consumers > 0,
+		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
 	}
 	s.mu.chunks[key] = e
 	return s.attachLocked(e, a), oldFile
@@ -328,7 +340,6 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array) int64 {
 		s.mu.resident += b.bytes
 		added = b.bytes
 		s.mu.st.PeakBytes = max(s.mu.st.PeakBytes, s.mu.resident)
-		s.notePeakLocked()
 	}
 	b.chunks = append(b.chunks, e)
 	e.buf = b
@@ -378,8 +389,10 @@ func removeFiles(paths ...string) {
 	}
 }
 
+// notePeakLocked records the memory in use: bytes being evicted count as
+// gone, since the op they make room for starts only once they are.
 func (s *Store) notePeakLocked() {
-	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident+s.mu.reserved)
+	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident-s.mu.evicting+s.mu.reserved)
 }
 
 // Get returns the chunk stored under key. A chunk on disk or dropped is read
@@ -527,8 +540,11 @@ func (s *Store) SetNextUse(key protocol.ChunkKey, p protocol.Priority, ok bool) 
 // Consumed records that one consumer of the chunk has finished with it.
 func (s *Store) Consumed(key protocol.ChunkKey) {
 	s.mu.Lock()
-	if e := s.mu.chunks[key]; e != nil && e.consumers > 0 {
-		e.consumers--
+	if e := s.mu.chunks[key]; e != nil {
+		e.fresh = false
+		if e.consumers > 0 {
+			e.consumers--
+		}
 	}
 	s.mu.Unlock()
 }

@@ -1,8 +1,16 @@
 // Package worker executes chunk ops. Submitted tasks wait in a priority queue
-// (seeds/002's TaskQueue); a fixed number of slots take the most urgent one,
-// load its inputs, run its kernel under the graph's context, store the output
-// and report back. The worker never decides placement: it runs what it is
-// given, in the order the scheduler's priorities say.
+// (seeds/002's TaskQueue); a fixed number of slots take the most urgent one
+// that fits in memory, load its inputs, run its kernel under the graph's
+// context, store the output and report back. The worker never decides
+// placement: it runs what it is given, in the order the scheduler's
+// priorities say, as memory allows.
+//
+// Memory (seeds/002's QuotaActor): before an op starts, its memory is
+// estimated (Estimate) and reserved in the store, which evicts chunks (by
+// next use) to make room. An op that does not fit is not started: the slot
+// takes a less urgent op that fits, or waits until memory frees. An op whose
+// estimate exceeds the whole limit fails at once. The worker tells the store
+// each chunk's next use: the priority of the most urgent queued op reading it.
 package worker
 
 import (
@@ -10,9 +18,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -26,6 +36,14 @@ type Config struct {
 	ID int
 	// Slots is the number of ops run at once (default GOMAXPROCS).
 	Slots int
+	// Logger receives warnings (an unusable spill directory); nil: slog.Default().
+	Logger *slog.Logger
+	// StallTimeout is how long an idle worker's most urgent op that does not
+	// fit waits for what the scheduler is probably about to send (releases
+	// of finished chunks, consumers of fresh ones) before it evicts those
+	// chunks anyway or fails (default 200ms). Normally the scheduler's
+	// message wakes it long before.
+	StallTimeout time.Duration
 }
 
 // PeerReader fetches a chunk held by another worker.
@@ -33,21 +51,35 @@ type PeerReader interface {
 	ReadChunk(ctx context.Context, worker int, key protocol.ChunkKey) (*ndarray.Array, error)
 }
 
+// scanDepth is how many queued tasks, most urgent first, a slot considers
+// when the most urgent does not fit in memory.
+const scanDepth = 16
+
 // Worker runs tasks on its slots and keeps their outputs in its store.
 type Worker struct {
 	cfg   Config
 	store *storage.Store
 	rep   protocol.Reporter
 	peers PeerReader
+	log   *slog.Logger
 
 	mu struct {
 		sync.Mutex
-		queue  taskHeap
-		graphs map[protocol.GraphID]*graphState
-		closed bool
+		queue   taskHeap
+		graphs  map[protocol.GraphID]*graphState
+		uses    map[protocol.ChunkKey]*uses // queued consumers of stored chunks
+		running int                         // admitted tasks not yet done
+		// head is the most urgent task when it last failed to fit, and
+		// bypassed the admissions of less urgent tasks since: capped, so a
+		// big op is not starved by a stream of small ones.
+		head     *protocol.Task
+		bypassed int
+		// stall is the head of an idle worker that did not fit, since when.
+		stall      *protocol.Task
+		stallSince time.Time
+		closed     bool
 	}
-	wake chan struct{} // one token per queued task, bounded by slots
-	quit chan struct{}
+	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
 	wg   sync.WaitGroup
 }
 
@@ -58,21 +90,33 @@ type graphState struct {
 	cancelled bool
 }
 
+// uses are the queued tasks reading one chunk, and the most urgent priority
+// among them (the chunk's next use).
+type uses struct {
+	tasks []*protocol.Task
+	best  protocol.Priority
+}
+
 // New starts a worker whose results go to rep. peers may be nil when the
-// worker is alone. Close stops it.
+// worker is alone. The store's limit is the worker's memory budget. Close
+// stops the worker; the caller closes the store afterwards.
 func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerReader) *Worker {
 	if cfg.Slots <= 0 {
 		cfg.Slots = runtime.GOMAXPROCS(0)
 	}
-	w := &Worker{
-		cfg:   cfg,
-		store: store,
-		rep:   rep,
-		peers: peers,
-		wake:  make(chan struct{}, 1),
-		quit:  make(chan struct{}),
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = 200 * time.Millisecond
 	}
+	w := &Worker{cfg: cfg, store: store, rep: rep, peers: peers, log: cfg.Logger}
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	w.cond = sync.NewCond(&w.mu.Mutex)
 	w.mu.graphs = make(map[protocol.GraphID]*graphState)
+	w.mu.uses = make(map[protocol.ChunkKey]*uses)
+	if err := store.SpillErr(); err != nil {
+		w.log.Warn("worker cannot spill: ops that need to will fail", "worker", cfg.ID, "err", err)
+	}
 	w.wg.Add(cfg.Slots)
 	for range cfg.Slots {
 		go w.slot()
@@ -85,6 +129,11 @@ func (w *Worker) Slots() int { return w.cfg.Slots }
 
 // Store is the worker's chunk store.
 func (w *Worker) Store() *storage.Store { return w.store }
+
+// local reports whether the input is read from this worker's store.
+func (w *Worker) local(in protocol.Input) bool {
+	return in.Worker == w.cfg.ID || in.Worker < 0 || w.peers == nil
+}
 
 // Submit queues tasks.
 func (w *Worker) Submit(tasks []protocol.Task) {
@@ -99,20 +148,73 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 		}
 		g.tasks++
 		heap.Push(&w.mu.queue, t)
+		for _, in := range t.Inputs {
+			if w.local(in) {
+				w.addUseLocked(in.Key, t)
+			}
+		}
 	}
 	w.mu.Unlock()
-	w.signal()
+	w.cond.Broadcast()
 }
 
-func (w *Worker) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
+	u := w.mu.uses[key]
+	if u == nil {
+		u = &uses{best: t.Priority}
+		w.mu.uses[key] = u
+	} else if !t.Priority.Less(u.best) {
+		u.tasks = append(u.tasks, t)
+		return
+	}
+	u.tasks = append(u.tasks, t)
+	u.best = t.Priority
+	w.store.SetNextUse(key, u.best, true)
+}
+
+// dequeuedLocked forgets a task that left the queue as a future reader of
+// its inputs, updating their next use.
+func (w *Worker) dequeuedLocked(t *protocol.Task) {
+	for _, in := range t.Inputs {
+		if !w.local(in) {
+			continue
+		}
+		u := w.mu.uses[in.Key]
+		if u == nil {
+			continue // a repeated input, already handled
+		}
+		k := 0
+		for _, x := range u.tasks {
+			if x != t {
+				u.tasks[k] = x
+				k++
+			}
+		}
+		clear(u.tasks[k:])
+		u.tasks = u.tasks[:k]
+		if k == 0 {
+			delete(w.mu.uses, in.Key)
+			w.store.SetNextUse(in.Key, protocol.Priority{}, false)
+			continue
+		}
+		best := u.tasks[0].Priority
+		for _, x := range u.tasks[1:] {
+			if x.Priority.Less(best) {
+				best = x.Priority
+			}
+		}
+		if best != u.best {
+			u.best = best
+			w.store.SetNextUse(in.Key, best, true)
+		}
 	}
 }
 
 // Release frees stored chunks.
-func (w *Worker) Release(keys []protocol.ChunkKey) { w.store.Delete(keys) }
+func (w *Worker) Release(keys []protocol.ChunkKey) {
+	w.store.Delete(keys)
+	w.cond.Broadcast()
+}
 
 // CancelGraph interrupts the graph's running kernels through their context;
 // its queued tasks are reported cancelled as slots reach them.
@@ -123,11 +225,13 @@ func (w *Worker) CancelGraph(id protocol.GraphID) {
 		g.cancel()
 	}
 	w.mu.Unlock()
+	w.cond.Broadcast()
 }
 
-// Get reads a stored chunk (for fetching results and serving peers).
-func (w *Worker) Get(_ context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
-	return w.store.Get(key)
+// Get reads a stored chunk (for fetching results and serving peers). A
+// chunk on disk is read for the caller without coming back into memory.
+func (w *Worker) Get(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
+	return w.store.Read(ctx, key)
 }
 
 // Close stops the slots after their current tasks; queued tasks are dropped.
@@ -142,85 +246,200 @@ func (w *Worker) Close() {
 		g.cancel()
 	}
 	w.mu.Unlock()
-	close(w.quit)
+	w.cond.Broadcast()
 	w.wg.Wait()
 }
 
-// next blocks until a task is queued or the worker closes.
-func (w *Worker) next() (*protocol.Task, *graphState) {
-	for {
-		w.mu.Lock()
-		if w.mu.closed {
-			w.mu.Unlock()
-			return nil, nil
+// Estimate is the memory an op needs besides its inputs: its output and its
+// kernel's temporaries. These are rough bounds for admission, not promises:
+//   - views (transpose, slices, ...) share their input's buffer: nothing;
+//   - fused kernels evaluate tile by tile: the output plus one tile per node;
+//   - other kernels: the output plus one output-sized temporary (a
+//     contiguous copy of a strided operand, a broadcast intermediate, ...).
+func Estimate(t *protocol.Task) (output, temp int64) {
+	out := t.Meta.Nbytes()
+	switch op := t.Op.(type) {
+	case ops.View:
+		return 0, 0
+	case ops.Fused:
+		tile := op.Tile
+		if tile <= 0 {
+			tile = ops.DefaultTile
 		}
-		if w.mu.queue.Len() > 0 {
-			t := heap.Pop(&w.mu.queue).(*protocol.Task)
-			g := w.mu.graphs[t.Key.Graph]
-			more := w.mu.queue.Len() > 0
-			w.mu.Unlock()
-			if more {
-				w.signal() // let another idle slot look too
-			}
-			return t, g
-		}
-		w.mu.Unlock()
-		select {
-		case <-w.wake:
-		case <-w.quit:
-			return nil, nil
-		}
+		return out, int64(len(op.Nodes)) * int64(tile) * 8
 	}
+	return out, out
 }
 
-func (w *Worker) done(t *protocol.Task, g *graphState) {
+// request is the memory request of a task.
+func (w *Worker) request(t *protocol.Task) storage.Request {
+	out, temp := Estimate(t)
+	req := storage.Request{Op: t.Op.Type(), Output: out, Temp: temp, Priority: t.Priority}
+	if len(t.Inputs) == 0 {
+		// A source op leaves room for another op as large: the consumers of
+		// the chunks sources already made must not find memory full of
+		// sources whose consumers are far away.
+		req.Headroom = out + temp
+	}
+	for _, in := range t.Inputs {
+		if w.local(in) {
+			req.Inputs = append(req.Inputs, storage.InputRequest{Key: in.Key, Nbytes: in.Nbytes})
+		} else {
+			req.Remote += in.Nbytes
+		}
+	}
+	return req
+}
+
+// pick is what a slot does next: run t under res, report it failed with err
+// (it could not be admitted), or report it cancelled (neither).
+type pick struct {
+	t   *protocol.Task
+	g   *graphState
+	res *storage.Reservation
+	err error
+}
+
+// next blocks until a task can be started (or must be reported) or the
+// worker closes.
+func (w *Worker) next() (pick, bool) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	for !w.mu.closed {
+		if p, ok := w.pickLocked(); ok {
+			return p, true
+		}
+		w.cond.Wait()
+	}
+	return pick{}, false
+}
+
+// pickLocked takes the most urgent queued task that fits in memory, looking
+// at most scanDepth deep. A task that cannot be admitted at all is taken
+// too, to be failed.
+func (w *Worker) pickLocked() (pick, bool) {
+	var skipped []*protocol.Task
+	defer func() {
+		for _, t := range skipped {
+			heap.Push(&w.mu.queue, t)
+		}
+	}()
+	for w.mu.queue.Len() > 0 && len(skipped) < scanDepth {
+		t := heap.Pop(&w.mu.queue).(*protocol.Task)
+		g := w.mu.graphs[t.Key.Graph]
+		if g.cancelled {
+			w.dequeuedLocked(t)
+			return pick{t: t, g: g}, true
+		}
+		head := len(skipped) == 0
+		req := w.request(t)
+		// The store may wait for chunks the scheduler is about to release;
+		// if they do not come, the head of an idle worker gives up.
+		stalled := head && w.mu.running == 0 && w.mu.stall == t && time.Since(w.mu.stallSince) >= w.cfg.StallTimeout
+		req.NoWait = stalled
+		res, err := w.store.Reserve(req)
+		if err == nil && res == nil && stalled {
+			err = fmt.Errorf("op %s waited %v for memory with nothing running", t.Op.Type(), w.cfg.StallTimeout)
+		}
+		if err != nil {
+			w.dequeuedLocked(t)
+			return pick{t: t, g: g, err: err}, true
+		}
+		if res != nil {
+			if head {
+				w.mu.head, w.mu.bypassed = nil, 0
+			} else {
+				w.mu.bypassed++
+			}
+			w.mu.stall = nil
+			w.mu.running++
+			w.dequeuedLocked(t)
+			return pick{t: t, g: g, res: res}, true
+		}
+		skipped = append(skipped, t)
+		if !head {
+			continue
+		}
+		if w.mu.running == 0 && w.mu.stall != t {
+			w.mu.stall, w.mu.stallSince = t, time.Now()
+			time.AfterFunc(w.cfg.StallTimeout, w.cond.Broadcast)
+		}
+		if w.mu.head != t {
+			w.mu.head, w.mu.bypassed = t, 0
+		}
+		if w.mu.bypassed >= 2*w.cfg.Slots {
+			return pick{}, false // the head has waited long enough: save memory for it
+		}
+	}
+	return pick{}, false
+}
+
+func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
+	w.mu.Lock()
+	if admitted {
+		w.mu.running--
+	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()
 		delete(w.mu.graphs, t.Key.Graph)
 	}
 	w.mu.Unlock()
+	w.cond.Broadcast()
 }
 
 func (w *Worker) slot() {
 	defer w.wg.Done()
 	for {
-		t, g := w.next()
-		if t == nil {
+		p, ok := w.next()
+		if !ok {
 			return
 		}
-		res := protocol.Result{Key: t.Key, Worker: w.cfg.ID}
-		w.mu.Lock()
-		cancelled := g.cancelled
-		w.mu.Unlock()
-		if cancelled {
+		res := protocol.Result{Key: p.t.Key, Worker: w.cfg.ID}
+		switch {
+		case p.err != nil:
+			// Too large never fits; anything else may once memory frees.
+			var tl *storage.TooLargeError
+			res.Outcome, res.Retryable = protocol.Failed, !errors.As(p.err, &tl)
+			res.Err = fmt.Errorf("worker %d: %w", w.cfg.ID, p.err)
+		case p.res == nil:
 			res.Outcome = protocol.Cancelled
-		} else {
-			w.rep.Report(protocol.Result{Key: t.Key, Worker: w.cfg.ID, Outcome: protocol.Started})
-			res = w.run(g.ctx, t)
+		default:
+			w.rep.Report(protocol.Result{Key: p.t.Key, Worker: w.cfg.ID, Outcome: protocol.Started})
+			res = w.run(p.g.ctx, p.t, p.res)
+			p.res.Close()
 		}
-		w.done(t, g)
+		w.done(p.t, p.g, p.res != nil)
 		w.rep.Report(res)
 	}
 }
 
-// run executes one task and stores its output.
-func (w *Worker) run(ctx context.Context, t *protocol.Task) protocol.Result {
+// run executes one admitted task and stores its output.
+func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
 	res := protocol.Result{Key: t.Key, Worker: w.cfg.ID}
+	fail := func(err error, retryable bool) protocol.Result {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			res.Outcome = protocol.Cancelled
+			return res
+		}
+		res.Outcome, res.Err, res.Retryable = protocol.Failed, err, retryable
+		return res
+	}
+	if err := r.Evict(ctx); err != nil {
+		return fail(fmt.Errorf("worker %d: making room for %s: %w", w.cfg.ID, t.Op.Type(), err), true)
+	}
 	ins := make([]*ndarray.Array, len(t.Inputs))
 	for i, in := range t.Inputs {
 		var a *ndarray.Array
 		var err error
-		if in.Worker == w.cfg.ID || in.Worker < 0 || w.peers == nil {
-			a, err = w.store.Get(in.Key)
+		if w.local(in) {
+			a, err = r.Acquire(ctx, in.Key)
 		} else {
 			a, err = w.peers.ReadChunk(ctx, in.Worker, in.Key)
 		}
 		if err != nil {
-			res.Outcome, res.Retryable = protocol.Failed, true
-			res.Err = fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, t.Op.Type(), err)
-			return res
+			// A lost input is retryable: the scheduler may recompute it.
+			return fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, t.Op.Type(), err), true)
 		}
 		ins[i] = a
 	}
@@ -229,20 +448,24 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task) protocol.Result {
 		err = ctx.Err()
 	}
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			res.Outcome = protocol.Cancelled
-			return res
-		}
-		res.Outcome = protocol.Failed
-		res.Err = err
-		return res
+		return fail(err, false)
 	}
 	if out.DType() != t.Meta.DType || !ndarray.SameShape(out.Shape(), t.Meta.Shape) {
-		res.Outcome = protocol.Failed
-		res.Err = fmt.Errorf("kernel %s produced %v%v, planned %v", t.Op.Type(), out.DType(), out.Shape(), t.Meta)
-		return res
+		return fail(fmt.Errorf("kernel %s produced %v%v, planned %v", t.Op.Type(), out.DType(), out.Shape(), t.Meta), false)
 	}
-	w.store.Put(t.Key, out)
+	opts := storage.PutOptions{Consumers: -1, Producer: t.Priority}
+	if t.Priority.Succ > 0 {
+		opts.Consumers = int(t.Priority.Succ)
+	}
+	if len(t.Inputs) == 0 {
+		opts.Regen = t.Op // kept only if storage.Regenerable says so
+	}
+	r.Put(t.Key, out, opts)
+	for _, in := range t.Inputs {
+		if w.local(in) {
+			w.store.Consumed(in.Key)
+		}
+	}
 	res.Outcome = protocol.Succeeded
 	res.Nbytes = int64(out.Nbytes())
 	return res

@@ -1,9 +1,12 @@
-// Command phobos is Phobos's one binary. Today it runs the benchmark
-// workloads of shared/anchors/WORKLOADS.md in a local session and prints the
-// same JSON line as the NumPy and Dask anchors, so the three can be compared
-// (and wrapped by bench_anchor.py --wrap for process-tree RSS and CPU load).
+// Command phobos is Phobos's one binary. It runs the benchmark workloads of
+// shared/anchors/WORKLOADS.md and prints the same JSON line as the NumPy and
+// Dask anchors, so they can be compared (and wrapped by bench_anchor.py
+// --wrap for process-tree RSS and CPU load); it is also every process of a
+// cluster (roles.go).
 //
 //	phobos run <workload> [flags]   time a workload, one JSON line on stdout
+//	phobos scheduler|worker|web     one cluster role
+//	phobos cluster --workers N      a whole cluster on this machine
 //	phobos version                  version, Go, platform and BLAS backend
 //	phobos help                     usage
 package main
@@ -41,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "scheduler", "worker", "web", "cluster":
+		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "phobos %s\n%s %s/%s\nblas: %s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, ndarray.BLASBackend())
 		return 0
@@ -62,7 +67,7 @@ Usage:
                                   one JSON line on stdout, a summary on stderr
   phobos version                  print version, Go version, platform and BLAS
   phobos help                     print this help
-
+`+rolesUsage+`
 Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):
 `)
 	for _, name := range workloads.Names() {

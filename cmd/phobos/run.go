@@ -29,6 +29,7 @@ type runOptions struct {
 	reps, warmup   int
 	workers, slots int
 	seed           uint64
+	cluster        string // web URL of a cluster to run on instead of in-process
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -70,6 +71,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.workers, "workers", 0, "in-process workers (0: session default, 1)")
 	fs.IntVar(&o.slots, "slots", 0, "ops each worker runs at once (0: GOMAXPROCS / workers)")
 	fs.Uint64Var(&o.seed, "seed", workloads.DefaultSeed, "random seed")
+	fs.StringVar(&o.cluster, "cluster", "", "run on the cluster whose web service is at this URL (phobos cluster prints it)")
 	return fs, o
 }
 
@@ -107,6 +109,8 @@ type record struct {
 	RunS            *float64         `json:"run_s,omitempty"`
 	FetchS          *float64         `json:"fetch_s,omitempty"`
 	MovedMB         *float64         `json:"moved_mb,omitempty"`
+	MovedBytes      *int64           `json:"moved_bytes,omitempty"`
+	Cluster         string           `json:"cluster,omitempty"`
 	PeakStoreMB     *float64         `json:"peak_store_mb,omitempty"`
 	PeakRSSTreeMB   float64          `json:"peak_rss_tree_mb"`
 	PeakRSSSelfMB   float64          `json:"peak_rss_self_mb"`
@@ -220,7 +224,14 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	if bar != nil {
 		opts = append(opts, phobos.WithProgress(bar.update))
 	}
-	sess, err := phobos.NewSession(opts...)
+	var sess *phobos.Session
+	var err error
+	if o.cluster != "" {
+		rec.Cluster = o.cluster
+		sess, err = phobos.Connect(ctx, o.cluster, opts...)
+	} else {
+		sess, err = phobos.NewSession(opts...)
+	}
 	if err != nil {
 		return rec, err
 	}
@@ -283,6 +294,7 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	rec.RunS = ptr(round(median(runs), 4))
 	rec.FetchS = ptr(round(median(fetches), 4))
 	rec.MovedMB = ptr(round(float64(st.MovedBytes)/(1<<20), 1))
+	rec.MovedBytes = ptr(st.MovedBytes)
 	rec.PeakStoreMB = ptr(round(float64(st.PeakBytes)/(1<<20), 1))
 	return rec, nil
 }

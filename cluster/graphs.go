@@ -1,0 +1,420 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/scheduler"
+)
+
+// Graph states as the REST API reports them.
+const (
+	StatePreparing  = "PREPARING"
+	StateRunning    = "RUNNING"
+	StateSucceeded  = "SUCCEEDED"
+	StateFailed     = "FAILED"
+	StateCancelling = "CANCELLING"
+	StateCancelled  = "CANCELLED"
+)
+
+// maxWait bounds a long-poll, so a client's wait_timeout cannot pin a
+// request forever.
+const maxWait = 60 * time.Second
+
+type session struct {
+	id      string
+	graphs  map[string]*graphRec
+	nextID  int
+	created time.Time
+}
+
+// graphRec is one submitted graph: compiled off the event loop, then a Run.
+type graphRec struct {
+	id, sid string
+	done    chan struct{} // closed once the state is terminal
+
+	mu          sync.Mutex
+	state       string
+	err         error
+	cancel      context.CancelFunc // stops preparation
+	userCancel  bool
+	run         *scheduler.Run
+	results     []*ops.Tiled
+	chunkOps    int
+	submitted   time.Time
+	prepareTime time.Duration
+	runStart    time.Time
+	runTime     time.Duration
+	released    bool
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func terminal(state string) bool {
+	return state == StateSucceeded || state == StateFailed || state == StateCancelled
+}
+
+// graphService serves sessions and graphs to the web role.
+type graphService struct{ p *SchedulerProc }
+
+func (s *graphService) CreateSession(ctx context.Context, req *connect.Request[pb.CreateSessionRequest]) (*connect.Response[pb.CreateSessionResponse], error) {
+	p := s.p
+	ss := &session{id: newID(), graphs: make(map[string]*graphRec), created: time.Now()}
+	p.mu.Lock()
+	p.mu.sessions[ss.id] = ss
+	p.mu.Unlock()
+	return connect.NewResponse(&pb.CreateSessionResponse{SessionId: ss.id}), nil
+}
+
+func (s *graphService) DeleteSession(ctx context.Context, req *connect.Request[pb.DeleteSessionRequest]) (*connect.Response[pb.DeleteSessionResponse], error) {
+	p := s.p
+	p.mu.Lock()
+	ss, ok := p.mu.sessions[req.Msg.SessionId]
+	if ok {
+		delete(p.mu.sessions, ss.id)
+		p.mu.graphs -= len(ss.graphs)
+	}
+	p.mu.Unlock()
+	if !ok {
+		return nil, errNoSession(req.Msg.SessionId)
+	}
+	for _, g := range ss.graphs {
+		p.cancelGraph(g)
+	}
+	return connect.NewResponse(&pb.DeleteSessionResponse{}), nil
+}
+
+func errNoSession(sid string) error {
+	return connect.NewError(connect.CodeNotFound, fmt.Errorf("no session %q", sid))
+}
+
+func (p *SchedulerProc) lookup(sid, gid string) (*graphRec, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ss, ok := p.mu.sessions[sid]
+	if !ok {
+		return nil, errNoSession(sid)
+	}
+	g, ok := ss.graphs[gid]
+	if !ok {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no graph %q in session %q", gid, sid))
+	}
+	return g, nil
+}
+
+func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.SubmitGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	p := s.p
+	m := req.Msg
+	p.mu.Lock()
+	_, ok := p.mu.sessions[m.SessionId]
+	p.mu.Unlock()
+	if !ok {
+		return nil, errNoSession(m.SessionId)
+	}
+	tg, err := graph.DecodeTileable(m.Graph)
+	if err == nil {
+		err = CheckChunkCounts(tg)
+	}
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if len(m.Results) == 0 {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("no results: name at least one tensor of the graph to compute"))
+	}
+	results := make([]int, len(m.Results))
+	for i, r := range m.Results {
+		if r < 0 || int(r) >= len(tg.Nodes) {
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("result %d is tensor %d, which is not in the graph (it has %d tensors)", i, r, len(tg.Nodes)))
+		}
+		results[i] = int(r)
+	}
+	if p.liveWorkers() == 0 {
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no live workers: start one with `phobos worker --scheduler "+p.URL()+"`"))
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{})}
+	p.mu.Lock()
+	ss, ok := p.mu.sessions[m.SessionId]
+	if !ok {
+		p.mu.Unlock()
+		cancel()
+		return nil, errNoSession(m.SessionId)
+	}
+	ss.nextID++
+	g.id = fmt.Sprintf("g%d", ss.nextID)
+	ss.graphs[g.id] = g
+	p.mu.graphs++
+	p.mu.Unlock()
+	go p.prepare(pctx, g, tg, results, !m.NoFuse)
+	return connect.NewResponse(g.status()), nil
+}
+
+// prepare compiles and submits a graph, then follows its run to the end.
+func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, fuse bool) {
+	cg, tiled, err := Compile(tg, results, fuse)
+	if err == nil {
+		err = preEncode(ctx, cg)
+	}
+	var nodes []int32
+	if err == nil {
+		seen := make(map[ops.ChunkRef]bool)
+		for _, t := range tiled {
+			for _, c := range t.Chunks {
+				if !seen[c] {
+					seen[c] = true
+					nodes = append(nodes, int32(c))
+				}
+			}
+		}
+	}
+	var run *scheduler.Run
+	if err == nil && ctx.Err() == nil {
+		run, err = p.sched.Submit(ctx, cg, nodes)
+	}
+	g.mu.Lock()
+	if g.userCancel || ctx.Err() != nil {
+		// Cancelled while preparing: the graph is already CANCELLED.
+		g.mu.Unlock()
+		if run != nil {
+			run.Cancel()
+			run.Release()
+		}
+		return
+	}
+	g.prepareTime = time.Since(g.submitted)
+	if err != nil {
+		g.state, g.err = StateFailed, err
+		close(g.done)
+		g.mu.Unlock()
+		return
+	}
+	g.run, g.results, g.chunkOps = run, tiled, cg.Len()
+	g.state, g.runStart = StateRunning, time.Now()
+	g.mu.Unlock()
+
+	err = run.Err()
+	g.mu.Lock()
+	g.runTime = time.Since(g.runStart)
+	switch {
+	case g.userCancel:
+		g.state = StateCancelled
+	case err != nil:
+		g.state, g.err = StateFailed, err
+	default:
+		g.state = StateSucceeded
+	}
+	close(g.done)
+	g.mu.Unlock()
+	if err != nil {
+		run.Release()
+	}
+}
+
+// preEncode wraps every chunk op with its wire encoding, spread over the
+// cores, so sending tasks later costs no encoding on the scheduler's loop.
+func preEncode(ctx context.Context, cg *graph.ChunkGraph) error {
+	n := len(cg.Nodes)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/512))
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var prev ops.ChunkOp
+			var prevEnc rpc.PreEncoded
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				if i%1024 == 0 && ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
+				op := cg.Nodes[i].Op
+				// Neighbouring chunk ops are often equal (the same kernel
+				// on every chunk): reuse the encoding when they are.
+				if prev != nil && sameOp(prev, op) {
+					cg.Nodes[i].Op = rpc.PreEncoded{ChunkOp: op, JSON: prevEnc.JSON}
+					continue
+				}
+				enc, err := rpc.PreEncode(op)
+				if err != nil {
+					errs[w] = fmt.Errorf("chunk op %d (%s): %w", i, op.Type(), err)
+					return
+				}
+				cg.Nodes[i].Op = enc
+				prev, prevEnc = op, enc
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// sameOp reports whether two chunk ops are equal in every parameter.
+func sameOp(a, b ops.ChunkOp) bool { return reflect.DeepEqual(a, b) }
+
+func (g *graphRec) status() *pb.GraphStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st := &pb.GraphStatus{
+		SessionId: g.sid, GraphId: g.id, State: g.state,
+		ChunkOps: int64(g.chunkOps), Released: g.released,
+		Progress: map[string]int64{},
+	}
+	if g.err != nil {
+		st.Error = g.err.Error()
+	}
+	if g.prepareTime > 0 {
+		st.PrepareMs = g.prepareTime.Milliseconds()
+	} else if !terminal(g.state) {
+		st.PrepareMs = time.Since(g.submitted).Milliseconds()
+	}
+	if g.run != nil {
+		for state, n := range g.run.Counts() {
+			st.Progress[state.String()] = n
+		}
+		st.MovedBytes = g.run.MovedBytes()
+		if terminal(g.state) {
+			st.RunMs = g.runTime.Milliseconds()
+		} else {
+			st.RunMs = time.Since(g.runStart).Milliseconds()
+		}
+	}
+	for _, t := range g.results {
+		ri := &pb.ResultInfo{Dtype: t.Meta.DType.String(), Chunks: int32(len(t.Chunks)), Shape: make([]int64, len(t.Meta.Shape))}
+		for i, d := range t.Meta.Shape {
+			ri.Shape[i] = int64(d)
+		}
+		st.Results = append(st.Results, ri)
+	}
+	return st
+}
+
+func (s *graphService) GetGraph(ctx context.Context, req *connect.Request[pb.GetGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	if err != nil {
+		return nil, err
+	}
+	if wait := time.Duration(req.Msg.WaitTimeoutMs) * time.Millisecond; wait > 0 {
+		t := time.NewTimer(min(wait, maxWait))
+		select {
+		case <-g.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	return connect.NewResponse(g.status()), nil
+}
+
+func (s *graphService) CancelGraph(ctx context.Context, req *connect.Request[pb.CancelGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	if err != nil {
+		return nil, err
+	}
+	s.p.cancelGraph(g)
+	return connect.NewResponse(g.status()), nil
+}
+
+// cancelGraph stops a graph: in preparation at once; running, by
+// interrupting its ops (it turns CANCELLED when they have stopped); ended,
+// by freeing its results.
+func (p *SchedulerProc) cancelGraph(g *graphRec) {
+	g.mu.Lock()
+	switch g.state {
+	case StatePreparing:
+		g.userCancel = true
+		g.cancel()
+		g.state = StateCancelled
+		close(g.done)
+		g.mu.Unlock()
+	case StateRunning:
+		g.userCancel = true
+		g.state = StateCancelling
+		run := g.run
+		g.mu.Unlock()
+		run.Cancel()
+	case StateSucceeded:
+		if !g.released {
+			g.released = true
+			g.run.Release()
+		}
+		g.mu.Unlock()
+	default:
+		g.mu.Unlock()
+	}
+}
+
+func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.GetResultRequest]) (*connect.Response[pb.ResultLayout], error) {
+	p := s.p
+	g, err := p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.state == StateFailed:
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %s failed: %v", g.id, g.err))
+	case g.state != StateSucceeded:
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %s is %s, not SUCCEEDED", g.id, g.state))
+	case g.released:
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("the results of graph %s were released", g.id))
+	}
+	i := int(req.Msg.Index)
+	if i < 0 || i >= len(g.results) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("graph %s has no result %d (it has %d)", g.id, i, len(g.results)))
+	}
+	t := g.results[i]
+	out := &pb.ResultLayout{Dtype: t.Meta.DType.String()}
+	for _, d := range t.Meta.Shape {
+		out.Shape = append(out.Shape, int64(d))
+	}
+	for _, sp := range t.NSplits {
+		s := &pb.Splits{}
+		for _, n := range sp {
+			s.Sizes = append(s.Sizes, int64(n))
+		}
+		out.Nsplits = append(out.Nsplits, s)
+	}
+	cg := g.run.Graph()
+	for _, c := range t.Chunks {
+		node := int32(c)
+		w := g.run.Location(node)
+		url, err := p.memberURL(w)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("result %d, chunk %d: %w", i, node, err))
+		}
+		key := resultKey(g.run, node)
+		loc := &pb.ChunkLocation{Graph: uint64(key.Graph), Node: node, Worker: int32(w), Url: url + rpc.ChunkPath(key)}
+		for _, d := range cg.Nodes[node].Meta.Shape {
+			loc.Shape = append(loc.Shape, int64(d))
+		}
+		out.Chunks = append(out.Chunks, loc)
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.StatusRequest]) (*connect.Response[pb.StatusResponse], error) {
+	p := s.p
+	live := p.liveWorkers()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return connect.NewResponse(&pb.StatusResponse{LiveWorkers: int32(live), Sessions: int32(len(p.mu.sessions)), Graphs: int32(p.mu.graphs)}), nil
+}

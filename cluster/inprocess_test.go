@@ -1,0 +1,84 @@
+package cluster_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/tensor"
+	"github.com/phobos-tensor/phobos/workloads"
+)
+
+// TestRolesInProcess runs the three roles in this process (the same code the
+// processes run, so `go test -race` sees their goroutines), executes graphs
+// through phobos.Connect, cancels one, and shuts everything down.
+func TestRolesInProcess(t *testing.T) {
+	ctx := context.Background()
+	sp, err := cluster.StartScheduler(cluster.SchedulerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	var ws []*cluster.WorkerProc
+	for range 2 {
+		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 256 << 20, SpillDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	defer func() {
+		for _, w := range ws {
+			w.Close()
+		}
+	}()
+	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wp.Close()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := cluster.WaitReady(rctx, wp.URL(), 2); err != nil {
+		t.Fatal(err)
+	}
+
+	sess, err := phobos.Connect(ctx, wp.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	for _, name := range []string{"W1", "W4"} {
+		wl, _ := workloads.Get(name)
+		p, _ := wl.Resolve(workloads.Params{"n": 300, "chunk": 100})
+		if _, err := wl.Eval(ctx, sess, p, 3); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// A context that ends cancels the graph on the cluster.
+	g := tensor.NewGenerator(9)
+	x := g.Rand([]int{2000, 2000}, tensor.Chunks(200))
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var once sync.Once
+	watcher, err := phobos.Connect(ctx, wp.URL(), phobos.WithProgress(func(p phobos.Progress) {
+		if p.Running > 0 {
+			once.Do(stop) // cancel once ops are running
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	if _, err := watcher.Execute(cctx, x.MatMul(x).Sum()); err == nil || !strings.Contains(err.Error(), "cancelled") {
+		t.Fatalf("a cancelled execution: %v", err)
+	}
+	v, err := sess.ExecuteScalar(ctx, tensor.Ones([]int{50}, tensor.Chunks(7)).Sum())
+	if err != nil || v != 50 {
+		t.Fatalf("after the cancel: %v %v", v, err)
+	}
+}

@@ -1,0 +1,275 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ReadyPrefix starts the line a role prints on stdout once it serves; the
+// line ends with the role's URL. The launcher reads it to learn the port a
+// child chose, so no port is ever picked by one process for another.
+const ReadyPrefix = "phobos ready:"
+
+// ReadyLine is the line a role prints once it serves at url.
+func ReadyLine(role, url string) string { return fmt.Sprintf("%s %s %s", ReadyPrefix, role, url) }
+
+// LaunchConfig describes a one-machine cluster of separate processes.
+type LaunchConfig struct {
+	// Exe is the phobos binary to run the roles with (default: this one).
+	Exe     string
+	Workers int
+	// Slots per worker (default GOMAXPROCS / Workers, at least 1).
+	Slots int
+	// Memory per worker in bytes (0: the worker's default).
+	Memory int64
+	// SpillDir is the parent of the workers' spill directories (default: a
+	// temporary directory, removed at Stop).
+	SpillDir string
+	// Listen is the web service's address (default: a free loopback port).
+	Listen string
+	// ExtraArgs are appended per role ("scheduler", "worker", "web").
+	ExtraArgs map[string][]string
+	// Stderr receives the children's logs (default os.Stderr).
+	Stderr io.Writer
+	// ReadyTimeout bounds the start (default 30 s).
+	ReadyTimeout time.Duration
+}
+
+// ProcCluster is a running cluster of child processes.
+type ProcCluster struct {
+	URL          string // the web service
+	SchedulerURL string
+	WorkerURLs   []string
+
+	children []*child
+	spillTmp string
+	died     chan string
+	stopOnce sync.Once
+}
+
+type child struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Launch starts a scheduler, the workers and a web service as children of
+// this process and returns once GET /api says the cluster can take work.
+func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = max(1, runtime.GOMAXPROCS(0)/cfg.Workers)
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.ReadyTimeout <= 0 {
+		cfg.ReadyTimeout = 30 * time.Second
+	}
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Exe = exe
+	}
+	c := &ProcCluster{died: make(chan string, cfg.Workers+2)}
+	if cfg.SpillDir == "" {
+		dir, err := os.MkdirTemp("", "phobos-spill-")
+		if err != nil {
+			return nil, err
+		}
+		cfg.SpillDir, c.spillTmp = dir, dir
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.ReadyTimeout)
+	defer cancel()
+	fail := func(err error) (*ProcCluster, error) {
+		c.Stop()
+		return nil, err
+	}
+	var err error
+	c.SchedulerURL, err = c.start(ctx, cfg, "scheduler", "scheduler", "--listen", "127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	for i := range cfg.Workers {
+		dir := filepath.Join(cfg.SpillDir, fmt.Sprintf("worker-%d", i))
+		u, err := c.start(ctx, cfg, fmt.Sprintf("worker-%d", i), "worker",
+			"--scheduler", c.SchedulerURL, "--listen", "127.0.0.1:0",
+			"--slots", strconv.Itoa(cfg.Slots), "--memory", strconv.FormatInt(cfg.Memory, 10), "--spill-dir", dir)
+		if err != nil {
+			return fail(err)
+		}
+		c.WorkerURLs = append(c.WorkerURLs, u)
+	}
+	listenAddr := cfg.Listen
+	if listenAddr == "" {
+		listenAddr = "127.0.0.1:0"
+	}
+	c.URL, err = c.start(ctx, cfg, "web", "web", "--scheduler", c.SchedulerURL, "--listen", listenAddr)
+	if err != nil {
+		return fail(err)
+	}
+	if err := WaitReady(ctx, c.URL, cfg.Workers); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// start runs one role and waits for its ready line.
+func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role string, args ...string) (string, error) {
+	args = append([]string{role}, args...)
+	args = append(args, cfg.ExtraArgs[role]...)
+	cmd := exec.Command(cfg.Exe, args...)
+	cmd.Stderr = cfg.Stderr
+	setChildAttrs(cmd)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("starting %s: %w", name, err)
+	}
+	ch := &child{name: name, cmd: cmd, done: make(chan struct{})}
+	c.children = append(c.children, ch)
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			if !sent && strings.HasPrefix(line, ReadyPrefix) {
+				f := strings.Fields(line)
+				urlc <- f[len(f)-1]
+				sent = true
+				continue
+			}
+			fmt.Fprintf(cfg.Stderr, "[%s] %s\n", name, line)
+		}
+		close(urlc)
+	}()
+	go func() {
+		ch.err = cmd.Wait()
+		close(ch.done)
+		select {
+		case c.died <- name:
+		default:
+		}
+	}()
+	select {
+	case u, ok := <-urlc:
+		if !ok {
+			<-ch.done
+			return "", fmt.Errorf("%s exited before it was ready: %v", name, ch.err)
+		}
+		return u, nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("%s did not get ready: %w", name, ctx.Err())
+	}
+}
+
+// WaitReady polls GET /api until the cluster has the given number of live
+// workers (or ctx ends).
+func WaitReady(ctx context.Context, url string, workers int) error {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api", nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			var info struct {
+				Ready       bool `json:"ready"`
+				LiveWorkers int  `json:"live_workers"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&info)
+			resp.Body.Close()
+			if err == nil && info.Ready && info.LiveWorkers >= workers {
+				return nil
+			}
+			last = fmt.Sprintf("%d of %d workers live", info.LiveWorkers, workers)
+		} else {
+			last = err.Error()
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("cluster at %s not ready (%s): %w", url, last, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Died receives the name of a child that exited while the cluster ran.
+func (c *ProcCluster) Died() <-chan string { return c.died }
+
+// ChildErr is how a child ended (nil while it runs or after a clean exit).
+func (c *ProcCluster) ChildErr(name string) error {
+	for _, ch := range c.children {
+		if ch.name == name {
+			select {
+			case <-ch.done:
+				return ch.err
+			default:
+			}
+		}
+	}
+	return nil
+}
+
+// Stop asks every child to stop (SIGTERM: web first, scheduler last), kills
+// those that do not within a few seconds, and removes a temporary spill
+// directory.
+func (c *ProcCluster) Stop() error {
+	var errs []error
+	c.stopOnce.Do(func() {
+		for i := len(c.children) - 1; i >= 0; i-- {
+			ch := c.children[i]
+			_ = ch.cmd.Process.Signal(syscall.SIGTERM)
+			t := time.NewTimer(5 * time.Second)
+			select {
+			case <-ch.done:
+			case <-t.C:
+				_ = ch.cmd.Process.Kill()
+				<-ch.done
+				errs = append(errs, fmt.Errorf("%s did not stop in 5 s; killed", ch.name))
+			}
+			t.Stop()
+		}
+		if c.spillTmp != "" {
+			if err := os.RemoveAll(c.spillTmp); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// Kill ends one child at once (SIGKILL), for failure tests.
+func (c *ProcCluster) Kill(name string) error {
+	for _, ch := range c.children {
+		if ch.name == name {
+			err := ch.cmd.Process.Kill()
+			<-ch.done
+			return err
+		}
+	}
+	return fmt.Errorf("no child %q", name)
+}

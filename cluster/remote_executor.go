@@ -1,0 +1,159 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+)
+
+// remoteExecutor is a worker process seen from the scheduler: it implements
+// protocol.Executor by queueing and returning at once (the scheduler's event
+// loop must never wait on the network), while one goroutine sends what has
+// queued as one Dispatch message, one message in flight at a time so the
+// worker applies tasks, releases and cancels in the order they were made.
+type remoteExecutor struct {
+	id     int
+	slots  int
+	client phobosv1connect.WorkerServiceClient
+	log    *slog.Logger
+	report func(protocol.Result) // fails tasks that cannot be delivered
+	dead   func(error)           // gives up on the worker
+
+	mu     sync.Mutex
+	batch  rpc.DispatchBatch
+	closed bool
+	kick   chan struct{}
+	done   chan struct{}
+}
+
+// sendTimeout is how long a batch may keep failing to reach a live worker
+// before the worker is given up on (heartbeats may still be arriving).
+const sendTimeout = 5 * time.Second
+
+func newRemoteExecutor(id, slots int, client phobosv1connect.WorkerServiceClient, log *slog.Logger, report func(protocol.Result), dead func(error)) *remoteExecutor {
+	e := &remoteExecutor{
+		id: id, slots: slots, client: client, log: log, report: report, dead: dead,
+		kick: make(chan struct{}, 1),
+		done: make(chan struct{}),
+	}
+	go e.loop()
+	return e
+}
+
+func (e *remoteExecutor) Slots() int { return e.slots }
+
+func (e *remoteExecutor) Submit(tasks []protocol.Task) {
+	e.enqueue(func(b *rpc.DispatchBatch) { b.Tasks = append(b.Tasks, tasks...) })
+}
+
+func (e *remoteExecutor) Release(keys []protocol.ChunkKey) {
+	e.enqueue(func(b *rpc.DispatchBatch) { b.Releases = append(b.Releases, keys...) })
+}
+
+func (e *remoteExecutor) CancelGraph(g protocol.GraphID) {
+	e.enqueue(func(b *rpc.DispatchBatch) { b.Cancels = append(b.Cancels, g) })
+}
+
+func (e *remoteExecutor) enqueue(add func(*rpc.DispatchBatch)) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	add(&e.batch)
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// close drops whatever is queued: the worker is dead or the scheduler stops.
+func (e *remoteExecutor) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed {
+		e.closed = true
+		e.batch = rpc.DispatchBatch{}
+		close(e.done)
+	}
+}
+
+func (e *remoteExecutor) loop() {
+	for {
+		select {
+		case <-e.kick:
+		case <-e.done:
+			return
+		}
+		e.mu.Lock()
+		b := e.batch
+		e.batch = rpc.DispatchBatch{}
+		e.mu.Unlock()
+		if len(b.Tasks)+len(b.Releases)+len(b.Cancels) == 0 {
+			continue
+		}
+		req, err := rpc.EncodeDispatch(b)
+		if err != nil {
+			// An op that cannot be encoded fails its tasks, not the worker.
+			e.failTasks(b.Tasks, err)
+			b.Tasks = nil
+			if req, err = rpc.EncodeDispatch(b); err != nil {
+				continue
+			}
+		}
+		e.send(req, b.Tasks)
+	}
+}
+
+func (e *remoteExecutor) failTasks(tasks []protocol.Task, err error) {
+	for _, t := range tasks {
+		e.report(protocol.Result{Key: t.Key, Worker: e.id, Outcome: protocol.Failed, Err: fmt.Errorf("sending to worker %d: %w", e.id, err)})
+	}
+}
+
+// send delivers one message, retrying transient failures with backoff.
+func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
+	var first time.Time
+	backoff := 5 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := e.client.Dispatch(ctx, connect.NewRequest(req))
+		cancel()
+		if err == nil {
+			return
+		}
+		if code := connect.CodeOf(err); code == connect.CodeInvalidArgument || code == connect.CodeResourceExhausted {
+			// The worker cannot take these tasks; resending will not help.
+			e.log.Error("worker refused a batch", "worker", e.id, "err", err)
+			e.failTasks(tasks, err)
+			return
+		}
+		if first.IsZero() {
+			first = time.Now()
+			e.log.Warn("dispatch failed; retrying", "worker", e.id, "err", err)
+		}
+		if time.Since(first) > sendTimeout {
+			e.log.Error("worker unreachable; giving up on it", "worker", e.id, "err", err)
+			e.dead(fmt.Errorf("could not deliver tasks for %v: %w", sendTimeout, err))
+			return
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-e.done:
+			t.Stop()
+			return
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}

@@ -1,0 +1,270 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+	"github.com/phobos-tensor/phobos/scheduler"
+)
+
+// SchedulerConfig configures the scheduler role.
+type SchedulerConfig struct {
+	// Listen is the address to serve on; "" is a free loopback port.
+	Listen string
+	// MaxAttempts is how often a failed chunk op is tried (default 3).
+	MaxAttempts int
+	// HeartbeatTimeout is the silence after which a worker is marked dead
+	// (default 3 s; workers beat every second).
+	HeartbeatTimeout time.Duration
+	Logger           *slog.Logger
+}
+
+// SchedulerProc is the scheduler role: the scheduler's event loop with remote
+// workers, worker membership (registration, heartbeats, failure detection),
+// and the session/graph service the web role calls.
+type SchedulerProc struct {
+	cfg   SchedulerConfig
+	log   *slog.Logger
+	sched *scheduler.Scheduler
+	http  *http.Client
+	srv   *server
+	stop  chan struct{}
+	wg    sync.WaitGroup
+
+	mu struct {
+		sync.Mutex
+		members  []*member
+		sessions map[string]*session
+		graphs   int
+	}
+}
+
+// member is one registered worker.
+type member struct {
+	id       int
+	url      string
+	slots    int
+	memory   int64
+	spillDir string
+	pid      int
+	exec     *remoteExecutor
+	// guarded by SchedulerProc.mu
+	lastBeat time.Time
+	load     *pb.WorkerLoad
+	dead     error
+}
+
+// StartScheduler starts the scheduler role and serves its RPCs.
+func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = 3 * time.Second
+	}
+	p := &SchedulerProc{
+		cfg:   cfg,
+		log:   discardLogger(cfg.Logger),
+		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts}),
+		http:  rpc.NewHTTPClient(),
+		stop:  make(chan struct{}),
+	}
+	p.mu.sessions = make(map[string]*session)
+	mux := http.NewServeMux()
+	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
+	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
+	srv, err := listen(cfg.Listen, mux, p.log)
+	if err != nil {
+		p.sched.Close()
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	p.srv = srv
+	p.wg.Add(1)
+	go p.monitor()
+	return p, nil
+}
+
+// URL is where workers and the web role reach the scheduler.
+func (p *SchedulerProc) URL() string { return p.srv.url }
+
+// Err receives the server's error if it stops on its own.
+func (p *SchedulerProc) Err() <-chan error { return p.srv.errc }
+
+// Close stops serving, then the scheduler; graphs still running fail.
+func (p *SchedulerProc) Close() {
+	select {
+	case <-p.stop:
+		return
+	default:
+	}
+	close(p.stop)
+	p.srv.shutdown()
+	p.wg.Wait()
+	p.sched.Close()
+	p.mu.Lock()
+	for _, m := range p.mu.members {
+		m.exec.close()
+	}
+	p.mu.Unlock()
+}
+
+// monitor marks workers dead when their heartbeats stop.
+func (p *SchedulerProc) monitor() {
+	defer p.wg.Done()
+	tick := time.NewTicker(p.cfg.HeartbeatTimeout / 10)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case now := <-tick.C:
+			p.mu.Lock()
+			var late []*member
+			for _, m := range p.mu.members {
+				if m.dead == nil && now.Sub(m.lastBeat) > p.cfg.HeartbeatTimeout {
+					late = append(late, m)
+				}
+			}
+			p.mu.Unlock()
+			for _, m := range late {
+				p.markDead(m, fmt.Errorf("no heartbeat from %s for %v", m.url, now.Sub(m.lastBeat).Round(100*time.Millisecond)))
+			}
+		}
+	}
+}
+
+// markDead takes a worker out: the scheduler fails the graphs that needed
+// it with an error naming it, and nothing more is sent to it.
+func (p *SchedulerProc) markDead(m *member, cause error) {
+	p.mu.Lock()
+	if m.dead != nil {
+		p.mu.Unlock()
+		return
+	}
+	m.dead = cause
+	p.mu.Unlock()
+	p.log.Warn("worker marked dead", "worker", m.id, "url", m.url, "cause", cause)
+	m.exec.close()
+	p.sched.MarkWorkerDead(m.id, cause)
+}
+
+func (p *SchedulerProc) liveWorkers() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, m := range p.mu.members {
+		if m.dead == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// memberURL is the base URL of worker w, or an error if it is unknown or dead.
+func (p *SchedulerProc) memberURL(w int) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w < 0 || w >= len(p.mu.members) {
+		return "", fmt.Errorf("no worker %d", w)
+	}
+	m := p.mu.members[w]
+	if m.dead != nil {
+		return "", fmt.Errorf("worker %d (%s) is dead: %v", w, m.url, m.dead)
+	}
+	return m.url, nil
+}
+
+// schedulerService serves the workers.
+type schedulerService struct{ p *SchedulerProc }
+
+func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Request[pb.RegisterWorkerRequest]) (*connect.Response[pb.RegisterWorkerResponse], error) {
+	p := s.p
+	m := req.Msg
+	url, err := baseURL(m.Url)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker url: %w", err))
+	}
+	if m.Slots <= 0 {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker %s offers %d slots", url, m.Slots))
+	}
+	client := phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...)
+	mem := &member{url: url, slots: int(m.Slots), memory: m.MemoryBytes, spillDir: m.SpillDir, pid: int(m.Pid), lastBeat: time.Now()}
+	// Hold the lock across AddWorker so member indexes match worker ids.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := len(p.mu.members)
+	mem.id = id
+	mem.exec = newRemoteExecutor(id, mem.slots, client, p.log, p.sched.Report, func(err error) { go p.markDead(mem, err) })
+	got, err := p.sched.AddWorker(mem.exec)
+	if err != nil {
+		mem.exec.close()
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	if got != id {
+		mem.exec.close()
+		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("scheduler gave worker id %d, want %d", got, id))
+	}
+	p.mu.members = append(p.mu.members, mem)
+	p.log.Info("worker registered", "worker", id, "url", url, "slots", m.Slots, "memory", m.MemoryBytes)
+	return connect.NewResponse(&pb.RegisterWorkerResponse{WorkerId: int32(id), HeartbeatIntervalMs: (p.cfg.HeartbeatTimeout / 3).Milliseconds()}), nil
+}
+
+func (s *schedulerService) Heartbeat(ctx context.Context, req *connect.Request[pb.HeartbeatRequest]) (*connect.Response[pb.HeartbeatResponse], error) {
+	p := s.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := int(req.Msg.WorkerId)
+	if id < 0 || id >= len(p.mu.members) {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no worker %d is registered", id))
+	}
+	m := p.mu.members[id]
+	if m.dead != nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("worker %d was marked dead: %v", id, m.dead))
+	}
+	m.lastBeat = time.Now()
+	m.load = req.Msg.Load
+	return connect.NewResponse(&pb.HeartbeatResponse{}), nil
+}
+
+func (s *schedulerService) ReportResults(ctx context.Context, req *connect.Request[pb.ReportResultsRequest]) (*connect.Response[pb.ReportResultsResponse], error) {
+	w := int(req.Msg.WorkerId)
+	for _, m := range req.Msg.Results {
+		r, err := rpc.DecodeResult(m, w)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		s.p.sched.Report(r)
+	}
+	return connect.NewResponse(&pb.ReportResultsResponse{}), nil
+}
+
+func (s *schedulerService) ListWorkers(ctx context.Context, req *connect.Request[pb.ListWorkersRequest]) (*connect.Response[pb.ListWorkersResponse], error) {
+	p := s.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := &pb.ListWorkersResponse{}
+	now := time.Now()
+	for _, m := range p.mu.members {
+		wi := &pb.WorkerInfo{
+			Id: int32(m.id), Url: m.url, Slots: int32(m.slots), MemoryBytes: m.memory, SpillDir: m.spillDir,
+			Alive: m.dead == nil, LastHeartbeatMsAgo: now.Sub(m.lastBeat).Milliseconds(), Load: m.load, Pid: int32(m.pid),
+		}
+		if m.dead != nil {
+			wi.DeadReason = m.dead.Error()
+		}
+		out.Workers = append(out.Workers, wi)
+	}
+	return connect.NewResponse(out), nil
+}
+
+// resultKey names a result chunk of a run.
+func resultKey(run *scheduler.Run, node int32) protocol.ChunkKey {
+	return protocol.ChunkKey{Graph: run.ID(), Node: node}
+}

@@ -1,0 +1,59 @@
+package cluster
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/phobos-tensor/phobos/rpc"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+	"github.com/phobos-tensor/phobos/web"
+)
+
+// WebConfig configures the web role.
+type WebConfig struct {
+	// Scheduler is the scheduler's address (host:port or URL).
+	Scheduler string
+	// Listen is the address of the REST API; "" is a free loopback port.
+	Listen string
+	// MaxRequestBytes bounds a request body (default web.DefaultMaxRequestBytes).
+	MaxRequestBytes int64
+	Version         string
+	Logger          *slog.Logger
+}
+
+// WebProc is the web role: the REST API in front of a scheduler.
+type WebProc struct {
+	srv *server
+}
+
+// StartWeb starts serving the REST API.
+func StartWeb(cfg WebConfig) (*WebProc, error) {
+	schedURL, err := baseURL(cfg.Scheduler)
+	if err != nil {
+		return nil, fmt.Errorf("web: --scheduler: %w", err)
+	}
+	log := discardLogger(cfg.Logger)
+	hc := rpc.NewHTTPClient()
+	s := web.New(web.Config{
+		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
+		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
+		HTTP:            hc,
+		MaxRequestBytes: cfg.MaxRequestBytes,
+		Version:         cfg.Version,
+		Logger:          log,
+	})
+	srv, err := listen(cfg.Listen, s.Handler(), log)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	return &WebProc{srv: srv}, nil
+}
+
+// URL is the REST API's base URL.
+func (p *WebProc) URL() string { return p.srv.url }
+
+// Err receives the server's error if it stops on its own.
+func (p *WebProc) Err() <-chan error { return p.srv.errc }
+
+// Close stops serving.
+func (p *WebProc) Close() { p.srv.shutdown() }

@@ -1,0 +1,529 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+	"github.com/phobos-tensor/phobos/storage"
+	"github.com/phobos-tensor/phobos/worker"
+)
+
+// WorkerConfig configures the worker role.
+type WorkerConfig struct {
+	// Scheduler is the scheduler's address (host:port or URL).
+	Scheduler string
+	// Listen is the address to serve tasks and chunks on; "" is a free
+	// loopback port.
+	Listen string
+	// Slots is the number of chunk ops run at once (default GOMAXPROCS).
+	Slots int
+	// Memory is the worker's memory budget in bytes (0: storage's default,
+	// half the machine; < 0: no limit); SpillDir is where its store spills
+	// ("": a temporary directory).
+	Memory   int64
+	SpillDir string
+	// RegisterTimeout is how long to keep trying to reach the scheduler at
+	// start (default 10 s); GiveUpAfter is how long heartbeats may fail
+	// before the worker exits (default 10 s).
+	RegisterTimeout time.Duration
+	GiveUpAfter     time.Duration
+	Logger          *slog.Logger
+}
+
+// WorkerProc is the worker role: a worker.Worker fed by the scheduler over
+// the network, reporting results in batches, serving its chunks over HTTP
+// and reading its peers' chunks the same way.
+type WorkerProc struct {
+	cfg   WorkerConfig
+	log   *slog.Logger
+	http  *http.Client
+	sched phobosv1connect.SchedulerServiceClient
+	srv   *server
+	id    int
+	// deadAfter is the scheduler's heartbeat timeout (3 beats).
+	deadAfter time.Duration
+	w         *worker.Worker
+	rep       *resultBatcher
+	peers     *httpPeers
+	load      loadTracker
+
+	releaseGo func() // undoes the Go memory limit held for the store
+
+	ready chan struct{} // closed once w is set
+	stop  chan struct{}
+	done  chan struct{}
+	err   error
+	once  sync.Once
+	wg    sync.WaitGroup
+}
+
+// StartWorker starts serving, registers with the scheduler and starts the
+// heartbeat.
+func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
+	if cfg.Slots <= 0 {
+		cfg.Slots = runtime.GOMAXPROCS(0)
+	}
+	if cfg.RegisterTimeout <= 0 {
+		cfg.RegisterTimeout = 10 * time.Second
+	}
+	if cfg.GiveUpAfter <= 0 {
+		cfg.GiveUpAfter = 10 * time.Second
+	}
+	if cfg.Memory == 0 {
+		cfg.Memory = storage.DefaultLimit()
+	}
+	schedURL, err := baseURL(cfg.Scheduler)
+	if err != nil {
+		return nil, fmt.Errorf("worker: --scheduler: %w", err)
+	}
+	if cfg.SpillDir != "" {
+		if err := os.MkdirAll(cfg.SpillDir, 0o755); err != nil {
+			return nil, fmt.Errorf("worker: --spill-dir: %w", err)
+		}
+	}
+	p := &WorkerProc{
+		cfg:   cfg,
+		log:   discardLogger(cfg.Logger),
+		http:  rpc.NewHTTPClient(),
+		ready: make(chan struct{}),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	p.load.started = make(map[protocol.ChunkKey]bool)
+	p.sched = phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...)
+	p.peers = &httpPeers{p: p, urls: make(map[int]string)}
+
+	mux := http.NewServeMux()
+	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
+	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
+	p.srv, err = listen(cfg.Listen, mux, p.log)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+
+	// Register, retrying while the scheduler comes up.
+	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
+	defer cancel()
+	var resp *connect.Response[pb.RegisterWorkerResponse]
+	for {
+		resp, err = p.sched.RegisterWorker(rctx, connect.NewRequest(&pb.RegisterWorkerRequest{
+			Url: p.srv.url, Slots: int32(cfg.Slots), MemoryBytes: cfg.Memory, SpillDir: cfg.SpillDir, Pid: int32(os.Getpid()),
+		}))
+		if err == nil || connect.CodeOf(err) != connect.CodeUnavailable || rctx.Err() != nil {
+			break
+		}
+		select {
+		case <-rctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		p.srv.shutdown()
+		return nil, fmt.Errorf("worker: registering with the scheduler at %s: %w", schedURL, err)
+	}
+	p.id = int(resp.Msg.WorkerId)
+	interval := time.Duration(resp.Msg.HeartbeatIntervalMs) * time.Millisecond
+	if interval <= 0 {
+		interval = time.Second
+	}
+	p.deadAfter = 3 * interval
+	p.rep = newResultBatcher(p.id, p.sched, p.log)
+	p.load.next = p.rep
+	p.releaseGo = func() {}
+	if cfg.Memory > 0 {
+		// Keep the Go heap near the budget rather than letting it double
+		// before a collection (as the local cluster does).
+		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
+	}
+	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log}, store, &p.load, p.peers)
+	close(p.ready)
+	p.wg.Add(1)
+	go p.heartbeat(interval)
+	p.log.Info("worker registered", "worker", p.id, "url", p.srv.url, "scheduler", schedURL, "slots", cfg.Slots)
+	return p, nil
+}
+
+// URL is where the worker serves tasks and chunks.
+func (p *WorkerProc) URL() string { return p.srv.url }
+
+// ID is the worker's index in the cluster.
+func (p *WorkerProc) ID() int { return p.id }
+
+// Done is closed when the worker stops on its own (the scheduler gave up on
+// it, or could not be reached for GiveUpAfter); Err says why.
+func (p *WorkerProc) Done() <-chan struct{} { return p.done }
+
+// Err is why the worker stopped on its own.
+func (p *WorkerProc) Err() error {
+	<-p.done
+	return p.err
+}
+
+func (p *WorkerProc) exit(err error) {
+	p.once.Do(func() {
+		p.err = err
+		close(p.done)
+	})
+}
+
+// Close stops the worker: no more requests, slots stopped, results flushed.
+func (p *WorkerProc) Close() {
+	select {
+	case <-p.stop:
+		return
+	default:
+	}
+	close(p.stop)
+	p.srv.shutdown()
+	p.wg.Wait()
+	p.w.Close()
+	p.rep.close()
+	if err := p.w.Store().Close(); err != nil {
+		p.log.Warn("closing the store", "err", err)
+	}
+	p.releaseGo()
+	p.exit(nil)
+}
+
+func (p *WorkerProc) heartbeat(interval time.Duration) {
+	defer p.wg.Done()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	lastOK := time.Now()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		_, err := p.sched.Heartbeat(ctx, connect.NewRequest(&pb.HeartbeatRequest{WorkerId: int32(p.id), Load: p.loadNow()}))
+		cancel()
+		switch {
+		case err == nil:
+			lastOK = time.Now()
+		case connect.CodeOf(err) == connect.CodeFailedPrecondition || connect.CodeOf(err) == connect.CodeNotFound:
+			p.log.Error("the scheduler no longer counts this worker; exiting", "worker", p.id, "err", err)
+			p.exit(fmt.Errorf("worker %d: %w", p.id, err))
+			return
+		case time.Since(lastOK) > p.cfg.GiveUpAfter:
+			p.log.Error("scheduler unreachable; exiting", "worker", p.id, "err", err)
+			p.exit(fmt.Errorf("worker %d: no answer from the scheduler for %v: %w", p.id, p.cfg.GiveUpAfter, err))
+			return
+		default:
+			p.log.Warn("heartbeat failed", "worker", p.id, "err", err)
+		}
+	}
+}
+
+func (p *WorkerProc) loadNow() *pb.WorkerLoad {
+	st := p.w.Store().Stats()
+	running, queued := p.load.counts()
+	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks)}
+}
+
+func (p *WorkerProc) waitReady(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *WorkerProc) getChunk(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
+	if err := p.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return p.w.Get(ctx, key)
+}
+
+// workerService applies the scheduler's batches.
+type workerService struct{ p *WorkerProc }
+
+func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
+	p := s.p
+	if err := p.waitReady(ctx); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	b, err := rpc.DecodeDispatch(req.Msg)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if len(b.Releases) > 0 {
+		p.w.Release(b.Releases)
+	}
+	if len(b.Tasks) > 0 {
+		p.load.submitted(len(b.Tasks))
+		p.w.Submit(b.Tasks)
+	}
+	for _, g := range b.Cancels {
+		p.w.CancelGraph(g)
+	}
+	return connect.NewResponse(&pb.DispatchResponse{}), nil
+}
+
+// loadTracker counts queued and running tasks from what passes to the
+// reporter: Started moves a task from queued to running, an outcome ends it.
+type loadTracker struct {
+	next protocol.Reporter
+
+	mu      sync.Mutex
+	queued  int
+	running int
+	started map[protocol.ChunkKey]bool
+}
+
+func (l *loadTracker) submitted(n int) {
+	l.mu.Lock()
+	l.queued += n
+	l.mu.Unlock()
+}
+
+func (l *loadTracker) counts() (running, queued int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running, l.queued
+}
+
+func (l *loadTracker) Report(r protocol.Result) {
+	l.mu.Lock()
+	switch {
+	case r.Outcome == protocol.Started:
+		l.started[r.Key] = true
+		l.queued--
+		l.running++
+	case l.started[r.Key]:
+		delete(l.started, r.Key)
+		l.running--
+	default:
+		l.queued--
+	}
+	l.mu.Unlock()
+	l.next.Report(r)
+}
+
+// httpPeers reads other workers' chunks over HTTP. Worker URLs come from
+// the scheduler's member list, fetched again when a worker is new to us.
+type httpPeers struct {
+	p    *WorkerProc
+	mu   sync.Mutex
+	urls map[int]string
+}
+
+func (h *httpPeers) url(ctx context.Context, w int) (string, error) {
+	h.mu.Lock()
+	u, ok := h.urls[w]
+	h.mu.Unlock()
+	if ok {
+		return u, nil
+	}
+	resp, err := h.p.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return "", fmt.Errorf("looking up worker %d: %w", w, err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, wi := range resp.Msg.Workers {
+		h.urls[int(wi.Id)] = wi.Url
+	}
+	if u, ok := h.urls[w]; ok {
+		return u, nil
+	}
+	return "", fmt.Errorf("no worker %d in the cluster", w)
+}
+
+// ReadChunk implements worker.PeerReader. When the peer cannot be reached it
+// waits for the scheduler's verdict instead of failing at once: a dead peer
+// gets the graph failed with an error naming it (and this read cancelled),
+// where failing fast would burn the op's attempts on a lost input.
+func (h *httpPeers) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey) (*ndarray.Array, error) {
+	u, err := h.url(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	a, err := rpc.FetchChunk(ctx, h.p.http, u+rpc.ChunkPath(key))
+	if err == nil || !errors.Is(err, rpc.ErrUnreachable) {
+		return a, err
+	}
+	deadline := time.Now().Add(2 * h.p.deadAfter)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+		if dead := h.deadReason(ctx, w); dead != "" {
+			return nil, fmt.Errorf("reading %v from worker %d (%s): the worker is dead: %s", key, w, u, dead)
+		}
+		if a, err = rpc.FetchChunk(ctx, h.p.http, u+rpc.ChunkPath(key)); err == nil || !errors.Is(err, rpc.ErrUnreachable) {
+			return a, err
+		}
+	}
+	return nil, fmt.Errorf("reading %v from worker %d (%s): %w", key, w, u, err)
+}
+
+// deadReason asks the scheduler whether worker w is dead ("" if not, or
+// if the scheduler cannot say).
+func (h *httpPeers) deadReason(ctx context.Context, w int) string {
+	resp, err := h.p.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return ""
+	}
+	for _, wi := range resp.Msg.Workers {
+		if int(wi.Id) == w && !wi.Alive {
+			return wi.DeadReason
+		}
+	}
+	return ""
+}
+
+// resultBatcher sends results to the scheduler in batches: as soon as
+// batchResults have queued, or batchDelay after the first of a batch, with
+// one message in flight so results arrive in the order they were made (a
+// Started notice must not overtake its op's outcome).
+type resultBatcher struct {
+	id     int
+	client phobosv1connect.SchedulerServiceClient
+	log    *slog.Logger
+
+	mu   sync.Mutex
+	buf  []*pb.Result
+	kick chan struct{} // something queued
+	full chan struct{} // a full batch queued
+	stop chan struct{}
+	done chan struct{}
+}
+
+const (
+	batchResults = 256
+	batchDelay   = time.Millisecond
+)
+
+func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log *slog.Logger) *resultBatcher {
+	b := &resultBatcher{
+		id: id, client: client, log: log,
+		kick: make(chan struct{}, 1),
+		full: make(chan struct{}, 1),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	go b.loop()
+	return b
+}
+
+func (b *resultBatcher) Report(r protocol.Result) {
+	m := rpc.EncodeResult(r)
+	b.mu.Lock()
+	b.buf = append(b.buf, m)
+	n := len(b.buf)
+	b.mu.Unlock()
+	if n == 1 {
+		signal(b.kick)
+	}
+	if n >= batchResults {
+		signal(b.full)
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// close sends what is queued, then stops.
+func (b *resultBatcher) close() {
+	close(b.stop)
+	<-b.done
+}
+
+func (b *resultBatcher) loop() {
+	defer close(b.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		stopping := false
+		select {
+		case <-b.kick:
+		case <-b.full:
+		case <-b.stop:
+			stopping = true
+		}
+		if !stopping {
+			b.mu.Lock()
+			n := len(b.buf)
+			b.mu.Unlock()
+			if n > 0 && n < batchResults {
+				timer.Reset(batchDelay)
+				select {
+				case <-timer.C:
+				case <-b.full:
+					timer.Stop()
+				case <-b.stop:
+					timer.Stop()
+					stopping = true
+				}
+			}
+		}
+		b.mu.Lock()
+		batch := b.buf
+		b.buf = nil
+		b.mu.Unlock()
+		// Drain a stale "full" token: this batch holds everything.
+		select {
+		case <-b.full:
+		default:
+		}
+		if len(batch) > 0 {
+			b.send(batch)
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+func (b *resultBatcher) send(batch []*pb.Result) {
+	req := &pb.ReportResultsRequest{WorkerId: int32(b.id), Results: batch}
+	backoff := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := b.client.ReportResults(ctx, connect.NewRequest(req))
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt >= 20 || errors.Is(err, context.Canceled) {
+			b.log.Error("dropping results the scheduler would not take", "results", len(batch), "err", err)
+			return
+		}
+		b.log.Warn("reporting results failed; retrying", "err", err)
+		select {
+		case <-time.After(backoff):
+		case <-b.stop:
+			if attempt >= 2 {
+				return
+			}
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/storage"
+	"github.com/phobos-tensor/phobos/web"
+)
+
+// The cluster roles (seeds/002), each a process of this one binary:
+//
+//	phobos scheduler --listen ADDR
+//	phobos worker --scheduler ADDR --slots N --memory BYTES --spill-dir DIR [--listen ADDR]
+//	phobos web --scheduler ADDR --listen ADDR
+//	phobos cluster --workers N     (all of them as child processes, on loopback)
+//
+// Each prints one line on stdout when it serves, "phobos ready: ROLE URL"
+// (phobos cluster prints the web URL alone), logs to stderr, and stops
+// cleanly on SIGINT or SIGTERM.
+
+const rolesUsage = `
+Cluster roles (each a separate process; see docs/rest-api.md):
+  phobos scheduler --listen ADDR                     scheduler + graph service
+  phobos worker --scheduler ADDR [--slots N] [--memory BYTES] [--spill-dir DIR] [--listen ADDR]
+  phobos web --scheduler ADDR --listen ADDR          REST API
+  phobos cluster --workers N                         all roles on this machine;
+                                                     prints the web URL when ready
+`
+
+// memFlag is a memory size flag: 4GiB, 512MB, 1e9 or plain bytes.
+type memFlag struct{ v int64 }
+
+func (m *memFlag) String() string { return fmt.Sprint(m.v) }
+func (m *memFlag) Set(s string) error {
+	v, err := storage.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	m.v = v
+	return nil
+}
+
+func roleLogger(stderr io.Writer, level string, role string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l})).With("role", role), nil
+}
+
+// roleCmd runs one of the cluster roles.
+func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("phobos "+role, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	var (
+		listen, schedAddr, spillDir string
+		slots, workers, maxAttempts int
+		mem                         memFlag
+		maxReq                      memFlag
+		hbTimeout                   time.Duration
+	)
+	switch role {
+	case "scheduler":
+		fs.StringVar(&listen, "listen", "127.0.0.1:7100", "address to serve on (host:port; port 0 picks a free one)")
+		fs.IntVar(&maxAttempts, "max-attempts", 3, "tries of a failing chunk op before its graph fails")
+		fs.DurationVar(&hbTimeout, "heartbeat-timeout", 3*time.Second, "silence after which a worker is marked dead")
+	case "worker":
+		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
+		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
+		fs.IntVar(&slots, "slots", runtime.GOMAXPROCS(0), "chunk ops run at once")
+		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory)")
+		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
+	case "web":
+		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
+		fs.StringVar(&listen, "listen", "127.0.0.1:7103", "address of the REST API")
+		maxReq.v = web.DefaultMaxRequestBytes
+		fs.Var(&maxReq, "max-request-bytes", "largest request body accepted (a graph with its literal data)")
+	case "cluster":
+		fs.IntVar(&workers, "workers", 2, "worker processes")
+		fs.IntVar(&slots, "slots", 0, "slots per worker (0: GOMAXPROCS / workers)")
+		fs.Var(&mem, "memory", "memory budget per worker (0: half of this machine's memory, shared)")
+		fs.StringVar(&spillDir, "spill-dir", "", "parent of the workers' spill directories (default: temporary)")
+		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address of the REST API")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "phobos %s: unexpected argument %q\n", role, fs.Arg(0))
+		return exitUsage
+	}
+	log, err := roleLogger(stderr, *logLevel, role)
+	if err != nil {
+		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fail := func(err error) int {
+		log.Error("failed", "err", err)
+		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
+		return exitFailed
+	}
+	switch role {
+	case "scheduler":
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, Logger: log})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, cluster.ReadyLine(role, p.URL()))
+		log.Info("serving", "url", p.URL())
+		var serr error
+		select {
+		case <-ctx.Done():
+		case serr = <-p.Err():
+		}
+		p.Close()
+		if serr != nil {
+			return fail(serr)
+		}
+	case "worker":
+		if slots < 1 {
+			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
+			return exitUsage
+		}
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Slots: slots, Memory: mem.v, SpillDir: spillDir, Logger: log})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, cluster.ReadyLine(role, p.URL()))
+		select {
+		case <-ctx.Done():
+			p.Close()
+		case <-p.Done():
+			p.Close()
+			if err := p.Err(); err != nil {
+				return fail(err)
+			}
+		}
+	case "web":
+		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Logger: log})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, cluster.ReadyLine(role, p.URL()))
+		log.Info("serving", "url", p.URL())
+		var serr error
+		select {
+		case <-ctx.Done():
+		case serr = <-p.Err():
+		}
+		p.Close()
+		if serr != nil {
+			return fail(serr)
+		}
+	case "cluster":
+		if workers < 1 {
+			fmt.Fprintf(stderr, "phobos cluster: --workers must be at least 1\n")
+			return exitUsage
+		}
+		if mem.v == 0 {
+			mem.v = storage.DefaultLimit() / int64(workers)
+		}
+		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
+			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr,
+			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": {"--log-level", *logLevel}, "web": {"--log-level", *logLevel}},
+		})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, c.URL)
+		log.Info("cluster ready", "web", c.URL, "scheduler", c.SchedulerURL, "workers", strings.Join(c.WorkerURLs, " "))
+		code := 0
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				log.Info("stopping")
+				break wait
+			case name := <-c.Died():
+				if strings.HasPrefix(name, "worker") {
+					// The scheduler notices and fails the graphs that needed it.
+					log.Error("a worker exited; the cluster goes on without it", "child", name, "err", c.ChildErr(name))
+					continue
+				}
+				log.Error("a role exited; stopping the cluster", "child", name, "err", c.ChildErr(name))
+				code = exitFailed
+				break wait
+			}
+		}
+		if err := c.Stop(); err != nil {
+			log.Warn("stopping", "err", err)
+		}
+		return code
+	}
+	return 0
+}

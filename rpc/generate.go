@@ -1,3 +1,0 @@
-package rpc
-
-//go:generate sh gen.sh

@@ -1,0 +1,212 @@
+package rpc
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+)
+
+// PreEncoded is a chunk op that carries its wire encoding. The scheduler
+// process wraps a graph's ops in it while preparing the graph, off the event
+// loop, so sending a batch of tasks costs no encoding on the hot path. It
+// runs and names itself as the op it wraps.
+type PreEncoded struct {
+	ops.ChunkOp
+	JSON []byte
+}
+
+// PreEncode wraps op with its encoding.
+func PreEncode(op ops.ChunkOp) (PreEncoded, error) {
+	if p, ok := op.(PreEncoded); ok {
+		return p, nil
+	}
+	b, err := ops.MarshalOp(op)
+	if err != nil {
+		return PreEncoded{}, err
+	}
+	return PreEncoded{ChunkOp: op, JSON: b}, nil
+}
+
+func encodedOp(op ops.ChunkOp) ([]byte, error) {
+	if p, ok := op.(PreEncoded); ok {
+		return p.JSON, nil
+	}
+	return ops.MarshalOp(op)
+}
+
+// DispatchBatch is what the scheduler sends one worker in one message.
+type DispatchBatch struct {
+	Tasks    []protocol.Task
+	Releases []protocol.ChunkKey
+	Cancels  []protocol.GraphID
+}
+
+// EncodeDispatch builds the wire message of a batch. Equal ops are sent
+// once (a graph of 20,000 identical chunk kernels costs one op on the wire).
+func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
+	req := &pb.DispatchRequest{Tasks: make([]*pb.Task, len(b.Tasks))}
+	index := make(map[string]int32)
+	tasks := make([]pb.Task, len(b.Tasks))
+	prios := make([]pb.Priority, len(b.Tasks))
+	for i := range b.Tasks {
+		t := &b.Tasks[i]
+		raw, err := encodedOp(t.Op)
+		if err != nil {
+			return nil, fmt.Errorf("rpc: task %v (%s): %w", t.Key, t.Op.Type(), err)
+		}
+		k, ok := index[string(raw)]
+		if !ok {
+			k = int32(len(req.Ops))
+			index[string(raw)] = k
+			req.Ops = append(req.Ops, raw)
+		}
+		pt := &tasks[i]
+		pt.Graph, pt.Node, pt.Op = uint64(t.Key.Graph), t.Key.Node, k
+		pt.Attempt = int32(t.Attempt)
+		pt.Dtype = t.Meta.DType.String()
+		pt.Shape = make([]int64, len(t.Meta.Shape))
+		for d, n := range t.Meta.Shape {
+			pt.Shape[d] = int64(n)
+		}
+		p := &prios[i]
+		p.Depth, p.Order, p.Bytes, p.Succ = t.Priority.Depth, t.Priority.Order, t.Priority.Bytes, t.Priority.Succ
+		pt.Priority = p
+		if n := len(t.Inputs); n > 0 {
+			pt.InputNodes = make([]int32, n)
+			pt.InputWorkers = make([]int32, n)
+			pt.InputNbytes = make([]int64, n)
+			for j, in := range t.Inputs {
+				pt.InputNodes[j] = in.Key.Node
+				pt.InputWorkers[j] = int32(in.Worker)
+				pt.InputNbytes[j] = in.Nbytes
+				if in.Key.Graph != t.Key.Graph && pt.InputGraphs == nil {
+					pt.InputGraphs = make([]uint64, n)
+					for q := range j {
+						pt.InputGraphs[q] = uint64(t.Key.Graph)
+					}
+				}
+				if pt.InputGraphs != nil {
+					pt.InputGraphs[j] = uint64(in.Key.Graph)
+				}
+			}
+		}
+		req.Tasks[i] = pt
+	}
+	for _, k := range b.Releases {
+		req.ReleaseGraphs = append(req.ReleaseGraphs, uint64(k.Graph))
+		req.ReleaseNodes = append(req.ReleaseNodes, k.Node)
+	}
+	for _, g := range b.Cancels {
+		req.CancelGraphs = append(req.CancelGraphs, uint64(g))
+	}
+	return req, nil
+}
+
+// DecodeDispatch reads a batch, decoding each distinct op once.
+func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
+	var b DispatchBatch
+	decoded := make([]ops.ChunkOp, len(req.Ops))
+	for i, raw := range req.Ops {
+		op, err := ops.UnmarshalChunkOp(raw)
+		if err != nil {
+			return b, fmt.Errorf("rpc: op %d of the batch: %w", i, err)
+		}
+		decoded[i] = op
+	}
+	b.Tasks = make([]protocol.Task, len(req.Tasks))
+	for i, pt := range req.Tasks {
+		if pt.Op < 0 || int(pt.Op) >= len(decoded) {
+			return b, fmt.Errorf("rpc: task g%d/c%d names op %d of %d", pt.Graph, pt.Node, pt.Op, len(decoded))
+		}
+		n := len(pt.InputNodes)
+		if len(pt.InputWorkers) != n || len(pt.InputNbytes) != n || (pt.InputGraphs != nil && len(pt.InputGraphs) != n) {
+			return b, fmt.Errorf("rpc: task g%d/c%d has input lists of different lengths", pt.Graph, pt.Node)
+		}
+		var dt ndarray.DType
+		if err := dt.UnmarshalText([]byte(pt.Dtype)); err != nil {
+			return b, fmt.Errorf("rpc: task g%d/c%d: %w", pt.Graph, pt.Node, err)
+		}
+		t := &b.Tasks[i]
+		t.Key = protocol.ChunkKey{Graph: protocol.GraphID(pt.Graph), Node: pt.Node}
+		t.Op = decoded[pt.Op]
+		t.Attempt = int(pt.Attempt)
+		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape))}
+		for d, s := range pt.Shape {
+			t.Meta.Shape[d] = int(s)
+		}
+		if p := pt.Priority; p != nil {
+			t.Priority = protocol.Priority{Depth: p.Depth, Order: p.Order, Bytes: p.Bytes, Succ: p.Succ}
+		}
+		if n > 0 {
+			t.Inputs = make([]protocol.Input, n)
+			for j := range n {
+				g := t.Key.Graph
+				if pt.InputGraphs != nil {
+					g = protocol.GraphID(pt.InputGraphs[j])
+				}
+				t.Inputs[j] = protocol.Input{
+					Key:    protocol.ChunkKey{Graph: g, Node: pt.InputNodes[j]},
+					Worker: int(pt.InputWorkers[j]),
+					Nbytes: pt.InputNbytes[j],
+				}
+			}
+		}
+	}
+	if len(req.ReleaseGraphs) != len(req.ReleaseNodes) {
+		return b, errors.New("rpc: release lists of different lengths")
+	}
+	for i, g := range req.ReleaseGraphs {
+		b.Releases = append(b.Releases, protocol.ChunkKey{Graph: protocol.GraphID(g), Node: req.ReleaseNodes[i]})
+	}
+	for _, g := range req.CancelGraphs {
+		b.Cancels = append(b.Cancels, protocol.GraphID(g))
+	}
+	return b, nil
+}
+
+var outcomes = [...]pb.Outcome{
+	protocol.Started:   pb.Outcome_OUTCOME_STARTED,
+	protocol.Succeeded: pb.Outcome_OUTCOME_SUCCEEDED,
+	protocol.Failed:    pb.Outcome_OUTCOME_FAILED,
+	protocol.Cancelled: pb.Outcome_OUTCOME_CANCELLED,
+}
+
+// EncodeResult is the wire form of a task's outcome.
+func EncodeResult(r protocol.Result) *pb.Result {
+	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Nbytes: r.Nbytes, Retryable: r.Retryable}
+	if int(r.Outcome) < len(outcomes) {
+		m.Outcome = outcomes[r.Outcome]
+	}
+	if r.Err != nil {
+		m.Error = r.Err.Error()
+	}
+	return m
+}
+
+// DecodeResult reads an outcome reported by worker w.
+func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
+	r := protocol.Result{
+		Key:       protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: m.Node},
+		Worker:    w,
+		Nbytes:    m.Nbytes,
+		Retryable: m.Retryable,
+	}
+	for o, po := range outcomes {
+		if po == m.Outcome && o != 0 {
+			r.Outcome = protocol.Outcome(o)
+		}
+	}
+	if r.Outcome == 0 {
+		return r, fmt.Errorf("rpc: result %v has no outcome", r.Key)
+	}
+	if m.Error != "" {
+		r.Err = errors.New(m.Error)
+	} else if r.Outcome == protocol.Failed {
+		r.Err = errors.New("failed without an error message")
+	}
+	return r, nil
+}

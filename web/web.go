@@ -1,0 +1,376 @@
+// Package web is the REST API of a Phobos cluster (docs/rest-api.md): the
+// client's one door. It creates sessions, takes tensor graphs as versioned
+// JSON, reports their state with long-polls, and streams results as .npy,
+// assembled from the chunks on the workers. It keeps no state of its own:
+// sessions and graphs live in the scheduler's graph service.
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"connectrpc.com/connect"
+
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+	"github.com/phobos-tensor/phobos/scheduler"
+)
+
+// APIVersion is the version of the REST API and of the graph JSON it takes.
+const APIVersion = 1
+
+// DefaultMaxRequestBytes bounds a request body (a graph, literal data
+// included) unless Config says otherwise.
+const DefaultMaxRequestBytes = 64 << 20
+
+// Config wires the web service to the scheduler.
+type Config struct {
+	Graphs    phobosv1connect.GraphServiceClient
+	Scheduler phobosv1connect.SchedulerServiceClient
+	// HTTP fetches chunks from workers.
+	HTTP *http.Client
+	// MaxRequestBytes bounds a request body (default 64 MiB).
+	MaxRequestBytes int64
+	// Version is reported by GET /api.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server serves the REST API.
+type Server struct {
+	cfg  Config
+	http *http.Client
+	log  *slog.Logger
+	mux  *http.ServeMux
+}
+
+// New makes a Server.
+func New(cfg Config) *Server {
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	s := &Server{cfg: cfg, http: cfg.HTTP, log: cfg.Logger}
+	if s.http == nil {
+		s.http = http.DefaultClient
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /api", s.handle(s.getAPI))
+	m.HandleFunc("GET /api/workers", s.handle(s.getWorkers))
+	m.HandleFunc("POST /api/sessions", s.handle(s.createSession))
+	m.HandleFunc("DELETE /api/sessions/{sid}", s.handle(s.deleteSession))
+	m.HandleFunc("POST /api/sessions/{sid}/graphs", s.handle(s.submitGraph))
+	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}", s.handle(s.getGraph))
+	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelGraph))
+	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/results/{i}", s.handle(s.getResult))
+	m.HandleFunc("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s (see docs/rest-api.md)", r.Method, r.URL.Path)}
+	}))
+	s.mux = m
+	return s
+}
+
+// Handler is the REST API's handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// httpError is an error with its status code; the body is {"error": msg}.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(err error) error { return &httpError{code: http.StatusBadRequest, msg: err.Error()} }
+
+// errAborted: the response had started when the error came; the handler
+// cuts the connection so the client sees a truncated body, not a bad array.
+var errAborted = errors.New("response aborted")
+
+// statusOf maps a scheduler RPC error to an HTTP status.
+func statusOf(err error) int {
+	switch connect.CodeOf(err) {
+	case connect.CodeInvalidArgument:
+		return http.StatusBadRequest
+	case connect.CodeNotFound:
+		return http.StatusNotFound
+	case connect.CodeFailedPrecondition:
+		return http.StatusConflict
+	case connect.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	case connect.CodeDeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case connect.CodeResourceExhausted:
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadGateway
+}
+
+func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := fn(w, r)
+		if err == nil {
+			return
+		}
+		if errors.Is(err, errAborted) {
+			panic(http.ErrAbortHandler)
+		}
+		var he *httpError
+		code, msg := http.StatusInternalServerError, err.Error()
+		var ce *connect.Error
+		switch {
+		case errors.As(err, &he):
+			code = he.code
+		case errors.As(err, &ce):
+			code, msg = statusOf(err), ce.Message()
+		}
+		if code >= 500 {
+			s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", msg)
+		}
+		writeJSON(w, code, map[string]string{"error": msg})
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// APIInfo is the body of GET /api.
+type APIInfo struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	APIVersion  int    `json:"api_version"`
+	Ready       bool   `json:"ready"`
+	LiveWorkers int    `json:"live_workers"`
+	Sessions    int    `json:"sessions"`
+	Graphs      int    `json:"graphs"`
+	Error       string `json:"error,omitempty"`
+}
+
+func (s *Server) getAPI(w http.ResponseWriter, r *http.Request) error {
+	info := APIInfo{Name: "phobos", Version: s.cfg.Version, APIVersion: APIVersion}
+	st, err := s.cfg.Graphs.Status(r.Context(), connect.NewRequest(&pb.StatusRequest{}))
+	if err != nil {
+		info.Error = "scheduler unreachable: " + err.Error()
+		writeJSON(w, http.StatusServiceUnavailable, info)
+		return nil
+	}
+	info.LiveWorkers, info.Sessions, info.Graphs = int(st.Msg.LiveWorkers), int(st.Msg.Sessions), int(st.Msg.Graphs)
+	info.Ready = info.LiveWorkers > 0
+	code := http.StatusOK
+	if !info.Ready {
+		info.Error = "no live workers yet"
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, info)
+	return nil
+}
+
+// WorkerJSON describes a worker in GET /api/workers.
+type WorkerJSON struct {
+	ID             int    `json:"id"`
+	URL            string `json:"url"`
+	Slots          int    `json:"slots"`
+	MemoryBytes    int64  `json:"memory_bytes"`
+	SpillDir       string `json:"spill_dir,omitempty"`
+	Alive          bool   `json:"alive"`
+	DeadReason     string `json:"dead_reason,omitempty"`
+	LastHeartbeat  int64  `json:"last_heartbeat_ms_ago"`
+	Running        int    `json:"running"`
+	Queued         int    `json:"queued"`
+	StoreBytes     int64  `json:"store_bytes"`
+	PeakStoreBytes int64  `json:"peak_store_bytes"`
+	StoreChunks    int    `json:"store_chunks"`
+	PID            int    `json:"pid,omitempty"`
+}
+
+func (s *Server) getWorkers(w http.ResponseWriter, r *http.Request) error {
+	resp, err := s.cfg.Scheduler.ListWorkers(r.Context(), connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Workers []WorkerJSON `json:"workers"`
+	}{Workers: []WorkerJSON{}}
+	for _, wi := range resp.Msg.Workers {
+		wj := WorkerJSON{
+			ID: int(wi.Id), URL: wi.Url, Slots: int(wi.Slots), MemoryBytes: wi.MemoryBytes, SpillDir: wi.SpillDir,
+			Alive: wi.Alive, DeadReason: wi.DeadReason, LastHeartbeat: wi.LastHeartbeatMsAgo, PID: int(wi.Pid),
+		}
+		if l := wi.Load; l != nil {
+			wj.Running, wj.Queued, wj.StoreBytes, wj.PeakStoreBytes, wj.StoreChunks = int(l.Running), int(l.Queued), l.StoreBytes, l.PeakStoreBytes, int(l.StoreChunks)
+		}
+		out.Workers = append(out.Workers, wj)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
+	resp, err := s.cfg.Graphs.CreateSession(r.Context(), connect.NewRequest(&pb.CreateSessionRequest{}))
+	if err != nil {
+		return err
+	}
+	sid := resp.Msg.SessionId
+	w.Header().Set("Location", "/api/sessions/"+sid)
+	writeJSON(w, http.StatusCreated, map[string]string{"session_id": sid})
+	return nil
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	sid := r.PathValue("sid")
+	if _, err := s.cfg.Graphs.DeleteSession(r.Context(), connect.NewRequest(&pb.DeleteSessionRequest{SessionId: sid})); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": sid, "deleted": true})
+	return nil
+}
+
+// SubmitRequest is the body of POST /api/sessions/{sid}/graphs.
+type SubmitRequest struct {
+	// Graph is the versioned TileableGraph JSON (docs/rest-api.md).
+	Graph json.RawMessage `json:"graph"`
+	// Results are the tensors (node indexes of Graph) to compute.
+	Results []int `json:"results"`
+	// Fuse turns the fusion pass on (default) or off.
+	Fuse *bool `json:"fuse,omitempty"`
+}
+
+func (s *Server) submitGraph(w http.ResponseWriter, r *http.Request) error {
+	sid := r.PathValue("sid")
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &httpError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds the limit of %d bytes (the web service's --max-request-bytes)", mbe.Limit)}
+		}
+		return badRequest(fmt.Errorf("reading the request body: %w", err))
+	}
+	var req SubmitRequest
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&req); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return badRequest(fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err))
+		case errors.As(err, &te):
+			return badRequest(fmt.Errorf("field %q: want %v, got a JSON %s", te.Field, te.Type, te.Value))
+		case errors.Is(err, io.EOF):
+			return badRequest(errors.New("empty body: want {\"graph\": {...}, \"results\": [...]}"))
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return badRequest(errors.New("malformed JSON: the body ends in the middle of a value"))
+		}
+		return badRequest(fmt.Errorf("bad request body: %v", err))
+	}
+	if len(req.Graph) == 0 || bytes.Equal(req.Graph, []byte("null")) {
+		return badRequest(errors.New(`missing "graph"`))
+	}
+	msg := &pb.SubmitGraphRequest{SessionId: sid, Graph: req.Graph, NoFuse: req.Fuse != nil && !*req.Fuse}
+	for _, x := range req.Results {
+		msg.Results = append(msg.Results, int32(min(max(x, -1), 1<<31-1)))
+	}
+	resp, err := s.cfg.Graphs.SubmitGraph(r.Context(), connect.NewRequest(msg))
+	if err != nil {
+		return err
+	}
+	st := graphJSON(resp.Msg)
+	w.Header().Set("Location", st.URL)
+	writeJSON(w, http.StatusCreated, st)
+	return nil
+}
+
+// GraphJSON is a graph's state in the REST API.
+type GraphJSON struct {
+	SessionID  string           `json:"session_id"`
+	GraphID    string           `json:"graph_id"`
+	URL        string           `json:"url"`
+	State      string           `json:"state"`
+	Progress   map[string]int64 `json:"progress"`
+	ChunkOps   int64            `json:"chunk_ops"`
+	MovedBytes int64            `json:"moved_bytes"`
+	Error      string           `json:"error,omitempty"`
+	PrepareMs  int64            `json:"prepare_ms"`
+	RunMs      int64            `json:"run_ms"`
+	Results    []ResultJSON     `json:"results"`
+	Released   bool             `json:"released,omitempty"`
+}
+
+// ResultJSON describes one result tensor of a graph.
+type ResultJSON struct {
+	Index  int     `json:"index"`
+	Shape  []int64 `json:"shape"`
+	DType  string  `json:"dtype"`
+	Chunks int     `json:"chunks"`
+	URL    string  `json:"url"`
+}
+
+func graphJSON(st *pb.GraphStatus) GraphJSON {
+	url := fmt.Sprintf("/api/sessions/%s/graphs/%s", st.SessionId, st.GraphId)
+	g := GraphJSON{
+		SessionID: st.SessionId, GraphID: st.GraphId, URL: url, State: st.State,
+		Progress: map[string]int64{}, ChunkOps: st.ChunkOps, MovedBytes: st.MovedBytes, Error: st.Error,
+		PrepareMs: st.PrepareMs, RunMs: st.RunMs, Released: st.Released, Results: []ResultJSON{},
+	}
+	for s := scheduler.Unscheduled; s <= scheduler.Cancelled; s++ {
+		g.Progress[s.String()] = st.Progress[s.String()]
+	}
+	for i, r := range st.Results {
+		shape := r.Shape
+		if shape == nil {
+			shape = []int64{}
+		}
+		g.Results = append(g.Results, ResultJSON{Index: i, Shape: shape, DType: r.Dtype, Chunks: int(r.Chunks), URL: fmt.Sprintf("%s/results/%d", url, i)})
+	}
+	return g
+}
+
+func (s *Server) getGraph(w http.ResponseWriter, r *http.Request) error {
+	req := &pb.GetGraphRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid")}
+	if v := r.URL.Query().Get("wait_timeout"); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || secs < 0 || secs > 3600 {
+			return badRequest(fmt.Errorf("wait_timeout=%q: want seconds, a number from 0 to 3600", v))
+		}
+		req.WaitTimeoutMs = int64(secs * float64(time.Second/time.Millisecond))
+	}
+	resp, err := s.cfg.Graphs.GetGraph(r.Context(), connect.NewRequest(req))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, graphJSON(resp.Msg))
+	return nil
+}
+
+func (s *Server) cancelGraph(w http.ResponseWriter, r *http.Request) error {
+	resp, err := s.cfg.Graphs.CancelGraph(r.Context(), connect.NewRequest(&pb.CancelGraphRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid")}))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, graphJSON(resp.Msg))
+	return nil
+}
+
+func (s *Server) getResult(w http.ResponseWriter, r *http.Request) error {
+	i, err := strconv.Atoi(r.PathValue("i"))
+	if err != nil || i < 0 {
+		return badRequest(fmt.Errorf("result index %q: want a non-negative integer", r.PathValue("i")))
+	}
+	resp, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid"), Index: int32(i)}))
+	if err != nil {
+		return err
+	}
+	return s.streamResult(r.Context(), w, resp.Msg, r.URL.Query().Get("slice"))
+}

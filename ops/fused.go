@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -602,18 +603,35 @@ func (s *fastSum) add(x *ndarray.Array) {
 		}
 		s.f = t
 	case ndarray.Int64:
+		acc := s.i
 		for _, v := range x.Int64s()[:x.Size()] {
-			s.i += v
+			acc += v
 		}
+		s.i = acc
 	case ndarray.Int32:
+		acc := s.i
 		for _, v := range x.Int32s()[:x.Size()] {
-			s.i += int64(v)
+			acc += int64(v)
 		}
+		s.i = acc
 	case ndarray.Bool:
-		for _, v := range x.Bools()[:x.Size()] {
-			s.i += int64(v)
-		}
+		s.i += countBools(x.Bools()[:x.Size()])
 	}
+}
+
+// countBools counts the ones in a slice of 0/1 bytes, eight at a time: the
+// byte sums of a word fit in a byte (at most 8), so one multiply adds them.
+func countBools(b []uint8) int64 {
+	var n int64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		n += int64((w * 0x0101010101010101) >> 56)
+	}
+	for ; i < len(b); i++ {
+		n += int64(b[i])
+	}
+	return n
 }
 
 func (s *fastSum) result(shape []int) (*ndarray.Array, error) {

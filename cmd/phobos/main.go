@@ -5,6 +5,7 @@
 // cluster (roles.go).
 //
 //	phobos run <workload> [flags]   time a workload, one JSON line on stdout
+//	phobos explain <workload>       the chunk graph after each optimisation pass
 //	phobos scheduler|worker|web     one cluster role
 //	phobos cluster --workers N      a whole cluster on this machine
 //	phobos version                  version, Go, platform and BLAS backend
@@ -16,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -32,6 +34,12 @@ const (
 )
 
 func main() {
+	// Chunk data lives in large buffers; the many small objects of graphs
+	// and tiles would otherwise trigger a collection every few milliseconds.
+	// A memory limit (set by the session from its budget) still bounds the heap.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -44,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "explain":
+		return explainCmd(args[1:], stdout, stderr)
 	case "scheduler", "worker", "web", "cluster":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -65,6 +75,8 @@ func usage(w io.Writer) {
 Usage:
   phobos run <workload> [flags]   run a benchmark workload in a local session;
                                   one JSON line on stdout, a summary on stderr
+  phobos explain <workload> [--no-fuse] [--dot tile|cull|fuse]
+                                  the chunk graph after each optimisation pass
   phobos version                  print version, Go version, platform and BLAS
   phobos help                     print this help
 `+rolesUsage+`

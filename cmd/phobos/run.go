@@ -30,6 +30,7 @@ type runOptions struct {
 	workers, slots int
 	seed           uint64
 	cluster        string // web URL of a cluster to run on instead of in-process
+	noFuse         bool
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -72,6 +73,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.IntVar(&o.slots, "slots", 0, "ops each worker runs at once (0: GOMAXPROCS / workers)")
 	fs.Uint64Var(&o.seed, "seed", workloads.DefaultSeed, "random seed")
 	fs.StringVar(&o.cluster, "cluster", "", "run on the cluster whose web service is at this URL (phobos cluster prints it)")
+	fs.BoolVar(&o.noFuse, "no-fuse", false, "turn the fusion pass off (to measure its gain)")
 	return fs, o
 }
 
@@ -220,7 +222,7 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		rec.BLAS = ndarray.BLASBackend()
 	}
 	bar := newProgressView(stderr)
-	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots)}
+	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots), phobos.WithFusion(!o.noFuse)}
 	if bar != nil {
 		opts = append(opts, phobos.WithProgress(bar.update))
 	}

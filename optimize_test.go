@@ -79,10 +79,10 @@ func TestFuseW1OneKernelPerChunk(t *testing.T) {
 		if f, ok := nd.Op.(ops.Fused); ok {
 			groups++
 			if len(f.Nodes) != 5 {
-				t.Errorf("fused group %s has %d ops, want rand, rand, add, multiply, sum_partial", f.Type(), len(f.Nodes))
+				t.Errorf("fused group %s has %d ops, want rand, rand, add, multiply, sum_partial", f.Label(), len(f.Nodes))
 			}
 			if len(nd.Inputs) != 0 {
-				t.Errorf("fused group %s has %d inputs, want none (generators inside)", f.Type(), len(nd.Inputs))
+				t.Errorf("fused group %s has %d inputs, want none (generators inside)", f.Label(), len(nd.Inputs))
 			}
 		}
 	}
@@ -195,7 +195,7 @@ func TestFuseW2TwoLevel(t *testing.T) {
 		if f, ok := nd.Op.(ops.Fused); ok && f.K1 == 2 {
 			twoLevel++
 			if len(nd.Inputs) != 0 {
-				t.Errorf("kernel %s has inputs", f.Type())
+				t.Errorf("kernel %s has inputs", f.Label())
 			}
 		}
 	}

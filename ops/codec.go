@@ -137,8 +137,17 @@ func encodeOp(b *bytes.Buffer, v reflect.Value) error {
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s) // a string always marshals
-	b.Write(q)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s) // a string always marshals
+			b.Write(q)
+			return
+		}
+	}
+	// Plain printable ASCII (every op name and parameter): no escaping.
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 func encodeFloat(b *bytes.Buffer, f float64, bits int) {
@@ -270,8 +279,7 @@ func encodeValue(b *bytes.Buffer, v reflect.Value) error {
 				b.WriteByte(',')
 			}
 			first = false
-			writeString(b, f.name)
-			b.WriteByte(':')
+			b.WriteString(f.key)
 			if err := encodeValue(b, fv); err != nil {
 				return fmt.Errorf("%s: %w", f.name, err)
 			}
@@ -299,6 +307,7 @@ func isEmpty(v reflect.Value) bool {
 type fieldInfo struct {
 	index     int
 	name      string
+	key       string // the quoted name and colon, as written
 	omitempty bool
 	omitzero  bool
 }
@@ -340,6 +349,10 @@ func fieldsOf(t reflect.Type) []fieldInfo {
 				}
 			}
 		}
+		var kb bytes.Buffer
+		writeString(&kb, f.name)
+		kb.WriteByte(':')
+		f.key = kb.String()
 		fs = append(fs, f)
 	}
 	fieldCache.Store(t, fs)

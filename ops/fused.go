@@ -48,13 +48,28 @@ type Fused struct {
 	InputLevels []uint8 `json:"input_levels,omitempty"`
 }
 
-// Type implements ChunkOp.
-func (op Fused) Type() string {
+// Type implements ChunkOp. It is the registry name, the same for every
+// fused kernel; Label names the ops inside.
+func (Fused) Type() string { return "fuse" }
+
+// Label lists the fused ops, for explain output and error messages.
+func (op Fused) Label() string {
 	names := make([]string, len(op.Nodes))
 	for i, n := range op.Nodes {
 		names[i] = n.Op.Type()
 	}
 	return "fuse(" + strings.Join(names, ",") + ")"
+}
+
+// Labeler is implemented by chunk ops with a more telling name than Type.
+type Labeler interface{ Label() string }
+
+// Label is op's Label if it has one, else its Type.
+func Label(op ChunkOp) string {
+	if l, ok := op.(Labeler); ok {
+		return l.Label()
+	}
+	return op.Type()
 }
 
 // reduceMode is how a fused reduction root maps the flat iteration space to

@@ -80,7 +80,7 @@ func WriteDOT(w io.Writer, name string, g *graph.ChunkGraph, maxNodes int) error
 		case isFused(nd.Op):
 			style = ", style=filled, fillcolor=lightblue"
 		}
-		fmt.Fprintf(&b, "  n%d [label=%q%s];\n", i, fmt.Sprintf("%d %s\n%v", i, nd.Op.Type(), nd.Meta), style)
+		fmt.Fprintf(&b, "  n%d [label=%q%s];\n", i, fmt.Sprintf("%d %s\n%v", i, ops.Label(nd.Op), nd.Meta), style)
 		for _, in := range nd.Inputs {
 			fmt.Fprintf(&b, "  n%d -> n%d;\n", in, i)
 		}

@@ -50,6 +50,9 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	members := make([][]int32, n) // per root: its group, root first
 	below := make([]bool, n)      // member computed before its group's inner reduction
 	inner := make([]int32, n)     // per root: its inner reduction partial, or -1
+	// Groups are built one at a time, so they share one backing array.
+	buf := make([]int32, 0, n)
+	var stack []int32
 	// Roots in reverse topological order, so a consumer's group is settled
 	// before its inputs are considered.
 	for v := n - 1; v >= 0; v-- {
@@ -62,8 +65,9 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			continue
 		}
 		rootOf[v] = int32(v)
-		grp := []int32{int32(v)}
-		stack := []int32{int32(v)}
+		start := len(buf)
+		buf = append(buf, int32(v))
+		stack = append(stack[:0], int32(v))
 		var shape0 []int // iteration shape below the inner reduction
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
@@ -79,7 +83,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 				if absorbable(g, in, u, consumer, isResult, want) {
 					rootOf[in] = int32(v)
 					below[in] = below[u] || int32(u) == inner[v]
-					grp = append(grp, int32(in))
+					buf = append(buf, int32(in))
 					stack = append(stack, int32(in))
 					continue
 				}
@@ -92,12 +96,12 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 					inner[v] = p
 					shape0 = s0
 					rootOf[in], rootOf[p] = int32(v), int32(v)
-					grp = append(grp, int32(in), p)
+					buf = append(buf, int32(in), p)
 					stack = append(stack, p)
 				}
 			}
 		}
-		members[v] = grp
+		members[v] = buf[start:len(buf):len(buf)]
 	}
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
@@ -276,6 +280,11 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, in
 		f.Shape = append([]int(nil), s0...)
 		f.K1 = ndarray.Size(s0) / max(ndarray.Size(f.Shape1), 1)
 	}
+	nargs := 0
+	for _, m := range all {
+		nargs += len(g.Nodes[m].Inputs)
+	}
+	argBuf := make([]int, nargs)
 	for i, m := range all {
 		nd := g.Nodes[m]
 		level := uint8(0)
@@ -286,7 +295,8 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, in
 		if m == inner {
 			argLevel = 0
 		}
-		args := make([]int, len(nd.Inputs))
+		args := argBuf[:len(nd.Inputs):len(nd.Inputs)]
+		argBuf = argBuf[len(nd.Inputs):]
 		for j, in := range nd.Inputs {
 			if p, ok := slices.BinarySearch(all, int32(in)); ok {
 				args[j] = p

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
@@ -599,7 +600,7 @@ func (s *Scheduler) handle(res protocol.Result) {
 		}
 		r.step(i, EvFailFinal)
 		nd := &r.g.Nodes[i]
-		r.err = &OpError{Node: i, Op: nd.Op.Type(), Meta: nd.Meta.String(), Attempts: int(r.attempts[i]), Err: res.Err}
+		r.err = &OpError{Node: i, Op: ops.Label(nd.Op), Meta: nd.Meta.String(), Attempts: int(r.attempts[i]), Err: res.Err}
 		s.fail(r, i)
 	case protocol.Cancelled:
 		r.step(i, EvStopped)

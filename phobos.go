@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
-	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/optimize"
@@ -122,15 +121,9 @@ func (b *localBackend) close() error {
 // Stats returns the statistics of the last Execute.
 func (s *Session) Stats() Stats { return s.last }
 
-// Plan is a tiled and optimised chunk graph ready to run.
-type Plan struct {
-	Graph   *graph.ChunkGraph
-	Results []*ops.Tiled // per requested tensor, chunks refer to Graph
-	// Passes describe the graph after tiling and after each optimisation.
-	Passes []optimize.Stats
-	// Graphs are the chunk graphs after each pass, in the order of Passes.
-	Graphs []*graph.ChunkGraph
-}
+// Plan is a tiled and optimised chunk graph ready to run, with the graph
+// after each pass for explain.
+type Plan = optimize.Plan
 
 // Compile builds, tiles and optimises (culls, fuses) the graph of the given
 // tensors, as Execute does by default.
@@ -141,36 +134,7 @@ func compile(fuse bool, ts []*tensor.Tensor) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cg, tiled, err := graph.Tile(tg)
-	if err != nil {
-		return nil, err
-	}
-	var refs []ops.ChunkRef
-	for _, id := range ids {
-		refs = append(refs, tiled[id].Chunks...)
-	}
-	p := &Plan{}
-	p.record("tile", cg)
-	cg, refs = optimize.Cull(cg, refs)
-	p.record("cull", cg)
-	if fuse {
-		cg, refs = optimize.Fuse(cg, refs)
-		p.record("fuse", cg)
-	}
-	p.Graph = cg
-	k := 0
-	for _, id := range ids {
-		t := *tiled[id]
-		t.Chunks = refs[k : k+len(t.Chunks)]
-		k += len(t.Chunks)
-		p.Results = append(p.Results, &t)
-	}
-	return p, nil
-}
-
-func (p *Plan) record(pass string, g *graph.ChunkGraph) {
-	p.Passes = append(p.Passes, optimize.Summarize(pass, g))
-	p.Graphs = append(p.Graphs, g)
+	return optimize.Compile(tg, ids, fuse)
 }
 
 // Explain compiles the tensors as Execute would and describes the chunk

@@ -109,6 +109,9 @@ func (b *remoteBackend) close() error {
 }
 
 func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*ndarray.Array, Stats, error) {
+	if len(ts) == 0 {
+		return nil, Stats{}, nil
+	}
 	t0 := time.Now()
 	tg, ids, err := tensor.Build(ts...)
 	if err != nil {

@@ -84,41 +84,18 @@ func chunkCount(spec ops.ChunkSpec, m ops.Meta) float64 {
 	return count
 }
 
-// Compile tiles a TileableGraph into chunks and optimises it (culls what the
-// results do not need, fuses), the same passes the local session runs, so a
-// graph computes the same chunk kernels, and the same numbers, locally and on
-// a cluster. It returns the chunk graph and, per requested tensor, its tiled
-// form with chunk refs into that graph. A panic in a tile rule (hostile
-// parameters from a client) becomes an error.
+// Compile is optimize.Compile for graphs that come from clients: a panic in
+// a tile rule (hostile parameters) becomes an error instead of taking the
+// scheduler down.
 func Compile(tg *graph.TileableGraph, results []int, fuse bool) (cg *graph.ChunkGraph, out []*ops.Tiled, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			cg, out, err = nil, nil, fmt.Errorf("compile: %v\n%s", p, debug.Stack())
 		}
 	}()
-	for _, r := range results {
-		if r < 0 || r >= len(tg.Nodes) {
-			return nil, nil, fmt.Errorf("compile: result %d is not a tensor of the graph (%d tensors)", r, len(tg.Nodes))
-		}
-	}
-	cg, tiled, err := graph.Tile(tg)
+	plan, err := optimize.Compile(tg, results, fuse)
 	if err != nil {
 		return nil, nil, err
 	}
-	var refs []ops.ChunkRef
-	for _, id := range results {
-		refs = append(refs, tiled[id].Chunks...)
-	}
-	cg, refs = optimize.Cull(cg, refs)
-	if fuse {
-		cg, refs = optimize.Fuse(cg, refs)
-	}
-	k := 0
-	for _, id := range results {
-		t := *tiled[id]
-		t.Chunks = refs[k : k+len(t.Chunks)]
-		k += len(t.Chunks)
-		out = append(out, &t)
-	}
-	return cg, out, nil
+	return plan.Graph, plan.Results, nil
 }

@@ -145,19 +145,31 @@ func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slo
 			ordered = append(ordered, s-1)
 		}
 	}
+	// A worker's weight is its slot count; one with none (dead) gets no
+	// source ops, unless no worker has any.
+	weight := make([]int, nw)
 	totalSlots := 0
-	for _, s := range slots {
-		totalSlots += max(s, 1)
+	for w, s := range slots {
+		weight[w] = max(s, 0)
+		totalSlots += weight[w]
+	}
+	if totalSlots == 0 {
+		for w := range weight {
+			weight[w] = 1
+		}
+		totalSlots = nw
 	}
 	quota := make([]int, nw)
 	given := 0
-	for w, s := range slots {
-		quota[w] = len(ordered) * max(s, 1) / totalSlots
+	for w := range slots {
+		quota[w] = len(ordered) * weight[w] / totalSlots
 		given += quota[w]
 	}
 	for w := 0; given < len(ordered); w = (w + 1) % nw {
-		quota[w]++ // hand out the rounding remainder
-		given++
+		if weight[w] > 0 {
+			quota[w]++ // hand out the rounding remainder
+			given++
+		}
 	}
 	visited := make([]bool, n)
 	queue := make([]int32, 0, 64)
@@ -175,7 +187,7 @@ func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slo
 		}
 		// The visit limit is graph size / workers, scaled by the worker's
 		// share of slots like its quota.
-		limit := n * max(slots[w], 1) / totalSlots
+		limit := n * weight[w] / totalSlots
 		seen := 0
 		for quota[w] > 0 && seen <= limit && remaining > 0 {
 			for cursor < len(ordered) && assign[ordered[cursor]] >= 0 {
@@ -219,8 +231,8 @@ func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slo
 		if allZero(quota) && remaining > 0 {
 			// Rounding or the visit limit left sources over: give them to the
 			// workers in proportion again on the next pass.
-			for w, s := range slots {
-				quota[w] = (remaining*max(s, 1) + totalSlots - 1) / totalSlots
+			for w := range slots {
+				quota[w] = (remaining*weight[w] + totalSlots - 1) / totalSlots
 			}
 			for i := range visited {
 				visited[i] = false

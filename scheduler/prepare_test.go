@@ -152,3 +152,13 @@ func TestChooseWorker(t *testing.T) {
 		}
 	}
 }
+
+func TestAssignInitialSkipsWorkersWithoutSlots(t *testing.T) {
+	g := leavesAndReducers(12, 6)
+	assign := AssignInitial(g, g.Successors(), DepthFirstOrder(g, nil), []int{1, 0, 1})
+	for leaf := 0; leaf < 12; leaf++ {
+		if assign[leaf] == 1 {
+			t.Fatalf("leaf %d assigned to a worker with no slots: %v", leaf, assign[:12])
+		}
+	}
+}

@@ -115,8 +115,14 @@ func (s *Scheduler) MarkWorkerDead(w int, cause error) {
 		s.busy[w] = 0
 		s.out[w], s.rel[w] = nil, nil
 		for _, r := range s.runs {
-			if r.dependsOn(w) {
+			switch {
+			case r.dependsOn(w):
 				s.failWith(r, s.dead[w])
+			case r.cancelled:
+				// Already stopping: do not wait for tasks the dead worker
+				// will never report.
+				s.forgetDead(r)
+				s.maybeFinish(r)
 			}
 		}
 	})
@@ -226,7 +232,20 @@ func (s *Scheduler) Submit(ctx context.Context, g *graph.ChunkGraph, results []i
 			return nil, fmt.Errorf("scheduler: result %d is not a chunk op of the graph (%d ops)", r, len(g.Nodes))
 		}
 	}
-	plan := Prepare(g, results, s.slots)
+	// Slots as the event loop sees them (workers may register meanwhile);
+	// dead workers get none, so no source op is assigned to them.
+	var slots []int
+	if err := s.do(func() {
+		slots = append([]int(nil), s.slots...)
+		for w, d := range s.dead {
+			if d != nil {
+				slots[w] = 0
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+	plan := Prepare(g, results, slots)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("scheduler: cancelled while preparing: %w", err)
 	}
@@ -511,7 +530,7 @@ func (r *Run) dependsOn(w int) bool {
 			return true
 		}
 	}
-	return r.onWorker[w] > 0
+	return w < len(r.onWorker) && r.onWorker[w] > 0
 }
 
 // failWith ends a run with err, cancelling what is still going.
@@ -522,14 +541,19 @@ func (s *Scheduler) failWith(r *Run, err error) {
 	if r.err == nil {
 		r.err = err
 	}
-	// In-flight tasks on dead workers will never report: stop counting them.
+	s.forgetDead(r)
+	s.cancel(r, err)
+}
+
+// forgetDead stops waiting for a run's tasks on dead workers: they will
+// never report.
+func (s *Scheduler) forgetDead(r *Run) {
 	for w, d := range s.dead {
-		if d != nil {
+		if d != nil && w < len(r.onWorker) {
 			r.inflight -= r.onWorker[w]
 			r.onWorker[w] = 0
 		}
 	}
-	s.cancel(r, err)
 }
 
 func (s *Scheduler) handle(res protocol.Result) {

@@ -331,3 +331,28 @@ func TestDeadWorkerFailsRunWithClearError(t *testing.T) {
 		t.Fatalf("graph after a worker died: %v", err)
 	}
 }
+
+// A worker that dies while other graphs never used it must not disturb them
+// (nor crash the event loop).
+func TestDeadIdleWorkerLeavesOtherRunsAlone(t *testing.T) {
+	block := make(chan struct{})
+	s, _ := startFake(t, 3, Config{}, func(fw *fakeWorker) {
+		if fw.id == 0 {
+			fw.block = block
+		}
+	})
+	g, root := treeGraph(2)
+	// one source per worker at most: worker 2 may never be used
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MarkWorkerDead(2, errors.New("gone"))
+	close(block)
+	if err := run.Wait(context.Background()); err != nil {
+		var dead *ErrWorkerDead
+		if !errors.As(err, &dead) || dead.Worker != 2 {
+			t.Fatalf("run: %v", err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -48,13 +47,16 @@ type InputRequest struct {
 // bytes move into the store as inputs are loaded into it and as the output
 // is put; Close releases the rest.
 type Reservation struct {
-	s      *Store
-	op     string
-	bytes  int64    // reserved and not yet moved into the store
-	need   int64    // granted at first
-	pins   []*entry // pinned inputs
-	spill  []*entry // victims this op must write out before it starts
-	closed bool
+	s     *Store
+	op    string
+	bytes int64 // reserved and not yet moved into the store
+	// transient is the part that comes back when the op ends (temporaries,
+	// inputs read from elsewhere), as opposed to its output.
+	transient int64
+	need      int64    // granted at first
+	pins      []*entry // pinned inputs
+	spill     []*entry // victims this op must write out before it starts
+	closed    bool
 }
 
 // Bytes is what was reserved.
@@ -71,6 +73,27 @@ func (r *Reservation) Bytes() int64 { return r.need }
 func (s *Store) Reserve(req Request) (*Reservation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.reserveLocked(req)
+}
+
+// ReserveFirst tries the requests in order, as one step, and returns the
+// index of the first that Reserve would grant or fail (with its result), or
+// -1 if all must wait. A queue scans its most urgent ops with it, so a less
+// urgent op is never admitted while memory freed in the meantime would have
+// let a more urgent one in.
+func (s *Store) ReserveFirst(reqs []Request) (int, *Reservation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, req := range reqs {
+		r, err := s.reserveLocked(req)
+		if r != nil || err != nil {
+			return i, r, err
+		}
+	}
+	return -1, nil, nil
+}
+
+func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	if s.mu.closed {
 		return nil, fmt.Errorf("storage: store closed")
 	}
@@ -116,24 +139,18 @@ func (s *Store) Reserve(req Request) (*Reservation, error) {
 				// Running ops will free memory; and when nothing runs, the
 				// scheduler is probably about to release finished chunks or
 				// to queue the consumers of fresh ones.
-				if s.mu.reserved > 0 || s.mu.pinned > 0 || (!req.NoWait && (soft > 0 || s.releasingLocked())) {
+				if s.mu.reserved > 0 || s.mu.pinned > 0 || (!req.NoWait && soft > 0) {
 					return nil, nil
 				}
 				// Nothing to wait for: without headroom, evict what may be.
+				// Chunks still unreleased now are results the scheduler keeps.
+				s.markKeptLocked()
 				victims, blocked, ok = nil, 0, true
 				if short = need - avail; short > 0 {
 					victims, blocked, _, ok = s.planLocked(short, req.Priority, ins, false)
 				}
 			}
 			if !ok {
-				if os.Getenv("PHOBOS_DEBUG_STORE") != "" {
-					fmt.Fprintf(os.Stderr, "DEBUG %s need %d short %d resident %d reserved %d pinned %d\n", req.Op, need, short, s.mu.resident, s.mu.reserved, s.mu.pinned)
-					for _, b := range s.mu.buffers {
-						for _, e := range b.chunks {
-							fmt.Fprintf(os.Stderr, "  %v n=%d cons=%d fresh=%v next=%v/%v first=%v pins=%d\n", e.key, e.nbytes, e.consumers, e.fresh, e.hasNext, e.next, e.firstUse, e.pins)
-						}
-					}
-				}
 				if blocked > 0 && s.mu.spillErr != nil {
 					return nil, s.mu.spillErr
 				}
@@ -143,6 +160,8 @@ func (s *Store) Reserve(req Request) (*Reservation, error) {
 		}
 	}
 	s.mu.reserved += need
+	r.transient = need - req.Output
+	s.mu.transient += r.transient
 	s.notePeakLocked() // evicting bytes count as gone
 	for _, e := range ins {
 		if e.pins == 0 {
@@ -165,19 +184,6 @@ type NoRoomError struct {
 func (e *NoRoomError) Error() string {
 	return fmt.Sprintf("op %s needs %s but %s of the %s limit is held by chunks that cannot be evicted",
 		e.Op, FormatBytes(e.Need), FormatBytes(e.InUse), FormatBytes(e.Limit))
-}
-
-// releasingLocked reports whether a chunk in memory has had all its
-// consumers finish: the scheduler is about to release it.
-func (s *Store) releasingLocked() bool {
-	for _, b := range s.mu.buffers {
-		for _, e := range b.chunks {
-			if e.consumers == 0 && e.pins == 0 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // usable reports whether e is in memory and staying there.
@@ -221,6 +227,33 @@ func (s *Store) recomputeCost(e *entry) float64 {
 	return elems * float64(nodes) * s.costs.GenerateNsPerElement * 1e-9
 }
 
+// releasingLocked reports whether e is about to be released: all its
+// consumers have just finished and its graph is not known to keep such
+// chunks.
+func (s *Store) releasingLocked(e *entry) bool {
+	return e.consumers == 0 && s.mu.clock-e.doneAt < releaseWindow && !s.mu.keeps[e.key.Graph]
+}
+
+// markKeptLocked records that the graphs of chunks still waiting for their
+// release keep them: the scheduler did not free them while an op waited.
+func (s *Store) markKeptLocked() {
+	if len(s.mu.keeps) > 1024 {
+		clear(s.mu.keeps) // old graphs; forgetting costs at most a wait
+	}
+	for _, b := range s.mu.buffers {
+		for _, e := range b.chunks {
+			if s.releasingLocked(e) {
+				s.mu.keeps[e.key.Graph] = true
+			}
+		}
+	}
+}
+
+// releaseWindow is how many store events (puts, reads) after its last
+// consumer finished a chunk is still expected to be released; one that
+// stays longer is a result the scheduler keeps.
+const releaseWindow = 256
+
 // victim is a buffer that may be evicted.
 type victim struct {
 	b       *bufRef
@@ -237,9 +270,14 @@ type victim struct {
 // urgent queued op will read are never chosen; neither are buffers that
 // would need a spill when spilling is impossible (their bytes are returned
 // as blocked). With soft set, fresh chunks (not read yet) count as read at
-// their estimated first use, and those more urgent than the op are kept too
-// (their bytes are returned as softBlocked): source ops then wait instead
-// of evicting the outputs of other sources before they are consumed.
+// their estimated first use, and those more urgent than the op are kept too,
+// as are chunks all of whose consumers have just finished (the scheduler is
+// about to release them), and chunks that will be read again when running
+// ops are about to give back enough memory; their bytes are returned as
+// softBlocked.
+// Source ops then wait instead of evicting the outputs of other sources
+// before they are consumed, and no op spills a chunk about to be freed or
+// evicts one it could have waited a moment to keep.
 func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, soft bool) (out []*bufRef, blocked, softBlocked int64, ok bool) {
 	own := make(map[*bufRef]bool, len(inputs))
 	for _, e := range inputs {
@@ -248,7 +286,7 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, so
 		}
 	}
 	var cands []victim
-	var avail int64
+	var avail, cold int64
 	for _, b := range s.mu.buffers {
 		if b.evicting || own[b] {
 			continue
@@ -266,6 +304,9 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, so
 				if soft && next.Less(p) {
 					softKept = true
 				}
+			}
+			if soft && s.releasingLocked(e) {
+				softKept = true // the scheduler is about to release it: better wait than spill it
 			}
 			if has && (!v.hasNext || next.Less(v.next)) {
 				v.next, v.hasNext = next, true
@@ -286,6 +327,14 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, so
 		}
 		cands = append(cands, v)
 		avail += b.bytes
+		if !v.hasNext {
+			cold += b.bytes
+		}
+	}
+	if soft && cold < short && short <= s.mu.transient {
+		// Only chunks that will be read again could make room, and running
+		// ops will soon give back enough: wait for them instead.
+		return nil, blocked, softBlocked + avail - cold, false
 	}
 	if avail < short {
 		return nil, blocked, softBlocked, false
@@ -514,4 +563,5 @@ func (r *Reservation) Close() {
 	r.spill = nil
 	s.mu.reserved -= r.bytes
 	r.bytes = 0
+	s.mu.transient -= r.transient
 }

@@ -147,7 +147,13 @@ type Store struct {
 		resident int64 // bytes of distinct buffers in memory
 		reserved int64 // bytes reserved by running ops
 		evicting int64 // bytes of buffers being written out (as good as free)
-		pinned   int   // entries with pins
+		// transient is what running ops give back when they end: their
+		// temporaries and inputs read from elsewhere.
+		transient int64
+		// keeps are graphs found to keep chunks whose consumers have all
+		// finished (their results): such chunks are not about to be released.
+		keeps    map[protocol.GraphID]bool
+		pinned   int // entries with pins
 		clock    uint64
 		spillDir string // resolved, "" until known
 		ownDir   bool   // spillDir is a temporary directory we made
@@ -178,9 +184,10 @@ type entry struct {
 	// that consumer's priority (one level deeper than the producer).
 	fresh    bool
 	firstUse protocol.Priority
-	used      uint64
-	deleted   bool
-	loading   chan struct{} // closed when a load into memory ends
+	doneAt   uint64 // clock when consumers reached 0
+	used     uint64
+	deleted  bool
+	loading  chan struct{} // closed when a load into memory ends
 }
 
 // bufRef is one buffer in memory and the chunks that use it.
@@ -229,6 +236,7 @@ func Open(cfg Config) *Store {
 	s := &Store{cfg: cfg, costs: cfg.Costs.withDefaults()}
 	s.mu.chunks = make(map[protocol.ChunkKey]*entry)
 	s.mu.buffers = make(map[uintptr]*bufRef)
+	s.mu.keeps = make(map[protocol.GraphID]bool)
 	s.mu.st.Limit = max(cfg.Limit, 0)
 	if cfg.SpillDir != "" {
 		s.mu.spillDir = cfg.SpillDir
@@ -410,6 +418,7 @@ func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array
 		s.mu.Unlock()
 		return nil, &ErrNotFound{Key: key}
 	}
+	e.fresh = false // a peer's consumer is reading it
 	if e.arr != nil {
 		s.mu.clock++
 		e.used = s.mu.clock
@@ -544,6 +553,10 @@ func (s *Store) Consumed(key protocol.ChunkKey) {
 		e.fresh = false
 		if e.consumers > 0 {
 			e.consumers--
+			if e.consumers == 0 {
+				s.mu.clock++
+				e.doneAt = s.mu.clock
+			}
 		}
 	}
 	s.mu.Unlock()

@@ -41,8 +41,8 @@ type Config struct {
 	// StallTimeout is how long an idle worker's most urgent op that does not
 	// fit waits for what the scheduler is probably about to send (releases
 	// of finished chunks, consumers of fresh ones) before it evicts those
-	// chunks anyway or fails (default 200ms). Normally the scheduler's
-	// message wakes it long before.
+	// chunks anyway or fails. Normally the scheduler's
+	// message wakes it long before. Default 50ms.
 	StallTimeout time.Duration
 }
 
@@ -105,7 +105,7 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 		cfg.Slots = runtime.GOMAXPROCS(0)
 	}
 	if cfg.StallTimeout <= 0 {
-		cfg.StallTimeout = 200 * time.Millisecond
+		cfg.StallTimeout = 50 * time.Millisecond
 	}
 	w := &Worker{cfg: cfg, store: store, rep: rep, peers: peers, log: cfg.Logger}
 	if w.log == nil {
@@ -315,63 +315,85 @@ func (w *Worker) next() (pick, bool) {
 }
 
 // pickLocked takes the most urgent queued task that fits in memory, looking
-// at most scanDepth deep. A task that cannot be admitted at all is taken
-// too, to be failed.
+// at most scanDepth deep, or one that cannot be admitted at all, to fail it.
+// A less urgent task passes a waiting one at most 2×slots times in a row,
+// so a big op is not starved by a stream of small ones.
 func (w *Worker) pickLocked() (pick, bool) {
-	var skipped []*protocol.Task
+	if w.mu.queue.Len() == 0 {
+		return pick{}, false
+	}
+	// The common case: the most urgent task fits. Try it without disturbing
+	// the heap.
+	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[t.Key.Graph].cancelled {
+		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
+			heap.Pop(&w.mu.queue)
+			w.dequeuedLocked(t)
+			p := pick{t: t, g: w.mu.graphs[t.Key.Graph], res: res, err: err}
+			if res != nil {
+				w.mu.head, w.mu.bypassed, w.mu.stall = nil, 0, nil
+				w.mu.running++
+			}
+			return p, true
+		}
+	}
+	var cands []*protocol.Task
 	defer func() {
-		for _, t := range skipped {
-			heap.Push(&w.mu.queue, t)
+		for _, t := range cands {
+			if t != nil {
+				heap.Push(&w.mu.queue, t)
+			}
 		}
 	}()
-	for w.mu.queue.Len() > 0 && len(skipped) < scanDepth {
+	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
 		t := heap.Pop(&w.mu.queue).(*protocol.Task)
-		g := w.mu.graphs[t.Key.Graph]
-		if g.cancelled {
+		if g := w.mu.graphs[t.Key.Graph]; g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
 		}
-		head := len(skipped) == 0
-		req := w.request(t)
-		// The store may wait for chunks the scheduler is about to release;
-		// if they do not come, the head of an idle worker gives up.
-		stalled := head && w.mu.running == 0 && w.mu.stall == t && time.Since(w.mu.stallSince) >= w.cfg.StallTimeout
-		req.NoWait = stalled
-		res, err := w.store.Reserve(req)
-		if err == nil && res == nil && stalled {
-			err = fmt.Errorf("op %s waited %v for memory with nothing running", t.Op.Type(), w.cfg.StallTimeout)
-		}
-		if err != nil {
-			w.dequeuedLocked(t)
-			return pick{t: t, g: g, err: err}, true
-		}
-		if res != nil {
-			if head {
-				w.mu.head, w.mu.bypassed = nil, 0
-			} else {
-				w.mu.bypassed++
-			}
-			w.mu.stall = nil
-			w.mu.running++
-			w.dequeuedLocked(t)
-			return pick{t: t, g: g, res: res}, true
-		}
-		skipped = append(skipped, t)
-		if !head {
-			continue
-		}
-		if w.mu.running == 0 && w.mu.stall != t {
-			w.mu.stall, w.mu.stallSince = t, time.Now()
+		cands = append(cands, t)
+	}
+	head := cands[0]
+	if w.mu.head != head {
+		w.mu.head, w.mu.bypassed = head, 0
+	}
+	// The store may wait for what the scheduler is about to send; if it
+	// does not come, the head of an idle worker stops waiting for it.
+	stalled := w.mu.running == 0 && w.mu.stall == head && time.Since(w.mu.stallSince) >= w.cfg.StallTimeout
+	n := len(cands)
+	if w.mu.bypassed >= 2*w.cfg.Slots {
+		n = 1 // the head has waited long enough: save memory for it
+	}
+	reqs := make([]storage.Request, n)
+	for i, t := range cands[:n] {
+		reqs[i] = w.request(t)
+	}
+	reqs[0].NoWait = stalled
+	i, res, err := w.store.ReserveFirst(reqs)
+	if i < 0 && stalled {
+		i, err = 0, fmt.Errorf("op %s waited %v for memory with nothing running", head.Op.Type(), w.cfg.StallTimeout)
+	}
+	if i < 0 {
+		if w.mu.running == 0 && w.mu.stall != head {
+			w.mu.stall, w.mu.stallSince = head, time.Now()
 			time.AfterFunc(w.cfg.StallTimeout, w.cond.Broadcast)
 		}
-		if w.mu.head != t {
-			w.mu.head, w.mu.bypassed = t, 0
-		}
-		if w.mu.bypassed >= 2*w.cfg.Slots {
-			return pick{}, false // the head has waited long enough: save memory for it
-		}
+		return pick{}, false
 	}
-	return pick{}, false
+	t := cands[i]
+	cands[i] = nil
+	w.dequeuedLocked(t)
+	p := pick{t: t, g: w.mu.graphs[t.Key.Graph], res: res, err: err}
+	if err != nil {
+		return p, true
+	}
+	if i == 0 {
+		w.mu.head, w.mu.bypassed = nil, 0
+	} else {
+		w.mu.bypassed++
+	}
+	w.mu.stall = nil
+	w.mu.running++
+	return p, true
 }
 
 func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {

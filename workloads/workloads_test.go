@@ -20,10 +20,11 @@ var small = map[string]Params{
 	"W4": {"n": 200, "chunk": 50},
 	"W5": {"n": 20_000, "chunk": 100},
 	"W7": {"n": 300, "chunk": 70},
+	"W8": {"n": 300, "chunk": 70},
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "W1", "W2", "W3", "W4", "W5", "W7"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "W1", "W2", "W3", "W4", "W5", "W7", "W8"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {

@@ -1,0 +1,60 @@
+package optimize
+
+import (
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// Plan is a tiled and optimised chunk graph ready to run.
+type Plan struct {
+	Graph   *graph.ChunkGraph
+	Results []*ops.Tiled // per requested tensor; chunks refer to Graph
+	// Passes describe the graph after tiling and after each optimisation.
+	Passes []Stats
+	// Graphs are the chunk graphs after each pass, in the order of Passes.
+	Graphs []*graph.ChunkGraph
+}
+
+// Compile tiles a TileableGraph and optimises the chunk graph: it culls what
+// the results do not need and, if fuse, fuses. The local session and the
+// cluster's scheduler both compile through here, so a graph runs the same
+// chunk kernels, and gives the same numbers, wherever it runs.
+func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
+	for _, r := range results {
+		if r < 0 || r >= len(tg.Nodes) {
+			return nil, fmt.Errorf("compile: result %d is not a tensor of the graph (%d tensors)", r, len(tg.Nodes))
+		}
+	}
+	cg, tiled, err := graph.Tile(tg)
+	if err != nil {
+		return nil, err
+	}
+	var refs []ops.ChunkRef
+	for _, id := range results {
+		refs = append(refs, tiled[id].Chunks...)
+	}
+	p := &Plan{}
+	p.record("tile", cg)
+	cg, refs = Cull(cg, refs)
+	p.record("cull", cg)
+	if fuse {
+		cg, refs = Fuse(cg, refs)
+		p.record("fuse", cg)
+	}
+	p.Graph = cg
+	k := 0
+	for _, id := range results {
+		t := *tiled[id]
+		t.Chunks = refs[k : k+len(t.Chunks)]
+		k += len(t.Chunks)
+		p.Results = append(p.Results, &t)
+	}
+	return p, nil
+}
+
+func (p *Plan) record(pass string, g *graph.ChunkGraph) {
+	p.Passes = append(p.Passes, Summarize(pass, g))
+	p.Graphs = append(p.Graphs, g)
+}

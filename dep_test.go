@@ -1,0 +1,90 @@
+package phobos_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers ranks every package; a package may import only packages of a
+// lower rank (DESIGN.md: ndarray <- ops <- tensor/graph/optimize <-
+// scheduler/worker <- cluster/web <- phobos <- cmd). A new package must be
+// ranked here, so the layering is decided, not drifted into.
+var layers = map[string]int{
+	"ndarray":                      0,
+	"rpc/phobosv1":                 0,
+	"ndarray/npy":                  1,
+	"ndarray/rng":                  1,
+	"rpc/phobosv1/phobosv1connect": 1,
+	"ops":                          2,
+	"internal/numpytest":           2,
+	"graph":                        3,
+	"protocol":                     3,
+	"tensor":                       4,
+	"optimize":                     4,
+	"scheduler":                    4,
+	"storage":                      4,
+	"rpc":                          4,
+	"worker":                       5,
+	"web":                          5,
+	"cluster":                      6,
+	".":                            7,
+	"workloads":                    8,
+	"cmd/phobos":                   9,
+}
+
+const module = "github.com/phobos-tensor/phobos"
+
+func TestLayering(t *testing.T) {
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dirs[filepath.ToSlash(filepath.Dir(path))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range dirs {
+		rank, ok := layers[dir]
+		if !ok {
+			t.Errorf("package %q has no layer: rank it in dep_test.go", dir)
+			continue
+		}
+		fset := token.NewFileSet()
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if path != module && !strings.HasPrefix(path, module+"/") {
+					continue
+				}
+				dep := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+				if dep == "" {
+					dep = "."
+				}
+				if r, ok := layers[dep]; ok && r >= rank {
+					t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", f, rank, dep, r)
+				}
+			}
+		}
+	}
+}

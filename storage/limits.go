@@ -51,13 +51,15 @@ func DefaultLimit() int64 {
 }
 
 // GoHeapLimit is the Go runtime memory limit that suits workers whose budgets
-// add up to budget: the budget plus headroom (an eighth, at least 256 MiB) for
-// kernel temporaries, graphs and garbage not yet collected.
+// add up to budget: the budget (which already covers running kernels'
+// estimated temporaries) plus headroom, a sixteenth and at least 128 MiB, for
+// graphs, scheduler state and estimates that fall short. Garbage is collected
+// before the heap goes beyond it.
 func GoHeapLimit(budget int64) int64 {
 	if budget <= 0 {
 		return math.MaxInt64
 	}
-	return budget + max(256<<20, budget/8)
+	return budget + max(128<<20, budget/16)
 }
 
 // goLimit tracks the holders of the process-wide Go memory limit, so that

@@ -551,7 +551,7 @@ func TestHoldGoMemoryLimit(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != orig {
 		t.Errorf("none left: limit %d, want the original %d", got, orig)
 	}
-	if storage.GoHeapLimit(1<<30) != 1<<30+256<<20 || storage.GoHeapLimit(8<<30) != 9<<30 {
+	if storage.GoHeapLimit(1<<30) != 1<<30+128<<20 || storage.GoHeapLimit(8<<30) != 8<<30+512<<20 {
 		t.Errorf("GoHeapLimit: %d, %d", storage.GoHeapLimit(1<<30), storage.GoHeapLimit(8<<30))
 	}
 	if storage.DefaultLimit() <= 0 {

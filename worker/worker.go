@@ -370,7 +370,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	reqs[0].NoWait = stalled
 	i, res, err := w.store.ReserveFirst(reqs)
 	if i < 0 && stalled {
-		i, err = 0, fmt.Errorf("op %s waited %v for memory with nothing running", head.Op.Type(), w.cfg.StallTimeout)
+		i, err = 0, fmt.Errorf("op %s waited %v for memory with nothing running", ops.Label(head.Op), w.cfg.StallTimeout)
 	}
 	if i < 0 {
 		if w.mu.running == 0 && w.mu.stall != head {
@@ -422,7 +422,13 @@ func (w *Worker) slot() {
 		case p.err != nil:
 			// Too large never fits; anything else may once memory frees.
 			var tl *storage.TooLargeError
-			res.Outcome, res.Retryable = protocol.Failed, !errors.As(p.err, &tl)
+			var nr *storage.NoRoomError
+			if errors.As(p.err, &tl) {
+				tl.Op = ops.Label(p.t.Op) // the store knows only the type
+			} else if errors.As(p.err, &nr) {
+				nr.Op = ops.Label(p.t.Op)
+			}
+			res.Outcome, res.Retryable = protocol.Failed, tl == nil
 			res.Err = fmt.Errorf("worker %d: %w", w.cfg.ID, p.err)
 		case p.res == nil:
 			res.Outcome = protocol.Cancelled
@@ -448,7 +454,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		return res
 	}
 	if err := r.Evict(ctx); err != nil {
-		return fail(fmt.Errorf("worker %d: making room for %s: %w", w.cfg.ID, t.Op.Type(), err), true)
+		return fail(fmt.Errorf("worker %d: making room for %s: %w", w.cfg.ID, ops.Label(t.Op), err), true)
 	}
 	ins := make([]*ndarray.Array, len(t.Inputs))
 	for i, in := range t.Inputs {
@@ -461,7 +467,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		}
 		if err != nil {
 			// A lost input is retryable: the scheduler may recompute it.
-			return fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, t.Op.Type(), err), true)
+			return fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, ops.Label(t.Op), err), true)
 		}
 		ins[i] = a
 	}
@@ -473,7 +479,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		return fail(err, false)
 	}
 	if out.DType() != t.Meta.DType || !ndarray.SameShape(out.Shape(), t.Meta.Shape) {
-		return fail(fmt.Errorf("kernel %s produced %v%v, planned %v", t.Op.Type(), out.DType(), out.Shape(), t.Meta), false)
+		return fail(fmt.Errorf("kernel %s produced %v%v, planned %v", ops.Label(t.Op), out.DType(), out.Shape(), t.Meta), false)
 	}
 	opts := storage.PutOptions{Consumers: -1, Producer: t.Priority}
 	if t.Priority.Succ > 0 {

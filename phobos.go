@@ -75,6 +75,47 @@ type Stats struct {
 	FetchTime  time.Duration // assembling results
 	MovedBytes int64         // input bytes read across workers
 	PeakBytes  int64         // most bytes held at once by any worker's store
+	Memory     MemoryStats   // spilling and recomputation during this execution
+}
+
+// MemoryStats count what the workers' stores did to stay within their
+// budgets during one execution, summed over workers.
+type MemoryStats struct {
+	SpilledBytes    int64   `json:"spilled_bytes"`    // written to spill files
+	LoadedBytes     int64   `json:"loaded_bytes"`     // read back from spill files
+	DroppedBytes    int64   `json:"dropped_bytes"`    // generated chunks evicted to be recomputed instead of spilled
+	RecomputedBytes int64   `json:"recomputed_bytes"` // regenerated after a drop or a lost spill file
+	SpillSeconds    float64 `json:"spill_s"`
+	LoadSeconds     float64 `json:"load_s"`
+	PeakUsedBytes   int64   `json:"peak_used_bytes"` // most memory in use (stored + reserved) on one worker, since the session began
+}
+
+func (b *localBackend) memory() MemoryStats {
+	var m MemoryStats
+	for _, w := range b.local.Workers {
+		st := w.Store().Stats()
+		m.SpilledBytes += st.SpilledBytes
+		m.LoadedBytes += st.LoadedBytes
+		m.DroppedBytes += st.DroppedBytes
+		m.RecomputedBytes += st.RecomputedBytes
+		m.SpillSeconds += st.SpillTime.Seconds()
+		m.LoadSeconds += st.LoadTime.Seconds()
+		m.PeakUsedBytes = max(m.PeakUsedBytes, st.PeakUsed)
+	}
+	return m
+}
+
+// since is the activity between two cumulative readings.
+func (m MemoryStats) since(before MemoryStats) MemoryStats {
+	return MemoryStats{
+		SpilledBytes:    m.SpilledBytes - before.SpilledBytes,
+		LoadedBytes:     m.LoadedBytes - before.LoadedBytes,
+		DroppedBytes:    m.DroppedBytes - before.DroppedBytes,
+		RecomputedBytes: m.RecomputedBytes - before.RecomputedBytes,
+		SpillSeconds:    m.SpillSeconds - before.SpillSeconds,
+		LoadSeconds:     m.LoadSeconds - before.LoadSeconds,
+		PeakUsedBytes:   m.PeakUsedBytes,
+	}
 }
 
 // Session executes tensors, on an embedded local cluster (NewSession) or on
@@ -169,6 +210,7 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 		}
 	}
 	t1 := time.Now()
+	memBefore := b.memory()
 	run, err := b.local.Scheduler.Submit(ctx, plan.Graph, results)
 	if err != nil {
 		return nil, Stats{}, err
@@ -182,6 +224,7 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	for _, w := range b.local.Workers {
 		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
 	}
+	st.Memory = b.memory().since(memBefore)
 	if err != nil {
 		var oe *scheduler.OpError
 		if errors.As(err, &oe) {

@@ -31,6 +31,8 @@ type runOptions struct {
 	seed           uint64
 	cluster        string // web URL of a cluster to run on instead of in-process
 	noFuse         bool
+	memory         memFlag
+	spillDir       string
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -74,48 +76,51 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Uint64Var(&o.seed, "seed", workloads.DefaultSeed, "random seed")
 	fs.StringVar(&o.cluster, "cluster", "", "run on the cluster whose web service is at this URL (phobos cluster prints it)")
 	fs.BoolVar(&o.noFuse, "no-fuse", false, "turn the fusion pass off (to measure its gain)")
+	fs.Var(&o.memory, "memory", "memory budget per worker: 1GiB, 512MB, 8e9 (default: half of RAM over the workers)")
+	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
 	return fs, o
 }
 
 // record is the JSON line of WORKLOADS.md. Field order follows the anchors'
 // lines so the outputs read alike; pointers are absent when not measured.
 type record struct {
-	Name            string           `json:"name"`
-	System          string           `json:"system"`
-	Desc            string           `json:"desc,omitempty"`
-	Params          workloads.Params `json:"params"`
-	Reps            int              `json:"reps"`
-	Warmup          int              `json:"warmup"`
-	Seed            uint64           `json:"seed"`
-	Workers         int              `json:"workers"`
-	Slots           int              `json:"slots"`
-	GOMAXPROCS      int              `json:"gomaxprocs"`
-	BLAS            string           `json:"blas,omitempty"`
-	TS              string           `json:"ts"`
-	WarmupS         []float64        `json:"warmup_s,omitempty"`
-	Status          string           `json:"status"`
-	Error           string           `json:"error,omitempty"`
-	WallS           *float64         `json:"wall_s,omitempty"`
-	WallSMin        *float64         `json:"wall_s_min,omitempty"`
-	WallSMax        *float64         `json:"wall_s_max,omitempty"`
-	WallSAll        []float64        `json:"wall_s_all,omitempty"`
-	Result          *float64         `json:"result,omitempty"`
-	ResultsAllEqual *bool            `json:"results_all_equal,omitempty"`
-	Expected        *float64         `json:"expected,omitempty"`
-	RelErr          *float64         `json:"rel_err_vs_expected,omitempty"`
-	Z               *float64         `json:"z_vs_expected,omitempty"`
-	ChunkOps        *int             `json:"chunk_ops,omitempty"`
-	TasksOptimized  *int             `json:"tasks_optimized,omitempty"`
-	TasksPerS       *float64         `json:"tasks_per_s,omitempty"`
-	TileS           *float64         `json:"tile_s,omitempty"`
-	RunS            *float64         `json:"run_s,omitempty"`
-	FetchS          *float64         `json:"fetch_s,omitempty"`
-	MovedMB         *float64         `json:"moved_mb,omitempty"`
-	MovedBytes      *int64           `json:"moved_bytes,omitempty"`
-	Cluster         string           `json:"cluster,omitempty"`
-	PeakStoreMB     *float64         `json:"peak_store_mb,omitempty"`
-	PeakRSSTreeMB   float64          `json:"peak_rss_tree_mb"`
-	PeakRSSSelfMB   float64          `json:"peak_rss_self_mb"`
+	Name            string              `json:"name"`
+	System          string              `json:"system"`
+	Desc            string              `json:"desc,omitempty"`
+	Params          workloads.Params    `json:"params"`
+	Reps            int                 `json:"reps"`
+	Warmup          int                 `json:"warmup"`
+	Seed            uint64              `json:"seed"`
+	Workers         int                 `json:"workers"`
+	Slots           int                 `json:"slots"`
+	GOMAXPROCS      int                 `json:"gomaxprocs"`
+	BLAS            string              `json:"blas,omitempty"`
+	TS              string              `json:"ts"`
+	WarmupS         []float64           `json:"warmup_s,omitempty"`
+	Status          string              `json:"status"`
+	Error           string              `json:"error,omitempty"`
+	WallS           *float64            `json:"wall_s,omitempty"`
+	WallSMin        *float64            `json:"wall_s_min,omitempty"`
+	WallSMax        *float64            `json:"wall_s_max,omitempty"`
+	WallSAll        []float64           `json:"wall_s_all,omitempty"`
+	Result          *float64            `json:"result,omitempty"`
+	ResultsAllEqual *bool               `json:"results_all_equal,omitempty"`
+	Expected        *float64            `json:"expected,omitempty"`
+	RelErr          *float64            `json:"rel_err_vs_expected,omitempty"`
+	Z               *float64            `json:"z_vs_expected,omitempty"`
+	ChunkOps        *int                `json:"chunk_ops,omitempty"`
+	TasksOptimized  *int                `json:"tasks_optimized,omitempty"`
+	TasksPerS       *float64            `json:"tasks_per_s,omitempty"`
+	TileS           *float64            `json:"tile_s,omitempty"`
+	RunS            *float64            `json:"run_s,omitempty"`
+	FetchS          *float64            `json:"fetch_s,omitempty"`
+	MovedMB         *float64            `json:"moved_mb,omitempty"`
+	MovedBytes      *int64              `json:"moved_bytes,omitempty"`
+	Cluster         string              `json:"cluster,omitempty"`
+	PeakStoreMB     *float64            `json:"peak_store_mb,omitempty"`
+	Spill           *phobos.MemoryStats `json:"spill,omitempty"`
+	PeakRSSTreeMB   float64             `json:"peak_rss_tree_mb"`
+	PeakRSSSelfMB   float64             `json:"peak_rss_self_mb"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -223,6 +228,12 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	}
 	bar := newProgressView(stderr)
 	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots), phobos.WithFusion(!o.noFuse)}
+	if o.memory.v > 0 {
+		opts = append(opts, phobos.WithMemoryLimit(o.memory.v))
+	}
+	if o.spillDir != "" {
+		opts = append(opts, phobos.WithSpillDir(o.spillDir))
+	}
 	if bar != nil {
 		opts = append(opts, phobos.WithProgress(bar.update))
 	}
@@ -298,6 +309,9 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	rec.MovedMB = ptr(round(float64(st.MovedBytes)/(1<<20), 1))
 	rec.MovedBytes = ptr(st.MovedBytes)
 	rec.PeakStoreMB = ptr(round(float64(st.PeakBytes)/(1<<20), 1))
+	if o.cluster == "" {
+		rec.Spill = ptr(st.Memory) // the last timed run's spilling and recomputation
+	}
 	return rec, nil
 }
 

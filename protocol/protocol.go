@@ -91,6 +91,9 @@ type Result struct {
 	// Retryable marks failures another attempt may cure (a lost input, a
 	// dead peer); kernel errors are deterministic and are not retryable.
 	Retryable bool
+	// Lost names inputs the worker found gone (a spill file deleted behind
+	// its back): the scheduler recomputes them from their lineage.
+	Lost []ChunkKey
 }
 
 // Reporter receives results from workers. It must not block for long.

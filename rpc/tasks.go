@@ -184,6 +184,9 @@ func EncodeResult(r protocol.Result) *pb.Result {
 	if r.Err != nil {
 		m.Error = r.Err.Error()
 	}
+	for _, k := range r.Lost {
+		m.LostNodes = append(m.LostNodes, k.Node)
+	}
 	return m
 }
 
@@ -194,6 +197,9 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		Worker:    w,
 		Nbytes:    m.Nbytes,
 		Retryable: m.Retryable,
+	}
+	for _, n := range m.LostNodes {
+		r.Lost = append(r.Lost, protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: n})
 	}
 	for o, po := range outcomes {
 		if po == m.Outcome && o != 0 {

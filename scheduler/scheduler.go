@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -278,11 +279,12 @@ type Run struct {
 	cancelled bool
 	err       error
 
-	counts    [8]atomic.Int64 // ops per State, readable from any goroutine
-	moved     atomic.Int64    // input bytes read from another worker
-	done      chan struct{}
-	finalErr  error
-	closeOnce sync.Once
+	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
+	moved      atomic.Int64    // input bytes read from another worker
+	recomputed atomic.Int64    // lost chunks recomputed from their lineage
+	done       chan struct{}
+	finalErr   error
+	closeOnce  sync.Once
 }
 
 func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, results []int32) *Run {
@@ -354,6 +356,9 @@ func (r *Run) Counts() map[State]int64 {
 	}
 	return m
 }
+
+// Recomputed is the number of lost chunks recomputed from their lineage.
+func (r *Run) Recomputed() int64 { return r.recomputed.Load() }
 
 // MovedBytes is the input bytes ops read from a worker other than their own.
 func (r *Run) MovedBytes() int64 { return r.moved.Load() }
@@ -616,6 +621,9 @@ func (s *Scheduler) handle(res protocol.Result) {
 			break
 		}
 		r.attempts[i]++
+		if res.Retryable && len(res.Lost) > 0 && int(r.attempts[i]) < s.cfg.MaxAttempts && s.recoverLost(r, i, res.Lost) {
+			break
+		}
 		if res.Retryable && int(r.attempts[i]) < s.cfg.MaxAttempts {
 			if r.step(i, EvFailRetry) {
 				s.dispatch(r, i)
@@ -630,6 +638,74 @@ func (s *Scheduler) handle(res protocol.Result) {
 		r.step(i, EvStopped)
 	}
 	s.maybeFinish(r)
+}
+
+// recoverLost handles an op that failed because inputs were gone: the lost
+// chunks are recomputed from their lineage (their producers run again, and
+// so, recursively, do producers of inputs that were already freed), and the
+// op waits for them. It reports false if some lost chunk is not one of the
+// op's inputs, leaving the failure to the ordinary path.
+func (s *Scheduler) recoverLost(r *Run, c int32, lost []protocol.ChunkKey) bool {
+	for _, k := range lost {
+		if k.Graph != r.id || k.Node < 0 || int(k.Node) >= len(r.state) || !slices.Contains(r.g.Nodes[c].Inputs, ops.ChunkRef(k.Node)) {
+			return false
+		}
+	}
+	if !r.step(c, EvInputLost) {
+		return false
+	}
+	for _, k := range lost {
+		if r.state[k.Node] == Finished || r.state[k.Node] == Freed {
+			r.location[k.Node] = -1 // the copy there is gone
+		}
+	}
+	r.pending[c] = 0
+	for _, in := range r.g.Nodes[c].Inputs {
+		if s.recompute(r, int32(in)) {
+			r.pending[c]++
+		}
+	}
+	r.recomputed.Add(int64(len(lost)))
+	if r.pending[c] == 0 && r.step(c, EvInputsReady) {
+		s.dispatch(r, c)
+	}
+	return true
+}
+
+// recompute makes op v's output available again. It reports whether v is
+// (now) being computed, so its consumers must wait for it; false means the
+// output is there.
+func (s *Scheduler) recompute(r *Run, v int32) bool {
+	switch st := r.state[v]; {
+	case st == Finished && r.location[v] >= 0 && s.dead[r.location[v]] == nil:
+		return false
+	case st == Unscheduled || st == Ready || st == Running:
+		return true // already on its way
+	}
+	if !r.step(v, EvLost) {
+		return true
+	}
+	r.finished--
+	r.location[v] = -1
+	// It will be consumed again by every consumer that has not finished.
+	r.consumers[v] = 0
+	for _, c := range r.plan.Adj.Of(int(v)) {
+		if st := r.state[c]; st != Finished && st != Freed {
+			r.consumers[v]++
+		}
+	}
+	r.pending[v] = 0
+	for _, in := range r.g.Nodes[v].Inputs {
+		if s.recompute(r, int32(in)) {
+			r.pending[v]++
+		} else {
+			r.consumers[in]++ // held for v's second run
+		}
+	}
+	if r.pending[v] == 0 && r.step(v, EvInputsReady) {
+		s.dispatch(r, v)
+	}
+	return true
 }
 
 // OpError is a chunk op that failed for good; Execute returns it wrapped.

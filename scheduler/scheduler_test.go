@@ -19,6 +19,7 @@ type fakeWorker struct {
 	s        *Scheduler
 	tasks    chan protocol.Task
 	failFn   func(protocol.Task) (protocol.Outcome, bool)
+	lostFn   func(protocol.Task) []protocol.ChunkKey // inputs reported lost on failure
 	block    chan struct{} // when set, each task waits for it or for cancel
 	mu       sync.Mutex
 	released []protocol.ChunkKey
@@ -81,6 +82,9 @@ func (f *fakeWorker) run(stop chan struct{}) {
 			res := protocol.Result{Key: t.Key, Worker: f.id, Outcome: out, Nbytes: 8, Retryable: retry}
 			if out == protocol.Failed {
 				res.Err = errors.New("boom")
+				if f.lostFn != nil {
+					res.Lost = f.lostFn(t)
+				}
 			}
 			f.s.Report(res)
 		}
@@ -354,5 +358,53 @@ func TestDeadIdleWorkerLeavesOtherRunsAlone(t *testing.T) {
 		if !errors.As(err, &dead) || dead.Worker != 2 {
 			t.Fatalf("run: %v", err)
 		}
+	}
+}
+
+// A lost input is recomputed from its lineage: its producer runs again, and
+// so do that producer's inputs, which were already freed.
+func TestLostInputRecomputedFromLineage(t *testing.T) {
+	var mu sync.Mutex
+	runs := map[int32]int{}
+	s, _ := startFake(t, 1, Config{MaxAttempts: 3}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			runs[task.Key.Node]++
+			if task.Key.Node == 12 && runs[12] == 1 {
+				return protocol.Failed, true
+			}
+			return protocol.Succeeded, false
+		}
+		fw.lostFn = func(task protocol.Task) []protocol.ChunkKey {
+			return []protocol.ChunkKey{{Graph: task.Key.Graph, Node: 8}}
+		}
+	})
+	g, root := treeGraph(8) // leaves 0-7, then 8-11, 12-13, root 14
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatalf("run with a lost chunk: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range []int32{0, 1, 8, 12} {
+		if runs[n] != 2 {
+			t.Errorf("op %d ran %d times, want 2 (lineage of the lost chunk 8)", n, runs[n])
+		}
+	}
+	for _, n := range []int32{2, 3, 9, 10, 13, 14} {
+		if runs[n] != 1 {
+			t.Errorf("op %d ran %d times, want 1", n, runs[n])
+		}
+	}
+	if run.Recomputed() != 1 {
+		t.Errorf("recomputed %d lost chunks, want 1", run.Recomputed())
+	}
+	c := run.Counts()
+	if c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
+		t.Errorf("counts %v: want all but the root freed", c)
 	}
 }

@@ -55,9 +55,15 @@ const (
 	EvCancel
 	// EvStopped: the worker reports a cancelled op stopped.
 	EvStopped
+	// EvLost: a finished op's output is gone (a lost spill file); it must
+	// run again.
+	EvLost
+	// EvInputLost: a running op found an input gone; it waits for the input
+	// to be recomputed.
+	EvInputLost
 )
 
-var eventNames = [...]string{"InputsReady", "Start", "Succeed", "FailRetry", "FailFinal", "Release", "UpstreamFatal", "Cancel", "Stopped"}
+var eventNames = [...]string{"InputsReady", "Start", "Succeed", "FailRetry", "FailFinal", "Release", "UpstreamFatal", "Cancel", "Stopped", "Lost", "InputLost"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
@@ -127,6 +133,16 @@ func Transition(s State, e Event) (State, error) {
 		switch s {
 		case Ready, Running, Cancelling, Cancelled:
 			return Cancelled, nil
+		}
+	case EvLost:
+		switch s {
+		case Finished, Freed:
+			return Unscheduled, nil
+		}
+	case EvInputLost:
+		switch s {
+		case Ready, Running:
+			return Unscheduled, nil
 		}
 	}
 	return s, fmt.Errorf("operand in state %v cannot take event %v", s, e)

@@ -466,8 +466,14 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 			a, err = w.peers.ReadChunk(ctx, in.Worker, in.Key)
 		}
 		if err != nil {
-			// A lost input is retryable: the scheduler may recompute it.
-			return fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, ops.Label(t.Op), err), true)
+			// A lost input is retryable: the scheduler recomputes it.
+			res := fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, ops.Label(t.Op), err), true)
+			var lost *storage.LostError
+			var missing *storage.ErrNotFound
+			if errors.As(err, &lost) || errors.As(err, &missing) {
+				res.Lost = append(res.Lost, in.Key)
+			}
+			return res
 		}
 		ins[i] = a
 	}

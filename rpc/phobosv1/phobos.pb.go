@@ -378,13 +378,16 @@ func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
 }
 
 type Result struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Graph         uint64                 `protobuf:"varint,1,opt,name=graph,proto3" json:"graph,omitempty"`
-	Node          int32                  `protobuf:"varint,2,opt,name=node,proto3" json:"node,omitempty"`
-	Outcome       Outcome                `protobuf:"varint,3,opt,name=outcome,proto3,enum=phobos.v1.Outcome" json:"outcome,omitempty"`
-	Nbytes        int64                  `protobuf:"varint,4,opt,name=nbytes,proto3" json:"nbytes,omitempty"`
-	Error         string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
-	Retryable     bool                   `protobuf:"varint,6,opt,name=retryable,proto3" json:"retryable,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Graph     uint64                 `protobuf:"varint,1,opt,name=graph,proto3" json:"graph,omitempty"`
+	Node      int32                  `protobuf:"varint,2,opt,name=node,proto3" json:"node,omitempty"`
+	Outcome   Outcome                `protobuf:"varint,3,opt,name=outcome,proto3,enum=phobos.v1.Outcome" json:"outcome,omitempty"`
+	Nbytes    int64                  `protobuf:"varint,4,opt,name=nbytes,proto3" json:"nbytes,omitempty"`
+	Error     string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	Retryable bool                   `protobuf:"varint,6,opt,name=retryable,proto3" json:"retryable,omitempty"`
+	// lost_nodes are input chunk ops (of the same graph) whose data the
+	// worker found gone; the scheduler recomputes them.
+	LostNodes     []int32 `protobuf:"varint,7,rep,packed,name=lost_nodes,json=lostNodes,proto3" json:"lost_nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -459,6 +462,13 @@ func (x *Result) GetRetryable() bool {
 		return x.Retryable
 	}
 	return false
+}
+
+func (x *Result) GetLostNodes() []int32 {
+	if x != nil {
+		return x.LostNodes
+	}
+	return nil
 }
 
 type ReportResultsRequest struct {
@@ -1956,14 +1966,16 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +
-	"\x11HeartbeatResponse\"\xac\x01\n" +
+	"\x11HeartbeatResponse\"\xcb\x01\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12,\n" +
 	"\aoutcome\x18\x03 \x01(\x0e2\x12.phobos.v1.OutcomeR\aoutcome\x12\x16\n" +
 	"\x06nbytes\x18\x04 \x01(\x03R\x06nbytes\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
-	"\tretryable\x18\x06 \x01(\bR\tretryable\"`\n" +
+	"\tretryable\x18\x06 \x01(\bR\tretryable\x12\x1d\n" +
+	"\n" +
+	"lost_nodes\x18\a \x03(\x05R\tlostNodes\"`\n" +
 	"\x14ReportResultsRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12+\n" +
 	"\aresults\x18\x02 \x03(\v2\x11.phobos.v1.ResultR\aresults\"\x17\n" +

@@ -20,7 +20,7 @@ type fakeWorker struct {
 	tasks    chan protocol.Task
 	failFn   func(protocol.Task) (protocol.Outcome, bool)
 	lostFn   func(protocol.Task) []protocol.ChunkKey // inputs reported lost on failure
-	block    chan struct{} // when set, each task waits for it or for cancel
+	block    chan struct{}                           // when set, each task waits for it or for cancel
 	mu       sync.Mutex
 	released []protocol.ChunkKey
 	cancels  chan protocol.GraphID

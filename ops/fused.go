@@ -133,6 +133,9 @@ type fusedState struct {
 	bufs  []*ndarray.Array // per node: a tile buffer (nil for the root reduction)
 	fills []*ndarray.Array // per FullChunk node: a tile of its value
 	vals  []*ndarray.Array // per node: its value on the current tile
+	// consts are each elementwise node's constant operands as 0-d arrays,
+	// made once per kernel rather than once per tile.
+	consts [][]*ndarray.Array
 }
 
 // Exec implements ChunkOp.
@@ -469,7 +472,16 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 	}
 	switch op := nd.Op.(type) {
 	case Elementwise:
-		all := withConsts(op.Consts, args, Const.Array)
+		if st.consts == nil {
+			st.consts = make([][]*ndarray.Array, len(st.op.Nodes))
+		}
+		if st.consts[i] == nil && len(op.Consts) > 0 {
+			for _, c := range op.Consts {
+				st.consts[i] = append(st.consts[i], c.Array())
+			}
+		}
+		k := 0
+		all := withConsts(op.Consts, args, func(Const) *ndarray.Array { k++; return st.consts[i][k-1] })
 		switch op.Kind {
 		case "unary":
 			u, err := ndarray.ParseUnaryOp(op.Name)

@@ -151,6 +151,11 @@ func header(dt ndarray.DType, shape []int) ([]byte, error) {
 	return nil, fmt.Errorf("npy: header for shape %v is too long", shape)
 }
 
+// Header is the .npy header (magic, version, dict, padding) of an array of
+// dtype dt and shape, byte-identical to np.save's: for streaming writers
+// that send the data themselves, chunk by chunk.
+func Header(dt ndarray.DType, shape []int) ([]byte, error) { return header(dt, shape) }
+
 // Write writes a in .npy format (version 1.0, little-endian, C order).
 // A contiguous array's buffer is written directly, without a copy; a strided
 // view is streamed through a small buffer, so no second full copy is made.

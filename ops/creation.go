@@ -41,8 +41,9 @@ func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int
 	offs := AxisOffsets(ns)
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
+	var shapes ShapeCache
 	ForEachGrid(grid, func(idx []int) {
-		shape := ChunkShape(ns, idx)
+		shape := shapes.Shape(ns, idx)
 		t.Chunks = append(t.Chunks, b.AddChunk(mk(shape, ChunkOffset(offs, idx)), nil, Meta{Shape: shape, DType: out.DType}))
 	})
 	return t, nil

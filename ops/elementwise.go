@@ -135,13 +135,17 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	t := &Tiled{Meta: out, NSplits: nsplits}
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
-	inputs := make([]ChunkRef, len(in))
+	var shapes ShapeCache
+	bidx := make([]int, len(out.Shape))
+	// One backing array for every chunk op's input list.
+	refs := make([]ChunkRef, 0, len(in)*gridCount(grid))
 	ForEachGrid(grid, func(idx []int) {
-		for k, a := range aligned {
-			inputs[k] = a.At(BroadcastIndex(a, out.Shape, idx))
+		start := len(refs)
+		for _, a := range aligned {
+			refs = append(refs, a.Chunks[GridFlat(a.Grid(), broadcastIndexInto(bidx[:len(a.Meta.Shape)], a, out.Shape, idx))])
 		}
-		shape := ChunkShape(nsplits, idx)
-		t.Chunks = append(t.Chunks, b.AddChunk(op, append([]ChunkRef(nil), inputs...), Meta{Shape: shape, DType: out.DType}))
+		shape := shapes.Shape(nsplits, idx)
+		t.Chunks = append(t.Chunks, b.AddChunk(op, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType}))
 	})
 	return t, nil
 }
@@ -187,9 +191,13 @@ func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
 // BroadcastIndex maps an output chunk index to the chunk of an aligned
 // input: broadcast axes use chunk 0, missing leading axes are dropped.
 func BroadcastIndex(t *Tiled, shape []int, idx []int) []int {
+	return broadcastIndexInto(make([]int, len(t.Meta.Shape)), t, shape, idx)
+}
+
+func broadcastIndexInto(r []int, t *Tiled, shape []int, idx []int) []int {
 	nd := len(shape)
-	r := make([]int, len(t.Meta.Shape))
 	for j := range r {
+		r[j] = 0
 		ax := j + nd - len(r)
 		if t.Meta.Shape[j] == shape[ax] {
 			r[j] = idx[ax]

@@ -194,14 +194,16 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		if nd.Level == 1 {
 			size = min(T/K1, max(n1, 1))
 		}
+		if f, ok := nd.Op.(FullChunk); ok {
+			// A constant: one tile of its value serves every tile.
+			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{size}, f.Value)
+			continue
+		}
 		b, err := ndarray.New(nd.Meta.DType, size)
 		if err != nil {
 			return nil, err
 		}
 		st.bufs[i] = b
-		if f, ok := nd.Op.(FullChunk); ok {
-			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{size}, f.Value)
-		}
 	}
 	var acc *ndarray.Array // reduction accumulator
 	var err error
@@ -504,8 +506,8 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return dst, nil
 	case FullChunk:
 		// Constant: made once per kernel; consumers only read it.
-		if fill := st.fills[i]; fill.Size() != dst.Size() {
-			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: dst.Size()}})
+		if fill := st.fills[i]; fill.Size() != gL {
+			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: gL}})
 		}
 		return st.fills[i], nil
 	case ArangeChunk:

@@ -136,6 +136,45 @@ func ChunkShape(nsplits [][]int, idx []int) []int {
 	return s
 }
 
+// ShapeCache hands out chunk shapes, reusing the previous slice when the
+// next chunk has the same shape, as most chunks of a grid do. Shapes in
+// Meta are read-only, so sharing them is safe and saves an allocation per
+// chunk when tiling large grids.
+type ShapeCache struct{ last []int }
+
+// Shape is ChunkShape through the cache.
+func (c *ShapeCache) Shape(nsplits [][]int, idx []int) []int {
+	if len(c.last) == len(nsplits) {
+		same := true
+		for i, sp := range nsplits {
+			if sp[idx[i]] != c.last[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.last
+		}
+	}
+	c.last = ChunkShape(nsplits, idx)
+	return c.last
+}
+
+// Same returns shape itself, or the cached slice when they are equal.
+func (c *ShapeCache) Same(shape []int) []int {
+	if len(c.last) == len(shape) {
+		for i := range shape {
+			if shape[i] != c.last[i] {
+				c.last = shape
+				return shape
+			}
+		}
+		return c.last
+	}
+	c.last = shape
+	return shape
+}
+
 // AxisOffsets returns, per axis, the starting offset of every chunk (plus the
 // axis length at the end), so a chunk's offset is a lookup, not a sum.
 func AxisOffsets(nsplits [][]int) [][]int {

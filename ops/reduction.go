@@ -156,6 +156,7 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			axes[i] = i
 		}
 	}
+	var shapes ShapeCache
 	ForEachGrid(keptGrid, func(kidx []int) {
 		var level []ChunkRef
 		ForEachGrid(redGrid, func(ridx []int) {
@@ -176,7 +177,9 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 				p.Global = t.Meta.Shape
 				p.Offset = ChunkOffset(offs, full)
 			}
-			level = append(level, b.AddChunk(p, []ChunkRef{c}, p.meta(cm)))
+			m := p.meta(cm)
+			m.Shape = shapes.Same(m.Shape)
+			level = append(level, b.AddChunk(p, []ChunkRef{c}, m))
 		})
 		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
 		if len(level) == 1 {

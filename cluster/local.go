@@ -60,7 +60,7 @@ func NewLocal(cfg LocalConfig) *Local {
 	execs := make([]protocol.Executor, cfg.Workers)
 	for i := range cfg.Workers {
 		st := storage.Open(storage.Config{Limit: max(limit, 0), SpillDir: cfg.SpillDir})
-		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots}, st, rel, l)
+		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots, QuietStartBytes: worker.DefaultQuietStartBytes}, st, rel, l)
 		l.Workers = append(l.Workers, w)
 		execs[i] = w
 	}

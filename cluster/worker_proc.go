@@ -150,7 +150,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log}, store, &p.load, p.peers)
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes}, store, &p.load, p.peers)
 	close(p.ready)
 	p.wg.Add(1)
 	go p.heartbeat(interval)

@@ -196,7 +196,11 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		if f, ok := nd.Op.(FullChunk); ok {
 			// A constant: one tile of its value serves every tile.
-			st.fills[i] = ndarray.FillScalar(nd.Meta.DType, []int{size}, f.Value)
+			fill, err := fillConst(nd.Meta.DType, size, f.Value)
+			if err != nil {
+				return nil, err
+			}
+			st.fills[i] = fill
 			continue
 		}
 		b, err := ndarray.New(nd.Meta.DType, size)
@@ -695,5 +699,33 @@ func rowSums(out, x []float64, k int) {
 			}
 			out[r] = s
 		}
+	}
+}
+
+// fillConst is a 1-D array of n copies of v, converted as NumPy converts a
+// Python number: made directly, since fused kernels make one per chunk.
+func fillConst(dt ndarray.DType, n int, v float64) (*ndarray.Array, error) {
+	a, err := ndarray.New(dt, n)
+	if err != nil || v == 0 {
+		return a, err // New zero-fills
+	}
+	switch dt {
+	case ndarray.Float64:
+		fillSlice(a.Float64s()[:n], v)
+	case ndarray.Float32:
+		fillSlice(a.Float32s()[:n], float32(v))
+	case ndarray.Int64:
+		fillSlice(a.Int64s()[:n], int64(v))
+	case ndarray.Int32:
+		fillSlice(a.Int32s()[:n], int32(v))
+	case ndarray.Bool:
+		fillSlice(a.Bools()[:n], 1)
+	}
+	return a, nil
+}
+
+func fillSlice[T any](s []T, v T) {
+	for i := range s {
+		s[i] = v
 	}
 }

@@ -44,7 +44,16 @@ type Config struct {
 	// chunks anyway or fails. Normally the scheduler's
 	// message wakes it long before. Default 50ms.
 	StallTimeout time.Duration
+	// QuietStartBytes: an op that touches fewer bytes than this (inputs
+	// plus output) is not reported as started, only as ended. Such ops run
+	// for microseconds, a RUNNING state nobody could see; skipping the
+	// notice halves the messages of graphs of tiny ops (W5). 0 reports
+	// every start.
+	QuietStartBytes int64
 }
+
+// DefaultQuietStartBytes is the QuietStartBytes the clusters use.
+const DefaultQuietStartBytes = 256 << 10
 
 // PeerReader fetches a chunk held by another worker.
 type PeerReader interface {
@@ -410,6 +419,21 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
 	w.cond.Broadcast()
 }
 
+// reportsStart reports whether t is big enough for its start to be worth a
+// message (see Config.QuietStartBytes).
+func (w *Worker) reportsStart(t *protocol.Task) bool {
+	q := w.cfg.QuietStartBytes
+	touched := t.Meta.Nbytes()
+	for _, in := range t.Inputs {
+		touched += in.Nbytes
+	}
+	if f, ok := t.Op.(ops.Fused); ok {
+		// Generators inside make data no input or output shows.
+		touched += int64(ndarray.Size(f.Shape)) * 8
+	}
+	return q <= 0 || touched >= q
+}
+
 func (w *Worker) slot() {
 	defer w.wg.Done()
 	for {
@@ -433,7 +457,9 @@ func (w *Worker) slot() {
 		case p.res == nil:
 			res.Outcome = protocol.Cancelled
 		default:
-			w.rep.Report(protocol.Result{Key: p.t.Key, Worker: w.cfg.ID, Outcome: protocol.Started})
+			if w.reportsStart(p.t) {
+				w.rep.Report(protocol.Result{Key: p.t.Key, Worker: w.cfg.ID, Outcome: protocol.Started})
+			}
 			res = w.run(p.g.ctx, p.t, p.res)
 			p.res.Close()
 		}

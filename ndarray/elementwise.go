@@ -130,6 +130,12 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	if out == nil {
 		out = newArray(rt, a.shape)
 	}
+	ewUnaryKernel(op, ct, out, x)
+	return out, nil
+}
+
+// ewUnaryKernel runs op over x, already of the computation type ct, into out.
+func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
 	switch ct {
 	case Float64:
 		ewUnaryFloat[float64](op, out, x)
@@ -142,7 +148,6 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	case Bool:
 		ewUnaryBool(op, out, x)
 	}
-	return out, nil
 }
 
 func ewUnaryFloat[T ewFloat](op UnaryOp, out, x *Array) {
@@ -332,20 +337,34 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 			out = y
 		}
 	}
-	if op == Pow && ct.IsInt() && Size(shape) > 0 && ewAnyNegative(y) {
-		return nil, fmt.Errorf("ndarray: power: integers to negative integer powers are not allowed (%v and %v arrays of shapes %v and %v)",
-			a.dtype, b.dtype, a.shape, b.shape)
+	if err := ewCheckPow(op, ct, a, b, y, shape); err != nil {
+		return nil, err
 	}
 	if out == nil {
 		out = newArray(rt, shape)
 	}
-	xb, err := x.BroadcastTo(shape)
-	if err != nil {
-		return nil, fmt.Errorf("ndarray: %v: %w", op, err)
+	return out, ewBinaryKernel(op, ct, out, x, y)
+}
+
+// ewCheckPow refuses integer powers with negative exponents, as NumPy does.
+func ewCheckPow(op BinaryOp, ct DType, a, b, y *Array, shape []int) error {
+	if op == Pow && ct.IsInt() && Size(shape) > 0 && ewAnyNegative(y) {
+		return fmt.Errorf("ndarray: power: integers to negative integer powers are not allowed (%v and %v arrays of shapes %v and %v)",
+			a.dtype, b.dtype, a.shape, b.shape)
 	}
-	yb, err := y.BroadcastTo(shape)
+	return nil
+}
+
+// ewBinaryKernel broadcasts x and y, already of the computation type ct,
+// to out's shape and runs op into out.
+func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
+	xb, err := x.BroadcastTo(out.shape)
 	if err != nil {
-		return nil, fmt.Errorf("ndarray: %v: %w", op, err)
+		return fmt.Errorf("ndarray: %v: %w", op, err)
+	}
+	yb, err := y.BroadcastTo(out.shape)
+	if err != nil {
+		return fmt.Errorf("ndarray: %v: %w", op, err)
 	}
 	switch ct {
 	case Float64:
@@ -359,7 +378,7 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 	case Bool:
 		ewBinaryBool(op, out, xb, yb)
 	}
-	return out, nil
+	return nil
 }
 
 // ewAnyNegative reports whether an integer array holds a negative element.

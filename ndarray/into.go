@@ -28,18 +28,7 @@ func UnaryInto(op UnaryOp, out, a *Array) error {
 	if a.dtype != ct {
 		x = a.Astype(ct)
 	}
-	switch ct {
-	case Float64:
-		ewUnaryFloat[float64](op, out, x)
-	case Float32:
-		ewUnaryFloat[float32](op, out, x)
-	case Int64:
-		ewUnaryInt[int64](op, out, x)
-	case Int32:
-		ewUnaryInt[int32](op, out, x)
-	case Bool:
-		ewUnaryBool(op, out, x)
-	}
+	ewUnaryKernel(op, ct, out, x)
 	return nil
 }
 
@@ -60,31 +49,10 @@ func BinaryInto(op BinaryOp, out, a, b *Array) error {
 	if y.dtype != ct {
 		y = y.Astype(ct)
 	}
-	if op == Pow && ct.IsInt() && out.Size() > 0 && ewAnyNegative(y) {
-		return fmt.Errorf("ndarray: power: integers to negative integer powers are not allowed (%v and %v arrays of shapes %v and %v)",
-			a.dtype, b.dtype, a.shape, b.shape)
+	if err := ewCheckPow(op, ct, a, b, y, out.shape); err != nil {
+		return err
 	}
-	xb, err := x.BroadcastTo(out.shape)
-	if err != nil {
-		return fmt.Errorf("ndarray: %v: %w", op, err)
-	}
-	yb, err := y.BroadcastTo(out.shape)
-	if err != nil {
-		return fmt.Errorf("ndarray: %v: %w", op, err)
-	}
-	switch ct {
-	case Float64:
-		ewBinaryFloat[float64](op, out, xb, yb)
-	case Float32:
-		ewBinaryFloat[float32](op, out, xb, yb)
-	case Int64:
-		ewBinaryInt[int64](op, out, xb, yb)
-	case Int32:
-		ewBinaryInt[int32](op, out, xb, yb)
-	case Bool:
-		ewBinaryBool(op, out, xb, yb)
-	}
-	return nil
+	return ewBinaryKernel(op, ct, out, x, y)
 }
 
 // GatherFlat copies the elements of src with C-order flat indices start,

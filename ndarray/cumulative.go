@@ -53,7 +53,7 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 // whole slices out[..., j, ...] = out[..., j-1, ...] op a[..., j, ...] are
 // swept, so memory is read and written in order rather than with a stride.
 func cumT[T redNum, A float64 | float32 | int64](prod bool, a *Array, ax int, out *Array) {
-	in, o := redAll[T](a), redAll[A](out)
+	in, o := typedAll[T](a), typedAll[A](out)
 	L, st, ost := a.shape[ax], a.strides[ax], out.strides[ax]
 	base, _ := a.Index(ax, 0)
 	obase, _ := out.Index(ax, 0)

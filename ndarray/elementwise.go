@@ -393,7 +393,7 @@ func ewAnyNegative(a *Array) bool {
 }
 
 func ewAnyNegativeTyped[T ewInt](a *Array) bool {
-	xs := ewAll[T](a)
+	xs := typedAll[T](a)
 	found := false
 	ForEachRun([]*Array{a}, a.shape, func(offs []int, m int, st []int) {
 		if found {
@@ -579,7 +579,7 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 
 func ewClipTyped[T ewElem](out, x, lo, hi *Array) {
 	if ewIsConst(lo) && ewIsConst(hi) {
-		l, h := ewAll[T](lo)[lo.offset], ewAll[T](hi)[hi.offset]
+		l, h := typedAll[T](lo)[lo.offset], typedAll[T](hi)[hi.offset]
 		ewUnaryRun(func(d, v []T) { ewClipScalarLoop(d, v, l, h) }, out, x)
 		return
 	}

@@ -101,17 +101,17 @@ func FillScalar(dt DType, shape []int, v float64) *Array {
 		panic(fmt.Sprintf("ndarray: FillScalar: %v", err))
 	}
 	src := newArray(Float64, nil)
-	ewAll[float64](src)[0] = v
+	typedAll[float64](src)[0] = v
 	one := newArray(dt, nil)
 	ewCastInto(one, src)
 	out := newArray(dt, shape)
 	switch dt.Size() {
 	case 8:
-		ewFill(ewAll[uint64](out), ewAll[uint64](one)[0])
+		ewFill(typedAll[uint64](out), typedAll[uint64](one)[0])
 	case 4:
-		ewFill(ewAll[uint32](out), ewAll[uint32](one)[0])
+		ewFill(typedAll[uint32](out), typedAll[uint32](one)[0])
 	case 1:
-		ewFill(ewAll[uint8](out), ewAll[uint8](one)[0])
+		ewFill(typedAll[uint8](out), typedAll[uint8](one)[0])
 	}
 	return out
 }

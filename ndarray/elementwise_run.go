@@ -31,16 +31,6 @@ type ewElem interface {
 // small enough to stay in L1, large enough to amortise the loop call.
 const ewBlock = 512
 
-// ewAll views the whole backing buffer of a as []T, from element 0 of the
-// buffer (not of the array); index it with a.offset + relative offset.
-func ewAll[T any](a *Array) []T {
-	var z T
-	n := len(a.buf) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&a.buf[0])), n)
-}
 
 // ewB2U turns a bool into 0/1 without a branch.
 func ewB2U(b bool) uint8 { return *(*uint8)(unsafe.Pointer(&b)) }
@@ -87,8 +77,8 @@ func ewUnaryRun[T, R any](loop func(d []R, x []T), out, x *Array) {
 	if n == 0 {
 		return
 	}
-	d := ewAll[R](out)[out.offset : out.offset+n]
-	xs := ewAll[T](x)
+	d := typedAll[R](out)[out.offset : out.offset+n]
+	xs := typedAll[T](x)
 	switch {
 	case x.IsContiguous():
 		loop(d, xs[x.offset:x.offset+n])
@@ -131,8 +121,8 @@ func ewBinaryRun[T, R any](k ewBinKernel[T, R], out, x, y *Array) {
 	if n == 0 {
 		return
 	}
-	d := ewAll[R](out)[out.offset : out.offset+n]
-	xs, ys := ewAll[T](x), ewAll[T](y)
+	d := typedAll[R](out)[out.offset : out.offset+n]
+	xs, ys := typedAll[T](x), typedAll[T](y)
 	xc, yc := x.IsContiguous(), y.IsContiguous()
 	xk, yk := ewIsConst(x), ewIsConst(y)
 	switch {
@@ -190,8 +180,8 @@ func ewTernaryRun[C, T, R any](loop func(d []R, c []C, x, y []T), out, c, x, y *
 	if n == 0 {
 		return
 	}
-	d := ewAll[R](out)[out.offset : out.offset+n]
-	cs, xs, ys := ewAll[C](c), ewAll[T](x), ewAll[T](y)
+	d := typedAll[R](out)[out.offset : out.offset+n]
+	cs, xs, ys := typedAll[C](c), typedAll[T](x), typedAll[T](y)
 	if c.IsContiguous() && x.IsContiguous() && y.IsContiguous() {
 		loop(d, cs[c.offset:c.offset+n], xs[x.offset:x.offset+n], ys[y.offset:y.offset+n])
 		return
@@ -230,7 +220,7 @@ func ewCopyInto(dst, src *Array) {
 }
 
 func ewCopyTyped[T any](dst, src *Array) {
-	ds, ss := ewAll[T](dst), ewAll[T](src)
+	ds, ss := typedAll[T](dst), typedAll[T](src)
 	ewForEachRun([]*Array{dst, src}, dst.shape, func(offs []int, m int, st []int) {
 		do, so, sd, s := dst.offset+offs[0], src.offset+offs[1], st[0], st[1]
 		if sd == 1 && s == 1 {

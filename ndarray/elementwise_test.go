@@ -28,19 +28,19 @@ func ewtGet(a *Array, i int) (float64, int64) {
 	o := ewtFlatOffset(a, i)
 	switch a.dtype {
 	case Float64:
-		v := ewAll[float64](a)[o]
+		v := typedAll[float64](a)[o]
 		return v, 0
 	case Float32:
-		v := ewAll[float32](a)[o]
+		v := typedAll[float32](a)[o]
 		return float64(v), 0
 	case Int64:
-		v := ewAll[int64](a)[o]
+		v := typedAll[int64](a)[o]
 		return float64(v), v
 	case Int32:
-		v := ewAll[int32](a)[o]
+		v := typedAll[int32](a)[o]
 		return float64(v), int64(v)
 	case Bool:
-		v := ewAll[uint8](a)[o]
+		v := typedAll[uint8](a)[o]
 		return float64(v), int64(v)
 	}
 	panic("bad dtype")
@@ -50,15 +50,15 @@ func ewtGet(a *Array, i int) (float64, int64) {
 func ewtSet(a *Array, i int, f float64, n int64) {
 	switch a.dtype {
 	case Float64:
-		ewAll[float64](a)[i] = f
+		typedAll[float64](a)[i] = f
 	case Float32:
-		ewAll[float32](a)[i] = float32(f)
+		typedAll[float32](a)[i] = float32(f)
 	case Int64:
-		ewAll[int64](a)[i] = n
+		typedAll[int64](a)[i] = n
 	case Int32:
-		ewAll[int32](a)[i] = int32(n)
+		typedAll[int32](a)[i] = int32(n)
 	case Bool:
-		ewAll[uint8](a)[i] = uint8(n)
+		typedAll[uint8](a)[i] = uint8(n)
 	}
 }
 

@@ -148,7 +148,7 @@ type mmGemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, al
 
 // mmFloat runs one gemm per batch matrix, C = A·B into the contiguous out.
 func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, gemm mmGemmFunc[T]) {
-	A, B, C := redAll[T](a), redAll[T](b), redAll[T](out)
+	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
 	tA, lda, okA := mmLayout(m, k, sa0, sa1)
@@ -177,7 +177,7 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, ge
 // mmInt is a cache-blocked i-p-j loop over row-major panels of B (gathered
 // when B is not row-contiguous), accumulating rows of C in T.
 func mmInt[T int64 | int32 | uint8](isBool bool, a, b, out *Array, batch []int, m, k, n int) {
-	A, B, C := redAll[T](a), redAll[T](b), redAll[T](out)
+	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
 	direct := (n == 1 || sb1 == 1) && (k == 1 || sb0 >= n)

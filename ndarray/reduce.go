@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -116,17 +115,6 @@ type redNum interface {
 	~float64 | ~float32 | ~int64 | ~int32 | ~uint8
 }
 
-// redAll views a's whole buffer as []T. Unlike typed it does not start at
-// a.offset, so index it with a.offset + offset: ForEachRun offsets of views
-// with negative strides (Flip) are negative relative to the first element.
-func redAll[T any](a *Array) []T {
-	var z T
-	n := len(a.buf) / int(unsafe.Sizeof(z))
-	if n == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&a.buf[0])), n)
-}
 
 // redView is a contiguous array of the given shape over buf from element off.
 func redView(dt DType, shape []int, buf []byte, off int) *Array {
@@ -291,9 +279,9 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 	}
 	switch acc.dtype {
 	case Float64:
-		redFill(redAll[float64](acc)[:n], v)
+		redFill(typedAll[float64](acc)[:n], v)
 	case Float32:
-		redFill(redAll[float32](acc)[:n], float32(v))
+		redFill(typedAll[float32](acc)[:n], float32(v))
 	case Int64:
 		x := int64(v)
 		if op == Min {
@@ -301,7 +289,7 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 		} else if op == Max {
 			x = math.MinInt64
 		}
-		redFill(redAll[int64](acc)[:n], x)
+		redFill(typedAll[int64](acc)[:n], x)
 	case Int32:
 		x := int32(v)
 		if op == Min {
@@ -309,13 +297,13 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 		} else if op == Max {
 			x = math.MinInt32
 		}
-		redFill(redAll[int32](acc)[:n], x)
+		redFill(typedAll[int32](acc)[:n], x)
 	case Bool:
 		var x uint8
 		if op == Prod || op == All || op == Min {
 			x = 1
 		}
-		redFill(redAll[uint8](acc)[:n], x)
+		redFill(typedAll[uint8](acc)[:n], x)
 	}
 }
 
@@ -547,34 +535,34 @@ func redAccumulate(op ReduceOp, a *Array, red []bool, acc *Array) {
 func redAddF(x, y float64) float64 { return x + y }
 
 func redAccumulateT[T redNum](op ReduceOp, a *Array, red []bool, acc *Array) {
-	in := redAll[T](a)
+	in := typedAll[T](a)
 	p := newRedPlan(a, red, acc)
 	switch op {
 	case Sum:
 		if acc.dtype == Float64 {
-			redRun(p, redSumF[T]{in}, redAll[float64](acc), redAddF)
+			redRun(p, redSumF[T]{in}, typedAll[float64](acc), redAddF)
 		} else {
-			redRun(p, redSumI[T]{in}, redAll[int64](acc), nil)
+			redRun(p, redSumI[T]{in}, typedAll[int64](acc), nil)
 		}
 	case Prod:
 		switch acc.dtype {
 		case Float64:
-			redRun(p, redProd[T, float64]{in}, redAll[float64](acc), nil)
+			redRun(p, redProd[T, float64]{in}, typedAll[float64](acc), nil)
 		case Float32:
-			redRun(p, redProd[T, float32]{in}, redAll[float32](acc), nil)
+			redRun(p, redProd[T, float32]{in}, typedAll[float32](acc), nil)
 		default:
-			redRun(p, redProd[T, int64]{in}, redAll[int64](acc), nil)
+			redRun(p, redProd[T, int64]{in}, typedAll[int64](acc), nil)
 		}
 	case Min:
-		redRun(p, redMin[T]{in}, redAll[T](acc), nil)
+		redRun(p, redMin[T]{in}, typedAll[T](acc), nil)
 	case Max:
-		redRun(p, redMax[T]{in}, redAll[T](acc), nil)
+		redRun(p, redMax[T]{in}, typedAll[T](acc), nil)
 	case Any:
-		redRun(p, redAny[T]{in}, redAll[uint8](acc), nil)
+		redRun(p, redAny[T]{in}, typedAll[uint8](acc), nil)
 	case All:
-		redRun(p, redAllK[T]{in}, redAll[uint8](acc), nil)
+		redRun(p, redAllK[T]{in}, typedAll[uint8](acc), nil)
 	case CountNonzero:
-		redRun(p, redCount[T]{in}, redAll[int64](acc), nil)
+		redRun(p, redCount[T]{in}, typedAll[int64](acc), nil)
 	}
 }
 
@@ -914,7 +902,7 @@ func redConvertFrom[S redNum](a, out *Array) {
 	case Int32:
 		redConvertTo[S, int32](a, out)
 	case Bool:
-		src, dst := redAll[S](a), redAll[uint8](out)
+		src, dst := typedAll[S](a), typedAll[uint8](out)
 		ForEachRun([]*Array{a, out}, a.shape, func(offs []int, n int, st []int) {
 			so, do := a.offset+offs[0], out.offset+offs[1]
 			for i := 0; i < n; i++ {
@@ -927,7 +915,7 @@ func redConvertFrom[S redNum](a, out *Array) {
 }
 
 func redConvertTo[S, D redNum](a, out *Array) {
-	src, dst := redAll[S](a), redAll[D](out)
+	src, dst := typedAll[S](a), typedAll[D](out)
 	ForEachRun([]*Array{a, out}, a.shape, func(offs []int, n int, st []int) {
 		so, do, ss := a.offset+offs[0], out.offset+offs[1], st[0]
 		if st[1] != 1 {
@@ -991,7 +979,7 @@ func Moments(a *Array, axes []int) (*Array, error) {
 	keep, count := redKeepShape(a.shape, red)
 	m := Size(keep)
 	out := newArray(Float64, append([]int{3}, keep...))
-	all := redAll[float64](out)
+	all := typedAll[float64](out)
 	redFill(all[:m], float64(count))
 	if count == 0 || m == 0 {
 		return out, nil // count 0, mean 0, M2 0: the identity of CombineMoments
@@ -1003,18 +991,18 @@ func Moments(a *Array, axes []int) (*Array, error) {
 	}
 	m2 := redView(Float64, keep, out.buf, 2*m)
 	p := newRedPlan(a, red, m2)
-	dst := redAll[float64](out)
+	dst := typedAll[float64](out)
 	switch a.dtype {
 	case Float64:
-		redRun(p, redDevSq[float64]{redAll[float64](a), all, -m}, dst, redAddF)
+		redRun(p, redDevSq[float64]{typedAll[float64](a), all, -m}, dst, redAddF)
 	case Float32:
-		redRun(p, redDevSq[float32]{redAll[float32](a), all, -m}, dst, redAddF)
+		redRun(p, redDevSq[float32]{typedAll[float32](a), all, -m}, dst, redAddF)
 	case Int64:
-		redRun(p, redDevSq[int64]{redAll[int64](a), all, -m}, dst, redAddF)
+		redRun(p, redDevSq[int64]{typedAll[int64](a), all, -m}, dst, redAddF)
 	case Int32:
-		redRun(p, redDevSq[int32]{redAll[int32](a), all, -m}, dst, redAddF)
+		redRun(p, redDevSq[int32]{typedAll[int32](a), all, -m}, dst, redAddF)
 	case Bool:
-		redRun(p, redDevSq[uint8]{redAll[uint8](a), all, -m}, dst, redAddF)
+		redRun(p, redDevSq[uint8]{typedAll[uint8](a), all, -m}, dst, redAddF)
 	}
 	return out, nil
 }
@@ -1022,18 +1010,18 @@ func Moments(a *Array, axes []int) (*Array, error) {
 // redSumF64 adds the pairwise float64 sum of a over the red axes into acc.
 func redSumF64(a *Array, red []bool, acc *Array) {
 	p := newRedPlan(a, red, acc)
-	dst := redAll[float64](acc)
+	dst := typedAll[float64](acc)
 	switch a.dtype {
 	case Float64:
-		redRun(p, redSumF[float64]{redAll[float64](a)}, dst, redAddF)
+		redRun(p, redSumF[float64]{typedAll[float64](a)}, dst, redAddF)
 	case Float32:
-		redRun(p, redSumF[float32]{redAll[float32](a)}, dst, redAddF)
+		redRun(p, redSumF[float32]{typedAll[float32](a)}, dst, redAddF)
 	case Int64:
-		redRun(p, redSumF[int64]{redAll[int64](a)}, dst, redAddF)
+		redRun(p, redSumF[int64]{typedAll[int64](a)}, dst, redAddF)
 	case Int32:
-		redRun(p, redSumF[int32]{redAll[int32](a)}, dst, redAddF)
+		redRun(p, redSumF[int32]{typedAll[int32](a)}, dst, redAddF)
 	case Bool:
-		redRun(p, redSumF[uint8]{redAll[uint8](a)}, dst, redAddF)
+		redRun(p, redSumF[uint8]{typedAll[uint8](a)}, dst, redAddF)
 	}
 }
 
@@ -1106,7 +1094,7 @@ func redContigF64(a *Array) []float64 {
 	if !a.IsContiguous() {
 		a = redConvert(a, Float64)
 	}
-	return redAll[float64](a)[a.offset : a.offset+a.Size()]
+	return typedAll[float64](a)[a.offset : a.offset+a.Size()]
 }
 
 // CombineMoments merges moments partials (same shape, from Moments or
@@ -1122,7 +1110,7 @@ func CombineMoments(parts []*Array) (*Array, error) {
 	}
 	out := newArray(Float64, parts[0].shape)
 	m := out.Size() / 3
-	copy(redAll[float64](out), redMergeMoments(data, m))
+	copy(typedAll[float64](out), redMergeMoments(data, m))
 	return out, nil
 }
 
@@ -1177,7 +1165,7 @@ func FinishMoments(m *Array, stat MomentStat, ddof int) (*Array, error) {
 	d := redContigF64(m)
 	out := newArray(Float64, m.shape[1:])
 	k := out.Size()
-	o := redAll[float64](out)
+	o := typedAll[float64](out)
 	for i := 0; i < k; i++ {
 		n, mean, q := d[i], d[k+i], d[2*k+i]
 		switch stat {
@@ -1277,7 +1265,7 @@ func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) 
 			keep[i] = 1
 		}
 		out := newArray(Float64, append([]int{2}, keep...))
-		o := redAll[float64](out)
+		o := typedAll[float64](out)
 		o[0], o[1] = val, float64(g)
 		return out, nil
 	}
@@ -1294,7 +1282,7 @@ func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) 
 	if m == 0 {
 		return out, nil
 	}
-	o := redAll[float64](out)
+	o := typedAll[float64](out)
 	switch a.dtype {
 	case Float64:
 		redArgAxis[float64](isMax, a, axis, o[:m], o[m:], off[axis])
@@ -1312,7 +1300,7 @@ func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) 
 
 // redArgFlat returns the winning value and its C-order flat index in a.
 func redArgFlat[T redNum](isMax bool, a *Array) (float64, int) {
-	in := redAll[T](a)
+	in := typedAll[T](a)
 	var bv T
 	bi, k := -1, 0
 	ForEachRun([]*Array{a}, a.shape, func(offs []int, n int, st []int) {
@@ -1332,7 +1320,7 @@ func redArgFlat[T redNum](isMax bool, a *Array) (float64, int) {
 // densest in memory it scans each lane; otherwise it sweeps whole slices
 // a[..., j, ...] against running winners so memory is read in order.
 func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs []float64, off int) {
-	in := redAll[T](a)
+	in := typedAll[T](a)
 	L, st := a.shape[axis], a.strides[axis]
 	base, _ := a.Index(axis, 0)
 	abs := func(x int) int {
@@ -1365,7 +1353,7 @@ func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs []float64, 
 		return
 	}
 	bvA := newArray(a.dtype, base.shape)
-	bv := redAll[T](bvA)
+	bv := typedAll[T](bvA)
 	bi := make([]int, len(vals))
 	for j := 0; j < L; j++ {
 		sj := base.view(base.shape, base.strides, base.offset+j*st)
@@ -1392,7 +1380,7 @@ func CombineArg(isMax bool, parts []*Array) (*Array, error) {
 		return nil, err
 	}
 	out := newArray(Float64, parts[0].shape)
-	o := redAll[float64](out)
+	o := typedAll[float64](out)
 	m := len(o) / 2
 	for i := range m {
 		o[m+i] = -1
@@ -1435,7 +1423,7 @@ func FinishArg(p *Array) *Array {
 	}
 	d := redContigF64(p)
 	out := newArray(Int64, p.shape[1:])
-	o := redAll[int64](out)
+	o := typedAll[int64](out)
 	m := len(d) / 2
 	for i := range o[:m] {
 		o[i] = int64(d[m+i])

@@ -185,26 +185,26 @@ func rdtAt(a *Array, i int) float64 {
 	o := a.flatOffset(i)
 	switch a.dtype {
 	case Float64:
-		return redAll[float64](a)[o]
+		return typedAll[float64](a)[o]
 	case Float32:
-		return float64(redAll[float32](a)[o])
+		return float64(typedAll[float32](a)[o])
 	case Int64:
-		return float64(redAll[int64](a)[o])
+		return float64(typedAll[int64](a)[o])
 	case Int32:
-		return float64(redAll[int32](a)[o])
+		return float64(typedAll[int32](a)[o])
 	}
-	return float64(redAll[uint8](a)[o])
+	return float64(typedAll[uint8](a)[o])
 }
 
 func rdtIntAt(a *Array, i int) int64 {
 	o := a.flatOffset(i)
 	switch a.dtype {
 	case Int64:
-		return redAll[int64](a)[o]
+		return typedAll[int64](a)[o]
 	case Int32:
-		return int64(redAll[int32](a)[o])
+		return int64(typedAll[int32](a)[o])
 	case Bool:
-		return int64(redAll[uint8](a)[o])
+		return int64(typedAll[uint8](a)[o])
 	}
 	return int64(rdtAt(a, i))
 }

@@ -31,7 +31,6 @@ type ewElem interface {
 // small enough to stay in L1, large enough to amortise the loop call.
 const ewBlock = 512
 
-
 // ewB2U turns a bool into 0/1 without a branch.
 func ewB2U(b bool) uint8 { return *(*uint8)(unsafe.Pointer(&b)) }
 

@@ -115,7 +115,6 @@ type redNum interface {
 	~float64 | ~float32 | ~int64 | ~int32 | ~uint8
 }
 
-
 // redView is a contiguous array of the given shape over buf from element off.
 func redView(dt DType, shape []int, buf []byte, off int) *Array {
 	sh := append([]int(nil), shape...)

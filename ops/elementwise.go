@@ -188,12 +188,9 @@ func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
 	return out, nsplits
 }
 
-// BroadcastIndex maps an output chunk index to the chunk of an aligned
-// input: broadcast axes use chunk 0, missing leading axes are dropped.
-func BroadcastIndex(t *Tiled, shape []int, idx []int) []int {
-	return broadcastIndexInto(make([]int, len(t.Meta.Shape)), t, shape, idx)
-}
-
+// broadcastIndexInto maps an output chunk index to the chunk of an aligned
+// input, writing into r: broadcast axes use chunk 0, missing leading axes
+// are dropped.
 func broadcastIndexInto(r []int, t *Tiled, shape []int, idx []int) []int {
 	nd := len(shape)
 	for j := range r {

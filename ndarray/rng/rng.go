@@ -82,6 +82,12 @@ func FillUniform(dst []float64, k Key, start uint64, lo, hi float64) {
 	g := k.gamma()
 	x := uint64(k) + start*g
 	scale := (hi - lo) * inv53
+	n := uniform64Vec(dst, x, g, lo, scale)
+	uniform64Scalar(dst[n:], x+uint64(n)*g, g, lo, scale)
+}
+
+// uniform64Scalar is FillUniform's portable loop from counter x.
+func uniform64Scalar(dst []float64, x, g uint64, lo, scale float64) {
 	for j := range dst {
 		z := x
 		z = (z ^ z>>30) * mixM1
@@ -101,6 +107,12 @@ func FillUniform32(dst []float32, k Key, start uint64, lo, hi float64) {
 	x := uint64(k) + start*g
 	lo32 := float32(lo)
 	scale := float32(hi-lo) * inv24
+	n := uniform32Vec(dst, x, g, lo32, scale)
+	uniform32Scalar(dst[n:], x+uint64(n)*g, g, lo32, scale)
+}
+
+// uniform32Scalar is FillUniform32's portable loop from counter x.
+func uniform32Scalar(dst []float32, x, g uint64, lo32, scale float32) {
 	for j := range dst {
 		z := x
 		z = (z ^ z>>30) * mixM1

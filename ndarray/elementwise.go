@@ -368,8 +368,20 @@ func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 	}
 	switch ct {
 	case Float64:
+		if k, ok := vecKernel64(op); ok {
+			ewBinaryRun(k, out, xb, yb)
+			break
+		}
+		if k, ok := vecCmp64(op); ok {
+			ewBinaryRun(k, out, xb, yb)
+			break
+		}
 		ewBinaryFloat[float64](op, out, xb, yb)
 	case Float32:
+		if k, ok := vecKernel32(op); ok {
+			ewBinaryRun(k, out, xb, yb)
+			break
+		}
 		ewBinaryFloat[float32](op, out, xb, yb)
 	case Int64:
 		ewBinaryInt[int64](op, out, xb, yb)

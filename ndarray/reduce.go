@@ -1429,3 +1429,32 @@ func FinishArg(p *Array) *Array {
 	}
 	return out
 }
+
+// RowSums writes the sum of each run of k consecutive elements of x into
+// out, left to right within a run (as Reduce sums a short last axis):
+// len(x) must be at least k*len(out). Fused kernels use it for inner
+// reductions over short rows, such as W2's two columns.
+func RowSums(out, x []float64, k int) {
+	switch k {
+	case 1:
+		copy(out, x)
+	case 2:
+		n := pairSums(out, x)
+		for r := n; r < len(out); r++ {
+			out[r] = x[2*r] + x[2*r+1]
+		}
+	default:
+		for r := range out {
+			row := x[r*k : (r+1)*k]
+			if k >= 64 {
+				out[r] = floats.Sum(row)
+				continue
+			}
+			s := 0.0
+			for _, v := range row {
+				s += v
+			}
+			out[r] = s
+		}
+	}
+}

@@ -287,7 +287,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				if red.Func == "sum" && x.DType() == ndarray.Float64 && seg.DType() == ndarray.Float64 {
 					// Short rows (W2's x**2 summed over 2 columns): a
 					// direct loop beats the general reduction machinery.
-					rowSums(seg.Float64s()[:L/K], x.Float64s()[:L], K)
+					ndarray.RowSums(seg.Float64s()[:L/K], x.Float64s()[:L], K)
 					break
 				}
 				x2, err := x.Reshape(L/K, K)
@@ -527,7 +527,7 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		// The inner reduction of a two-level kernel: runs of k1 -> 1.
 		x := args[0]
 		if op.Func == "sum" && x.DType() == ndarray.Float64 && dst.DType() == ndarray.Float64 {
-			rowSums(dst.Float64s()[:L/st.k1], x.Float64s()[:L], st.k1)
+			ndarray.RowSums(dst.Float64s()[:L/st.k1], x.Float64s()[:L], st.k1)
 			return dst, nil
 		}
 		r, err := ndarray.ParseReduceOp(op.Func)
@@ -675,31 +675,6 @@ func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
 		a = ndarray.ScalarInt(s.i)
 	}
 	return a.Reshape(shape...)
-}
-
-// rowSums writes the sum of each run of k consecutive elements of x into out.
-func rowSums(out, x []float64, k int) {
-	switch k {
-	case 1:
-		copy(out, x)
-	case 2:
-		for r := range out {
-			out[r] = x[2*r] + x[2*r+1]
-		}
-	default:
-		for r := range out {
-			row := x[r*k : (r+1)*k]
-			if k >= 64 {
-				out[r] = floats.Sum(row)
-				continue
-			}
-			s := 0.0
-			for _, v := range row {
-				s += v
-			}
-			out[r] = s
-		}
-	}
 }
 
 // fillConst is a 1-D array of n copies of v, converted as NumPy converts a

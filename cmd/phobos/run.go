@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ type runOptions struct {
 	cluster        string // web URL of a cluster to run on instead of in-process
 	noFuse         bool
 	memory         memFlag
+	cpuProfile     string
 	spillDir       string
 }
 
@@ -78,6 +80,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.noFuse, "no-fuse", false, "turn the fusion pass off (to measure its gain)")
 	fs.Var(&o.memory, "memory", "memory budget per worker: 1GiB, 512MB, 8e9 (default: half of RAM over the workers)")
 	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	return fs, o
 }
 
@@ -179,6 +182,19 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "phobos run %s: cpu profile: %v\n", wl.Name, err)
+			return exitUsage
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "phobos run %s: cpu profile: %v\n", wl.Name, err)
+			return exitFailed
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rec, err := measure(ctx, wl, p, o, stderr)
 	rec.PeakRSSSelfMB = vmHWM()
 	rec.PeakRSSTreeMB = rec.PeakRSSSelfMB // one process: its tree is itself

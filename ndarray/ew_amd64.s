@@ -1,0 +1,807 @@
+#include "textflag.h"
+
+// AVX-512 loops of float64 and float32 add, sub, mul and div on contiguous
+// slices: d = x op y with x, y vectors (VV), y a scalar (VS) or x a scalar
+// (SV). Each processes the first n elements, n a multiple of 8 (float64) or
+// 16 (float32); the Go wrappers do the rest. Vector IEEE arithmetic rounds
+// exactly like the scalar loops, so results are bit-identical.
+
+// func addVV64(d, x, y *float64, n int)
+TEXT ·addVV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VADDPD (DX)(AX*8), Z0, Z0
+	VADDPD 64(DX)(AX*8), Z1, Z1
+	VADDPD 128(DX)(AX*8), Z2, Z2
+	VADDPD 192(DX)(AX*8), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VADDPD (DX)(AX*8), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func addVS64(d, x *float64, y float64, n int)
+TEXT ·addVS64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSD y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VADDPD Z7, Z0, Z0
+	VADDPD Z7, Z1, Z1
+	VADDPD Z7, Z2, Z2
+	VADDPD Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VADDPD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func addVV32(d, x, y *float32, n int)
+TEXT ·addVV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VADDPS (DX)(AX*4), Z0, Z0
+	VADDPS 64(DX)(AX*4), Z1, Z1
+	VADDPS 128(DX)(AX*4), Z2, Z2
+	VADDPS 192(DX)(AX*4), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VADDPS (DX)(AX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func addVS32(d, x *float32, y float32, n int)
+TEXT ·addVS32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VADDPS Z7, Z0, Z0
+	VADDPS Z7, Z1, Z1
+	VADDPS Z7, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VADDPS Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subVV64(d, x, y *float64, n int)
+TEXT ·subVV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VSUBPD (DX)(AX*8), Z0, Z0
+	VSUBPD 64(DX)(AX*8), Z1, Z1
+	VSUBPD 128(DX)(AX*8), Z2, Z2
+	VSUBPD 192(DX)(AX*8), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VSUBPD (DX)(AX*8), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subVS64(d, x *float64, y float64, n int)
+TEXT ·subVS64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSD y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VSUBPD Z7, Z0, Z0
+	VSUBPD Z7, Z1, Z1
+	VSUBPD Z7, Z2, Z2
+	VSUBPD Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VSUBPD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subSV64(d *float64, x float64, y *float64, n int)
+TEXT ·subSV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	VBROADCASTSD x+8(FP), Z7
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (DX)(AX*8), Z0
+	VMOVUPS 64(DX)(AX*8), Z1
+	VMOVUPS 128(DX)(AX*8), Z2
+	VMOVUPS 192(DX)(AX*8), Z3
+	VSUBPD Z0, Z7, Z0
+	VSUBPD Z1, Z7, Z1
+	VSUBPD Z2, Z7, Z2
+	VSUBPD Z3, Z7, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (DX)(AX*8), Z0
+	VSUBPD Z0, Z7, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subVV32(d, x, y *float32, n int)
+TEXT ·subVV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VSUBPS (DX)(AX*4), Z0, Z0
+	VSUBPS 64(DX)(AX*4), Z1, Z1
+	VSUBPS 128(DX)(AX*4), Z2, Z2
+	VSUBPS 192(DX)(AX*4), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VSUBPS (DX)(AX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subVS32(d, x *float32, y float32, n int)
+TEXT ·subVS32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VSUBPS Z7, Z0, Z0
+	VSUBPS Z7, Z1, Z1
+	VSUBPS Z7, Z2, Z2
+	VSUBPS Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VSUBPS Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func subSV32(d *float32, x float32, y *float32, n int)
+TEXT ·subSV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	VBROADCASTSS x+8(FP), Z7
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (DX)(AX*4), Z0
+	VMOVUPS 64(DX)(AX*4), Z1
+	VMOVUPS 128(DX)(AX*4), Z2
+	VMOVUPS 192(DX)(AX*4), Z3
+	VSUBPS Z0, Z7, Z0
+	VSUBPS Z1, Z7, Z1
+	VSUBPS Z2, Z7, Z2
+	VSUBPS Z3, Z7, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (DX)(AX*4), Z0
+	VSUBPS Z0, Z7, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func mulVV64(d, x, y *float64, n int)
+TEXT ·mulVV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VMULPD (DX)(AX*8), Z0, Z0
+	VMULPD 64(DX)(AX*8), Z1, Z1
+	VMULPD 128(DX)(AX*8), Z2, Z2
+	VMULPD 192(DX)(AX*8), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VMULPD (DX)(AX*8), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func mulVS64(d, x *float64, y float64, n int)
+TEXT ·mulVS64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSD y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VMULPD Z7, Z0, Z0
+	VMULPD Z7, Z1, Z1
+	VMULPD Z7, Z2, Z2
+	VMULPD Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VMULPD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func mulVV32(d, x, y *float32, n int)
+TEXT ·mulVV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VMULPS (DX)(AX*4), Z0, Z0
+	VMULPS 64(DX)(AX*4), Z1, Z1
+	VMULPS 128(DX)(AX*4), Z2, Z2
+	VMULPS 192(DX)(AX*4), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VMULPS (DX)(AX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func mulVS32(d, x *float32, y float32, n int)
+TEXT ·mulVS32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VMULPS Z7, Z0, Z0
+	VMULPS Z7, Z1, Z1
+	VMULPS Z7, Z2, Z2
+	VMULPS Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VMULPS Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divVV64(d, x, y *float64, n int)
+TEXT ·divVV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VDIVPD (DX)(AX*8), Z0, Z0
+	VDIVPD 64(DX)(AX*8), Z1, Z1
+	VDIVPD 128(DX)(AX*8), Z2, Z2
+	VDIVPD 192(DX)(AX*8), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VDIVPD (DX)(AX*8), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divVS64(d, x *float64, y float64, n int)
+TEXT ·divVS64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSD y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*8), Z0
+	VMOVUPS 64(SI)(AX*8), Z1
+	VMOVUPS 128(SI)(AX*8), Z2
+	VMOVUPS 192(SI)(AX*8), Z3
+	VDIVPD Z7, Z0, Z0
+	VDIVPD Z7, Z1, Z1
+	VDIVPD Z7, Z2, Z2
+	VDIVPD Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*8), Z0
+	VDIVPD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divSV64(d *float64, x float64, y *float64, n int)
+TEXT ·divSV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	VBROADCASTSD x+8(FP), Z7
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-32, BX
+	JZ tail
+loop:
+	VMOVUPS (DX)(AX*8), Z0
+	VMOVUPS 64(DX)(AX*8), Z1
+	VMOVUPS 128(DX)(AX*8), Z2
+	VMOVUPS 192(DX)(AX*8), Z3
+	VDIVPD Z0, Z7, Z0
+	VDIVPD Z1, Z7, Z1
+	VDIVPD Z2, Z7, Z2
+	VDIVPD Z3, Z7, Z3
+	VMOVUPS Z0, (DI)(AX*8)
+	VMOVUPS Z1, 64(DI)(AX*8)
+	VMOVUPS Z2, 128(DI)(AX*8)
+	VMOVUPS Z3, 192(DI)(AX*8)
+	ADDQ $32, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (DX)(AX*8), Z0
+	VDIVPD Z0, Z7, Z0
+	VMOVUPS Z0, (DI)(AX*8)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divVV32(d, x, y *float32, n int)
+TEXT ·divVV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VDIVPS (DX)(AX*4), Z0, Z0
+	VDIVPS 64(DX)(AX*4), Z1, Z1
+	VDIVPS 128(DX)(AX*4), Z2, Z2
+	VDIVPS 192(DX)(AX*4), Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VDIVPS (DX)(AX*4), Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divVS32(d, x *float32, y float32, n int)
+TEXT ·divVS32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS y+16(FP), Z7
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (SI)(AX*4), Z0
+	VMOVUPS 64(SI)(AX*4), Z1
+	VMOVUPS 128(SI)(AX*4), Z2
+	VMOVUPS 192(SI)(AX*4), Z3
+	VDIVPS Z7, Z0, Z0
+	VDIVPS Z7, Z1, Z1
+	VDIVPS Z7, Z2, Z2
+	VDIVPS Z7, Z3, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (SI)(AX*4), Z0
+	VDIVPS Z7, Z0, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET
+
+// func divSV32(d *float32, x float32, y *float32, n int)
+TEXT ·divSV32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	VBROADCASTSS x+8(FP), Z7
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	MOVQ CX, BX
+	ANDQ $-64, BX
+	JZ tail
+loop:
+	VMOVUPS (DX)(AX*4), Z0
+	VMOVUPS 64(DX)(AX*4), Z1
+	VMOVUPS 128(DX)(AX*4), Z2
+	VMOVUPS 192(DX)(AX*4), Z3
+	VDIVPS Z0, Z7, Z0
+	VDIVPS Z1, Z7, Z1
+	VDIVPS Z2, Z7, Z2
+	VDIVPS Z3, Z7, Z3
+	VMOVUPS Z0, (DI)(AX*4)
+	VMOVUPS Z1, 64(DI)(AX*4)
+	VMOVUPS Z2, 128(DI)(AX*4)
+	VMOVUPS Z3, 192(DI)(AX*4)
+	ADDQ $64, AX
+	CMPQ AX, BX
+	JB loop
+tail:
+	CMPQ AX, CX
+	JAE done
+tail1:
+	VMOVUPS (DX)(AX*4), Z0
+	VDIVPS Z0, Z7, Z0
+	VMOVUPS Z0, (DI)(AX*4)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JB tail1
+done:
+	VZEROUPPER
+	RET

@@ -267,3 +267,25 @@ loop:
 	JB        loop
 	VZEROUPPER
 	RET
+
+// func devSqBlock64(x *float64, n int, m float64, r *[8]float64)
+// r[j] += (x[i] - m)² over i ≡ j (mod 8), i < n; n a positive multiple of 8.
+// Subtract, multiply and add round separately (no FMA), as in the Go loop.
+TEXT ·devSqBlock64(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD m+16(FP), Z7
+	MOVQ         r+24(FP), DI
+	VMOVUPD      (DI), Z1
+	XORQ         AX, AX
+loop:
+	VMOVUPD (SI)(AX*8), Z0
+	VSUBPD  Z7, Z0, Z0
+	VMULPD  Z0, Z0, Z0
+	VADDPD  Z0, Z1, Z1
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JB      loop
+	VMOVUPD Z1, (DI)
+	VZEROUPPER
+	RET

@@ -104,6 +104,20 @@ func neVS64(d *uint8, x *float64, y float64, n int)
 //go:noescape
 func pairSums64(d, x *float64, n int)
 
+//go:noescape
+func devSqBlock64(x *float64, n int, m float64, r *[8]float64)
+
+// devSqBlock adds (x[i]-m)² into r[i%8] over the longest multiple-of-8
+// prefix of x and says how long it was (0 without AVX-512).
+func devSqBlock(x []float64, m float64, r *[8]float64) int {
+	n := len(x) &^ 7
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	devSqBlock64(&x[0], n, m, r)
+	return n
+}
+
 // vecVV, vecVS and vecSV run an assembly loop over the longest prefix whose
 // length is a multiple of w and the generic loop over the rest.
 func vecVV[T ewFloat](asm func(d, x, y *T, n int), rest func(d, x, y []T), w int) func(d, x, y []T) {

@@ -1034,7 +1034,40 @@ type redDevSq[T redNum] struct {
 }
 
 func (k redDevSq[T]) run(acc float64, io, n, is, ro int) float64 {
+	if is == 1 {
+		if f, ok := any(k.in).([]float64); ok {
+			return acc + redPairwiseDevF64(f[io:io+n], k.mean[ro+k.shift])
+		}
+	}
 	return acc + redPairwiseDev(k.in, io, n, is, k.mean[ro+k.shift])
+}
+
+// redPairwiseDevF64 is redPairwiseDev for contiguous float64, whose blocks
+// of eight accumulators run as one vector register where the CPU allows.
+func redPairwiseDevF64(s []float64, m float64) float64 {
+	n := len(s)
+	if n < 8 || n > 128 {
+		if n < 8 {
+			return redPairwiseDev(s, 0, n, 1, m)
+		}
+		n2 := n / 2
+		n2 -= n2 % 8
+		return redPairwiseDevF64(s[:n2], m) + redPairwiseDevF64(s[n2:], m)
+	}
+	var r [8]float64
+	i := devSqBlock(s, m, &r)
+	for ; i+8 <= n; i += 8 {
+		for j := range r {
+			d := s[i+j] - m
+			r[j] += d * d
+		}
+	}
+	res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+	for ; i < n; i++ {
+		d := s[i] - m
+		res += d * d
+	}
+	return res
 }
 
 func (k redDevSq[T]) row(acc []float64, ao, as, io, n, is, ro, rs int) {

@@ -127,12 +127,25 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op    Fused
-	k1    int              // level-0 elements per level-1 element (1 if one level)
-	ext   []*ndarray.Array // inputs broadcast to the iteration shape
-	flat  []*ndarray.Array // contiguous inputs as flat views, else nil
-	bufs  []*ndarray.Array // per node: a tile buffer (nil for the root reduction)
-	fills []*ndarray.Array // per FullChunk node: a tile of its value
-	vals  []*ndarray.Array // per node: its value on the current tile
+	k1    int                // level-0 elements per level-1 element (1 if one level)
+	in    []*ndarray.Array   // the inputs as given
+	ext   []*ndarray.Array   // inputs broadcast to the iteration shape
+	flat  []*ndarray.Array   // contiguous inputs as flat views, else nil
+	bufs  []*ndarray.Array   // per node: a tile buffer (nil for the root reduction)
+	fills []*ndarray.Array   // per FullChunk node: a tile of its value
+	vals  []*ndarray.Array   // per node: its value on the current tile
+	args  [][]*ndarray.Array // per node: its operands, reused across tiles
+	gens  []*tileGen         // per generator node writing its own buffer
+	// gathered holds, per strided or broadcast input, a reused tile buffer,
+	// with the tile start its current view holds (gatheredAt), so an input read by several
+	// nodes is gathered once per tile and no buffer is allocated per tile.
+	gathered     []*ndarray.Array // full-size buffers
+	gatheredView []*ndarray.Array // their current tile
+	gatheredAt   []int
+	// one is, per input of a single element, its value viewed as a
+	// zero-stride run of the last tile length: kernels then take their
+	// vector-scalar path without any gather.
+	one []*ndarray.Array
 	// consts are each elementwise node's constant operands as 0-d arrays,
 	// made once per kernel rather than once per tile.
 	consts [][]*ndarray.Array
@@ -152,7 +165,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
 	}
-	st := &fusedState{op: op, k1: K1, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	st := &fusedState{op: op, k1: K1, in: in, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
 	for k, a := range in {
 		shape := op.Shape
 		if op.inputLevel(k) == 1 {
@@ -259,7 +272,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			f += L
 			continue
 		}
-		x, err := st.arg(root.Args[0], f, L)
+		x, err := st.arg(root.Args[0], f, L, false)
 		if err != nil {
 			return nil, err
 		}
@@ -424,8 +437,10 @@ func (op Fused) inputLevel(k int) uint8 {
 	return 0
 }
 
-// arg is the value of an operand on the tile [f, f+L) of level-0 elements.
-func (st *fusedState) arg(a, f, L int) (*ndarray.Array, error) {
+// arg is the value of an operand on the tile [f, f+L) of level-0 elements:
+// contiguous, unless strided allows a zero-stride view of a one-element
+// input.
+func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 	if a >= 0 {
 		return st.vals[a], nil
 	}
@@ -436,12 +451,45 @@ func (st *fusedState) arg(a, f, L int) (*ndarray.Array, error) {
 	if fl := st.flat[k]; fl != nil {
 		return fl.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}})
 	}
-	// Strided or broadcast input: gather the tile into a scratch buffer.
-	buf, err := ndarray.New(st.ext[k].DType(), L)
-	if err != nil {
-		return nil, err
+	if st.one == nil {
+		n := len(st.ext)
+		st.one, st.gathered, st.gatheredView, st.gatheredAt = make([]*ndarray.Array, n), make([]*ndarray.Array, n), make([]*ndarray.Array, n), make([]int, n)
 	}
-	return buf, ndarray.GatherFlat(buf, st.ext[k], f)
+	x := st.ext[k]
+	if strided && x.Size() > 0 && st.in[k].Size() == 1 {
+		if v := st.one[k]; v != nil && v.Size() == L {
+			return v, nil
+		}
+		v, err := st.in[k].Reshape(1)
+		if err != nil {
+			return nil, err
+		}
+		if v, err = v.BroadcastTo([]int{L}); err != nil {
+			return nil, err
+		}
+		st.one[k] = v
+		return v, nil
+	}
+	// Strided or broadcast input: gather the tile into a reused buffer.
+	if v := st.gatheredView[k]; v != nil && st.gatheredAt[k] == f && v.Size() == L {
+		return v, nil
+	}
+	buf := st.gathered[k]
+	if buf == nil || buf.Size() < L {
+		var err error
+		if buf, err = ndarray.New(x.DType(), L); err != nil {
+			return nil, err
+		}
+		st.gathered[k] = buf
+	}
+	if buf.Size() > L {
+		var err error
+		if buf, err = buf.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}}); err != nil {
+			return nil, err
+		}
+	}
+	st.gatheredView[k], st.gatheredAt[k] = buf, f
+	return buf, ndarray.GatherFlat(buf, x, f)
 }
 
 // tileBuf is node i's buffer cut to the tile of L level-0 elements.
@@ -460,14 +508,25 @@ func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
 func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
 	nd := st.op.Nodes[i]
 	var err error
-	if dst == nil && st.bufs[i] != nil {
+	own := dst == nil && st.bufs[i] != nil // dst will be a prefix of bufs[i]
+	if own {
 		if dst, err = st.tileBuf(i, L); err != nil {
 			return nil, err
 		}
 	}
-	args := make([]*ndarray.Array, len(nd.Args))
+	if st.args == nil {
+		st.args = make([][]*ndarray.Array, len(st.op.Nodes))
+	}
+	if st.args[i] == nil {
+		st.args[i] = make([]*ndarray.Array, len(nd.Args))
+	}
+	args := st.args[i]
+	// Unary and binary kernels take strided operands; the others read
+	// their operands as contiguous memory.
+	ew, _ := nd.Op.(Elementwise)
+	strided := ew.Kind == "unary" || ew.Kind == "binary"
 	for j, a := range nd.Args {
-		if args[j], err = st.arg(a, f, L); err != nil {
+		if args[j], err = st.arg(a, f, L, strided); err != nil {
 			return nil, err
 		}
 	}
@@ -522,6 +581,19 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		ndarray.CopyInto(dst, v)
 		return dst, nil
 	case RandomChunk:
+		if own {
+			if st.gens == nil {
+				st.gens = make([]*tileGen, len(st.op.Nodes))
+			}
+			g := st.gens[i]
+			if g == nil {
+				if g, err = newTileGen(op, st.bufs[i]); err != nil {
+					return nil, err
+				}
+				st.gens[i] = g
+			}
+			return dst, g.fill(gf, gL)
+		}
 		return dst, fillRandomTile(op, dst, gf, gL)
 	case ReducePartial:
 		// The inner reduction of a two-level kernel: runs of k1 -> 1.
@@ -552,6 +624,53 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return args[0], nil
 	}
 	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
+}
+
+// tileGen fills tiles of one generator node's buffer: the filler and the
+// chunk's geometry are worked out once per kernel, not per tile.
+type tileGen struct {
+	op      RandomChunk
+	fillAt  func(pos int, start uint64, n int)
+	run     int // chunk elements over which global indices are consecutive
+	gstride []int
+}
+
+func newTileGen(op RandomChunk, buf *ndarray.Array) (*tileGen, error) {
+	fill, err := rng.NewFiller(buf, op.Key, op.Dist, op.P1, op.P2)
+	if err != nil {
+		return nil, fmt.Errorf("fuse: %w", err)
+	}
+	g := &tileGen{op: op, fillAt: fill, run: 1, gstride: ndarray.ContiguousStrides(op.Global)}
+	if nd := len(op.Shape); nd > 0 {
+		g.run = op.Shape[nd-1]
+		for ax := nd - 1; ax > 0 && op.Shape[ax] == op.Global[ax]; ax-- {
+			g.run *= op.Shape[ax-1]
+		}
+	}
+	return g, nil
+}
+
+// fill writes the values of chunk elements [f, f+L) into the buffer's
+// first L elements, exactly as fillRandomTile does.
+func (g *tileGen) fill(f, L int) error {
+	op := g.op
+	nd := len(op.Shape)
+	if nd == 0 {
+		g.fillAt(0, 0, L)
+		return nil
+	}
+	for k := 0; k < L; {
+		p := f + k
+		m := min(g.run-p%g.run, L-k)
+		gi, rem := 0, p
+		for ax := nd - 1; ax >= 0; ax-- {
+			gi += (op.Offset[ax] + rem%op.Shape[ax]) * g.gstride[ax]
+			rem /= op.Shape[ax]
+		}
+		g.fillAt(k, uint64(gi), m)
+		k += m
+	}
+	return nil
 }
 
 // fillRandomTile writes the random values of chunk elements [f, f+L) into

@@ -117,6 +117,22 @@ func FillChunk(a *ndarray.Array, k Key, globalShape, chunkOffset []int, dist Dis
 	}
 }
 
+// NewFiller checks the distribution, dtype and parameters once and returns
+// the function that writes the values of global indices start, start+1, ...,
+// start+n-1 of stream k into a's elements pos, ..., pos+n-1: for callers
+// that fill many short runs of one buffer (fused kernels fill tiles), where
+// FillChunk's per-call checks would cost more than the values. a must be
+// contiguous, and the runs must lie within it.
+func NewFiller(a *ndarray.Array, k Key, dist Dist, p1, p2 float64) (func(pos int, start uint64, n int), error) {
+	if a == nil {
+		return nil, errors.New("rng: NewFiller of a nil array")
+	}
+	if !a.IsContiguous() {
+		return nil, fmt.Errorf("rng: NewFiller needs a contiguous array (shape %v, strides %v)", a.Shape(), a.Strides())
+	}
+	return filler(a, k, dist, p1, p2)
+}
+
 func mulOverflow(a, b uint64) (bool, uint64) {
 	if a != 0 && b > math.MaxUint64/a {
 		return true, 0

@@ -101,7 +101,30 @@ func gatherFlat[T any](dst, src *Array, start, n int) {
 	}
 	last := nd - 1
 	L, st := src.shape[last], src.strides[last]
+	// A transposed layout (the row axis has the smaller stride): copy runs
+	// of whole rows column by column, so reads walk memory in order.
+	blocked := nd >= 2 && st != 0 && abs(src.strides[last-1]) < abs(st)
 	for k := 0; k < n; {
+		if blocked && idx[last] == 0 && n-k >= 2*L {
+			sr := src.strides[last-1]
+			R := min((n-k)/L, src.shape[last-1]-idx[last-1])
+			if R >= 2 {
+				gatherColumns(d[k:k+R*L], s, off, R, L, sr, st)
+				k += R * L
+				if k == n {
+					return
+				}
+				off += R * sr
+				idx[last-1] += R
+				for ax := last - 1; ax > 0 && idx[ax] == src.shape[ax]; ax-- {
+					off -= idx[ax] * src.strides[ax]
+					idx[ax] = 0
+					idx[ax-1]++
+					off += src.strides[ax-1]
+				}
+				continue
+			}
+		}
 		m := min(L-idx[last], n-k)
 		switch st {
 		case 1:
@@ -132,6 +155,30 @@ func gatherFlat[T any](dst, src *Array, start, n int) {
 			off += src.strides[ax-1]
 		}
 	}
+}
+
+// gatherColumns writes R rows of L elements, row r starting at s[off+r*sr]
+// with element stride sc, into d (R*L, row-major), walking the source in
+// blocks of rows so each source cache line is read once, not once per row.
+func gatherColumns[T any](d, s []T, off, R, L, sr, sc int) {
+	const rb = 8 // rows per block: eight destination streams
+	for r0 := 0; r0 < R; r0 += rb {
+		r1 := min(r0+rb, R)
+		for j := range L {
+			o := off + r0*sr + j*sc
+			for r := r0; r < r1; r++ {
+				d[r*L+j] = s[o]
+				o += sr
+			}
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Flat returns a as a 1-D array of its elements in C order: a view when a is

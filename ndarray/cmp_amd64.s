@@ -4,234 +4,90 @@
 // scalar), eight at a time: VCMPPD with the ordered-quiet predicates (false
 // when either side is NaN) and unordered for "not equal" (true with a NaN),
 // as Go's and NumPy's scalar comparisons. n is a positive multiple of 8.
+// DI = d, SI = x, DX = y, CX = n, Z7 = the broadcast scalar.
+
+// CMPLOOP compares with COMPARE (which sets K1 from Z0) and stores the mask
+// as bytes: VPMOVM2B gives 0xFF per true lane, VPABSB turns that into 1.
+#define CMPLOOP(COMPARE) \
+	XORQ AX, AX \
+loop: \
+	VMOVUPD  (SI)(AX*8), Z0 \
+	COMPARE \
+	VPMOVM2B K1, X0 \
+	VPABSB   X0, X0 \
+	MOVQ     X0, (DI)(AX*1) \
+	ADDQ     $8, AX \
+	CMPQ     AX, CX \
+	JB       loop \
+	VZEROUPPER \
+	RET
+
+#define CMP_VV(P) VCMPPD $P, (DX)(AX*8), Z0, K1
+#define CMP_VS(P) VCMPPD $P, Z7, Z0, K1
+#define ARGS_VV MOVQ d+0(FP), DI; MOVQ x+8(FP), SI; MOVQ y+16(FP), DX; MOVQ n+24(FP), CX
+#define ARGS_VS MOVQ d+0(FP), DI; MOVQ x+8(FP), SI; VBROADCASTSD y+16(FP), Z7; MOVQ n+24(FP), CX
+
+// Predicates: LT_OQ 0x11, LE_OQ 0x12, GT_OQ 0x1e, GE_OQ 0x1d, EQ_OQ 0, NEQ_UQ 4.
 
 // func ltVV64(d *uint8, x, y *float64, n int)
 TEXT ·ltVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $17, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x11))
 
 // func ltVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·ltVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $17, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x11))
 
 // func leVV64(d *uint8, x, y *float64, n int)
 TEXT ·leVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $18, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x12))
 
 // func leVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·leVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $18, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x12))
 
 // func gtVV64(d *uint8, x, y *float64, n int)
 TEXT ·gtVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $30, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x1e))
 
 // func gtVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·gtVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $30, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x1e))
 
 // func geVV64(d *uint8, x, y *float64, n int)
 TEXT ·geVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $29, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x1d))
 
 // func geVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·geVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $29, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x1d))
 
 // func eqVV64(d *uint8, x, y *float64, n int)
 TEXT ·eqVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $0, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x00))
 
 // func eqVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·eqVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $0, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x00))
 
 // func neVV64(d *uint8, x, y *float64, n int)
 TEXT ·neVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $4, (DX)(AX*8), Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VV
+	CMPLOOP(CMP_VV(0x04))
 
 // func neVS64(d *uint8, x *float64, y float64, n int)
 TEXT ·neVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-loop:
-	VMOVUPD (SI)(AX*8), Z0
-	VCMPPD  $4, Z7, Z0, K1
-	VPMOVM2B K1, X0
-	VPABSB   X0, X0
-	MOVQ     X0, (DI)(AX*1)
-	ADDQ     $8, AX
-	CMPQ     AX, CX
-	JB       loop
-	VZEROUPPER
-	RET
+	ARGS_VS
+	CMPLOOP(CMP_VS(0x04))
 
 // pairPerm reorders [s0 s4 s1 s5 s2 s6 s3 s7] (what VUNPCKLPD/VUNPCKHPD
 // and one add leave) into [s0 .. s7].

@@ -5,803 +5,169 @@
 // (SV). Each processes the first n elements, n a multiple of 8 (float64) or
 // 16 (float32); the Go wrappers do the rest. Vector IEEE arithmetic rounds
 // exactly like the scalar loops, so results are bit-identical.
+//
+// Registers: DI = d, SI = x, DX = y, CX = n, AX = element index, Z7 = the
+// broadcast scalar. The main loop does four registers (256 bytes) per step,
+// the tail one register per step. S is the element size (8 or 4) and W the
+// elements per register (8 or 16).
+
+// ARITH is the loop shared by every form: LOAD(k, reg) loads operand
+// register k from byte offset 64k and APPLY(k, reg) applies the op to it.
+#define ARITH(LOAD, APPLY, S, W) \
+	XORQ AX, AX \
+	MOVQ CX, BX \
+	ANDQ $-(4*W), BX \
+	JZ   tail \
+loop: \
+	LOAD(0, Z0); LOAD(64, Z1); LOAD(128, Z2); LOAD(192, Z3) \
+	APPLY(0, Z0); APPLY(64, Z1); APPLY(128, Z2); APPLY(192, Z3) \
+	VMOVUPS Z0, (DI)(AX*S); VMOVUPS Z1, 64(DI)(AX*S); VMOVUPS Z2, 128(DI)(AX*S); VMOVUPS Z3, 192(DI)(AX*S) \
+	ADDQ $(4*W), AX \
+	CMPQ AX, BX \
+	JB   loop \
+tail: \
+	CMPQ AX, CX \
+	JAE  done \
+tail1: \
+	LOAD(0, Z0) \
+	APPLY(0, Z0) \
+	VMOVUPS Z0, (DI)(AX*S) \
+	ADDQ $W, AX \
+	CMPQ AX, CX \
+	JB   tail1 \
+done: \
+	VZEROUPPER \
+	RET
+
+// Operand loads and op applications of the three forms.
+#define LOADX8(off, R) VMOVUPS off(SI)(AX*8), R
+#define LOADX4(off, R) VMOVUPS off(SI)(AX*4), R
+#define LOADY8(off, R) VMOVUPS off(DX)(AX*8), R
+#define LOADY4(off, R) VMOVUPS off(DX)(AX*4), R
+
+// x op y[i] (memory operand), x[i] op s, s op y[i].
+#define ADDPD_Y(off, R) VADDPD off(DX)(AX*8), R, R
+#define SUBPD_Y(off, R) VSUBPD off(DX)(AX*8), R, R
+#define MULPD_Y(off, R) VMULPD off(DX)(AX*8), R, R
+#define DIVPD_Y(off, R) VDIVPD off(DX)(AX*8), R, R
+#define ADDPS_Y(off, R) VADDPS off(DX)(AX*4), R, R
+#define SUBPS_Y(off, R) VSUBPS off(DX)(AX*4), R, R
+#define MULPS_Y(off, R) VMULPS off(DX)(AX*4), R, R
+#define DIVPS_Y(off, R) VDIVPS off(DX)(AX*4), R, R
+#define ADDPD_S(off, R) VADDPD Z7, R, R
+#define SUBPD_S(off, R) VSUBPD Z7, R, R
+#define MULPD_S(off, R) VMULPD Z7, R, R
+#define DIVPD_S(off, R) VDIVPD Z7, R, R
+#define ADDPS_S(off, R) VADDPS Z7, R, R
+#define SUBPS_S(off, R) VSUBPS Z7, R, R
+#define MULPS_S(off, R) VMULPS Z7, R, R
+#define DIVPS_S(off, R) VDIVPS Z7, R, R
+#define SUBPD_R(off, R) VSUBPD R, Z7, R
+#define DIVPD_R(off, R) VDIVPD R, Z7, R
+#define SUBPS_R(off, R) VSUBPS R, Z7, R
+#define DIVPS_R(off, R) VDIVPS R, Z7, R
+
+// Argument loading of the three forms (all frames are 32 bytes).
+#define ARGS_VV MOVQ d+0(FP), DI; MOVQ x+8(FP), SI; MOVQ y+16(FP), DX; MOVQ n+24(FP), CX
+#define ARGS_VS(BC) MOVQ d+0(FP), DI; MOVQ x+8(FP), SI; BC y+16(FP), Z7; MOVQ n+24(FP), CX
+#define ARGS_SV(BC) MOVQ d+0(FP), DI; BC x+8(FP), Z7; MOVQ y+16(FP), DX; MOVQ n+24(FP), CX
 
 // func addVV64(d, x, y *float64, n int)
 TEXT ·addVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VADDPD (DX)(AX*8), Z0, Z0
-	VADDPD 64(DX)(AX*8), Z1, Z1
-	VADDPD 128(DX)(AX*8), Z2, Z2
-	VADDPD 192(DX)(AX*8), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VADDPD (DX)(AX*8), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX8, ADDPD_Y, 8, 8)
 
 // func addVS64(d, x *float64, y float64, n int)
 TEXT ·addVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VADDPD Z7, Z0, Z0
-	VADDPD Z7, Z1, Z1
-	VADDPD Z7, Z2, Z2
-	VADDPD Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VADDPD Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSD)
+	ARITH(LOADX8, ADDPD_S, 8, 8)
 
 // func addVV32(d, x, y *float32, n int)
 TEXT ·addVV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VADDPS (DX)(AX*4), Z0, Z0
-	VADDPS 64(DX)(AX*4), Z1, Z1
-	VADDPS 128(DX)(AX*4), Z2, Z2
-	VADDPS 192(DX)(AX*4), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VADDPS (DX)(AX*4), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX4, ADDPS_Y, 4, 16)
 
 // func addVS32(d, x *float32, y float32, n int)
 TEXT ·addVS32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSS y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VADDPS Z7, Z0, Z0
-	VADDPS Z7, Z1, Z1
-	VADDPS Z7, Z2, Z2
-	VADDPS Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VADDPS Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSS)
+	ARITH(LOADX4, ADDPS_S, 4, 16)
 
 // func subVV64(d, x, y *float64, n int)
 TEXT ·subVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VSUBPD (DX)(AX*8), Z0, Z0
-	VSUBPD 64(DX)(AX*8), Z1, Z1
-	VSUBPD 128(DX)(AX*8), Z2, Z2
-	VSUBPD 192(DX)(AX*8), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VSUBPD (DX)(AX*8), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX8, SUBPD_Y, 8, 8)
 
 // func subVS64(d, x *float64, y float64, n int)
 TEXT ·subVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VSUBPD Z7, Z0, Z0
-	VSUBPD Z7, Z1, Z1
-	VSUBPD Z7, Z2, Z2
-	VSUBPD Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VSUBPD Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSD)
+	ARITH(LOADX8, SUBPD_S, 8, 8)
 
 // func subSV64(d *float64, x float64, y *float64, n int)
 TEXT ·subSV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	VBROADCASTSD x+8(FP), Z7
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (DX)(AX*8), Z0
-	VMOVUPS 64(DX)(AX*8), Z1
-	VMOVUPS 128(DX)(AX*8), Z2
-	VMOVUPS 192(DX)(AX*8), Z3
-	VSUBPD Z0, Z7, Z0
-	VSUBPD Z1, Z7, Z1
-	VSUBPD Z2, Z7, Z2
-	VSUBPD Z3, Z7, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (DX)(AX*8), Z0
-	VSUBPD Z0, Z7, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_SV(VBROADCASTSD)
+	ARITH(LOADY8, SUBPD_R, 8, 8)
 
 // func subVV32(d, x, y *float32, n int)
 TEXT ·subVV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VSUBPS (DX)(AX*4), Z0, Z0
-	VSUBPS 64(DX)(AX*4), Z1, Z1
-	VSUBPS 128(DX)(AX*4), Z2, Z2
-	VSUBPS 192(DX)(AX*4), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VSUBPS (DX)(AX*4), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX4, SUBPS_Y, 4, 16)
 
 // func subVS32(d, x *float32, y float32, n int)
 TEXT ·subVS32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSS y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VSUBPS Z7, Z0, Z0
-	VSUBPS Z7, Z1, Z1
-	VSUBPS Z7, Z2, Z2
-	VSUBPS Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VSUBPS Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSS)
+	ARITH(LOADX4, SUBPS_S, 4, 16)
 
 // func subSV32(d *float32, x float32, y *float32, n int)
 TEXT ·subSV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	VBROADCASTSS x+8(FP), Z7
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (DX)(AX*4), Z0
-	VMOVUPS 64(DX)(AX*4), Z1
-	VMOVUPS 128(DX)(AX*4), Z2
-	VMOVUPS 192(DX)(AX*4), Z3
-	VSUBPS Z0, Z7, Z0
-	VSUBPS Z1, Z7, Z1
-	VSUBPS Z2, Z7, Z2
-	VSUBPS Z3, Z7, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (DX)(AX*4), Z0
-	VSUBPS Z0, Z7, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_SV(VBROADCASTSS)
+	ARITH(LOADY4, SUBPS_R, 4, 16)
 
 // func mulVV64(d, x, y *float64, n int)
 TEXT ·mulVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VMULPD (DX)(AX*8), Z0, Z0
-	VMULPD 64(DX)(AX*8), Z1, Z1
-	VMULPD 128(DX)(AX*8), Z2, Z2
-	VMULPD 192(DX)(AX*8), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VMULPD (DX)(AX*8), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX8, MULPD_Y, 8, 8)
 
 // func mulVS64(d, x *float64, y float64, n int)
 TEXT ·mulVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VMULPD Z7, Z0, Z0
-	VMULPD Z7, Z1, Z1
-	VMULPD Z7, Z2, Z2
-	VMULPD Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VMULPD Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSD)
+	ARITH(LOADX8, MULPD_S, 8, 8)
 
 // func mulVV32(d, x, y *float32, n int)
 TEXT ·mulVV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VMULPS (DX)(AX*4), Z0, Z0
-	VMULPS 64(DX)(AX*4), Z1, Z1
-	VMULPS 128(DX)(AX*4), Z2, Z2
-	VMULPS 192(DX)(AX*4), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VMULPS (DX)(AX*4), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX4, MULPS_Y, 4, 16)
 
 // func mulVS32(d, x *float32, y float32, n int)
 TEXT ·mulVS32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSS y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VMULPS Z7, Z0, Z0
-	VMULPS Z7, Z1, Z1
-	VMULPS Z7, Z2, Z2
-	VMULPS Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VMULPS Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSS)
+	ARITH(LOADX4, MULPS_S, 4, 16)
 
 // func divVV64(d, x, y *float64, n int)
 TEXT ·divVV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VDIVPD (DX)(AX*8), Z0, Z0
-	VDIVPD 64(DX)(AX*8), Z1, Z1
-	VDIVPD 128(DX)(AX*8), Z2, Z2
-	VDIVPD 192(DX)(AX*8), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VDIVPD (DX)(AX*8), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX8, DIVPD_Y, 8, 8)
 
 // func divVS64(d, x *float64, y float64, n int)
 TEXT ·divVS64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSD y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*8), Z0
-	VMOVUPS 64(SI)(AX*8), Z1
-	VMOVUPS 128(SI)(AX*8), Z2
-	VMOVUPS 192(SI)(AX*8), Z3
-	VDIVPD Z7, Z0, Z0
-	VDIVPD Z7, Z1, Z1
-	VDIVPD Z7, Z2, Z2
-	VDIVPD Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*8), Z0
-	VDIVPD Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSD)
+	ARITH(LOADX8, DIVPD_S, 8, 8)
 
 // func divSV64(d *float64, x float64, y *float64, n int)
 TEXT ·divSV64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	VBROADCASTSD x+8(FP), Z7
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-32, BX
-	JZ tail
-loop:
-	VMOVUPS (DX)(AX*8), Z0
-	VMOVUPS 64(DX)(AX*8), Z1
-	VMOVUPS 128(DX)(AX*8), Z2
-	VMOVUPS 192(DX)(AX*8), Z3
-	VDIVPD Z0, Z7, Z0
-	VDIVPD Z1, Z7, Z1
-	VDIVPD Z2, Z7, Z2
-	VDIVPD Z3, Z7, Z3
-	VMOVUPS Z0, (DI)(AX*8)
-	VMOVUPS Z1, 64(DI)(AX*8)
-	VMOVUPS Z2, 128(DI)(AX*8)
-	VMOVUPS Z3, 192(DI)(AX*8)
-	ADDQ $32, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (DX)(AX*8), Z0
-	VDIVPD Z0, Z7, Z0
-	VMOVUPS Z0, (DI)(AX*8)
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_SV(VBROADCASTSD)
+	ARITH(LOADY8, DIVPD_R, 8, 8)
 
 // func divVV32(d, x, y *float32, n int)
 TEXT ·divVV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VDIVPS (DX)(AX*4), Z0, Z0
-	VDIVPS 64(DX)(AX*4), Z1, Z1
-	VDIVPS 128(DX)(AX*4), Z2, Z2
-	VDIVPS 192(DX)(AX*4), Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VDIVPS (DX)(AX*4), Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VV
+	ARITH(LOADX4, DIVPS_Y, 4, 16)
 
 // func divVS32(d, x *float32, y float32, n int)
 TEXT ·divVS32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ x+8(FP), SI
-	VBROADCASTSS y+16(FP), Z7
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (SI)(AX*4), Z0
-	VMOVUPS 64(SI)(AX*4), Z1
-	VMOVUPS 128(SI)(AX*4), Z2
-	VMOVUPS 192(SI)(AX*4), Z3
-	VDIVPS Z7, Z0, Z0
-	VDIVPS Z7, Z1, Z1
-	VDIVPS Z7, Z2, Z2
-	VDIVPS Z7, Z3, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (SI)(AX*4), Z0
-	VDIVPS Z7, Z0, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_VS(VBROADCASTSS)
+	ARITH(LOADX4, DIVPS_S, 4, 16)
 
 // func divSV32(d *float32, x float32, y *float32, n int)
 TEXT ·divSV32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	VBROADCASTSS x+8(FP), Z7
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	MOVQ CX, BX
-	ANDQ $-64, BX
-	JZ tail
-loop:
-	VMOVUPS (DX)(AX*4), Z0
-	VMOVUPS 64(DX)(AX*4), Z1
-	VMOVUPS 128(DX)(AX*4), Z2
-	VMOVUPS 192(DX)(AX*4), Z3
-	VDIVPS Z0, Z7, Z0
-	VDIVPS Z1, Z7, Z1
-	VDIVPS Z2, Z7, Z2
-	VDIVPS Z3, Z7, Z3
-	VMOVUPS Z0, (DI)(AX*4)
-	VMOVUPS Z1, 64(DI)(AX*4)
-	VMOVUPS Z2, 128(DI)(AX*4)
-	VMOVUPS Z3, 192(DI)(AX*4)
-	ADDQ $64, AX
-	CMPQ AX, BX
-	JB loop
-tail:
-	CMPQ AX, CX
-	JAE done
-tail1:
-	VMOVUPS (DX)(AX*4), Z0
-	VDIVPS Z0, Z7, Z0
-	VMOVUPS Z0, (DI)(AX*4)
-	ADDQ $16, AX
-	CMPQ AX, CX
-	JB tail1
-done:
-	VZEROUPPER
-	RET
+	ARGS_SV(VBROADCASTSS)
+	ARITH(LOADY4, DIVPS_R, 4, 16)

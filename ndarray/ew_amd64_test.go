@@ -3,6 +3,7 @@ package ndarray
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -127,17 +128,17 @@ func TestVectorCompareMatchesGeneric(t *testing.T) {
 				got, want := make([]uint8, n), make([]uint8, n)
 				v.vv(got, x, y)
 				g.vv(want, x, y)
-				if !slicesEqual(got, want) {
+				if !slices.Equal(got, want) {
 					t.Fatalf("%v vv n=%d: %v, generic %v (x %v y %v)", op, n, got, want, x, y)
 				}
 				v.vs(got, x, s)
 				g.vs(want, x, s)
-				if !slicesEqual(got, want) {
+				if !slices.Equal(got, want) {
 					t.Fatalf("%v vs %v n=%d: %v, generic %v (x %v)", op, s, n, got, want, x)
 				}
 				v.sv(got, s, y)
 				g.sv(want, s, y)
-				if !slicesEqual(got, want) {
+				if !slices.Equal(got, want) {
 					t.Fatalf("%v sv %v n=%d: %v, generic %v (y %v)", op, s, n, got, want, y)
 				}
 			}
@@ -170,16 +171,4 @@ func TestVectorCompareMatchesGeneric(t *testing.T) {
 			}
 		}
 	}
-}
-
-func slicesEqual(a, b []uint8) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

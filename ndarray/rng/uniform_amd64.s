@@ -4,31 +4,41 @@
 // step, the same SplitMix64 mix and the same float arithmetic (no FMA) as the
 // scalar loops, so the values are bit-identical to them.
 
+// SETUP loads the counters (Z0), their step (Z1) and the two multipliers
+// of the mix (Z2, Z3: 0xbf58476d1ce4e5b9 and 0x94d049bb133111eb, written
+// as signed immediates).
+#define SETUP \
+	MOVQ         ctr+16(FP), SI \
+	VMOVDQU64    (SI), Z0 \
+	VPBROADCASTQ step+24(FP), Z1 \
+	MOVQ         $-4658895280553007687, AX \
+	VPBROADCASTQ AX, Z2 \
+	MOVQ         $-7723592293110705685, AX \
+	VPBROADCASTQ AX, Z3
+
+// MIX is SplitMix64's output function of the counters Z0, into Z6.
+#define MIX \
+	VPSRLQ  $30, Z0, Z6 \
+	VPXORQ  Z0, Z6, Z6 \
+	VPMULLQ Z2, Z6, Z6 \
+	VPSRLQ  $27, Z6, Z7 \
+	VPXORQ  Z6, Z7, Z6 \
+	VPMULLQ Z3, Z6, Z6 \
+	VPSRLQ  $31, Z6, Z7 \
+	VPXORQ  Z6, Z7, Z6
+
 // func uniform64AVX512(dst *float64, n int, ctr *[8]uint64, step uint64, lo, scale float64)
 // n must be a positive multiple of 8; ctr holds the counters of dst[0..7].
 TEXT ·uniform64AVX512(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         n+8(FP), CX
-	MOVQ         ctr+16(FP), SI
-	VMOVDQU64    (SI), Z0
-	VPBROADCASTQ step+24(FP), Z1
-	MOVQ         $-4658895280553007687, AX // 0xbf58476d1ce4e5b9
-	VPBROADCASTQ AX, Z2
-	MOVQ         $-7723592293110705685, AX // 0x94d049bb133111eb
-	VPBROADCASTQ AX, Z3
+	SETUP
 	VBROADCASTSD lo+32(FP), Z4
 	VBROADCASTSD scale+40(FP), Z5
 	SHRQ         $3, CX
 
 loop64:
-	VPSRLQ    $30, Z0, Z6
-	VPXORQ    Z0, Z6, Z6
-	VPMULLQ   Z2, Z6, Z6
-	VPSRLQ    $27, Z6, Z7
-	VPXORQ    Z6, Z7, Z6
-	VPMULLQ   Z3, Z6, Z6
-	VPSRLQ    $31, Z6, Z7
-	VPXORQ    Z6, Z7, Z6
+	MIX
 	VPSRLQ    $11, Z6, Z6
 	VCVTQQ2PD Z6, Z6
 	VMULPD    Z5, Z6, Z6
@@ -45,26 +55,13 @@ loop64:
 TEXT ·uniform32AVX512(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), DI
 	MOVQ         n+8(FP), CX
-	MOVQ         ctr+16(FP), SI
-	VMOVDQU64    (SI), Z0
-	VPBROADCASTQ step+24(FP), Z1
-	MOVQ         $-4658895280553007687, AX
-	VPBROADCASTQ AX, Z2
-	MOVQ         $-7723592293110705685, AX
-	VPBROADCASTQ AX, Z3
+	SETUP
 	VBROADCASTSS lo+32(FP), Y4
 	VBROADCASTSS scale+36(FP), Y5
 	SHRQ         $3, CX
 
 loop32:
-	VPSRLQ    $30, Z0, Z6
-	VPXORQ    Z0, Z6, Z6
-	VPMULLQ   Z2, Z6, Z6
-	VPSRLQ    $27, Z6, Z7
-	VPXORQ    Z6, Z7, Z6
-	VPMULLQ   Z3, Z6, Z6
-	VPSRLQ    $31, Z6, Z7
-	VPXORQ    Z6, Z7, Z6
+	MIX
 	VPSRLQ    $40, Z6, Z6
 	VCVTQQ2PS Z6, Y6
 	VMULPS    Y5, Y6, Y6

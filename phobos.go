@@ -74,6 +74,7 @@ type Stats struct {
 	RunTime    time.Duration // scheduling and executing
 	FetchTime  time.Duration // assembling results
 	MovedBytes int64         // input bytes read across workers
+	Recomputed int64         // lost chunks recomputed from their lineage (dead worker, lost spill file)
 	PeakBytes  int64         // most bytes held at once by any worker's store
 	Memory     MemoryStats   // spilling and recomputation during this execution
 }
@@ -220,7 +221,7 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	err = run.Wait(ctx)
 	stopProgress()
 	t2 := time.Now()
-	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes()}
+	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}
 	for _, w := range b.local.Workers {
 		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
 	}

@@ -160,6 +160,7 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 		TileTime:   encode + time.Duration(st.PrepareMs)*time.Millisecond,
 		RunTime:    time.Duration(st.RunMs) * time.Millisecond,
 		MovedBytes: st.MovedBytes,
+		Recomputed: st.Recomputed,
 	}
 	switch st.State {
 	case "FAILED":

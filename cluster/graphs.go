@@ -290,6 +290,7 @@ func (g *graphRec) status() *pb.GraphStatus {
 			st.Progress[state.String()] = n
 		}
 		st.MovedBytes = g.run.MovedBytes()
+		st.Recomputed = g.run.Recomputed()
 		if terminal(g.state) {
 			st.RunMs = g.runTime.Milliseconds()
 		} else {

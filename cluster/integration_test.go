@@ -496,10 +496,13 @@ func TestClusterCancel(t *testing.T) {
 }
 
 // TestClusterWorkerDeath: a worker killed without warning is marked dead
-// after ~3 s of silence; a graph that needed it fails with an error naming
-// it, and the cluster goes on with the other worker.
+// after the heartbeat timeout; the graph it was working on carries on with the
+// other worker, which recomputes the lost chunks from their lineage, and
+// its result equals the local session's.
 func TestClusterWorkerDeath(t *testing.T) {
-	c := startCluster(t, 2, nil)
+	// Beats every 300 ms: the test sees worker 1 busy (the load travels
+	// with heartbeats) and its death sooner.
+	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
 	ctx := context.Background()
 	sess, err := phobos.Connect(ctx, c.URL)
 	if err != nil {
@@ -508,10 +511,15 @@ func TestClusterWorkerDeath(t *testing.T) {
 	defer sess.Close()
 	g := tensor.NewGenerator(2)
 	x := g.Rand([]int{3000, 3000}, tensor.Chunks(300))
-	errc := make(chan error, 1)
+	expr := x.MatMul(x).Sum()
+	type outcome struct {
+		v   float64
+		err error
+	}
+	done := make(chan outcome, 1)
 	go func() {
-		_, err := sess.Execute(ctx, x.MatMul(x).Sum())
-		errc <- err
+		v, err := sess.ExecuteScalar(ctx, expr)
+		done <- outcome{v, err}
 	}()
 	a := api{t: t, base: c.URL}
 	// Kill worker 1 once it is busy.
@@ -523,14 +531,32 @@ func TestClusterWorkerDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
+	var got outcome
 	select {
-	case err := <-errc:
-		t.Logf("graph failed %v after the kill: %v", time.Since(t0).Round(time.Millisecond), err)
-		if err == nil || !strings.Contains(err.Error(), "worker 1 is dead") {
-			t.Fatalf("want an error naming the dead worker, got %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the graph did not fail within 15 s of its worker's death")
+	case got = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the graph did not finish within 60 s of its worker's death")
+	}
+	t.Logf("graph ended %v after the kill: %v, %v", time.Since(t0).Round(time.Millisecond), got.v, got.err)
+	if got.err != nil {
+		t.Fatalf("graph after worker 1 died: %v", got.err)
+	}
+	// Worker 1 had been generating chunks of x that later block products
+	// still needed: they were recomputed on worker 0.
+	if st := sess.Stats(); st.Recomputed == 0 {
+		t.Errorf("no chunk recomputed after the death (stats %+v)", st)
+	}
+	local, err := phobos.NewSession(phobos.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.ExecuteScalar(ctx, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.v-want) > 1e-9*math.Abs(want) {
+		t.Errorf("result after the death %v, local session %v", got.v, want)
 	}
 	ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
 	if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "no heartbeat") {

@@ -104,9 +104,11 @@ func (e *ErrWorkerDead) Error() string {
 func (e *ErrWorkerDead) Unwrap() error { return e.Cause }
 
 // MarkWorkerDead takes a worker out of service: no more ops go to it, and
-// every run with an op in flight on it or a chunk stored on it fails with
-// ErrWorkerDead instead of waiting forever. (Recomputing lost chunks on
-// other workers is left to a later step.)
+// every unfinished run that had ops in flight on it or chunks stored on it
+// carries on without it: those ops go to live workers, and the chunks are
+// recomputed there from their lineage. A run fails (with an error wrapping
+// ErrWorkerDead) only when no live worker is left. Results of runs that
+// already finished are not recomputed; fetching them reports the death.
 func (s *Scheduler) MarkWorkerDead(w int, cause error) {
 	_ = s.do(func() {
 		if w < 0 || w >= len(s.workers) || s.dead[w] != nil {
@@ -117,16 +119,80 @@ func (s *Scheduler) MarkWorkerDead(w int, cause error) {
 		s.out[w], s.rel[w] = nil, nil
 		for _, r := range s.runs {
 			switch {
-			case r.dependsOn(w):
-				s.failWith(r, s.dead[w])
 			case r.cancelled:
 				// Already stopping: do not wait for tasks the dead worker
 				// will never report.
 				s.forgetDead(r)
 				s.maybeFinish(r)
+			case r.finished == len(r.g.Nodes):
+				// Done: its results stay where they were.
+			case r.dependsOn(w):
+				s.recoverWorker(r, w)
+				s.maybeFinish(r)
 			}
 		}
 	})
+}
+
+// recoverWorker carries run r past the death of worker w: ops queued or
+// running there wait for their inputs again and go to live workers; chunks
+// kept there are recomputed from their lineage (their producers run again,
+// and recursively the producers of inputs already freed).
+func (s *Scheduler) recoverWorker(r *Run, w int) {
+	var redo, lost []int32
+	for i, st := range r.state {
+		switch {
+		case (st == Ready || st == Running) && int(r.worker[i]) == w:
+			if r.step(int32(i), EvWorkerLost) {
+				redo = append(redo, int32(i))
+			}
+		case st == Finished && int(r.location[i]) == w:
+			r.location[i] = -1
+			lost = append(lost, int32(i))
+		}
+	}
+	if w < len(r.onWorker) {
+		r.inflight -= r.onWorker[w]
+		r.onWorker[w] = 0
+	}
+	for _, v := range lost {
+		s.recompute(r, v)
+	}
+	r.recomputed.Add(int64(len(lost)))
+	for _, c := range redo {
+		if r.state[c] == Unscheduled && !r.cancelled {
+			s.rewait(r, c)
+		}
+	}
+}
+
+// rewait makes op c, back in UNSCHEDULED, wait for those of its inputs that
+// are not available (recomputing them) and dispatches it when none is.
+func (s *Scheduler) rewait(r *Run, c int32) {
+	for _, in := range r.g.Nodes[c].Inputs {
+		s.recompute(r, int32(in))
+	}
+	r.pending[c] = s.missing(r, c)
+	if r.pending[c] == 0 && r.step(c, EvInputsReady) {
+		s.dispatch(r, c)
+	}
+}
+
+// missing counts op c's inputs whose output is not stored on a live worker.
+func (s *Scheduler) missing(r *Run, c int32) int32 {
+	var n int32
+	for _, in := range r.g.Nodes[c].Inputs {
+		if !s.available(r, int32(in)) {
+			n++
+		}
+	}
+	return n
+}
+
+// available reports whether op v's output is stored on a live worker.
+func (s *Scheduler) available(r *Run, v int32) bool {
+	w := r.location[v]
+	return r.state[v] == Finished && w >= 0 && s.dead[w] == nil
 }
 
 // LiveWorkers is the number of workers not marked dead.
@@ -270,7 +336,8 @@ type Run struct {
 	pending   []int32 // unfinished input edges
 	consumers []int32 // unfinished consumer edges
 	isResult  []bool
-	location  []int16
+	location  []int16 // worker holding each finished op's output, or -1
+	worker    []int16 // worker each op was last sent to
 	nbytes    []int64
 	attempts  []uint8
 	inflight  int   // tasks handed to workers and not yet reported
@@ -296,6 +363,7 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 		consumers: make([]int32, n),
 		isResult:  make([]bool, n),
 		location:  make([]int16, n),
+		worker:    make([]int16, n),
 		nbytes:    make([]int64, n),
 		attempts:  make([]uint8, n),
 		done:      make(chan struct{}),
@@ -304,6 +372,7 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 		r.pending[i] = int32(len(nd.Inputs))
 		r.consumers[i] = int32(len(plan.Adj.Of(i)))
 		r.location[i] = -1
+		r.worker[i] = -1
 	}
 	for _, x := range results {
 		r.isResult[x] = true
@@ -439,7 +508,13 @@ func (s *Scheduler) dispatch(r *Run, i int32) {
 	if w >= len(s.workers) || s.dead[w] != nil {
 		w = s.liveWorker(w)
 		if w < 0 {
-			s.failWith(r, fmt.Errorf("scheduler: no live worker for chunk op %d (%s)", i, nd.Op.Type()))
+			err := fmt.Errorf("scheduler: no live worker for chunk op %d (%s)", i, nd.Op.Type())
+			for _, d := range s.dead {
+				if d != nil {
+					err = fmt.Errorf("%w: %w", err, d) // the last death, for errors.As
+				}
+			}
+			s.failWith(r, err)
 			return
 		}
 	}
@@ -468,6 +543,7 @@ func (s *Scheduler) dispatch(r *Run, i int32) {
 		}
 	}
 	s.out[w] = append(s.out[w], task)
+	r.worker[i] = int16(w)
 	s.busy[w]++
 	r.inflight++
 	for len(r.onWorker) <= w {
@@ -620,6 +696,14 @@ func (s *Scheduler) handle(res protocol.Result) {
 			r.step(i, EvFailFinal)
 			break
 		}
+		if res.Retryable && s.missing(r, i) > 0 {
+			// Inputs went with a dead worker: not the op's fault, so no
+			// attempt is counted; it waits for their recomputation.
+			if r.step(i, EvInputLost) {
+				s.rewait(r, i)
+			}
+			break
+		}
 		r.attempts[i]++
 		if res.Retryable && len(res.Lost) > 0 && int(r.attempts[i]) < s.cfg.MaxAttempts && s.recoverLost(r, i, res.Lost) {
 			break
@@ -656,19 +740,16 @@ func (s *Scheduler) recoverLost(r *Run, c int32, lost []protocol.ChunkKey) bool 
 	}
 	for _, k := range lost {
 		if r.state[k.Node] == Finished || r.state[k.Node] == Freed {
-			r.location[k.Node] = -1 // the copy there is gone
-		}
-	}
-	r.pending[c] = 0
-	for _, in := range r.g.Nodes[c].Inputs {
-		if s.recompute(r, int32(in)) {
-			r.pending[c]++
+			// The copy there is gone or unreachable; if its worker lives,
+			// tell it to drop whatever is left.
+			if w := r.location[k.Node]; w >= 0 && s.dead[w] == nil {
+				s.rel[w] = append(s.rel[w], k)
+			}
+			r.location[k.Node] = -1
 		}
 	}
 	r.recomputed.Add(int64(len(lost)))
-	if r.pending[c] == 0 && r.step(c, EvInputsReady) {
-		s.dispatch(r, c)
-	}
+	s.rewait(r, c)
 	return true
 }
 
@@ -677,7 +758,7 @@ func (s *Scheduler) recoverLost(r *Run, c int32, lost []protocol.ChunkKey) bool 
 // output is there.
 func (s *Scheduler) recompute(r *Run, v int32) bool {
 	switch st := r.state[v]; {
-	case st == Finished && r.location[v] >= 0 && s.dead[r.location[v]] == nil:
+	case s.available(r, v):
 		return false
 	case st == Unscheduled || st == Ready || st == Running:
 		return true // already on its way
@@ -687,6 +768,12 @@ func (s *Scheduler) recompute(r *Run, v int32) bool {
 	}
 	r.finished--
 	r.location[v] = -1
+	// Consumers still waiting had counted v as done.
+	for _, c := range r.plan.Adj.Of(int(v)) {
+		if r.state[c] == Unscheduled {
+			r.pending[c]++
+		}
+	}
 	// It will be consumed again by every consumer that has not finished.
 	r.consumers[v] = 0
 	for _, c := range r.plan.Adj.Of(int(v)) {
@@ -694,14 +781,12 @@ func (s *Scheduler) recompute(r *Run, v int32) bool {
 			r.consumers[v]++
 		}
 	}
-	r.pending[v] = 0
 	for _, in := range r.g.Nodes[v].Inputs {
-		if s.recompute(r, int32(in)) {
-			r.pending[v]++
-		} else {
+		if !s.recompute(r, int32(in)) {
 			r.consumers[in]++ // held for v's second run
 		}
 	}
+	r.pending[v] = s.missing(r, v)
 	if r.pending[v] == 0 && r.step(v, EvInputsReady) {
 		s.dispatch(r, v)
 	}

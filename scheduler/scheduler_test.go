@@ -21,6 +21,9 @@ type fakeWorker struct {
 	failFn   func(protocol.Task) (protocol.Outcome, bool)
 	lostFn   func(protocol.Task) []protocol.ChunkKey // inputs reported lost on failure
 	block    chan struct{}                           // when set, each task waits for it or for cancel
+	dieAfter int                                     // when > 0: after this many tasks, go silent
+	done     int
+	dropped  chan int32 // tasks received after going silent
 	mu       sync.Mutex
 	released []protocol.ChunkKey
 	cancels  chan protocol.GraphID
@@ -61,6 +64,10 @@ func (f *fakeWorker) run(stop chan struct{}) {
 					drained = true
 				}
 			}
+			if f.dieAfter > 0 && f.done >= f.dieAfter {
+				f.dropped <- t.Key.Node // "dead": never reports again
+				continue
+			}
 			if cancelled[t.Key.Graph] {
 				f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Cancelled})
 				continue
@@ -87,6 +94,7 @@ func (f *fakeWorker) run(stop chan struct{}) {
 				}
 			}
 			f.s.Report(res)
+			f.done++
 		}
 	}
 }
@@ -292,7 +300,9 @@ func BenchmarkSchedulerTransitions(b *testing.B) {
 	b.ReportMetric(float64(len(g.Nodes)*b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
-func TestDeadWorkerFailsRunWithClearError(t *testing.T) {
+// Ops queued or running on a worker that dies go to the live worker and the
+// run succeeds; the scheduler keeps serving new graphs.
+func TestDeadWorkerOpsMoveToLiveWorker(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	s, _ := startFake(t, 2, Config{}, func(fw *fakeWorker) {
@@ -315,15 +325,17 @@ func TestDeadWorkerFailsRunWithClearError(t *testing.T) {
 	s.MarkWorkerDead(1, errors.New("no heartbeat for 3s"))
 	select {
 	case <-run.Done():
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second):
 		t.Fatal("run still waiting for a dead worker")
 	}
-	var dead *ErrWorkerDead
-	if err := run.Err(); !errors.As(err, &dead) || dead.Worker != 1 {
-		t.Fatalf("got %v, want ErrWorkerDead for worker 1", err)
+	if err := run.Err(); err != nil {
+		t.Fatalf("run after worker 1 died: %v", err)
 	}
 	if s.LiveWorkers() != 1 {
 		t.Errorf("live workers %d, want 1", s.LiveWorkers())
+	}
+	if loc := run.Location(root); loc != 0 {
+		t.Errorf("result on worker %d, want the live worker 0", loc)
 	}
 	// the scheduler keeps serving: a new graph runs on the live worker
 	g2, root2 := treeGraph(4)
@@ -333,6 +345,91 @@ func TestDeadWorkerFailsRunWithClearError(t *testing.T) {
 	}
 	if err := run2.Wait(context.Background()); err != nil {
 		t.Fatalf("graph after a worker died: %v", err)
+	}
+}
+
+// Chunks stored on a worker that dies are recomputed from their lineage on
+// the live worker; nothing else runs twice.
+func TestDeadWorkerChunksRecomputedFromLineage(t *testing.T) {
+	var mu sync.Mutex
+	runs := map[int32]int{}
+	onW1 := map[int32]bool{} // ops worker 1 finished before going silent
+	var w1 *fakeWorker
+	s, _ := startFake(t, 2, Config{}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			runs[task.Key.Node]++
+			if fw.id == 1 {
+				onW1[task.Key.Node] = true
+			}
+			return protocol.Succeeded, false
+		}
+		if fw.id == 1 {
+			fw.dieAfter, fw.dropped, w1 = 3, make(chan int32, 64), fw
+		}
+	})
+	// Worker 1 finishes three leaves and goes silent. Once an inner op
+	// reaches it (sent there because its inputs are there), those inputs are
+	// chunks that only worker 1 holds and that are still needed.
+	g, root := treeGraph(16)
+	leaves := int32(16)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(5 * time.Second)
+	for seen := false; !seen; {
+		select {
+		case n := <-w1.dropped:
+			seen = n >= leaves
+		case <-timeout:
+			t.Fatal("no inner op reached worker 1")
+		}
+	}
+	s.MarkWorkerDead(1, errors.New("no heartbeat for 3s"))
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatalf("run after worker 1 died holding chunks: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	twice := 0
+	for n := range int32(len(g.Nodes)) {
+		switch {
+		case runs[n] == 2 && onW1[n]:
+			twice++
+		case runs[n] != 1:
+			t.Errorf("op %d ran %d times (finished on worker 1: %v)", n, runs[n], onW1[n])
+		}
+	}
+	if got := run.Recomputed(); got < 1 || got != int64(twice) {
+		t.Errorf("recomputed %d chunks, %d ops ran twice; want the same, at least 1", got, twice)
+	}
+	c := run.Counts()
+	if c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
+		t.Errorf("counts %v: want all but the root freed", c)
+	}
+}
+
+// When the last worker dies the run fails with an error naming the death.
+func TestLastWorkerDeadFailsRun(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	s, _ := startFake(t, 1, Config{}, func(fw *fakeWorker) { fw.block = block })
+	g, root := treeGraph(4)
+	run, err := s.Submit(context.Background(), g, []int32{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MarkWorkerDead(0, errors.New("no heartbeat for 3s"))
+	select {
+	case <-run.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("run still waiting with no live worker")
+	}
+	var dead *ErrWorkerDead
+	if err := run.Err(); !errors.As(err, &dead) || dead.Worker != 0 {
+		t.Fatalf("got %v, want an error wrapping ErrWorkerDead for worker 0", err)
 	}
 }
 

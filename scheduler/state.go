@@ -61,9 +61,13 @@ const (
 	// EvInputLost: a running op found an input gone; it waits for the input
 	// to be recomputed.
 	EvInputLost
+	// EvWorkerLost: the worker an op was queued or running on died; the op
+	// waits for its inputs again (some may have died with the worker) and
+	// then goes to a live worker.
+	EvWorkerLost
 )
 
-var eventNames = [...]string{"InputsReady", "Start", "Succeed", "FailRetry", "FailFinal", "Release", "UpstreamFatal", "Cancel", "Stopped", "Lost", "InputLost"}
+var eventNames = [...]string{"InputsReady", "Start", "Succeed", "FailRetry", "FailFinal", "Release", "UpstreamFatal", "Cancel", "Stopped", "Lost", "InputLost", "WorkerLost"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
@@ -139,7 +143,7 @@ func Transition(s State, e Event) (State, error) {
 		case Finished, Freed:
 			return Unscheduled, nil
 		}
-	case EvInputLost:
+	case EvInputLost, EvWorkerLost:
 		switch s {
 		case Ready, Running:
 			return Unscheduled, nil

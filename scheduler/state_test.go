@@ -34,6 +34,11 @@ func TestTransitionTable(t *testing.T) {
 		{Freed, EvLost, Unscheduled, true},
 		{Running, EvInputLost, Unscheduled, true},
 		{Ready, EvInputLost, Unscheduled, true},
+		{Running, EvWorkerLost, Unscheduled, true},
+		{Ready, EvWorkerLost, Unscheduled, true},
+		{Finished, EvWorkerLost, Finished, false},
+		{Unscheduled, EvWorkerLost, Unscheduled, false},
+		{Cancelling, EvWorkerLost, Cancelling, false},
 		// impossible events are errors and leave the state alone
 		{Running, EvLost, Running, false},
 		{Unscheduled, EvLost, Unscheduled, false},

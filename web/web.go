@@ -301,6 +301,7 @@ type GraphJSON struct {
 	Progress   map[string]int64 `json:"progress"`
 	ChunkOps   int64            `json:"chunk_ops"`
 	MovedBytes int64            `json:"moved_bytes"`
+	Recomputed int64            `json:"recomputed"`
 	Error      string           `json:"error,omitempty"`
 	PrepareMs  int64            `json:"prepare_ms"`
 	RunMs      int64            `json:"run_ms"`
@@ -321,7 +322,7 @@ func graphJSON(st *pb.GraphStatus) GraphJSON {
 	url := fmt.Sprintf("/api/sessions/%s/graphs/%s", st.SessionId, st.GraphId)
 	g := GraphJSON{
 		SessionID: st.SessionId, GraphID: st.GraphId, URL: url, State: st.State,
-		Progress: map[string]int64{}, ChunkOps: st.ChunkOps, MovedBytes: st.MovedBytes, Error: st.Error,
+		Progress: map[string]int64{}, ChunkOps: st.ChunkOps, MovedBytes: st.MovedBytes, Recomputed: st.Recomputed, Error: st.Error,
 		PrepareMs: st.PrepareMs, RunMs: st.RunMs, Released: st.Released, Results: []ResultJSON{},
 	}
 	for s := scheduler.Unscheduled; s <= scheduler.Cancelled; s++ {

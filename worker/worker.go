@@ -492,11 +492,14 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 			a, err = w.peers.ReadChunk(ctx, in.Worker, in.Key)
 		}
 		if err != nil {
-			// A lost input is retryable: the scheduler recomputes it.
+			// A lost input is retryable: the scheduler recomputes it. An
+			// input a peer could not serve counts as lost too: retrying
+			// against a dead peer would only burn attempts until the
+			// scheduler notices the death.
 			res := fail(fmt.Errorf("worker %d: input %d (%v) of %s: %w", w.cfg.ID, i, in.Key, ops.Label(t.Op), err), true)
 			var lost *storage.LostError
 			var missing *storage.ErrNotFound
-			if errors.As(err, &lost) || errors.As(err, &missing) {
+			if errors.As(err, &lost) || errors.As(err, &missing) || !w.local(in) {
 				res.Lost = append(res.Lost, in.Key)
 			}
 			return res

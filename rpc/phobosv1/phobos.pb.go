@@ -1482,7 +1482,10 @@ type GraphStatus struct {
 	RunMs      int64            `protobuf:"varint,9,opt,name=run_ms,json=runMs,proto3" json:"run_ms,omitempty"`
 	Results    []*ResultInfo    `protobuf:"bytes,10,rep,name=results,proto3" json:"results,omitempty"`
 	// released: the results were freed (after a DELETE) and cannot be fetched.
-	Released      bool `protobuf:"varint,11,opt,name=released,proto3" json:"released,omitempty"`
+	Released bool `protobuf:"varint,11,opt,name=released,proto3" json:"released,omitempty"`
+	// recomputed counts chunks recomputed from their lineage after they were
+	// lost (a dead worker, a lost spill file).
+	Recomputed    int64 `protobuf:"varint,12,opt,name=recomputed,proto3" json:"recomputed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1592,6 +1595,13 @@ func (x *GraphStatus) GetReleased() bool {
 		return x.Released
 	}
 	return false
+}
+
+func (x *GraphStatus) GetRecomputed() int64 {
+	if x != nil {
+		return x.Recomputed
+	}
+	return 0
 }
 
 type GetResultRequest struct {
@@ -2050,7 +2060,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"ResultInfo\x12\x14\n" +
 	"\x05shape\x18\x01 \x03(\x03R\x05shape\x12\x14\n" +
 	"\x05dtype\x18\x02 \x01(\tR\x05dtype\x12\x16\n" +
-	"\x06chunks\x18\x03 \x01(\x05R\x06chunks\"\xb3\x03\n" +
+	"\x06chunks\x18\x03 \x01(\x05R\x06chunks\"\xd3\x03\n" +
 	"\vGraphStatus\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
@@ -2066,7 +2076,10 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x06run_ms\x18\t \x01(\x03R\x05runMs\x12/\n" +
 	"\aresults\x18\n" +
 	" \x03(\v2\x15.phobos.v1.ResultInfoR\aresults\x12\x1a\n" +
-	"\breleased\x18\v \x01(\bR\breleased\x1a;\n" +
+	"\breleased\x18\v \x01(\bR\breleased\x12\x1e\n" +
+	"\n" +
+	"recomputed\x18\f \x01(\x03R\n" +
+	"recomputed\x1a;\n" +
 	"\rProgressEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"b\n" +

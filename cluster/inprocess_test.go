@@ -24,10 +24,18 @@ func TestRolesInProcess(t *testing.T) {
 	}
 	defer sp.Close()
 	var ws []*cluster.WorkerProc
-	for range 2 {
-		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 256 << 20, SpillDir: t.TempDir()})
+	for i := range 2 {
+		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 256 << 20, SpillDir: t.TempDir()}
+		if i == 1 {
+			// Listening on every interface, reached by the name it advertises.
+			cfg.Listen, cfg.Advertise = "0.0.0.0:0", "localhost"
+		}
+		w, err := cluster.StartWorker(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == 1 && !strings.HasPrefix(w.URL(), "http://localhost:") {
+			t.Fatalf("worker advertised as %q, want http://localhost:PORT", w.URL())
 		}
 		ws = append(ws, w)
 	}

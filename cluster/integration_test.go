@@ -683,3 +683,57 @@ func TestPhobosClusterCommand(t *testing.T) {
 		t.Fatalf("the web service still answers after the cluster stopped")
 	}
 }
+
+// TestClusterWorkerLeaves: a worker stopped cleanly (SIGTERM) deregisters
+// before it exits, so the scheduler takes it out of service at once, with
+// the reason, rather than after the heartbeat timeout; a graph it was
+// working on finishes on the other worker with the local session's result.
+func TestClusterWorkerLeaves(t *testing.T) {
+	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
+	ctx := context.Background()
+	sess, err := phobos.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.NewGenerator(3).Rand([]int{3000, 3000}, tensor.Chunks(300))
+	expr := x.MatMul(x).Sum()
+	type outcome struct {
+		v   float64
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := sess.ExecuteScalar(ctx, expr)
+		done <- outcome{v, err}
+	}()
+	a := api{t: t, base: c.URL}
+	eventually(t, 20*time.Second, "worker 1 running ops", func() bool {
+		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+		return ws[1].(map[string]any)["running"].(float64) > 0
+	})
+	if err := c.StopChild("worker-1"); err != nil {
+		t.Fatal(err)
+	}
+	// Deregistration happened before the process exited.
+	ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+	if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "worker left") {
+		t.Errorf("worker 1 right after it stopped: %v", w)
+	}
+	got := <-done
+	if got.err != nil {
+		t.Fatalf("graph after worker 1 left: %v", got.err)
+	}
+	local, err := phobos.NewSession(phobos.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.ExecuteScalar(ctx, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.v-want) > 1e-9*math.Abs(want) {
+		t.Errorf("result after worker 1 left %v, local session %v", got.v, want)
+	}
+}

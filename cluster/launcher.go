@@ -262,6 +262,28 @@ func (c *ProcCluster) Stop() error {
 	return errors.Join(errs...)
 }
 
+// StopChild asks one child to stop (SIGTERM) and waits for it, killing it
+// if it has not stopped within 5 s.
+func (c *ProcCluster) StopChild(name string) error {
+	for _, ch := range c.children {
+		if ch.name != name {
+			continue
+		}
+		_ = ch.cmd.Process.Signal(syscall.SIGTERM)
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		select {
+		case <-ch.done:
+			return nil
+		case <-t.C:
+			_ = ch.cmd.Process.Kill()
+			<-ch.done
+			return fmt.Errorf("%s did not stop in 5 s; killed", name)
+		}
+	}
+	return fmt.Errorf("no child %q", name)
+}
+
 // Kill ends one child at once (SIGKILL), for failure tests.
 func (c *ProcCluster) Kill(name string) error {
 	for _, ch := range c.children {

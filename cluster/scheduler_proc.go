@@ -216,6 +216,24 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	return connect.NewResponse(&pb.RegisterWorkerResponse{WorkerId: int32(id), HeartbeatIntervalMs: (p.cfg.HeartbeatTimeout / 3).Milliseconds()}), nil
 }
 
+func (s *schedulerService) DeregisterWorker(ctx context.Context, req *connect.Request[pb.DeregisterWorkerRequest]) (*connect.Response[pb.DeregisterWorkerResponse], error) {
+	p := s.p
+	id := int(req.Msg.WorkerId)
+	p.mu.Lock()
+	if id < 0 || id >= len(p.mu.members) {
+		p.mu.Unlock()
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no worker %d is registered", id))
+	}
+	m := p.mu.members[id]
+	p.mu.Unlock()
+	reason := req.Msg.Reason
+	if reason == "" {
+		reason = "stopping"
+	}
+	p.markDead(m, fmt.Errorf("worker left: %s", reason))
+	return connect.NewResponse(&pb.DeregisterWorkerResponse{}), nil
+}
+
 func (s *schedulerService) Heartbeat(ctx context.Context, req *connect.Request[pb.HeartbeatRequest]) (*connect.Response[pb.HeartbeatResponse], error) {
 	p := s.p
 	p.mu.Lock()

@@ -60,6 +60,28 @@ func advertisedURL(a *net.TCPAddr) string {
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
 }
 
+// advertise is the URL of an --advertise address: host, host:port or an
+// http:// URL; without a port it gets the listening one.
+func advertise(addr string, port int) (string, error) {
+	u, err := baseURL(addr)
+	if err != nil {
+		return "", err
+	}
+	hostport := strings.TrimPrefix(u, "http://")
+	if strings.Contains(hostport, "/") {
+		return "", fmt.Errorf("address %q: want host[:port], not a path", addr)
+	}
+	if _, _, err := net.SplitHostPort(hostport); err != nil {
+		// no port (or a bare IPv6 host): add the listening one
+		host := strings.Trim(hostport, "[]")
+		if host == "" {
+			return "", fmt.Errorf("address %q has no host", addr)
+		}
+		return "http://" + net.JoinHostPort(host, fmt.Sprint(port)), nil
+	}
+	return u, nil
+}
+
 // shutdown stops accepting, lets requests in progress finish for a moment,
 // then closes.
 func (s *server) shutdown() {

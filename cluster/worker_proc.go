@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -29,6 +30,11 @@ type WorkerConfig struct {
 	// Listen is the address to serve tasks and chunks on; "" is a free
 	// loopback port.
 	Listen string
+	// Advertise is the address the scheduler and the other workers reach
+	// this worker at (host, host:port or URL; a missing port is the
+	// listening one). "" advertises the listening address, with an
+	// unspecified host (0.0.0.0) as loopback.
+	Advertise string
 	// Slots is the number of chunk ops run at once (default GOMAXPROCS).
 	Slots int
 	// Memory is the worker's memory budget in bytes (0: storage's default,
@@ -54,6 +60,7 @@ type WorkerProc struct {
 	sched phobosv1connect.SchedulerServiceClient
 	srv   *server
 	id    int
+	url   string // as advertised to the cluster
 	// deadAfter is the scheduler's heartbeat timeout (3 beats).
 	deadAfter time.Duration
 	w         *worker.Worker
@@ -115,13 +122,21 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 
+	url := p.srv.url
+	if cfg.Advertise != "" {
+		if url, err = advertise(cfg.Advertise, p.srv.ln.Addr().(*net.TCPAddr).Port); err != nil {
+			p.srv.shutdown()
+			return nil, fmt.Errorf("worker: --advertise: %w", err)
+		}
+	}
+	p.url = url
 	// Register, retrying while the scheduler comes up.
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
 	var resp *connect.Response[pb.RegisterWorkerResponse]
 	for {
 		resp, err = p.sched.RegisterWorker(rctx, connect.NewRequest(&pb.RegisterWorkerRequest{
-			Url: p.srv.url, Slots: int32(cfg.Slots), MemoryBytes: cfg.Memory, SpillDir: cfg.SpillDir, Pid: int32(os.Getpid()),
+			Url: url, Slots: int32(cfg.Slots), MemoryBytes: cfg.Memory, SpillDir: cfg.SpillDir, Pid: int32(os.Getpid()),
 		}))
 		if err == nil || connect.CodeOf(err) != connect.CodeUnavailable || rctx.Err() != nil {
 			break
@@ -154,12 +169,12 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	close(p.ready)
 	p.wg.Add(1)
 	go p.heartbeat(interval)
-	p.log.Info("worker registered", "worker", p.id, "url", p.srv.url, "scheduler", schedURL, "slots", cfg.Slots)
+	p.log.Info("worker registered", "worker", p.id, "url", p.url, "listen", p.srv.url, "scheduler", schedURL, "slots", cfg.Slots)
 	return p, nil
 }
 
-// URL is where the worker serves tasks and chunks.
-func (p *WorkerProc) URL() string { return p.srv.url }
+// URL is where the worker serves tasks and chunks, as advertised.
+func (p *WorkerProc) URL() string { return p.url }
 
 // ID is the worker's index in the cluster.
 func (p *WorkerProc) ID() int { return p.id }
@@ -189,6 +204,16 @@ func (p *WorkerProc) Close() {
 	default:
 	}
 	close(p.stop)
+	// Leave the cluster before going quiet, so the scheduler moves this
+	// worker's work elsewhere now rather than after the heartbeat timeout.
+	if p.id >= 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := p.sched.DeregisterWorker(ctx, connect.NewRequest(&pb.DeregisterWorkerRequest{WorkerId: int32(p.id), Reason: "stopped"}))
+		cancel()
+		if err != nil {
+			p.log.Debug("deregistering", "worker", p.id, "err", err)
+		}
+	}
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.w.Close()

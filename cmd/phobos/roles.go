@@ -67,6 +67,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	var (
 		listen, schedAddr, spillDir string
+		advertise                   string
 		slots, workers, maxAttempts int
 		mem                         memFlag
 		maxReq                      memFlag
@@ -80,6 +81,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
+		fs.StringVar(&advertise, "advertise", "", "address the cluster reaches this worker at (host or host:port; default: the listen address)")
 		fs.IntVar(&slots, "slots", runtime.GOMAXPROCS(0), "chunk ops run at once")
 		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory)")
 		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
@@ -140,7 +142,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Slots: slots, Memory: mem.v, SpillDir: spillDir, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Logger: log})
 		if err != nil {
 			return fail(err)
 		}

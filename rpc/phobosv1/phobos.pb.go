@@ -82,6 +82,94 @@ func (Outcome) EnumDescriptor() ([]byte, []int) {
 	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{0}
 }
 
+type DeregisterWorkerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	WorkerId      int32                  `protobuf:"varint,1,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeregisterWorkerRequest) Reset() {
+	*x = DeregisterWorkerRequest{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeregisterWorkerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeregisterWorkerRequest) ProtoMessage() {}
+
+func (x *DeregisterWorkerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeregisterWorkerRequest.ProtoReflect.Descriptor instead.
+func (*DeregisterWorkerRequest) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DeregisterWorkerRequest) GetWorkerId() int32 {
+	if x != nil {
+		return x.WorkerId
+	}
+	return 0
+}
+
+func (x *DeregisterWorkerRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type DeregisterWorkerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeregisterWorkerResponse) Reset() {
+	*x = DeregisterWorkerResponse{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeregisterWorkerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeregisterWorkerResponse) ProtoMessage() {}
+
+func (x *DeregisterWorkerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeregisterWorkerResponse.ProtoReflect.Descriptor instead.
+func (*DeregisterWorkerResponse) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{1}
+}
+
 type RegisterWorkerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// url is the worker's base URL (http://127.0.0.1:PORT), serving both the
@@ -97,7 +185,7 @@ type RegisterWorkerRequest struct {
 
 func (x *RegisterWorkerRequest) Reset() {
 	*x = RegisterWorkerRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[0]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -109,7 +197,7 @@ func (x *RegisterWorkerRequest) String() string {
 func (*RegisterWorkerRequest) ProtoMessage() {}
 
 func (x *RegisterWorkerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[0]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -122,7 +210,7 @@ func (x *RegisterWorkerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterWorkerRequest.ProtoReflect.Descriptor instead.
 func (*RegisterWorkerRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{0}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RegisterWorkerRequest) GetUrl() string {
@@ -170,7 +258,7 @@ type RegisterWorkerResponse struct {
 
 func (x *RegisterWorkerResponse) Reset() {
 	*x = RegisterWorkerResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[1]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -182,7 +270,7 @@ func (x *RegisterWorkerResponse) String() string {
 func (*RegisterWorkerResponse) ProtoMessage() {}
 
 func (x *RegisterWorkerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[1]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -195,7 +283,7 @@ func (x *RegisterWorkerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterWorkerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterWorkerResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{1}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RegisterWorkerResponse) GetWorkerId() int32 {
@@ -226,7 +314,7 @@ type WorkerLoad struct {
 
 func (x *WorkerLoad) Reset() {
 	*x = WorkerLoad{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[2]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +326,7 @@ func (x *WorkerLoad) String() string {
 func (*WorkerLoad) ProtoMessage() {}
 
 func (x *WorkerLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[2]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +339,7 @@ func (x *WorkerLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerLoad.ProtoReflect.Descriptor instead.
 func (*WorkerLoad) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{2}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *WorkerLoad) GetRunning() int32 {
@@ -299,7 +387,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[3]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -311,7 +399,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[3]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -324,7 +412,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{3}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HeartbeatRequest) GetWorkerId() int32 {
@@ -349,7 +437,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[4]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -361,7 +449,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[4]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -374,7 +462,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{4}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{6}
 }
 
 type Result struct {
@@ -394,7 +482,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[5]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +494,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[5]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +507,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{5}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Result) GetGraph() uint64 {
@@ -481,7 +569,7 @@ type ReportResultsRequest struct {
 
 func (x *ReportResultsRequest) Reset() {
 	*x = ReportResultsRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[6]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +581,7 @@ func (x *ReportResultsRequest) String() string {
 func (*ReportResultsRequest) ProtoMessage() {}
 
 func (x *ReportResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[6]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +594,7 @@ func (x *ReportResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportResultsRequest.ProtoReflect.Descriptor instead.
 func (*ReportResultsRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{6}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReportResultsRequest) GetWorkerId() int32 {
@@ -531,7 +619,7 @@ type ReportResultsResponse struct {
 
 func (x *ReportResultsResponse) Reset() {
 	*x = ReportResultsResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[7]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +631,7 @@ func (x *ReportResultsResponse) String() string {
 func (*ReportResultsResponse) ProtoMessage() {}
 
 func (x *ReportResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[7]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +644,7 @@ func (x *ReportResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportResultsResponse.ProtoReflect.Descriptor instead.
 func (*ReportResultsResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{7}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{9}
 }
 
 type ListWorkersRequest struct {
@@ -567,7 +655,7 @@ type ListWorkersRequest struct {
 
 func (x *ListWorkersRequest) Reset() {
 	*x = ListWorkersRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[8]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -579,7 +667,7 @@ func (x *ListWorkersRequest) String() string {
 func (*ListWorkersRequest) ProtoMessage() {}
 
 func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[8]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -592,7 +680,7 @@ func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{8}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{10}
 }
 
 type WorkerInfo struct {
@@ -613,7 +701,7 @@ type WorkerInfo struct {
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[9]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +713,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[9]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +726,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{9}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WorkerInfo) GetId() int32 {
@@ -720,7 +808,7 @@ type ListWorkersResponse struct {
 
 func (x *ListWorkersResponse) Reset() {
 	*x = ListWorkersResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[10]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +820,7 @@ func (x *ListWorkersResponse) String() string {
 func (*ListWorkersResponse) ProtoMessage() {}
 
 func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[10]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +833,7 @@ func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{10}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListWorkersResponse) GetWorkers() []*WorkerInfo {
@@ -767,7 +855,7 @@ type Priority struct {
 
 func (x *Priority) Reset() {
 	*x = Priority{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[11]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -779,7 +867,7 @@ func (x *Priority) String() string {
 func (*Priority) ProtoMessage() {}
 
 func (x *Priority) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[11]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -792,7 +880,7 @@ func (x *Priority) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Priority.ProtoReflect.Descriptor instead.
 func (*Priority) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{11}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Priority) GetDepth() int32 {
@@ -846,7 +934,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[12]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +946,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[12]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +959,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{12}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Task) GetGraph() uint64 {
@@ -966,7 +1054,7 @@ type DispatchRequest struct {
 
 func (x *DispatchRequest) Reset() {
 	*x = DispatchRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -978,7 +1066,7 @@ func (x *DispatchRequest) String() string {
 func (*DispatchRequest) ProtoMessage() {}
 
 func (x *DispatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -991,7 +1079,7 @@ func (x *DispatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DispatchRequest.ProtoReflect.Descriptor instead.
 func (*DispatchRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{13}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DispatchRequest) GetOps() [][]byte {
@@ -1037,7 +1125,7 @@ type DispatchResponse struct {
 
 func (x *DispatchResponse) Reset() {
 	*x = DispatchResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1137,7 @@ func (x *DispatchResponse) String() string {
 func (*DispatchResponse) ProtoMessage() {}
 
 func (x *DispatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1150,7 @@ func (x *DispatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DispatchResponse.ProtoReflect.Descriptor instead.
 func (*DispatchResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{14}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{16}
 }
 
 type CreateSessionRequest struct {
@@ -1073,7 +1161,7 @@ type CreateSessionRequest struct {
 
 func (x *CreateSessionRequest) Reset() {
 	*x = CreateSessionRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1173,7 @@ func (x *CreateSessionRequest) String() string {
 func (*CreateSessionRequest) ProtoMessage() {}
 
 func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1186,7 @@ func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
 func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{15}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{17}
 }
 
 type CreateSessionResponse struct {
@@ -1110,7 +1198,7 @@ type CreateSessionResponse struct {
 
 func (x *CreateSessionResponse) Reset() {
 	*x = CreateSessionResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1210,7 @@ func (x *CreateSessionResponse) String() string {
 func (*CreateSessionResponse) ProtoMessage() {}
 
 func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1223,7 @@ func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{16}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateSessionResponse) GetSessionId() string {
@@ -1154,7 +1242,7 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) Reset() {
 	*x = DeleteSessionRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1254,7 @@ func (x *DeleteSessionRequest) String() string {
 func (*DeleteSessionRequest) ProtoMessage() {}
 
 func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1267,7 @@ func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{17}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteSessionRequest) GetSessionId() string {
@@ -1197,7 +1285,7 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) Reset() {
 	*x = DeleteSessionResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1209,7 +1297,7 @@ func (x *DeleteSessionResponse) String() string {
 func (*DeleteSessionResponse) ProtoMessage() {}
 
 func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1222,7 +1310,7 @@ func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{18}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{20}
 }
 
 type SubmitGraphRequest struct {
@@ -1239,7 +1327,7 @@ type SubmitGraphRequest struct {
 
 func (x *SubmitGraphRequest) Reset() {
 	*x = SubmitGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1339,7 @@ func (x *SubmitGraphRequest) String() string {
 func (*SubmitGraphRequest) ProtoMessage() {}
 
 func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1352,7 @@ func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGraphRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{19}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SubmitGraphRequest) GetSessionId() string {
@@ -1306,7 +1394,7 @@ type GetGraphRequest struct {
 
 func (x *GetGraphRequest) Reset() {
 	*x = GetGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1406,7 @@ func (x *GetGraphRequest) String() string {
 func (*GetGraphRequest) ProtoMessage() {}
 
 func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1419,7 @@ func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{20}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetGraphRequest) GetSessionId() string {
@@ -1365,7 +1453,7 @@ type CancelGraphRequest struct {
 
 func (x *CancelGraphRequest) Reset() {
 	*x = CancelGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1465,7 @@ func (x *CancelGraphRequest) String() string {
 func (*CancelGraphRequest) ProtoMessage() {}
 
 func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1478,7 @@ func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelGraphRequest.ProtoReflect.Descriptor instead.
 func (*CancelGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CancelGraphRequest) GetSessionId() string {
@@ -1418,7 +1506,7 @@ type ResultInfo struct {
 
 func (x *ResultInfo) Reset() {
 	*x = ResultInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1518,7 @@ func (x *ResultInfo) String() string {
 func (*ResultInfo) ProtoMessage() {}
 
 func (x *ResultInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1531,7 @@ func (x *ResultInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultInfo.ProtoReflect.Descriptor instead.
 func (*ResultInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ResultInfo) GetShape() []int64 {
@@ -1492,7 +1580,7 @@ type GraphStatus struct {
 
 func (x *GraphStatus) Reset() {
 	*x = GraphStatus{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1592,7 @@ func (x *GraphStatus) String() string {
 func (*GraphStatus) ProtoMessage() {}
 
 func (x *GraphStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1605,7 @@ func (x *GraphStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphStatus.ProtoReflect.Descriptor instead.
 func (*GraphStatus) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GraphStatus) GetSessionId() string {
@@ -1615,7 +1703,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1715,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1728,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetResultRequest) GetSessionId() string {
@@ -1678,7 +1766,7 @@ type ChunkLocation struct {
 
 func (x *ChunkLocation) Reset() {
 	*x = ChunkLocation{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +1778,7 @@ func (x *ChunkLocation) String() string {
 func (*ChunkLocation) ProtoMessage() {}
 
 func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +1791,7 @@ func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChunkLocation.ProtoReflect.Descriptor instead.
 func (*ChunkLocation) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ChunkLocation) GetGraph() uint64 {
@@ -1750,7 +1838,7 @@ type Splits struct {
 
 func (x *Splits) Reset() {
 	*x = Splits{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1850,7 @@ func (x *Splits) String() string {
 func (*Splits) ProtoMessage() {}
 
 func (x *Splits) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1863,7 @@ func (x *Splits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Splits.ProtoReflect.Descriptor instead.
 func (*Splits) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Splits) GetSizes() []int64 {
@@ -1799,7 +1887,7 @@ type ResultLayout struct {
 
 func (x *ResultLayout) Reset() {
 	*x = ResultLayout{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1811,7 +1899,7 @@ func (x *ResultLayout) String() string {
 func (*ResultLayout) ProtoMessage() {}
 
 func (x *ResultLayout) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1824,7 +1912,7 @@ func (x *ResultLayout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultLayout.ProtoReflect.Descriptor instead.
 func (*ResultLayout) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResultLayout) GetShape() []int64 {
@@ -1863,7 +1951,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +1963,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +1976,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{30}
 }
 
 type StatusResponse struct {
@@ -1902,7 +1990,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1914,7 +2002,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1927,7 +2015,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StatusResponse) GetLiveWorkers() int32 {
@@ -1955,7 +2043,11 @@ var File_phobos_v1_phobos_proto protoreflect.FileDescriptor
 
 const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\n" +
-	"\x16phobos/v1/phobos.proto\x12\tphobos.v1\"\x91\x01\n" +
+	"\x16phobos/v1/phobos.proto\x12\tphobos.v1\"N\n" +
+	"\x17DeregisterWorkerRequest\x12\x1b\n" +
+	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x1a\n" +
+	"\x18DeregisterWorkerResponse\"\x91\x01\n" +
 	"\x15RegisterWorkerRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
 	"\x05slots\x18\x02 \x01(\x05R\x05slots\x12!\n" +
@@ -2111,12 +2203,13 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x0fOUTCOME_STARTED\x10\x01\x12\x15\n" +
 	"\x11OUTCOME_SUCCEEDED\x10\x02\x12\x12\n" +
 	"\x0eOUTCOME_FAILED\x10\x03\x12\x15\n" +
-	"\x11OUTCOME_CANCELLED\x10\x042\xd3\x02\n" +
+	"\x11OUTCOME_CANCELLED\x10\x042\xb0\x03\n" +
 	"\x10SchedulerService\x12U\n" +
 	"\x0eRegisterWorker\x12 .phobos.v1.RegisterWorkerRequest\x1a!.phobos.v1.RegisterWorkerResponse\x12F\n" +
 	"\tHeartbeat\x12\x1b.phobos.v1.HeartbeatRequest\x1a\x1c.phobos.v1.HeartbeatResponse\x12R\n" +
 	"\rReportResults\x12\x1f.phobos.v1.ReportResultsRequest\x1a .phobos.v1.ReportResultsResponse\x12L\n" +
-	"\vListWorkers\x12\x1d.phobos.v1.ListWorkersRequest\x1a\x1e.phobos.v1.ListWorkersResponse2T\n" +
+	"\vListWorkers\x12\x1d.phobos.v1.ListWorkersRequest\x1a\x1e.phobos.v1.ListWorkersResponse\x12[\n" +
+	"\x10DeregisterWorker\x12\".phobos.v1.DeregisterWorkerRequest\x1a#.phobos.v1.DeregisterWorkerResponse2T\n" +
 	"\rWorkerService\x12C\n" +
 	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse2\x84\x04\n" +
 	"\fGraphService\x12R\n" +
@@ -2141,79 +2234,83 @@ func file_phobos_v1_phobos_proto_rawDescGZIP() []byte {
 }
 
 var file_phobos_v1_phobos_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_phobos_v1_phobos_proto_goTypes = []any{
-	(Outcome)(0),                   // 0: phobos.v1.Outcome
-	(*RegisterWorkerRequest)(nil),  // 1: phobos.v1.RegisterWorkerRequest
-	(*RegisterWorkerResponse)(nil), // 2: phobos.v1.RegisterWorkerResponse
-	(*WorkerLoad)(nil),             // 3: phobos.v1.WorkerLoad
-	(*HeartbeatRequest)(nil),       // 4: phobos.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),      // 5: phobos.v1.HeartbeatResponse
-	(*Result)(nil),                 // 6: phobos.v1.Result
-	(*ReportResultsRequest)(nil),   // 7: phobos.v1.ReportResultsRequest
-	(*ReportResultsResponse)(nil),  // 8: phobos.v1.ReportResultsResponse
-	(*ListWorkersRequest)(nil),     // 9: phobos.v1.ListWorkersRequest
-	(*WorkerInfo)(nil),             // 10: phobos.v1.WorkerInfo
-	(*ListWorkersResponse)(nil),    // 11: phobos.v1.ListWorkersResponse
-	(*Priority)(nil),               // 12: phobos.v1.Priority
-	(*Task)(nil),                   // 13: phobos.v1.Task
-	(*DispatchRequest)(nil),        // 14: phobos.v1.DispatchRequest
-	(*DispatchResponse)(nil),       // 15: phobos.v1.DispatchResponse
-	(*CreateSessionRequest)(nil),   // 16: phobos.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),  // 17: phobos.v1.CreateSessionResponse
-	(*DeleteSessionRequest)(nil),   // 18: phobos.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),  // 19: phobos.v1.DeleteSessionResponse
-	(*SubmitGraphRequest)(nil),     // 20: phobos.v1.SubmitGraphRequest
-	(*GetGraphRequest)(nil),        // 21: phobos.v1.GetGraphRequest
-	(*CancelGraphRequest)(nil),     // 22: phobos.v1.CancelGraphRequest
-	(*ResultInfo)(nil),             // 23: phobos.v1.ResultInfo
-	(*GraphStatus)(nil),            // 24: phobos.v1.GraphStatus
-	(*GetResultRequest)(nil),       // 25: phobos.v1.GetResultRequest
-	(*ChunkLocation)(nil),          // 26: phobos.v1.ChunkLocation
-	(*Splits)(nil),                 // 27: phobos.v1.Splits
-	(*ResultLayout)(nil),           // 28: phobos.v1.ResultLayout
-	(*StatusRequest)(nil),          // 29: phobos.v1.StatusRequest
-	(*StatusResponse)(nil),         // 30: phobos.v1.StatusResponse
-	nil,                            // 31: phobos.v1.GraphStatus.ProgressEntry
+	(Outcome)(0),                     // 0: phobos.v1.Outcome
+	(*DeregisterWorkerRequest)(nil),  // 1: phobos.v1.DeregisterWorkerRequest
+	(*DeregisterWorkerResponse)(nil), // 2: phobos.v1.DeregisterWorkerResponse
+	(*RegisterWorkerRequest)(nil),    // 3: phobos.v1.RegisterWorkerRequest
+	(*RegisterWorkerResponse)(nil),   // 4: phobos.v1.RegisterWorkerResponse
+	(*WorkerLoad)(nil),               // 5: phobos.v1.WorkerLoad
+	(*HeartbeatRequest)(nil),         // 6: phobos.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),        // 7: phobos.v1.HeartbeatResponse
+	(*Result)(nil),                   // 8: phobos.v1.Result
+	(*ReportResultsRequest)(nil),     // 9: phobos.v1.ReportResultsRequest
+	(*ReportResultsResponse)(nil),    // 10: phobos.v1.ReportResultsResponse
+	(*ListWorkersRequest)(nil),       // 11: phobos.v1.ListWorkersRequest
+	(*WorkerInfo)(nil),               // 12: phobos.v1.WorkerInfo
+	(*ListWorkersResponse)(nil),      // 13: phobos.v1.ListWorkersResponse
+	(*Priority)(nil),                 // 14: phobos.v1.Priority
+	(*Task)(nil),                     // 15: phobos.v1.Task
+	(*DispatchRequest)(nil),          // 16: phobos.v1.DispatchRequest
+	(*DispatchResponse)(nil),         // 17: phobos.v1.DispatchResponse
+	(*CreateSessionRequest)(nil),     // 18: phobos.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),    // 19: phobos.v1.CreateSessionResponse
+	(*DeleteSessionRequest)(nil),     // 20: phobos.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),    // 21: phobos.v1.DeleteSessionResponse
+	(*SubmitGraphRequest)(nil),       // 22: phobos.v1.SubmitGraphRequest
+	(*GetGraphRequest)(nil),          // 23: phobos.v1.GetGraphRequest
+	(*CancelGraphRequest)(nil),       // 24: phobos.v1.CancelGraphRequest
+	(*ResultInfo)(nil),               // 25: phobos.v1.ResultInfo
+	(*GraphStatus)(nil),              // 26: phobos.v1.GraphStatus
+	(*GetResultRequest)(nil),         // 27: phobos.v1.GetResultRequest
+	(*ChunkLocation)(nil),            // 28: phobos.v1.ChunkLocation
+	(*Splits)(nil),                   // 29: phobos.v1.Splits
+	(*ResultLayout)(nil),             // 30: phobos.v1.ResultLayout
+	(*StatusRequest)(nil),            // 31: phobos.v1.StatusRequest
+	(*StatusResponse)(nil),           // 32: phobos.v1.StatusResponse
+	nil,                              // 33: phobos.v1.GraphStatus.ProgressEntry
 }
 var file_phobos_v1_phobos_proto_depIdxs = []int32{
-	3,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
+	5,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
 	0,  // 1: phobos.v1.Result.outcome:type_name -> phobos.v1.Outcome
-	6,  // 2: phobos.v1.ReportResultsRequest.results:type_name -> phobos.v1.Result
-	3,  // 3: phobos.v1.WorkerInfo.load:type_name -> phobos.v1.WorkerLoad
-	10, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
-	12, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
-	13, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
-	31, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
-	23, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
-	27, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
-	26, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
-	1,  // 11: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
-	4,  // 12: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
-	7,  // 13: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
-	9,  // 14: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
-	14, // 15: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
-	16, // 16: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
-	18, // 17: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
-	20, // 18: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
-	21, // 19: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
-	22, // 20: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
-	25, // 21: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
-	29, // 22: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
-	2,  // 23: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
-	5,  // 24: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
-	8,  // 25: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
-	11, // 26: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
-	15, // 27: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
-	17, // 28: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
-	19, // 29: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
-	24, // 30: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
-	24, // 31: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
-	24, // 32: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
-	28, // 33: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
-	30, // 34: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
-	23, // [23:35] is the sub-list for method output_type
-	11, // [11:23] is the sub-list for method input_type
+	8,  // 2: phobos.v1.ReportResultsRequest.results:type_name -> phobos.v1.Result
+	5,  // 3: phobos.v1.WorkerInfo.load:type_name -> phobos.v1.WorkerLoad
+	12, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
+	14, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
+	15, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
+	33, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
+	25, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
+	29, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
+	28, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
+	3,  // 11: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
+	6,  // 12: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
+	9,  // 13: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
+	11, // 14: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
+	1,  // 15: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
+	16, // 16: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
+	18, // 17: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
+	20, // 18: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
+	22, // 19: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
+	23, // 20: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
+	24, // 21: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
+	27, // 22: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
+	31, // 23: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
+	4,  // 24: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
+	7,  // 25: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
+	10, // 26: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
+	13, // 27: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
+	2,  // 28: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
+	17, // 29: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
+	19, // 30: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
+	21, // 31: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
+	26, // 32: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
+	26, // 33: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
+	26, // 34: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
+	30, // 35: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
+	32, // 36: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
+	24, // [24:37] is the sub-list for method output_type
+	11, // [11:24] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -2230,7 +2327,7 @@ func file_phobos_v1_phobos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_phobos_v1_phobos_proto_rawDesc), len(file_phobos_v1_phobos_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -55,6 +55,9 @@ const (
 	// SchedulerServiceListWorkersProcedure is the fully-qualified name of the SchedulerService's
 	// ListWorkers RPC.
 	SchedulerServiceListWorkersProcedure = "/phobos.v1.SchedulerService/ListWorkers"
+	// SchedulerServiceDeregisterWorkerProcedure is the fully-qualified name of the SchedulerService's
+	// DeregisterWorker RPC.
+	SchedulerServiceDeregisterWorkerProcedure = "/phobos.v1.SchedulerService/DeregisterWorker"
 	// WorkerServiceDispatchProcedure is the fully-qualified name of the WorkerService's Dispatch RPC.
 	WorkerServiceDispatchProcedure = "/phobos.v1.WorkerService/Dispatch"
 	// GraphServiceCreateSessionProcedure is the fully-qualified name of the GraphService's
@@ -88,6 +91,10 @@ type SchedulerServiceClient interface {
 	ReportResults(context.Context, *connect.Request[phobosv1.ReportResultsRequest]) (*connect.Response[phobosv1.ReportResultsResponse], error)
 	// ListWorkers describes the members, dead ones included.
 	ListWorkers(context.Context, *connect.Request[phobosv1.ListWorkersRequest]) (*connect.Response[phobosv1.ListWorkersResponse], error)
+	// DeregisterWorker is a worker leaving on purpose (it is stopping): it is
+	// taken out of service at once, as a dead one would be after the
+	// heartbeat timeout, and its work moves to the other workers.
+	DeregisterWorker(context.Context, *connect.Request[phobosv1.DeregisterWorkerRequest]) (*connect.Response[phobosv1.DeregisterWorkerResponse], error)
 }
 
 // NewSchedulerServiceClient constructs a client for the phobos.v1.SchedulerService service. By
@@ -125,15 +132,22 @@ func NewSchedulerServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(schedulerServiceMethods.ByName("ListWorkers")),
 			connect.WithClientOptions(opts...),
 		),
+		deregisterWorker: connect.NewClient[phobosv1.DeregisterWorkerRequest, phobosv1.DeregisterWorkerResponse](
+			httpClient,
+			baseURL+SchedulerServiceDeregisterWorkerProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("DeregisterWorker")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // schedulerServiceClient implements SchedulerServiceClient.
 type schedulerServiceClient struct {
-	registerWorker *connect.Client[phobosv1.RegisterWorkerRequest, phobosv1.RegisterWorkerResponse]
-	heartbeat      *connect.Client[phobosv1.HeartbeatRequest, phobosv1.HeartbeatResponse]
-	reportResults  *connect.Client[phobosv1.ReportResultsRequest, phobosv1.ReportResultsResponse]
-	listWorkers    *connect.Client[phobosv1.ListWorkersRequest, phobosv1.ListWorkersResponse]
+	registerWorker   *connect.Client[phobosv1.RegisterWorkerRequest, phobosv1.RegisterWorkerResponse]
+	heartbeat        *connect.Client[phobosv1.HeartbeatRequest, phobosv1.HeartbeatResponse]
+	reportResults    *connect.Client[phobosv1.ReportResultsRequest, phobosv1.ReportResultsResponse]
+	listWorkers      *connect.Client[phobosv1.ListWorkersRequest, phobosv1.ListWorkersResponse]
+	deregisterWorker *connect.Client[phobosv1.DeregisterWorkerRequest, phobosv1.DeregisterWorkerResponse]
 }
 
 // RegisterWorker calls phobos.v1.SchedulerService.RegisterWorker.
@@ -156,6 +170,11 @@ func (c *schedulerServiceClient) ListWorkers(ctx context.Context, req *connect.R
 	return c.listWorkers.CallUnary(ctx, req)
 }
 
+// DeregisterWorker calls phobos.v1.SchedulerService.DeregisterWorker.
+func (c *schedulerServiceClient) DeregisterWorker(ctx context.Context, req *connect.Request[phobosv1.DeregisterWorkerRequest]) (*connect.Response[phobosv1.DeregisterWorkerResponse], error) {
+	return c.deregisterWorker.CallUnary(ctx, req)
+}
+
 // SchedulerServiceHandler is an implementation of the phobos.v1.SchedulerService service.
 type SchedulerServiceHandler interface {
 	// RegisterWorker admits a worker and gives it its index in the cluster.
@@ -167,6 +186,10 @@ type SchedulerServiceHandler interface {
 	ReportResults(context.Context, *connect.Request[phobosv1.ReportResultsRequest]) (*connect.Response[phobosv1.ReportResultsResponse], error)
 	// ListWorkers describes the members, dead ones included.
 	ListWorkers(context.Context, *connect.Request[phobosv1.ListWorkersRequest]) (*connect.Response[phobosv1.ListWorkersResponse], error)
+	// DeregisterWorker is a worker leaving on purpose (it is stopping): it is
+	// taken out of service at once, as a dead one would be after the
+	// heartbeat timeout, and its work moves to the other workers.
+	DeregisterWorker(context.Context, *connect.Request[phobosv1.DeregisterWorkerRequest]) (*connect.Response[phobosv1.DeregisterWorkerResponse], error)
 }
 
 // NewSchedulerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -200,6 +223,12 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 		connect.WithSchema(schedulerServiceMethods.ByName("ListWorkers")),
 		connect.WithHandlerOptions(opts...),
 	)
+	schedulerServiceDeregisterWorkerHandler := connect.NewUnaryHandler(
+		SchedulerServiceDeregisterWorkerProcedure,
+		svc.DeregisterWorker,
+		connect.WithSchema(schedulerServiceMethods.ByName("DeregisterWorker")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/phobos.v1.SchedulerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SchedulerServiceRegisterWorkerProcedure:
@@ -210,6 +239,8 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 			schedulerServiceReportResultsHandler.ServeHTTP(w, r)
 		case SchedulerServiceListWorkersProcedure:
 			schedulerServiceListWorkersHandler.ServeHTTP(w, r)
+		case SchedulerServiceDeregisterWorkerProcedure:
+			schedulerServiceDeregisterWorkerHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -233,6 +264,10 @@ func (UnimplementedSchedulerServiceHandler) ReportResults(context.Context, *conn
 
 func (UnimplementedSchedulerServiceHandler) ListWorkers(context.Context, *connect.Request[phobosv1.ListWorkersRequest]) (*connect.Response[phobosv1.ListWorkersResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.SchedulerService.ListWorkers is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) DeregisterWorker(context.Context, *connect.Request[phobosv1.DeregisterWorkerRequest]) (*connect.Response[phobosv1.DeregisterWorkerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.SchedulerService.DeregisterWorker is not implemented"))
 }
 
 // WorkerServiceClient is a client for the phobos.v1.WorkerService service.

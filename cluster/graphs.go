@@ -35,10 +35,83 @@ const (
 const maxWait = 60 * time.Second
 
 type session struct {
-	id      string
-	graphs  map[string]*graphRec
-	nextID  int
-	created time.Time
+	id       string
+	graphs   map[string]*graphRec
+	nextID   int
+	created  time.Time
+	lastUsed time.Time // last request naming the session (under p.mu)
+}
+
+// expireSessions closes, every tenth of idle, the sessions that have had no
+// request for longer than idle and have no graph in progress, as DELETE
+// would: their results are freed.
+func (p *SchedulerProc) expireSessions(idle time.Duration) {
+	defer p.wg.Done()
+	tick := time.NewTicker(max(idle/10, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case now := <-tick.C:
+			for _, ss := range p.idleSessions(now, idle) {
+				p.log.Info("session expired", "session", ss.id, "idle", now.Sub(ss.lastUsed).Round(time.Second), "graphs", len(ss.graphs))
+				for _, g := range ss.graphs {
+					p.cancelGraph(g)
+				}
+			}
+		}
+	}
+}
+
+// idleSessions removes and returns the sessions idle at now. Graph states
+// are read without p.mu held (GetResult takes g.mu, then p.mu); a session
+// that saw a request meanwhile keeps a newer lastUsed and stays.
+func (p *SchedulerProc) idleSessions(now time.Time, idle time.Duration) []*session {
+	type cand struct {
+		ss     *session
+		seen   time.Time
+		graphs []*graphRec
+	}
+	var cands []cand
+	p.mu.Lock()
+	for _, ss := range p.mu.sessions {
+		if now.Sub(ss.lastUsed) > idle {
+			c := cand{ss: ss, seen: ss.lastUsed}
+			for _, g := range ss.graphs {
+				c.graphs = append(c.graphs, g)
+			}
+			cands = append(cands, c)
+		}
+	}
+	p.mu.Unlock()
+	var out []*session
+	for _, c := range cands {
+		if busy(c.graphs) {
+			continue
+		}
+		p.mu.Lock()
+		if cur, ok := p.mu.sessions[c.ss.id]; ok && cur == c.ss && c.ss.lastUsed.Equal(c.seen) {
+			delete(p.mu.sessions, c.ss.id)
+			p.mu.graphs -= len(c.ss.graphs)
+			out = append(out, c.ss)
+		}
+		p.mu.Unlock()
+	}
+	return out
+}
+
+// busy reports whether one of the graphs is still preparing or running.
+func busy(graphs []*graphRec) bool {
+	for _, g := range graphs {
+		g.mu.Lock()
+		t := terminal(g.state)
+		g.mu.Unlock()
+		if !t {
+			return true
+		}
+	}
+	return false
 }
 
 // graphRec is one submitted graph: compiled off the event loop, then a Run.
@@ -76,7 +149,8 @@ type graphService struct{ p *SchedulerProc }
 
 func (s *graphService) CreateSession(ctx context.Context, req *connect.Request[pb.CreateSessionRequest]) (*connect.Response[pb.CreateSessionResponse], error) {
 	p := s.p
-	ss := &session{id: newID(), graphs: make(map[string]*graphRec), created: time.Now()}
+	now := time.Now()
+	ss := &session{id: newID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
 	p.mu.Lock()
 	p.mu.sessions[ss.id] = ss
 	p.mu.Unlock()
@@ -112,6 +186,7 @@ func (p *SchedulerProc) lookup(sid, gid string) (*graphRec, error) {
 	if !ok {
 		return nil, errNoSession(sid)
 	}
+	ss.lastUsed = time.Now()
 	g, ok := ss.graphs[gid]
 	if !ok {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no graph %q in session %q", gid, sid))
@@ -158,6 +233,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		return nil, errNoSession(m.SessionId)
 	}
 	ss.nextID++
+	ss.lastUsed = time.Now()
 	g.id = fmt.Sprintf("g%d", ss.nextID)
 	ss.graphs[g.id] = g
 	p.mu.graphs++

@@ -2,6 +2,9 @@ package cluster_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -88,5 +91,71 @@ func TestRolesInProcess(t *testing.T) {
 	v, err := sess.ExecuteScalar(ctx, tensor.Ones([]int{50}, tensor.Chunks(7)).Sum())
 	if err != nil || v != 50 {
 		t.Fatalf("after the cancel: %v %v", v, err)
+	}
+}
+
+// TestIdleSessionsExpire: a session with no request for longer than the
+// idle timeout is closed and its results freed; its client then gets a
+// clear error, and new sessions work.
+func TestIdleSessionsExpire(t *testing.T) {
+	ctx := context.Background()
+	sp, err := cluster.StartScheduler(cluster.SchedulerConfig{SessionIdleTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wp.Close()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := cluster.WaitReady(rctx, wp.URL(), 1); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := phobos.Connect(ctx, wp.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.Ones([]int{100}, tensor.Chunks(10))
+	if v, err := sess.ExecuteScalar(ctx, x.Sum()); err != nil || v != 100 {
+		t.Fatalf("before expiry: %v, %v", v, err)
+	}
+	sessions := func() float64 {
+		resp, err := http.Get(wp.URL() + "/api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var info map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+			t.Fatal(err)
+		}
+		return info["sessions"].(float64)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for sessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed within 10 s")
+		}
+		runtime.Gosched()
+	}
+	if _, err := sess.ExecuteScalar(ctx, x.Sum()); err == nil || !strings.Contains(err.Error(), "no session") {
+		t.Fatalf("using an expired session: %v, want a 'no session' error", err)
+	}
+	fresh, err := phobos.Connect(ctx, wp.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if v, err := fresh.ExecuteScalar(ctx, x.Sum()); err != nil || v != 100 {
+		t.Fatalf("new session after expiry: %v, %v", v, err)
 	}
 }

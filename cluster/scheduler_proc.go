@@ -26,7 +26,11 @@ type SchedulerConfig struct {
 	// HeartbeatTimeout is the silence after which a worker is marked dead
 	// (default 3 s; workers beat every second).
 	HeartbeatTimeout time.Duration
-	Logger           *slog.Logger
+	// SessionIdleTimeout is how long a session may go without a request
+	// before it is closed and its results freed (default 1 h; < 0: never).
+	// A session with a graph in progress is not idle.
+	SessionIdleTimeout time.Duration
+	Logger             *slog.Logger
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -66,6 +70,9 @@ type member struct {
 
 // StartScheduler starts the scheduler role and serves its RPCs.
 func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
+	if cfg.SessionIdleTimeout == 0 {
+		cfg.SessionIdleTimeout = time.Hour
+	}
 	if cfg.HeartbeatTimeout <= 0 {
 		cfg.HeartbeatTimeout = 3 * time.Second
 	}
@@ -88,6 +95,10 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	p.srv = srv
 	p.wg.Add(1)
 	go p.monitor()
+	if cfg.SessionIdleTimeout > 0 {
+		p.wg.Add(1)
+		go p.expireSessions(cfg.SessionIdleTimeout)
+	}
 	return p, nil
 }
 
@@ -140,8 +151,8 @@ func (p *SchedulerProc) monitor() {
 	}
 }
 
-// markDead takes a worker out: the scheduler fails the graphs that needed
-// it with an error naming it, and nothing more is sent to it.
+// markDead takes a worker out: nothing more is sent to it, and the scheduler
+// moves the work of unfinished graphs to the other workers.
 func (p *SchedulerProc) markDead(m *member, cause error) {
 	p.mu.Lock()
 	if m.dead != nil {

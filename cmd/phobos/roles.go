@@ -71,13 +71,14 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		slots, workers, maxAttempts int
 		mem                         memFlag
 		maxReq                      memFlag
-		hbTimeout                   time.Duration
+		hbTimeout, sessionIdle      time.Duration
 	)
 	switch role {
 	case "scheduler":
 		fs.StringVar(&listen, "listen", "127.0.0.1:7100", "address to serve on (host:port; port 0 picks a free one)")
 		fs.IntVar(&maxAttempts, "max-attempts", 3, "tries of a failing chunk op before its graph fails")
 		fs.DurationVar(&hbTimeout, "heartbeat-timeout", 3*time.Second, "silence after which a worker is marked dead")
+		fs.DurationVar(&sessionIdle, "session-idle-timeout", time.Hour, "close sessions (freeing their results) after this long without a request; 0 never")
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
@@ -122,7 +123,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -213,4 +214,12 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return 0
+}
+
+// idleOrNever maps the flag's 0 ("never") to SchedulerConfig's negative.
+func idleOrNever(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

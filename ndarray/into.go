@@ -187,3 +187,13 @@ func (a *Array) Flat() *Array {
 	c := a.Contiguous()
 	return c.view([]int{c.Size()}, []int{1}, c.offset)
 }
+
+// AddFloat64s sets d[i] = x[i] + y[i] for i < len(d) (x and y at least as
+// long), with the vector loop where the CPU has one.
+func AddFloat64s(d, x, y []float64) {
+	if k, ok := vecKernel64(Add); ok {
+		k.vv(d, x, y)
+		return
+	}
+	ewAddVV(d, x, y)
+}

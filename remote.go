@@ -161,6 +161,7 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 		RunTime:    time.Duration(st.RunMs) * time.Millisecond,
 		MovedBytes: st.MovedBytes,
 		Recomputed: st.Recomputed,
+		PeakBytes:  b.peakStoreBytes(ctx),
 	}
 	switch st.State {
 	case "FAILED":
@@ -183,6 +184,23 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 
 // cancel stops a graph whose caller gave up and waits (briefly) for it to
 // stop, so Execute returns once running kernels have stopped.
+// peakStoreBytes is the most bytes any worker's store has held, as of the
+// workers' last heartbeats (the local session's PeakBytes is the same
+// figure, read directly); 0 if the workers cannot be listed.
+func (b *remoteBackend) peakStoreBytes(ctx context.Context) int64 {
+	var ws struct {
+		Workers []web.WorkerJSON `json:"workers"`
+	}
+	if err := b.do(ctx, http.MethodGet, "/api/workers", nil, &ws, http.StatusOK); err != nil {
+		return 0
+	}
+	var peak int64
+	for _, w := range ws.Workers {
+		peak = max(peak, w.PeakStoreBytes)
+	}
+	return peak
+}
+
 func (b *remoteBackend) cancel(graphPath string, cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -135,22 +135,32 @@ func normalAt(x1, x2 uint64) float64 {
 // for indices start, start+1, ...: element i is mean + std*z(i) where z(i) is
 // Box-Muller applied to counters 2i and 2i+1.
 func FillNormal(dst []float64, k Key, start uint64, mean, std float64) {
-	fillNormal(dst, k, start, mean, std)
+	g := k.gamma()
+	x := uint64(k) + 2*start*g
+	n := normal64Vec(dst, x, g, mean, std)
+	normalScalar(dst[n:], x+2*uint64(n)*g, g, mean, std)
+}
+
+// normalScalar is FillNormal's portable loop from counter x.
+func normalScalar(dst []float64, x, g uint64, mean, std float64) {
+	for j := range dst {
+		z := normalAt(mix64(x), mix64(x+g))
+		dst[j] = mean + float64(std*z)
+		x += 2 * g
+	}
 }
 
 // FillNormal32 is FillNormal rounded to float32 (the same values as
 // FillNormal, to float32 precision).
 func FillNormal32(dst []float32, k Key, start uint64, mean, std float64) {
-	fillNormal(dst, k, start, mean, std)
-}
-
-func fillNormal[T float32 | float64](dst []T, k Key, start uint64, mean, std float64) {
-	g := k.gamma()
-	x := uint64(k) + 2*start*g
-	for j := range dst {
-		z := normalAt(mix64(x), mix64(x+g))
-		dst[j] = T(mean + float64(std*z))
-		x += 2 * g
+	var buf [256]float64
+	for len(dst) > 0 {
+		m := min(len(dst), len(buf))
+		FillNormal(buf[:m], k, start, mean, std)
+		for i, v := range buf[:m] {
+			dst[i] = float32(v)
+		}
+		dst, start = dst[m:], start+uint64(m)
 	}
 }
 

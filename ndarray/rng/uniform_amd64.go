@@ -37,6 +37,22 @@ func uniform32Vec(dst []float32, x, g uint64, lo, scale float32) int {
 	return n
 }
 
+//go:noescape
+func normal64AVX512(dst *float64, n int, ctr *[8]uint64, step, gamma uint64, mean, std float64)
+
+// normal64Vec fills the longest multiple-of-8 prefix of dst with normal
+// values from counter x (element j draws counters x+2jg and x+2jg+g) and
+// says how many it wrote (0 without AVX-512).
+func normal64Vec(dst []float64, x, g uint64, mean, std float64) int {
+	n := len(dst) &^ 7
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	ctr := counters(x, 2*g)
+	normal64AVX512(&dst[0], n, &ctr, 16*g, g, mean, std)
+	return n
+}
+
 func counters(x, g uint64) [8]uint64 {
 	var c [8]uint64
 	for i := range c {

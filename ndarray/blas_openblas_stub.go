@@ -14,6 +14,7 @@ import (
 type mmOpenBLAS struct {
 	gonum.Implementation
 	path string
+	core string
 }
 
 func mmOpenOpenBLAS() (*mmOpenBLAS, error) {

@@ -258,11 +258,15 @@ func (b *blasImpl) load() {
 	}
 	if ob, err := mmOpenOpenBLAS(); err == nil {
 		b.impl, b.name = ob, "openblas ("+ob.path+")"
+		if ob.core != "" {
+			b.name = "openblas " + ob.core + " (" + ob.path + ")"
+		}
 	}
 }
 
 // BLASBackend names the BLAS MatMul uses for float32 and float64:
-// "openblas (<library path>)" or "gonum (pure Go)".
+// "openblas <core> (<library path>)", core being the kernels OpenBLAS chose
+// (Haswell, SkylakeX, ...), or "gonum (pure Go)".
 func BLASBackend() string {
 	mmBLAS.once.Do(mmBLAS.load)
 	return mmBLAS.name

@@ -445,20 +445,25 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 		return nil, err
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	switch {
 	case g.state == StateFailed:
+		g.mu.Unlock()
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %s failed: %v", g.id, g.err))
 	case g.state != StateSucceeded:
+		g.mu.Unlock()
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %s is %s, not SUCCEEDED", g.id, g.state))
 	case g.released:
+		g.mu.Unlock()
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("the results of graph %s were released", g.id))
 	}
 	i := int(req.Msg.Index)
 	if i < 0 || i >= len(g.results) {
+		g.mu.Unlock()
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("graph %s has no result %d (it has %d)", g.id, i, len(g.results)))
 	}
-	t := g.results[i]
+	t, run := g.results[i], g.run
+	g.mu.Unlock()
+
 	out := &pb.ResultLayout{Dtype: t.Meta.DType.String()}
 	for _, d := range t.Meta.Shape {
 		out.Shape = append(out.Shape, int64(d))
@@ -470,15 +475,25 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 		}
 		out.Nsplits = append(out.Nsplits, s)
 	}
-	cg := g.run.Graph()
-	for _, c := range t.Chunks {
-		node := int32(c)
-		w := g.run.Location(node)
+	nodes := make([]int32, len(t.Chunks))
+	for j, c := range t.Chunks {
+		nodes[j] = int32(c)
+	}
+	// Chunks whose worker died are recomputed; wait for them, not forever.
+	wctx, cancel := context.WithTimeout(ctx, maxWait)
+	defer cancel()
+	locs, err := run.ResultLocations(wctx, nodes)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("result %d: %w", i, err))
+	}
+	cg := run.Graph()
+	for j, node := range nodes {
+		w := locs[j]
 		url, err := p.memberURL(w)
 		if err != nil {
 			return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("result %d, chunk %d: %w", i, node, err))
 		}
-		key := resultKey(g.run, node)
+		key := resultKey(run, node)
 		loc := &pb.ChunkLocation{Graph: uint64(key.Graph), Node: node, Worker: int32(w), Url: url + rpc.ChunkPath(key)}
 		for _, d := range cg.Nodes[node].Meta.Shape {
 			loc.Shape = append(loc.Shape, int64(d))

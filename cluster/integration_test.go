@@ -737,3 +737,39 @@ func TestClusterWorkerLeaves(t *testing.T) {
 		t.Errorf("result after worker 1 left %v, local session %v", got.v, want)
 	}
 }
+
+// TestClusterResultsSurviveWorkerDeath: the results of a finished graph
+// that sat on a worker killed afterwards are recomputed from their lineage
+// on the other worker; fetching them waits for that and gets the same bytes.
+func TestClusterResultsSurviveWorkerDeath(t *testing.T) {
+	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
+	a := api{t: t, base: c.URL}
+	x := tensor.NewGenerator(5).Rand([]int{600, 600}, tensor.Chunks(100)).Mul(2)
+	tg, ids, err := tensor.Build(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+	st := a.json("POST", "/api/sessions/"+sid+"/graphs", submitBody(t, tg, ids), 201)
+	gurl := st["url"].(string)
+	if st = waitState(a, gurl, 20*time.Second); st["state"] != "SUCCEEDED" {
+		t.Fatalf("graph: %v", st)
+	}
+	before := fetchNpy(a, gurl+"/results/0")
+	eventually(t, 10*time.Second, "worker 1 holding result chunks", func() bool {
+		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+		return ws[1].(map[string]any)["store_chunks"].(float64) > 0
+	})
+	if err := c.Kill("worker-1"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "worker 1 marked dead", func() bool {
+		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+		return ws[1].(map[string]any)["alive"] == false
+	})
+	after := fetchNpy(a, gurl+"/results/0")
+	sameArray(t, "result after its worker died", after, before)
+	if st := a.json("GET", gurl, nil, 200); st["recomputed"].(float64) == 0 {
+		t.Errorf("graph after the death: %v, want recomputed chunks", st)
+	}
+}

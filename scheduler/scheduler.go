@@ -108,7 +108,8 @@ func (e *ErrWorkerDead) Unwrap() error { return e.Cause }
 // carries on without it: those ops go to live workers, and the chunks are
 // recomputed there from their lineage. A run fails (with an error wrapping
 // ErrWorkerDead) only when no live worker is left. Results of runs that
-// already finished are not recomputed; fetching them reports the death.
+// already finished, and are not yet released, are recomputed the same way;
+// ResultLocations waits for them.
 func (s *Scheduler) MarkWorkerDead(w int, cause error) {
 	_ = s.do(func() {
 		if w < 0 || w >= len(s.workers) || s.dead[w] != nil {
@@ -124,8 +125,6 @@ func (s *Scheduler) MarkWorkerDead(w int, cause error) {
 				// will never report.
 				s.forgetDead(r)
 				s.maybeFinish(r)
-			case r.finished == len(r.g.Nodes):
-				// Done: its results stay where they were.
 			case r.dependsOn(w):
 				s.recoverWorker(r, w)
 				s.maybeFinish(r)
@@ -346,6 +345,8 @@ type Run struct {
 	cancelled bool
 	err       error
 
+	restored   chan struct{} // closed (and cleared) when recomputed results land or recovery fails
+
 	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
 	moved      atomic.Int64    // input bytes read from another worker
 	recomputed atomic.Int64    // lost chunks recomputed from their lineage
@@ -432,8 +433,69 @@ func (r *Run) Recomputed() int64 { return r.recomputed.Load() }
 // MovedBytes is the input bytes ops read from a worker other than their own.
 func (r *Run) MovedBytes() int64 { return r.moved.Load() }
 
-// Location is the worker holding a result chunk (valid after a successful run).
+// Location is the worker holding a result chunk, read right after a
+// successful Wait in the goroutine that waited (the local session, whose
+// workers cannot die). Elsewhere use ResultLocations.
 func (r *Run) Location(node int32) int { return int(r.location[node]) }
+
+// ResultLocations returns the workers holding the given finished chunks
+// (result chunks of a successful run). If some are being recomputed because
+// their worker died, it waits for them, until ctx ends; it fails if the
+// recomputation failed or a chunk is not a result kept by the run.
+func (r *Run) ResultLocations(ctx context.Context, nodes []int32) ([]int, error) {
+	for {
+		var locs []int
+		var wait chan struct{}
+		var err error
+		if derr := r.s.do(func() {
+			switch {
+			case r.err != nil:
+				err = fmt.Errorf("scheduler: results of graph %d are gone: %w", r.id, r.err)
+				return
+			case r.cancelled:
+				err = fmt.Errorf("scheduler: graph %d was cancelled", r.id)
+				return
+			}
+			locs = make([]int, len(nodes))
+			for i, v := range nodes {
+				if v < 0 || int(v) >= len(r.state) || !r.isResult[v] {
+					err = fmt.Errorf("scheduler: chunk op %d is not a result of graph %d", v, r.id)
+					return
+				}
+				if r.state[v] == Freed {
+					err = fmt.Errorf("scheduler: result chunk %d of graph %d was released", v, r.id)
+					return
+				}
+				if !r.s.available(r, v) {
+					if r.restored == nil {
+						r.restored = make(chan struct{})
+					}
+					wait = r.restored
+					return
+				}
+				locs[i] = int(r.location[v])
+			}
+		}); derr != nil {
+			return nil, derr
+		}
+		if err != nil || wait == nil {
+			return locs, err
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("scheduler: waiting for result chunks of graph %d being recomputed: %w", r.id, ctx.Err())
+		}
+	}
+}
+
+// wake tells ResultLocations waiters to look again.
+func (r *Run) wake() {
+	if r.restored != nil {
+		close(r.restored)
+		r.restored = nil
+	}
+}
 
 // Release frees the run's result chunks and forgets the run.
 func (r *Run) Release() {
@@ -445,6 +507,7 @@ func (r *Run) Release() {
 				r.set(x, Freed)
 			}
 		}
+		r.wake()
 		delete(r.s.runs, r.id)
 	})
 }
@@ -691,6 +754,9 @@ func (s *Scheduler) handle(res protocol.Result) {
 		if r.consumers[i] == 0 && !r.isResult[i] {
 			s.free(r, i)
 		}
+		if r.isResult[i] {
+			r.wake()
+		}
 	case protocol.Failed:
 		if r.cancelled {
 			r.step(i, EvFailFinal)
@@ -843,6 +909,7 @@ func (s *Scheduler) cancel(r *Run, cause error) {
 	if cause == nil && r.err == nil {
 		r.err = context.Canceled
 	}
+	r.wake()
 	for i := range r.state {
 		r.step(int32(i), EvCancel)
 	}

@@ -411,6 +411,72 @@ func TestDeadWorkerChunksRecomputedFromLineage(t *testing.T) {
 	}
 }
 
+// Results of a finished run whose worker dies are recomputed from their
+// lineage; ResultLocations waits for them and then names the live worker.
+func TestDeadWorkerFinishedResultsRecomputed(t *testing.T) {
+	var mu sync.Mutex
+	runs := map[int32]int{}
+	s, _ := startFake(t, 2, Config{}, func(fw *fakeWorker) {
+		fw.failFn = func(task protocol.Task) (protocol.Outcome, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			runs[task.Key.Node]++
+			return protocol.Succeeded, false
+		}
+	})
+	g, _ := treeGraph(16)
+	results := []int32{16, 17, 18, 19, 20, 21, 22, 23} // op(0,1) ... op(14,15)
+	run, err := s.Submit(context.Background(), g, results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	before, err := run.ResultLocations(ctx, results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onW1 []int32
+	for i, w := range before {
+		if w == 1 {
+			onW1 = append(onW1, results[i])
+		}
+	}
+	if len(onW1) == 0 {
+		t.Fatalf("no result on worker 1 (locations %v): the test needs one", before)
+	}
+	s.MarkWorkerDead(1, errors.New("no heartbeat for 3s"))
+	after, err := run.ResultLocations(ctx, results)
+	if err != nil {
+		t.Fatalf("results after worker 1 died: %v", err)
+	}
+	for i, w := range after {
+		if w != 0 {
+			t.Errorf("result %d on worker %d after worker 1 died", results[i], w)
+		}
+	}
+	if got := run.Recomputed(); got != int64(len(onW1)) {
+		t.Errorf("recomputed %d chunks, want %d (the results worker 1 held)", got, len(onW1))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, v := range onW1 {
+		leaves := g.Nodes[v].Inputs
+		for _, n := range []int32{v, int32(leaves[0]), int32(leaves[1])} {
+			if runs[n] != 2 {
+				t.Errorf("op %d ran %d times, want 2 (lineage of lost result %d)", n, runs[n], v)
+			}
+		}
+	}
+	run.Release()
+	if _, err := run.ResultLocations(ctx, results); err == nil {
+		t.Error("results still located after Release")
+	}
+}
+
 // When the last worker dies the run fails with an error naming the death.
 func TestLastWorkerDeadFailsRun(t *testing.T) {
 	block := make(chan struct{})

@@ -345,7 +345,7 @@ type Run struct {
 	cancelled bool
 	err       error
 
-	restored   chan struct{} // closed (and cleared) when recomputed results land or recovery fails
+	restored chan struct{} // closed (and cleared) when recomputed results land or recovery fails
 
 	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
 	moved      atomic.Int64    // input bytes read from another worker
@@ -702,16 +702,21 @@ func (s *Scheduler) forgetDead(r *Run) {
 
 func (s *Scheduler) handle(res protocol.Result) {
 	r := s.runs[res.Key.Graph]
+	if r != nil && (res.Key.Node < 0 || int(res.Key.Node) >= len(r.state)) {
+		return // names no op of the run: nothing to do with it
+	}
+	if res.Worker >= 0 && res.Worker < len(s.dead) && s.dead[res.Worker] != nil {
+		// A late word from a worker already given up on: its ops have
+		// gone back to waiting or to other workers.
+		return
+	}
 	if res.Outcome == protocol.Started {
-		if r != nil {
+		if r != nil && r.state[res.Key.Node] == Ready && int(r.worker[res.Key.Node]) == res.Worker {
 			r.step(res.Key.Node, EvStart)
 		}
 		return
 	}
 	if res.Worker >= 0 && res.Worker < len(s.busy) {
-		if s.dead[res.Worker] != nil {
-			return // a late word from a worker already given up on
-		}
 		s.busy[res.Worker]--
 	}
 	if r == nil {

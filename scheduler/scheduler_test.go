@@ -323,6 +323,14 @@ func TestDeadWorkerOpsMoveToLiveWorker(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	s.MarkWorkerDead(1, errors.New("no heartbeat for 3s"))
+	// Late words from the dead worker (sent before it was given up on)
+	// must change nothing.
+	for n := range int32(len(g.Nodes)) {
+		key := protocol.ChunkKey{Graph: run.ID(), Node: n}
+		s.Report(protocol.Result{Key: key, Worker: 1, Outcome: protocol.Started})
+		s.Report(protocol.Result{Key: key, Worker: 1, Outcome: protocol.Succeeded, Nbytes: 8})
+	}
+	s.Report(protocol.Result{Key: protocol.ChunkKey{Graph: run.ID(), Node: 1 << 20}, Worker: 0, Outcome: protocol.Started})
 	select {
 	case <-run.Done():
 	case <-time.After(5 * time.Second):

@@ -21,41 +21,16 @@ import (
 // through phobos.Connect, cancels one, and shuts everything down.
 func TestRolesInProcess(t *testing.T) {
 	ctx := context.Background()
-	sp, err := cluster.StartScheduler(cluster.SchedulerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
-	var ws []*cluster.WorkerProc
-	for i := range 2 {
-		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 256 << 20, SpillDir: t.TempDir()}
+	// Worker 1 listens on every interface and is reached by the name it
+	// advertises.
+	_, ws, wp := startRoles(t, cluster.SchedulerConfig{}, func(i int, cfg *cluster.WorkerConfig) {
+		cfg.Slots, cfg.Memory = 2, 256<<20
 		if i == 1 {
-			// Listening on every interface, reached by the name it advertises.
 			cfg.Listen, cfg.Advertise = "0.0.0.0:0", "localhost"
 		}
-		w, err := cluster.StartWorker(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 1 && !strings.HasPrefix(w.URL(), "http://localhost:") {
-			t.Fatalf("worker advertised as %q, want http://localhost:PORT", w.URL())
-		}
-		ws = append(ws, w)
-	}
-	defer func() {
-		for _, w := range ws {
-			w.Close()
-		}
-	}()
-	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wp.Close()
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := cluster.WaitReady(rctx, wp.URL(), 2); err != nil {
-		t.Fatal(err)
+	}, 2)
+	if !strings.HasPrefix(ws[1].URL(), "http://localhost:") {
+		t.Fatalf("worker advertised as %q, want http://localhost:PORT", ws[1].URL())
 	}
 
 	sess, err := phobos.Connect(ctx, wp.URL())
@@ -99,26 +74,7 @@ func TestRolesInProcess(t *testing.T) {
 // clear error, and new sessions work.
 func TestIdleSessionsExpire(t *testing.T) {
 	ctx := context.Background()
-	sp, err := cluster.StartScheduler(cluster.SchedulerConfig{SessionIdleTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
-	w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wp.Close()
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := cluster.WaitReady(rctx, wp.URL(), 1); err != nil {
-		t.Fatal(err)
-	}
+	_, _, wp := startRoles(t, cluster.SchedulerConfig{SessionIdleTimeout: 300 * time.Millisecond}, nil, 1)
 	sess, err := phobos.Connect(ctx, wp.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -158,4 +114,42 @@ func TestIdleSessionsExpire(t *testing.T) {
 	if v, err := fresh.ExecuteScalar(ctx, x.Sum()); err != nil || v != 100 {
 		t.Fatalf("new session after expiry: %v, %v", v, err)
 	}
+}
+
+// startRoles runs a scheduler, n workers (each configured by setup, if
+// given, from 1 slot and 64 MiB) and a web service in this process, waits
+// until the web service sees the workers, and stops them all at the end of
+// the test.
+func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cfg *cluster.WorkerConfig), n int) (*cluster.SchedulerProc, []*cluster.WorkerProc, *cluster.WebProc) {
+	t.Helper()
+	ctx := context.Background()
+	sp, err := cluster.StartScheduler(scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sp.Close)
+	var ws []*cluster.WorkerProc
+	for i := range n {
+		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir()}
+		if setup != nil {
+			setup(i, &cfg)
+		}
+		w, err := cluster.StartWorker(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		ws = append(ws, w)
+	}
+	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wp.Close)
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := cluster.WaitReady(rctx, wp.URL(), n); err != nil {
+		t.Fatal(err)
+	}
+	return sp, ws, wp
 }

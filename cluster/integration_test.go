@@ -495,79 +495,6 @@ func TestClusterCancel(t *testing.T) {
 	}
 }
 
-// TestClusterWorkerDeath: a worker killed without warning is marked dead
-// after the heartbeat timeout; the graph it was working on carries on with the
-// other worker, which recomputes the lost chunks from their lineage, and
-// its result equals the local session's.
-func TestClusterWorkerDeath(t *testing.T) {
-	// Beats every 300 ms: the test sees worker 1 busy (the load travels
-	// with heartbeats) and its death sooner.
-	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
-	ctx := context.Background()
-	sess, err := phobos.Connect(ctx, c.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	g := tensor.NewGenerator(2)
-	x := g.Rand([]int{3000, 3000}, tensor.Chunks(300))
-	expr := x.MatMul(x).Sum()
-	type outcome struct {
-		v   float64
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		v, err := sess.ExecuteScalar(ctx, expr)
-		done <- outcome{v, err}
-	}()
-	a := api{t: t, base: c.URL}
-	// Kill worker 1 once it is busy.
-	eventually(t, 20*time.Second, "worker 1 running ops", func() bool {
-		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
-		return ws[1].(map[string]any)["running"].(float64) > 0
-	})
-	if err := c.Kill("worker-1"); err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Now()
-	var got outcome
-	select {
-	case got = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the graph did not finish within 60 s of its worker's death")
-	}
-	t.Logf("graph ended %v after the kill: %v, %v", time.Since(t0).Round(time.Millisecond), got.v, got.err)
-	if got.err != nil {
-		t.Fatalf("graph after worker 1 died: %v", got.err)
-	}
-	// Worker 1 had been generating chunks of x that later block products
-	// still needed: they were recomputed on worker 0.
-	if st := sess.Stats(); st.Recomputed == 0 || st.PeakBytes == 0 {
-		t.Errorf("stats %+v: want chunks recomputed after the death and the stores' peak", st)
-	}
-	local, err := phobos.NewSession(phobos.WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	want, err := local.ExecuteScalar(ctx, expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(got.v-want) > 1e-9*math.Abs(want) {
-		t.Errorf("result after the death %v, local session %v", got.v, want)
-	}
-	ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
-	if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "no heartbeat") {
-		t.Errorf("worker 1: %v", w)
-	}
-	v, err := sess.ExecuteScalar(ctx, g.Rand([]int{1000}, tensor.Chunks(100)).Mul(0).Add(1).Sum())
-	if err != nil || v != 1000 {
-		t.Fatalf("after the death: %v, %v", v, err)
-	}
-}
-
 func submitBody(t *testing.T, tg *graph.TileableGraph, ids []int) []byte {
 	t.Helper()
 	gj, err := graph.EncodeTileable(tg)
@@ -684,60 +611,6 @@ func TestPhobosClusterCommand(t *testing.T) {
 	}
 }
 
-// TestClusterWorkerLeaves: a worker stopped cleanly (SIGTERM) deregisters
-// before it exits, so the scheduler takes it out of service at once, with
-// the reason, rather than after the heartbeat timeout; a graph it was
-// working on finishes on the other worker with the local session's result.
-func TestClusterWorkerLeaves(t *testing.T) {
-	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
-	ctx := context.Background()
-	sess, err := phobos.Connect(ctx, c.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	x := tensor.NewGenerator(3).Rand([]int{3000, 3000}, tensor.Chunks(300))
-	expr := x.MatMul(x).Sum()
-	type outcome struct {
-		v   float64
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		v, err := sess.ExecuteScalar(ctx, expr)
-		done <- outcome{v, err}
-	}()
-	a := api{t: t, base: c.URL}
-	eventually(t, 20*time.Second, "worker 1 running ops", func() bool {
-		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
-		return ws[1].(map[string]any)["running"].(float64) > 0
-	})
-	if err := c.StopChild("worker-1"); err != nil {
-		t.Fatal(err)
-	}
-	// Deregistration happened before the process exited.
-	ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
-	if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "worker left") {
-		t.Errorf("worker 1 right after it stopped: %v", w)
-	}
-	got := <-done
-	if got.err != nil {
-		t.Fatalf("graph after worker 1 left: %v", got.err)
-	}
-	local, err := phobos.NewSession(phobos.WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	want, err := local.ExecuteScalar(ctx, expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(got.v-want) > 1e-9*math.Abs(want) {
-		t.Errorf("result after worker 1 left %v, local session %v", got.v, want)
-	}
-}
-
 // TestClusterResultsSurviveWorkerDeath: the results of a finished graph
 // that sat on a worker killed afterwards are recomputed from their lineage
 // on the other worker; fetching them waits for that and gets the same bytes.
@@ -772,4 +645,104 @@ func TestClusterResultsSurviveWorkerDeath(t *testing.T) {
 	if st := a.json("GET", gurl, nil, 200); st["recomputed"].(float64) == 0 {
 		t.Errorf("graph after the death: %v, want recomputed chunks", st)
 	}
+}
+
+// loseWorkerMidGraph runs (x@x).sum() on a two-worker cluster (heartbeats
+// every 300 ms, so the test sees worker 1 busy and its loss sooner), calls
+// lose once worker 1 is running ops, and checks the graph still ends with
+// the local session's result. It returns the cluster, the session and the
+// graph's stats for the caller's own checks.
+func loseWorkerMidGraph(t *testing.T, lose func(c *cluster.ProcCluster) error) (*cluster.ProcCluster, *phobos.Session, phobos.Stats) {
+	t.Helper()
+	c := startCluster(t, 2, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
+	ctx := context.Background()
+	sess, err := phobos.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	x := tensor.NewGenerator(2).Rand([]int{3000, 3000}, tensor.Chunks(300))
+	expr := x.MatMul(x).Sum()
+	type outcome struct {
+		v   float64
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := sess.ExecuteScalar(ctx, expr)
+		done <- outcome{v, err}
+	}()
+	a := api{t: t, base: c.URL}
+	eventually(t, 20*time.Second, "worker 1 running ops", func() bool {
+		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+		return ws[1].(map[string]any)["running"].(float64) > 0
+	})
+	if err := lose(c); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the graph did not finish within 60 s of losing worker 1")
+	}
+	t.Logf("graph ended %v after losing worker 1: %v, %v", time.Since(t0).Round(time.Millisecond), got.v, got.err)
+	if got.err != nil {
+		t.Fatalf("graph after losing worker 1: %v", got.err)
+	}
+	st := sess.Stats()
+	local, err := phobos.NewSession(phobos.WithWorkers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.ExecuteScalar(ctx, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.v-want) > 1e-9*math.Abs(want) {
+		t.Errorf("result after losing worker 1 %v, local session %v", got.v, want)
+	}
+	return c, sess, st
+}
+
+// TestClusterWorkerDeath: a worker killed without warning is marked dead
+// after the heartbeat timeout; the graph it was working on carries on with
+// the other worker, which recomputes the lost chunks from their lineage,
+// and the cluster takes new graphs.
+func TestClusterWorkerDeath(t *testing.T) {
+	c, sess, st := loseWorkerMidGraph(t, func(c *cluster.ProcCluster) error { return c.Kill("worker-1") })
+	// Worker 1 had been generating chunks of x that later block products
+	// still needed: they were recomputed on worker 0.
+	if st.Recomputed == 0 || st.PeakBytes == 0 {
+		t.Errorf("stats %+v: want chunks recomputed after the death and the stores' peak", st)
+	}
+	a := api{t: t, base: c.URL}
+	ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+	if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "no heartbeat") {
+		t.Errorf("worker 1: %v", w)
+	}
+	v, err := sess.ExecuteScalar(context.Background(), tensor.NewGenerator(2).Rand([]int{1000}, tensor.Chunks(100)).Mul(0).Add(1).Sum())
+	if err != nil || v != 1000 {
+		t.Fatalf("after the death: %v, %v", v, err)
+	}
+}
+
+// TestClusterWorkerLeaves: a worker stopped cleanly (SIGTERM) deregisters
+// before it exits, so the scheduler takes it out of service at once, with
+// the reason, rather than after the heartbeat timeout.
+func TestClusterWorkerLeaves(t *testing.T) {
+	loseWorkerMidGraph(t, func(c *cluster.ProcCluster) error {
+		if err := c.StopChild("worker-1"); err != nil {
+			return err
+		}
+		// Deregistration happened before the process exited.
+		a := api{t: t, base: c.URL}
+		ws := a.json("GET", "/api/workers", nil, 200)["workers"].([]any)
+		if w := ws[1].(map[string]any); w["alive"] != false || !strings.Contains(w["dead_reason"].(string), "worker left") {
+			t.Errorf("worker 1 right after it stopped: %v", w)
+		}
+		return nil
+	})
 }

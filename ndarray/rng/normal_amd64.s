@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "mix_amd64.h"
 
 // The AVX-512 body of FillNormal: eight Box-Muller draws per step, with
 // exactly the operations of normalAt, logUnit and cos2pi (mathx.go) in the
@@ -73,18 +74,6 @@ GLOBL logBase<>(SB), RODATA|NOPTR, $8
 DATA two50<>+0(SB)/8, $0x0004000000000000
 GLOBL two50<>(SB), RODATA|NOPTR, $8
 
-// MIX2 is SplitMix64's output function of IN into OUT (T: scratch); Z3 and
-// Z4 hold the two multipliers.
-#define MIX2(IN, OUT, T) \
-	VPSRLQ  $30, IN, OUT \
-	VPXORQ  IN, OUT, OUT \
-	VPMULLQ Z3, OUT, OUT \
-	VPSRLQ  $27, OUT, T \
-	VPXORQ  OUT, T, OUT \
-	VPMULLQ Z4, OUT, OUT \
-	VPSRLQ  $31, OUT, T \
-	VPXORQ  OUT, T, OUT
-
 // func normal64AVX512(dst *float64, n int, ctr *[8]uint64, step, gamma uint64, mean, std float64)
 // n is a positive multiple of 8; ctr holds the first counters of dst[0..7]
 // (the counter of element j is 2(start+j)g after the key), step is 16g.
@@ -106,9 +95,9 @@ TEXT ·normal64AVX512(SB), NOSPLIT, $0-56
 
 loop:
 	// the two 64-bit draws of each element: counters x and x+g
-	MIX2(Z0, Z5, Z7)
+	MIX(Z0, Z5, Z7, Z3, Z4)
 	VPADDQ Z2, Z0, Z6
-	MIX2(Z6, Z8, Z7)
+	MIX(Z6, Z8, Z7, Z3, Z4)
 
 	// u1 = float64(int64(x1>>11)+1) * 2^-53, in (0, 1]
 	VPSRLQ          $11, Z5, Z5

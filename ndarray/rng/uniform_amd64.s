@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "mix_amd64.h"
 
 // The AVX-512 bodies of FillUniform and FillUniform32: eight counters per
 // step, the same SplitMix64 mix and the same float arithmetic (no FMA) as the
@@ -16,17 +17,6 @@
 	MOVQ         $-7723592293110705685, AX \
 	VPBROADCASTQ AX, Z3
 
-// MIX is SplitMix64's output function of the counters Z0, into Z6.
-#define MIX \
-	VPSRLQ  $30, Z0, Z6 \
-	VPXORQ  Z0, Z6, Z6 \
-	VPMULLQ Z2, Z6, Z6 \
-	VPSRLQ  $27, Z6, Z7 \
-	VPXORQ  Z6, Z7, Z6 \
-	VPMULLQ Z3, Z6, Z6 \
-	VPSRLQ  $31, Z6, Z7 \
-	VPXORQ  Z6, Z7, Z6
-
 // func uniform64AVX512(dst *float64, n int, ctr *[8]uint64, step uint64, lo, scale float64)
 // n must be a positive multiple of 8; ctr holds the counters of dst[0..7].
 TEXT ·uniform64AVX512(SB), NOSPLIT, $0-48
@@ -38,7 +28,7 @@ TEXT ·uniform64AVX512(SB), NOSPLIT, $0-48
 	SHRQ         $3, CX
 
 loop64:
-	MIX
+	MIX(Z0, Z6, Z7, Z2, Z3)
 	VPSRLQ    $11, Z6, Z6
 	VCVTQQ2PD Z6, Z6
 	VMULPD    Z5, Z6, Z6
@@ -61,7 +51,7 @@ TEXT ·uniform32AVX512(SB), NOSPLIT, $0-40
 	SHRQ         $3, CX
 
 loop32:
-	MIX
+	MIX(Z0, Z6, Z7, Z2, Z3)
 	VPSRLQ    $40, Z6, Z6
 	VCVTQQ2PS Z6, Y6
 	VMULPS    Y5, Y6, Y6

@@ -226,6 +226,15 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 	p0 := parts[0]
 	acc := newArray(redAccType(cop, p0.dtype), p0.shape)
 	redFillIdentity(cop, acc)
+	if cop == Sum && p0.dtype == Float64 && acc.dtype == Float64 && allContiguous(parts) {
+		// The common combine (tree sums of float64 partials): the same
+		// additions as the general path, without planning a reduction.
+		a := typedAll[float64](acc)[:acc.Size()]
+		for _, p := range parts {
+			AddFloat64s(a, a, typed[float64](p))
+		}
+		return acc, nil
+	}
 	red := make([]bool, p0.NDim())
 	if acc.Size() > 0 {
 		for _, p := range parts {
@@ -236,6 +245,15 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 		return redConvert(acc, rt), nil
 	}
 	return acc, nil
+}
+
+func allContiguous(parts []*Array) bool {
+	for _, p := range parts {
+		if !p.IsContiguous() {
+			return false
+		}
+	}
+	return true
 }
 
 // redCheckParts checks that parts is non-empty and all parts share shape and

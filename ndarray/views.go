@@ -179,6 +179,9 @@ func BroadcastShapes(shapes ...[]int) ([]int, error) {
 // BroadcastTo returns a read-only view of a with the given shape (zero strides
 // along broadcast axes), following NumPy's rules.
 func (a *Array) BroadcastTo(shape []int) (*Array, error) {
+	if SameShape(a.shape, shape) {
+		return a, nil // array descriptors are immutable: a is its own view
+	}
 	nd := len(shape)
 	if a.NDim() > nd {
 		return nil, fmt.Errorf("ndarray: cannot broadcast shape %v to %v", a.shape, shape)

@@ -126,16 +126,12 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
-	op    Fused
-	k1    int                // level-0 elements per level-1 element (1 if one level)
-	in    []*ndarray.Array   // the inputs as given
-	ext   []*ndarray.Array   // inputs broadcast to the iteration shape
-	flat  []*ndarray.Array   // contiguous inputs as flat views, else nil
-	bufs  []*ndarray.Array   // per node: a tile buffer (nil for the root reduction)
-	fills []*ndarray.Array   // per FullChunk node: a tile of its value
-	vals  []*ndarray.Array   // per node: its value on the current tile
-	args  [][]*ndarray.Array // per node: its operands, reused across tiles
-	gens  []*tileGen         // per generator node writing its own buffer
+	op   Fused
+	k1   int              // level-0 elements per level-1 element (1 if one level)
+	in   []*ndarray.Array // the inputs as given
+	ext  []*ndarray.Array // inputs broadcast to the iteration shape
+	flat []*ndarray.Array // contiguous inputs as flat views, else nil
+	ns   []nodeState      // per node of op.Nodes
 	// gathered holds, per strided or broadcast input, a reused tile buffer,
 	// with the tile start its current view holds (gatheredAt), so an input read by several
 	// nodes is gathered once per tile and no buffer is allocated per tile.
@@ -149,6 +145,18 @@ type fusedState struct {
 	// consts are each elementwise node's constant operands as 0-d arrays,
 	// made once per kernel rather than once per tile.
 	consts [][]*ndarray.Array
+}
+
+// nodeState is what a fused kernel keeps for one of its nodes, reused from
+// tile to tile (small chunks run one tile: each allocation counts).
+type nodeState struct {
+	buf    *ndarray.Array   // tile buffer (nil for the root reduction)
+	fill   *ndarray.Array   // FullChunk: a tile of its value
+	val    *ndarray.Array   // value on the current tile
+	args   []*ndarray.Array // operands on the current tile
+	consts []*ndarray.Array // Elementwise: its constant operands as 0-d arrays
+	all    []*ndarray.Array // operands with the constants in place
+	gen    *tileGen         // generator writing its own buffer
 }
 
 // Exec implements ChunkOp.
@@ -196,9 +204,15 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 	}
-	st.bufs = make([]*ndarray.Array, len(op.Nodes))
-	st.fills = make([]*ndarray.Array, len(op.Nodes))
-	st.vals = make([]*ndarray.Array, len(op.Nodes))
+	st.ns = make([]nodeState, len(op.Nodes))
+	nargs := 0
+	for _, nd := range op.Nodes {
+		nargs += len(nd.Args)
+	}
+	argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
+	for i, nd := range op.Nodes {
+		st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+	}
 	for i, nd := range op.Nodes {
 		if i == last {
 			break
@@ -213,14 +227,14 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			if err != nil {
 				return nil, err
 			}
-			st.fills[i] = fill
+			st.ns[i].fill = fill
 			continue
 		}
 		b, err := ndarray.New(nd.Meta.DType, size)
 		if err != nil {
 			return nil, err
 		}
-		st.bufs[i] = b
+		st.ns[i].buf = b
 	}
 	var acc *ndarray.Array // reduction accumulator
 	var err error
@@ -261,7 +275,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			}
 		}
 		for i := 0; i < last; i++ {
-			if st.vals[i], err = st.eval(i, f, L, nil); err != nil {
+			if st.ns[i].val, err = st.eval(i, f, L, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -457,7 +471,7 @@ func (op Fused) inputLevel(k int) uint8 {
 // input.
 func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 	if a >= 0 {
-		return st.vals[a], nil
+		return st.ns[a].val, nil
 	}
 	k := -1 - a
 	if st.op.inputLevel(k) == 1 {
@@ -509,7 +523,7 @@ func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 
 // tileBuf is node i's buffer cut to the tile of L level-0 elements.
 func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
-	b := st.bufs[i]
+	b := st.ns[i].buf
 	if st.op.Nodes[i].Level == 1 {
 		L /= st.k1
 	}
@@ -522,20 +536,15 @@ func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
 // eval computes node i on the tile [f, f+L), into dst when given.
 func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
 	nd := st.op.Nodes[i]
+	ns := &st.ns[i]
 	var err error
-	own := dst == nil && st.bufs[i] != nil // dst will be a prefix of bufs[i]
+	own := dst == nil && ns.buf != nil // dst will be a prefix of ns.buf
 	if own {
 		if dst, err = st.tileBuf(i, L); err != nil {
 			return nil, err
 		}
 	}
-	if st.args == nil {
-		st.args = make([][]*ndarray.Array, len(st.op.Nodes))
-	}
-	if st.args[i] == nil {
-		st.args[i] = make([]*ndarray.Array, len(nd.Args))
-	}
-	args := st.args[i]
+	args := ns.args
 	// Unary and binary kernels take strided operands; the others read
 	// their operands as contiguous memory.
 	ew, _ := nd.Op.(Elementwise)
@@ -552,16 +561,17 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 	}
 	switch op := nd.Op.(type) {
 	case Elementwise:
-		if st.consts == nil {
-			st.consts = make([][]*ndarray.Array, len(st.op.Nodes))
-		}
-		if st.consts[i] == nil && len(op.Consts) > 0 {
-			for _, c := range op.Consts {
-				st.consts[i] = append(st.consts[i], c.Array())
+		all := args
+		if len(op.Consts) > 0 {
+			if ns.consts == nil {
+				ns.consts = make([]*ndarray.Array, len(op.Consts))
+				for j, c := range op.Consts {
+					ns.consts[j] = c.Array()
+				}
+				ns.all = make([]*ndarray.Array, 0, len(args)+len(op.Consts))
 			}
+			all = placeConsts(ns.all[:0], op.Consts, args, ns.consts)
 		}
-		k := 0
-		all := withConsts(op.Consts, args, func(Const) *ndarray.Array { k++; return st.consts[i][k-1] })
 		switch op.Kind {
 		case "unary":
 			u, err := ndarray.ParseUnaryOp(op.Name)
@@ -584,10 +594,10 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return dst, nil
 	case FullChunk:
 		// Constant: made once per kernel; consumers only read it.
-		if fill := st.fills[i]; fill.Size() != gL {
-			return fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: gL}})
+		if ns.fill.Size() != gL {
+			return ns.fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: gL}})
 		}
-		return st.fills[i], nil
+		return ns.fill, nil
 	case ArangeChunk:
 		v, err := ArangeChunk{N: gL, Offset: op.Offset + gf, Total: op.Total, DType: op.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}.Exec(context.Background(), nil)
 		if err != nil {
@@ -597,17 +607,12 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return dst, nil
 	case RandomChunk:
 		if own {
-			if st.gens == nil {
-				st.gens = make([]*tileGen, len(st.op.Nodes))
-			}
-			g := st.gens[i]
-			if g == nil {
-				if g, err = newTileGen(op, st.bufs[i]); err != nil {
+			if ns.gen == nil {
+				if ns.gen, err = newTileGen(op, ns.buf); err != nil {
 					return nil, err
 				}
-				st.gens[i] = g
 			}
-			return dst, g.fill(gf, gL)
+			return dst, ns.gen.fill(gf, gL)
 		}
 		return dst, fillRandomTile(op, dst, gf, gL)
 	case ReducePartial:
@@ -639,6 +644,20 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return args[0], nil
 	}
 	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
+}
+
+// placeConsts is withConsts into dst's storage: the operands with the
+// constants at their positions, without allocating per tile.
+func placeConsts(dst []*ndarray.Array, consts []Const, args, vals []*ndarray.Array) []*ndarray.Array {
+	k := 0
+	for j, c := range consts {
+		for len(dst) < c.Pos && k < len(args) {
+			dst = append(dst, args[k])
+			k++
+		}
+		dst = append(dst, vals[j])
+	}
+	return append(dst, args[k:]...)
 }
 
 // tileGen fills tiles of one generator node's buffer: the filler and the

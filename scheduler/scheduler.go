@@ -880,6 +880,11 @@ func (e *OpError) Error() string {
 func (e *OpError) Unwrap() error { return e.Err }
 
 func (s *Scheduler) free(r *Run, i int32) {
+	if r.state[i] != Finished {
+		// Lost and being recomputed when its last consumer finished with
+		// the copy it had already read: freed when it lands.
+		return
+	}
 	if !r.step(i, EvRelease) {
 		return
 	}

@@ -1,0 +1,117 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// TestRunsSurviveWorkerDeaths is a property: on any graph, with workers
+// going silent after any number of tasks (all but one of them), the run
+// succeeds once the silent workers are marked dead, its results sit on live
+// workers, and every other chunk is freed.
+func TestRunsSurviveWorkerDeaths(t *testing.T) {
+	var recovered int // runs that lost a worker holding chunks
+	rapid.Check(t, func(rt *rapid.T) {
+		nw := rapid.IntRange(2, 4).Draw(rt, "workers")
+		n := rapid.IntRange(1, 40).Draw(rt, "ops")
+		g := &graph.ChunkGraph{}
+		var refs []ops.ChunkRef
+		for i := range n {
+			k := rapid.IntRange(0, min(i, 3)).Draw(rt, fmt.Sprintf("inputs of %d", i))
+			var ins []ops.ChunkRef
+			for j := range k {
+				ins = append(ins, refs[rapid.IntRange(0, i-1).Draw(rt, fmt.Sprintf("input %d of %d", j, i))])
+			}
+			refs = append(refs, g.AddChunk(nop{}, ins, scalarMeta))
+		}
+		// Results: every sink, and maybe a few more.
+		hasConsumer := make([]bool, n)
+		for _, nd := range g.Nodes {
+			for _, in := range nd.Inputs {
+				hasConsumer[in] = true
+			}
+		}
+		var results []int32
+		for i := range n {
+			if !hasConsumer[i] || rapid.Bool().Draw(rt, fmt.Sprintf("result %d", i)) {
+				results = append(results, int32(i))
+			}
+		}
+		// Every worker but the last may go silent after some tasks.
+		dieAfter := make([]int, nw)
+		for w := range nw - 1 {
+			if rapid.Bool().Draw(rt, fmt.Sprintf("worker %d dies", w)) {
+				dieAfter[w] = rapid.IntRange(1, n+1).Draw(rt, fmt.Sprintf("worker %d dies after", w))
+			}
+		}
+
+		var fws []*fakeWorker
+		var execs []protocol.Executor
+		for w := range nw {
+			fw := newFakeWorker(w)
+			if dieAfter[w] > 0 {
+				fw.dieAfter, fw.dropped = dieAfter[w], make(chan int32, 1<<16)
+			}
+			fws = append(fws, fw)
+			execs = append(execs, fw)
+		}
+		s := New(execs, Config{})
+		stop := make(chan struct{})
+		defer func() { s.Close(); close(stop) }()
+		for _, fw := range fws {
+			fw.s = s
+			go fw.run(stop)
+			if fw.dropped != nil {
+				// The heartbeat detector: a worker that drops a task is dead.
+				go func(fw *fakeWorker) {
+					select {
+					case <-fw.dropped:
+						s.MarkWorkerDead(fw.id, errors.New("went silent"))
+					case <-stop:
+					}
+				}(fw)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		run, err := s.Submit(ctx, g, results)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if err := run.Wait(ctx); err != nil {
+			rt.Fatalf("run: %v (counts %v)", err, run.Counts())
+		}
+		locs, err := run.ResultLocations(ctx, results)
+		if err != nil {
+			rt.Fatalf("results: %v", err)
+		}
+		var dead []error
+		_ = s.do(func() { dead = append(dead, s.dead...) })
+		for i, w := range locs {
+			if w < 0 || w >= nw || dead[w] != nil {
+				rt.Fatalf("result %d on worker %d (dead: %v)", results[i], w, dead)
+			}
+		}
+		c := run.Counts()
+		if c[Finished] != int64(len(results)) || c[Freed] != int64(n-len(results)) {
+			rt.Fatalf("counts %v: want %d results finished and the rest freed", c, len(results))
+		}
+		if run.Recomputed() > 0 {
+			recovered++
+		}
+	})
+	// The property is only worth something if deaths cost chunks.
+	if recovered == 0 {
+		t.Error("no run recomputed a lost chunk: the generator never exercised recovery")
+	}
+	t.Logf("%d runs recomputed chunks lost with a worker", recovered)
+}

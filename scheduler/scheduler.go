@@ -574,7 +574,7 @@ func (s *Scheduler) dispatch(r *Run, i int32) {
 			err := fmt.Errorf("scheduler: no live worker for chunk op %d (%s)", i, nd.Op.Type())
 			for _, d := range s.dead {
 				if d != nil {
-					err = fmt.Errorf("%w: %w", err, d) // the last death, for errors.As
+					err = fmt.Errorf("%w: %w", err, d) // each death, for errors.As
 				}
 			}
 			s.failWith(r, err)

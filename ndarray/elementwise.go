@@ -138,6 +138,10 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
 	switch ct {
 	case Float64:
+		if f, ok := vecUnary64(op); ok {
+			ewUnaryRun(f, out, x)
+			return
+		}
 		ewUnaryFloat[float64](op, out, x)
 	case Float32:
 		ewUnaryFloat[float32](op, out, x)

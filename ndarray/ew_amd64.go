@@ -259,6 +259,49 @@ func pairSums(d, x []float64) int {
 	return n
 }
 
+//go:noescape
+func negV64(d, x *float64, n int)
+
+//go:noescape
+func absV64(d, x *float64, n int)
+
+//go:noescape
+func squareV64(d, x *float64, n int)
+
+//go:noescape
+func sqrtV64(d, x *float64, n int)
+
+// vecUn wraps a unary assembly loop: the multiple-of-8 prefix in assembly,
+// the rest with the generic loop.
+func vecUn(asm func(d, x *float64, n int), rest func(d, x []float64)) func(d, x []float64) {
+	return func(d, x []float64) {
+		n := len(d) &^ 7
+		if n > 0 {
+			x = x[:len(d)]
+			asm(&d[0], &x[0], n)
+		}
+		if n < len(d) {
+			rest(d[n:], x[n:])
+		}
+	}
+}
+
+var un64 = map[UnaryOp]func(d, x []float64){
+	Neg:    vecUn(negV64, ewNegLoop[float64]),
+	Abs:    vecUn(absV64, ewAbsF64Loop),
+	Square: vecUn(squareV64, ewSquareLoop[float64]),
+	Sqrt:   vecUn(sqrtV64, ewSqrtLoop[float64]),
+}
+
+// vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.
+func vecUnary64(op UnaryOp) (func(d, x []float64), bool) {
+	if !hasAVX512 {
+		return nil, false
+	}
+	f, ok := un64[op]
+	return f, ok
+}
+
 // vecKernel64 is the AVX-512 kernel of op on float64, if there is one.
 func vecKernel64(op BinaryOp) (ewBinKernel[float64, float64], bool) {
 	if !hasAVX512 {

@@ -171,3 +171,36 @@ TEXT ·divVS32(SB), NOSPLIT, $0-32
 TEXT ·divSV32(SB), NOSPLIT, $0-32
 	ARGS_SV(VBROADCASTSS)
 	ARITH(LOADY4, DIVPS_R, 4, 16)
+
+// Unary float64 loops: d = f(x). UNARY reuses ARITH's loop with the operand
+// loaded from x and the function applied in place.
+DATA signBit<>+0(SB)/8, $0x8000000000000000
+GLOBL signBit<>(SB), RODATA|NOPTR, $8
+DATA absMask<>+0(SB)/8, $0x7fffffffffffffff
+GLOBL absMask<>(SB), RODATA|NOPTR, $8
+
+#define NEGPD(off, R) VXORPD.BCST signBit<>(SB), R, R
+#define ABSPD(off, R) VANDPD.BCST absMask<>(SB), R, R
+#define SQPD(off, R) VMULPD R, R, R
+#define SQRTPD(off, R) VSQRTPD R, R
+#define ARGS_UN MOVQ d+0(FP), DI; MOVQ x+8(FP), SI; MOVQ n+16(FP), CX
+
+// func negV64(d, x *float64, n int)
+TEXT ·negV64(SB), NOSPLIT, $0-24
+	ARGS_UN
+	ARITH(LOADX8, NEGPD, 8, 8)
+
+// func absV64(d, x *float64, n int)
+TEXT ·absV64(SB), NOSPLIT, $0-24
+	ARGS_UN
+	ARITH(LOADX8, ABSPD, 8, 8)
+
+// func squareV64(d, x *float64, n int)
+TEXT ·squareV64(SB), NOSPLIT, $0-24
+	ARGS_UN
+	ARITH(LOADX8, SQPD, 8, 8)
+
+// func sqrtV64(d, x *float64, n int)
+TEXT ·sqrtV64(SB), NOSPLIT, $0-24
+	ARGS_UN
+	ARITH(LOADX8, SQRTPD, 8, 8)

@@ -19,3 +19,5 @@ func vecCmp64(BinaryOp) (ewBinKernel[float64, uint8], bool) {
 func pairSums(d, x []float64) int { return 0 }
 
 func devSqBlock(x []float64, m float64, r *[8]float64) int { return 0 }
+
+func vecUnary64(UnaryOp) (func(d, x []float64), bool) { return nil, false }

@@ -38,7 +38,13 @@ type config struct {
 	noFuse      bool
 	memLimit    int64  // per-worker memory budget in bytes; 0: default
 	spillDir    string // where workers spill chunks; "": a temporary directory
+	token       string // the cluster's shared token (Connect)
 }
+
+// WithToken gives Connect the cluster's shared token (phobos roles'
+// --token-file or $PHOBOS_TOKEN); without it a cluster that has one answers
+// 401.
+func WithToken(token string) Option { return func(c *config) { c.token = token } }
 
 // WithMemoryLimit sets each worker's memory budget in bytes.
 func WithMemoryLimit(bytes int64) Option { return func(c *config) { c.memLimit = bytes } }

@@ -117,7 +117,8 @@ func TestIdleSessionsExpire(t *testing.T) {
 }
 
 // startRoles runs a scheduler, n workers (each configured by setup, if
-// given, from 1 slot and 64 MiB) and a web service in this process, waits
+// given, from 1 slot and 64 MiB) and a web service in this process, all
+// with the scheduler's token, waits
 // until the web service sees the workers, and stops them all at the end of
 // the test.
 func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cfg *cluster.WorkerConfig), n int) (*cluster.SchedulerProc, []*cluster.WorkerProc, *cluster.WebProc) {
@@ -130,7 +131,7 @@ func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cf
 	t.Cleanup(sp.Close)
 	var ws []*cluster.WorkerProc
 	for i := range n {
-		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir()}
+		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir(), Token: scfg.Token}
 		if setup != nil {
 			setup(i, &cfg)
 		}
@@ -141,15 +142,54 @@ func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cf
 		t.Cleanup(w.Close)
 		ws = append(ws, w)
 	}
-	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL()})
+	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL(), Token: scfg.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(wp.Close)
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := cluster.WaitReady(rctx, wp.URL(), n); err != nil {
+	if err := cluster.WaitReady(rctx, wp.URL(), scfg.Token, n); err != nil {
 		t.Fatal(err)
 	}
 	return sp, ws, wp
+}
+
+// TestTokenGuardsEveryRole: with a cluster token, every role refuses
+// requests without it (401, saying what is missing), the roles' own
+// requests carry it (W4 reads chunks across workers), and a client with it
+// works.
+func TestTokenGuardsEveryRole(t *testing.T) {
+	ctx := context.Background()
+	const token = "t0ken-for-tests"
+	sp, ws, wp := startRoles(t, cluster.SchedulerConfig{Token: token}, nil, 2)
+	if _, err := phobos.Connect(ctx, wp.URL()); err == nil || !strings.Contains(err.Error(), "needs a token") {
+		t.Fatalf("Connect without the token: %v", err)
+	}
+	if _, err := phobos.Connect(ctx, wp.URL(), phobos.WithToken("wrong")); err == nil || !strings.Contains(err.Error(), "wrong token") {
+		t.Fatalf("Connect with a wrong token: %v", err)
+	}
+	for _, u := range []string{sp.URL() + "/phobos.v1.SchedulerService/ListWorkers", ws[0].URL() + "/chunks/1/0", wp.URL() + "/api"} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", u, resp.StatusCode)
+		}
+	}
+	sess, err := phobos.Connect(ctx, wp.URL(), phobos.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	wl, _ := workloads.Get("W4")
+	p, _ := wl.Resolve(workloads.Params{"n": 300, "chunk": 100})
+	if _, err := wl.Eval(ctx, sess, p, 3); err != nil {
+		t.Fatalf("W4 with the token: %v", err)
+	}
+	if st := sess.Stats(); st.MovedBytes == 0 {
+		t.Errorf("stats %+v: want chunks read across workers (with the token)", st)
+	}
 }

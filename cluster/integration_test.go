@@ -94,6 +94,12 @@ func (s *syncBuffer) String() string {
 // startCluster launches scheduler, workers and web as child processes.
 func startCluster(t *testing.T, workers int, extra map[string][]string) *cluster.ProcCluster {
 	t.Helper()
+	return startClusterToken(t, workers, extra, "")
+}
+
+// startClusterToken is startCluster with a cluster token ("" for none).
+func startClusterToken(t *testing.T, workers int, extra map[string][]string, token string) *cluster.ProcCluster {
+	t.Helper()
 	needBinary(t)
 	logs := &syncBuffer{}
 	if extra == nil {
@@ -105,7 +111,7 @@ func startCluster(t *testing.T, workers int, extra map[string][]string) *cluster
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-		Exe: phobosBin, Workers: workers, Slots: 1, Memory: 1 << 30, Stderr: logs, ExtraArgs: extra,
+		Exe: phobosBin, Workers: workers, Slots: 1, Memory: 1 << 30, Stderr: logs, ExtraArgs: extra, Token: token,
 	})
 	if err != nil {
 		t.Fatalf("launch: %v\n%s", err, logs)
@@ -745,4 +751,34 @@ func TestClusterWorkerLeaves(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestClusterToken: a cluster launched with a token passes it to its roles
+// (in their environment); REST requests without it get 401 and a JSON error,
+// and a session with it runs a graph across the worker processes.
+func TestClusterToken(t *testing.T) {
+	const token = "process-t0ken"
+	c := startClusterToken(t, 2, nil, token)
+	a := api{t: t, base: c.URL}
+	a.wantError("GET", "/api/workers", nil, 401, "needs a token")
+	ctx := context.Background()
+	sess, err := phobos.Connect(ctx, c.URL, phobos.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.NewGenerator(4).Rand([]int{800, 800}, tensor.Chunks(200))
+	v, err := sess.ExecuteScalar(ctx, x.Add(x.Transpose()).Sum())
+	if err != nil {
+		t.Fatalf("graph with the token: %v", err)
+	}
+	local, err := phobos.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.ExecuteScalar(ctx, x.Add(x.Transpose()).Sum())
+	if err != nil || math.Abs(v-want) > 1e-9*math.Abs(want) {
+		t.Fatalf("cluster %v, local %v (%v)", v, want, err)
+	}
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // ReadyPrefix starts the line a role prints on stdout once it serves; the
@@ -47,6 +49,9 @@ type LaunchConfig struct {
 	Stderr io.Writer
 	// ReadyTimeout bounds the start (default 30 s).
 	ReadyTimeout time.Duration
+	// Token, when not "", is the cluster's shared secret, given to the
+	// children in $PHOBOS_TOKEN (not on their command lines).
+	Token string
 }
 
 // ProcCluster is a running cluster of child processes.
@@ -127,7 +132,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := WaitReady(ctx, c.URL, cfg.Workers); err != nil {
+	if err := WaitReady(ctx, c.URL, cfg.Token, cfg.Workers); err != nil {
 		return fail(err)
 	}
 	return c, nil
@@ -139,6 +144,10 @@ func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role st
 	args = append(args, cfg.ExtraArgs[role]...)
 	cmd := exec.Command(cfg.Exe, args...)
 	cmd.Stderr = cfg.Stderr
+	cmd.Env = os.Environ()
+	if cfg.Token != "" {
+		cmd.Env = append(cmd.Env, rpc.TokenEnv+"="+cfg.Token)
+	}
 	setChildAttrs(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -186,9 +195,9 @@ func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role st
 }
 
 // WaitReady polls GET /api until the cluster has the given number of live
-// workers (or ctx ends).
-func WaitReady(ctx context.Context, url string, workers int) error {
-	hc := &http.Client{Timeout: 2 * time.Second}
+// workers (or ctx ends); token is the cluster's, "" if it has none.
+func WaitReady(ctx context.Context, url, token string, workers int) error {
+	hc := rpc.WithToken(&http.Client{Timeout: 2 * time.Second}, token)
 	var last string
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api", nil)

@@ -30,7 +30,11 @@ type SchedulerConfig struct {
 	// before it is closed and its results freed (default 1 h; < 0: never).
 	// A session with a graph in progress is not idle.
 	SessionIdleTimeout time.Duration
-	Logger             *slog.Logger
+	// Token, when not "", is the cluster's shared secret: every request to
+	// this role must carry it ("Authorization: Bearer <token>"), and the
+	// role sends it on its own requests.
+	Token  string
+	Logger *slog.Logger
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -80,14 +84,14 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		cfg:   cfg,
 		log:   discardLogger(cfg.Logger),
 		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts}),
-		http:  rpc.NewHTTPClient(),
+		http:  rpc.WithToken(rpc.NewHTTPClient(), cfg.Token),
 		stop:  make(chan struct{}),
 	}
 	p.mu.sessions = make(map[string]*session)
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
-	srv, err := listen(cfg.Listen, mux, p.log)
+	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log)
 	if err != nil {
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)

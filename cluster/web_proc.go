@@ -18,7 +18,11 @@ type WebConfig struct {
 	// MaxRequestBytes bounds a request body (default web.DefaultMaxRequestBytes).
 	MaxRequestBytes int64
 	Version         string
-	Logger          *slog.Logger
+	// Token, when not "", is the cluster's shared secret: every request to
+	// this role must carry it ("Authorization: Bearer <token>"), and the
+	// role sends it on its own requests.
+	Token  string
+	Logger *slog.Logger
 }
 
 // WebProc is the web role: the REST API in front of a scheduler.
@@ -33,7 +37,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		return nil, fmt.Errorf("web: --scheduler: %w", err)
 	}
 	log := discardLogger(cfg.Logger)
-	hc := rpc.NewHTTPClient()
+	hc := rpc.WithToken(rpc.NewHTTPClient(), cfg.Token)
 	s := web.New(web.Config{
 		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
@@ -42,7 +46,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		Version:         cfg.Version,
 		Logger:          log,
 	})
-	srv, err := listen(cfg.Listen, s.Handler(), log)
+	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}

@@ -47,7 +47,11 @@ type WorkerConfig struct {
 	// before the worker exits (default 10 s).
 	RegisterTimeout time.Duration
 	GiveUpAfter     time.Duration
-	Logger          *slog.Logger
+	// Token, when not "", is the cluster's shared secret: every request to
+	// this role must carry it ("Authorization: Bearer <token>"), and the
+	// role sends it on its own requests.
+	Token  string
+	Logger *slog.Logger
 }
 
 // WorkerProc is the worker role: a worker.Worker fed by the scheduler over
@@ -105,7 +109,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	p := &WorkerProc{
 		cfg:   cfg,
 		log:   discardLogger(cfg.Logger),
-		http:  rpc.NewHTTPClient(),
+		http:  rpc.WithToken(rpc.NewHTTPClient(), cfg.Token),
 		ready: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -117,7 +121,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
-	p.srv, err = listen(cfg.Listen, mux, p.log)
+	p.srv, err = listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}

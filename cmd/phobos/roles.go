@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/storage"
 	"github.com/phobos-tensor/phobos/web"
 )
@@ -65,6 +66,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("phobos "+role, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token (default: $"+rpc.TokenEnv+"; none: no authentication)")
 	var (
 		listen, schedAddr, spillDir string
 		advertise                   string
@@ -113,6 +115,11 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
 		return exitUsage
 	}
+	token, err := rpc.LoadToken(*tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
+		return exitUsage
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -123,7 +130,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Token: token, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -143,7 +150,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Token: token, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -158,7 +165,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	case "web":
-		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Logger: log})
+		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -182,7 +189,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			mem.v = storage.DefaultLimit() / int64(workers)
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr,
+			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token,
 			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": {"--log-level", *logLevel}, "web": {"--log-level", *logLevel}},
 		})
 		if err != nil {

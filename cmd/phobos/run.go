@@ -21,6 +21,7 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/workloads"
 )
 
@@ -34,6 +35,7 @@ type runOptions struct {
 	noFuse         bool
 	memory         memFlag
 	cpuProfile     string
+	tokenFile      string
 	spillDir       string
 }
 
@@ -80,6 +82,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.noFuse, "no-fuse", false, "turn the fusion pass off (to measure its gain)")
 	fs.Var(&o.memory, "memory", "memory budget per worker: 1GiB, 512MB, 8e9 (default: half of RAM over the workers)")
 	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	return fs, o
 }
@@ -257,7 +260,11 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	var err error
 	if o.cluster != "" {
 		rec.Cluster = o.cluster
-		sess, err = phobos.Connect(ctx, o.cluster, opts...)
+		token, terr := rpc.LoadToken(o.tokenFile)
+		if terr != nil {
+			return rec, terr
+		}
+		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token))...)
 	} else {
 		sess, err = phobos.NewSession(opts...)
 	}

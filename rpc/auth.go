@@ -1,0 +1,83 @@
+package rpc
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// TokenEnv is the environment variable a shared cluster token may be given
+// in (rather than on a command line, where other users could read it).
+const TokenEnv = "PHOBOS_TOKEN"
+
+// LoadToken is the cluster token from file (if not "") or else from
+// $PHOBOS_TOKEN; "" means no authentication. A token file holds the token
+// on its first line.
+func LoadToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv(TokenEnv)), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return "", fmt.Errorf("token file %s is empty", file)
+	}
+	return tok, nil
+}
+
+// RequireToken serves h only to requests carrying "Authorization: Bearer
+// token"; others get 401 with a JSON error. With token "" it is h: no
+// authentication. Every role's server is wrapped in it, so RPCs, chunk
+// reads and the REST API are guarded alike.
+func RequireToken(token string, h http.Handler) http.Handler {
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="phobos"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			msg := "this Phobos cluster needs a token: send Authorization: Bearer <token> (phobos: --token-file or $" + TokenEnv + ")"
+			if len(got) > 0 {
+				msg = "wrong token in the Authorization header"
+			}
+			fmt.Fprintf(w, "{\"error\":%q}\n", msg)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// WithToken makes c send "Authorization: Bearer token" on every request
+// (c itself is changed and returned). With token "" it leaves c alone.
+func WithToken(c *http.Client, token string) *http.Client {
+	if token == "" {
+		return c
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &tokenTransport{base: base, header: "Bearer " + token}
+	return c
+}
+
+type tokenTransport struct {
+	base   http.RoundTripper
+	header string
+}
+
+func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
+	r.Header.Set("Authorization", t.header)
+	return t.base.RoundTrip(r)
+}

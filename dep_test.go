@@ -22,6 +22,7 @@ var layers = map[string]int{
 	"rpc/phobosv1/phobosv1connect": 1,
 	"ops":                          2,
 	"internal/numpytest":           2,
+	"internal/testcert":            0,
 	"graph":                        3,
 	"protocol":                     3,
 	"tensor":                       4,

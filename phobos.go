@@ -14,6 +14,7 @@ package phobos
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
@@ -36,10 +37,16 @@ type config struct {
 	maxAttempts int
 	progress    func(Progress)
 	noFuse      bool
-	memLimit    int64  // per-worker memory budget in bytes; 0: default
-	spillDir    string // where workers spill chunks; "": a temporary directory
-	token       string // the cluster's shared token (Connect)
+	memLimit    int64       // per-worker memory budget in bytes; 0: default
+	spillDir    string      // where workers spill chunks; "": a temporary directory
+	token       string      // the cluster's shared token (Connect)
+	tls         *tls.Config // how Connect checks an https:// cluster; nil: system roots
 }
+
+// WithTLSConfig sets how Connect checks the certificate of an https://
+// cluster (for a private CA: RootCAs); without it the system's roots are
+// used.
+func WithTLSConfig(cfg *tls.Config) Option { return func(c *config) { c.tls = cfg } }
 
 // WithToken gives Connect the cluster's shared token (phobos roles'
 // --token-file or $PHOBOS_TOKEN); without it a cluster that has one answers

@@ -37,7 +37,7 @@ func Connect(ctx context.Context, url string, opts ...Option) (*Session, error) 
 	for _, o := range opts {
 		o(&c)
 	}
-	b := &remoteBackend{base: strings.TrimRight(url, "/"), http: rpc.WithToken(rpc.NewHTTPClient(), c.token)}
+	b := &remoteBackend{base: strings.TrimRight(url, "/"), http: rpc.WithToken(rpc.WithTLS(rpc.NewHTTPClient(), c.tls), c.token)}
 	if !strings.Contains(b.base, "://") {
 		b.base = "http://" + b.base
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/internal/testcert"
+	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/workloads"
 )
@@ -131,7 +133,7 @@ func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cf
 	t.Cleanup(sp.Close)
 	var ws []*cluster.WorkerProc
 	for i := range n {
-		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir(), Token: scfg.Token}
+		cfg := cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir(), Token: scfg.Token, TLS: scfg.TLS}
 		if setup != nil {
 			setup(i, &cfg)
 		}
@@ -142,14 +144,18 @@ func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cf
 		t.Cleanup(w.Close)
 		ws = append(ws, w)
 	}
-	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL(), Token: scfg.Token})
+	wp, err := cluster.StartWeb(cluster.WebConfig{Scheduler: sp.URL(), Token: scfg.Token, TLS: scfg.TLS})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(wp.Close)
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := cluster.WaitReady(rctx, wp.URL(), scfg.Token, n); err != nil {
+	hc, err := cluster.NewClient(scfg.Token, scfg.TLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.WaitReady(rctx, hc, wp.URL(), n); err != nil {
 		t.Fatal(err)
 	}
 	return sp, ws, wp
@@ -191,5 +197,45 @@ func TestTokenGuardsEveryRole(t *testing.T) {
 	}
 	if st := sess.Stats(); st.MovedBytes == 0 {
 		t.Errorf("stats %+v: want chunks read across workers (with the token)", st)
+	}
+}
+
+// TestTLSInProcess: with certificates, every role serves HTTPS and talks
+// HTTPS to the others (the worker advertises https://, W4 reads chunks
+// across workers); a client trusting the CA works, one that does not gets a
+// certificate error.
+func TestTLSInProcess(t *testing.T) {
+	ctx := context.Background()
+	f, err := testcert.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := rpc.TLSFiles{Cert: f.Cert, Key: f.Key, CA: f.CA}
+	const token = "tls-and-token"
+	sp, ws, wp := startRoles(t, cluster.SchedulerConfig{Token: token, TLS: files}, nil, 2)
+	for _, u := range []string{sp.URL(), ws[0].URL(), ws[1].URL(), wp.URL()} {
+		if !strings.HasPrefix(u, "https://") {
+			t.Fatalf("role at %s: want https://", u)
+		}
+	}
+	if _, err := phobos.Connect(ctx, wp.URL(), phobos.WithToken(token)); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("Connect without trusting the CA: %v", err)
+	}
+	cli, err := files.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := phobos.Connect(ctx, wp.URL(), phobos.WithToken(token), phobos.WithTLSConfig(cli))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	wl, _ := workloads.Get("W4")
+	p, _ := wl.Resolve(workloads.Params{"n": 300, "chunk": 100})
+	if _, err := wl.Eval(ctx, sess, p, 3); err != nil {
+		t.Fatalf("W4 over TLS: %v", err)
+	}
+	if st := sess.Stats(); st.MovedBytes == 0 {
+		t.Errorf("stats %+v: want chunks read across workers (over TLS)", st)
 	}
 }

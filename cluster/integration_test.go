@@ -27,8 +27,10 @@ import (
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/testcert"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
+	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/web"
 	"github.com/phobos-tensor/phobos/workloads"
@@ -94,11 +96,12 @@ func (s *syncBuffer) String() string {
 // startCluster launches scheduler, workers and web as child processes.
 func startCluster(t *testing.T, workers int, extra map[string][]string) *cluster.ProcCluster {
 	t.Helper()
-	return startClusterToken(t, workers, extra, "")
+	return startClusterWith(t, workers, extra, "", rpc.TLSFiles{})
 }
 
-// startClusterToken is startCluster with a cluster token ("" for none).
-func startClusterToken(t *testing.T, workers int, extra map[string][]string, token string) *cluster.ProcCluster {
+// startClusterWith is startCluster with a cluster token ("" for none) and
+// TLS files (none: plain HTTP).
+func startClusterWith(t *testing.T, workers int, extra map[string][]string, token string, tlsFiles rpc.TLSFiles) *cluster.ProcCluster {
 	t.Helper()
 	needBinary(t)
 	logs := &syncBuffer{}
@@ -111,7 +114,7 @@ func startClusterToken(t *testing.T, workers int, extra map[string][]string, tok
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-		Exe: phobosBin, Workers: workers, Slots: 1, Memory: 1 << 30, Stderr: logs, ExtraArgs: extra, Token: token,
+		Exe: phobosBin, Workers: workers, Slots: 1, Memory: 1 << 30, Stderr: logs, ExtraArgs: extra, Token: token, TLS: tlsFiles,
 	})
 	if err != nil {
 		t.Fatalf("launch: %v\n%s", err, logs)
@@ -758,7 +761,7 @@ func TestClusterWorkerLeaves(t *testing.T) {
 // and a session with it runs a graph across the worker processes.
 func TestClusterToken(t *testing.T) {
 	const token = "process-t0ken"
-	c := startClusterToken(t, 2, nil, token)
+	c := startClusterWith(t, 2, nil, token, rpc.TLSFiles{})
 	a := api{t: t, base: c.URL}
 	a.wantError("GET", "/api/workers", nil, 401, "needs a token")
 	ctx := context.Background()
@@ -780,5 +783,53 @@ func TestClusterToken(t *testing.T) {
 	want, err := local.ExecuteScalar(ctx, x.Add(x.Transpose()).Sum())
 	if err != nil || math.Abs(v-want) > 1e-9*math.Abs(want) {
 		t.Fatalf("cluster %v, local %v (%v)", v, want, err)
+	}
+}
+
+// TestClusterTLS: a cluster of processes launched with certificates serves
+// HTTPS on every role and its roles talk HTTPS to each other; a session
+// trusting the CA runs a graph across the workers, one that does not is
+// refused.
+func TestClusterTLS(t *testing.T) {
+	f, err := testcert.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := rpc.TLSFiles{Cert: f.Cert, Key: f.Key, CA: f.CA}
+	c := startClusterWith(t, 2, nil, "", files)
+	for _, u := range append([]string{c.URL, c.SchedulerURL}, c.WorkerURLs...) {
+		if !strings.HasPrefix(u, "https://") {
+			t.Fatalf("role at %s: want https://", u)
+		}
+	}
+	ctx := context.Background()
+	if _, err := phobos.Connect(ctx, c.URL); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("Connect without trusting the CA: %v", err)
+	}
+	cli, err := files.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := phobos.Connect(ctx, c.URL, phobos.WithTLSConfig(cli))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.NewGenerator(6).Rand([]int{800, 800}, tensor.Chunks(200))
+	v, err := sess.ExecuteScalar(ctx, x.Add(x.Transpose()).Sum())
+	if err != nil {
+		t.Fatalf("graph over TLS: %v", err)
+	}
+	local, err := phobos.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.ExecuteScalar(ctx, x.Add(x.Transpose()).Sum())
+	if err != nil || math.Abs(v-want) > 1e-9*math.Abs(want) {
+		t.Fatalf("cluster %v, local %v (%v)", v, want, err)
+	}
+	if st := sess.Stats(); st.MovedBytes == 0 {
+		t.Errorf("stats %+v: want chunks read across workers (over TLS)", st)
 	}
 }

@@ -52,6 +52,9 @@ type LaunchConfig struct {
 	// Token, when not "", is the cluster's shared secret, given to the
 	// children in $PHOBOS_TOKEN (not on their command lines).
 	Token string
+	// TLS is every role's certificate, key and CA (the same files for all:
+	// the certificate must name the loopback address), passed as flags.
+	TLS rpc.TLSFiles
 }
 
 // ProcCluster is a running cluster of child processes.
@@ -132,7 +135,12 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := WaitReady(ctx, c.URL, cfg.Token, cfg.Workers); err != nil {
+	hc, err := NewClient(cfg.Token, cfg.TLS)
+	if err != nil {
+		return fail(err)
+	}
+	hc.Timeout = 2 * time.Second
+	if err := WaitReady(ctx, hc, c.URL, cfg.Workers); err != nil {
 		return fail(err)
 	}
 	return c, nil
@@ -141,6 +149,12 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 // start runs one role and waits for its ready line.
 func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role string, args ...string) (string, error) {
 	args = append([]string{role}, args...)
+	if cfg.TLS.Enabled() {
+		args = append(args, "--tls-cert", cfg.TLS.Cert, "--tls-key", cfg.TLS.Key)
+	}
+	if cfg.TLS.CA != "" {
+		args = append(args, "--tls-ca", cfg.TLS.CA)
+	}
 	args = append(args, cfg.ExtraArgs[role]...)
 	cmd := exec.Command(cfg.Exe, args...)
 	cmd.Stderr = cfg.Stderr
@@ -194,10 +208,10 @@ func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role st
 	}
 }
 
-// WaitReady polls GET /api until the cluster has the given number of live
-// workers (or ctx ends); token is the cluster's, "" if it has none.
-func WaitReady(ctx context.Context, url, token string, workers int) error {
-	hc := rpc.WithToken(&http.Client{Timeout: 2 * time.Second}, token)
+// WaitReady polls GET /api with hc (NewClient: the cluster's token and TLS
+// roots) until the cluster has the given number of live workers (or ctx
+// ends).
+func WaitReady(ctx context.Context, hc *http.Client, url string, workers int) error {
 	var last string
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api", nil)

@@ -33,7 +33,10 @@ type SchedulerConfig struct {
 	// Token, when not "", is the cluster's shared secret: every request to
 	// this role must carry it ("Authorization: Bearer <token>"), and the
 	// role sends it on its own requests.
-	Token  string
+	Token string
+	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
+	// (or the system's roots) checks the other roles' certificates.
+	TLS    rpc.TLSFiles
 	Logger *slog.Logger
 }
 
@@ -80,18 +83,22 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if cfg.HeartbeatTimeout <= 0 {
 		cfg.HeartbeatTimeout = 3 * time.Second
 	}
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	p := &SchedulerProc{
 		cfg:   cfg,
 		log:   discardLogger(cfg.Logger),
 		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts}),
-		http:  rpc.WithToken(rpc.NewHTTPClient(), cfg.Token),
+		http:  hc,
 		stop:  make(chan struct{}),
 	}
 	p.mu.sessions = make(map[string]*session)
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
-	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log)
+	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
 	if err != nil {
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -202,7 +209,7 @@ type schedulerService struct{ p *SchedulerProc }
 func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Request[pb.RegisterWorkerRequest]) (*connect.Response[pb.RegisterWorkerResponse], error) {
 	p := s.p
 	m := req.Msg
-	url, err := baseURL(m.Url)
+	url, err := baseURL(m.Url, false)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker url: %w", err))
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // server is one role's HTTP/1.1 listener: connect services and plain
@@ -20,14 +23,20 @@ type server struct {
 	errc chan error
 }
 
-// listen opens addr (default 127.0.0.1:0, a free loopback port).
-func listen(addr string, h http.Handler, log *slog.Logger) (*server, error) {
+// listen opens addr (default 127.0.0.1:0, a free loopback port), serving
+// TLS when tlsCfg is not nil.
+func listen(addr string, h http.Handler, log *slog.Logger, tlsCfg *tls.Config) (*server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	scheme := "http"
+	tcp := ln.Addr().(*net.TCPAddr)
+	if tlsCfg != nil {
+		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	s := &server{
 		ln: ln,
@@ -36,7 +45,7 @@ func listen(addr string, h http.Handler, log *slog.Logger) (*server, error) {
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
-		url:  advertisedURL(ln.Addr().(*net.TCPAddr)),
+		url:  advertisedURL(scheme, tcp),
 		errc: make(chan error, 1),
 	}
 	go func() {
@@ -52,22 +61,23 @@ func listen(addr string, h http.Handler, log *slog.Logger) (*server, error) {
 // advertisedURL is how others reach a listener. An unspecified host
 // (":8080", "0.0.0.0") is advertised as loopback: a single-machine cluster.
 // Pass a concrete address to --listen on a multi-host cluster.
-func advertisedURL(a *net.TCPAddr) string {
+func advertisedURL(scheme string, a *net.TCPAddr) string {
 	host := a.IP.String()
 	if a.IP == nil || a.IP.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
+	return scheme + "://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
 }
 
-// advertise is the URL of an --advertise address: host, host:port or an
-// http:// URL; without a port it gets the listening one.
-func advertise(addr string, port int) (string, error) {
-	u, err := baseURL(addr)
+// advertise is the URL of an --advertise address: host, host:port or a URL;
+// without a scheme it gets the listening one, without a port the listening
+// one too.
+func advertise(addr string, port int, scheme string) (string, error) {
+	u, err := baseURL(addr, scheme == "https")
 	if err != nil {
 		return "", err
 	}
-	hostport := strings.TrimPrefix(u, "http://")
+	scheme, hostport, _ := strings.Cut(u, "://")
 	if strings.Contains(hostport, "/") {
 		return "", fmt.Errorf("address %q: want host[:port], not a path", addr)
 	}
@@ -77,7 +87,7 @@ func advertise(addr string, port int) (string, error) {
 		if host == "" {
 			return "", fmt.Errorf("address %q has no host", addr)
 		}
-		return "http://" + net.JoinHostPort(host, fmt.Sprint(port)), nil
+		return scheme + "://" + net.JoinHostPort(host, fmt.Sprint(port)), nil
 	}
 	return u, nil
 }
@@ -92,16 +102,22 @@ func (s *server) shutdown() {
 	}
 }
 
-// baseURL turns a --scheduler value ("127.0.0.1:7000" or a URL) into a URL.
-func baseURL(addr string) (string, error) {
+// baseURL turns a --scheduler value ("127.0.0.1:7000" or a URL) into a URL;
+// an address without a scheme gets https:// when secure (TLS is set up),
+// else http://.
+func baseURL(addr string, secure bool) (string, error) {
 	if addr == "" {
 		return "", errors.New("no address given")
 	}
 	if !strings.Contains(addr, "://") {
-		addr = "http://" + addr
+		if secure {
+			addr = "https://" + addr
+		} else {
+			addr = "http://" + addr
+		}
 	}
-	if !strings.HasPrefix(addr, "http://") {
-		return "", fmt.Errorf("address %q: only http:// is supported", addr)
+	if !strings.HasPrefix(addr, "http://") && !strings.HasPrefix(addr, "https://") {
+		return "", fmt.Errorf("address %q: only http:// and https:// are supported", addr)
 	}
 	return strings.TrimRight(addr, "/"), nil
 }
@@ -111,4 +127,25 @@ func discardLogger(l *slog.Logger) *slog.Logger {
 		return l
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// roleHTTP is a role's server TLS setup (nil: plain HTTP) and the client it
+// makes its own requests with: TLS roots from files and the cluster token.
+func roleHTTP(token string, files rpc.TLSFiles) (*tls.Config, *http.Client, error) {
+	srv, err := files.Server()
+	if err != nil {
+		return nil, nil, err
+	}
+	hc, err := NewClient(token, files)
+	return srv, hc, err
+}
+
+// NewClient is an HTTP client for a cluster: its TLS roots (files.CA, or
+// the system's) and its token ("" for none) on every request.
+func NewClient(token string, files rpc.TLSFiles) (*http.Client, error) {
+	cli, err := files.Client()
+	if err != nil {
+		return nil, err
+	}
+	return rpc.WithToken(rpc.WithTLS(rpc.NewHTTPClient(), cli), token), nil
 }

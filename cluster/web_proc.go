@@ -21,7 +21,10 @@ type WebConfig struct {
 	// Token, when not "", is the cluster's shared secret: every request to
 	// this role must carry it ("Authorization: Bearer <token>"), and the
 	// role sends it on its own requests.
-	Token  string
+	Token string
+	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
+	// (or the system's roots) checks the other roles' certificates.
+	TLS    rpc.TLSFiles
 	Logger *slog.Logger
 }
 
@@ -32,12 +35,15 @@ type WebProc struct {
 
 // StartWeb starts serving the REST API.
 func StartWeb(cfg WebConfig) (*WebProc, error) {
-	schedURL, err := baseURL(cfg.Scheduler)
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 	if err != nil {
 		return nil, fmt.Errorf("web: --scheduler: %w", err)
 	}
 	log := discardLogger(cfg.Logger)
-	hc := rpc.WithToken(rpc.NewHTTPClient(), cfg.Token)
 	s := web.New(web.Config{
 		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
@@ -46,7 +52,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		Version:         cfg.Version,
 		Logger:          log,
 	})
-	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log)
+	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +51,10 @@ type WorkerConfig struct {
 	// Token, when not "", is the cluster's shared secret: every request to
 	// this role must carry it ("Authorization: Bearer <token>"), and the
 	// role sends it on its own requests.
-	Token  string
+	Token string
+	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
+	// (or the system's roots) checks the other roles' certificates.
+	TLS    rpc.TLSFiles
 	Logger *slog.Logger
 }
 
@@ -97,7 +101,11 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if cfg.Memory == 0 {
 		cfg.Memory = storage.DefaultLimit()
 	}
-	schedURL, err := baseURL(cfg.Scheduler)
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 	if err != nil {
 		return nil, fmt.Errorf("worker: --scheduler: %w", err)
 	}
@@ -109,7 +117,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	p := &WorkerProc{
 		cfg:   cfg,
 		log:   discardLogger(cfg.Logger),
-		http:  rpc.WithToken(rpc.NewHTTPClient(), cfg.Token),
+		http:  hc,
 		ready: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -121,14 +129,15 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
-	p.srv, err = listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log)
+	p.srv, err = listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 
 	url := p.srv.url
 	if cfg.Advertise != "" {
-		if url, err = advertise(cfg.Advertise, p.srv.ln.Addr().(*net.TCPAddr).Port); err != nil {
+		scheme, _, _ := strings.Cut(p.srv.url, "://")
+		if url, err = advertise(cfg.Advertise, p.srv.ln.Addr().(*net.TCPAddr).Port, scheme); err != nil {
 			p.srv.shutdown()
 			return nil, fmt.Errorf("worker: --advertise: %w", err)
 		}

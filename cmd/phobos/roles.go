@@ -67,6 +67,10 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token (default: $"+rpc.TokenEnv+"; none: no authentication)")
+	var tlsFiles rpc.TLSFiles
+	fs.StringVar(&tlsFiles.Cert, "tls-cert", "", "PEM certificate to serve HTTPS with (with --tls-key)")
+	fs.StringVar(&tlsFiles.Key, "tls-key", "", "PEM key of --tls-cert")
+	fs.StringVar(&tlsFiles.CA, "tls-ca", "", "PEM certificate authority the other roles' certificates are checked against (default: the system's)")
 	var (
 		listen, schedAddr, spillDir string
 		advertise                   string
@@ -130,7 +134,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Token: token, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -150,7 +154,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Token: token, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -165,7 +169,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	case "web":
-		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, Logger: log})
+		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -189,7 +193,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			mem.v = storage.DefaultLimit() / int64(workers)
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token,
+			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
 			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": {"--log-level", *logLevel}, "web": {"--log-level", *logLevel}},
 		})
 		if err != nil {

@@ -36,6 +36,7 @@ type runOptions struct {
 	memory         memFlag
 	cpuProfile     string
 	tokenFile      string
+	tlsCA          string
 	spillDir       string
 }
 
@@ -82,6 +83,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.noFuse, "no-fuse", false, "turn the fusion pass off (to measure its gain)")
 	fs.Var(&o.memory, "memory", "memory budget per worker: 1GiB, 512MB, 8e9 (default: half of RAM over the workers)")
 	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
+	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	return fs, o
@@ -264,7 +266,11 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		if terr != nil {
 			return rec, terr
 		}
-		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token))...)
+		tlsCfg, terr := rpc.TLSFiles{CA: o.tlsCA}.Client()
+		if terr != nil {
+			return rec, terr
+		}
+		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token), phobos.WithTLSConfig(tlsCfg))...)
 	} else {
 		sess, err = phobos.NewSession(opts...)
 	}

@@ -117,7 +117,7 @@ func (e *remoteExecutor) loop() {
 
 func (e *remoteExecutor) failTasks(tasks []protocol.Task, err error) {
 	for _, t := range tasks {
-		e.report(protocol.Result{Key: t.Key, Worker: e.id, Outcome: protocol.Failed, Err: fmt.Errorf("sending to worker %d: %w", e.id, err)})
+		e.report(protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: e.id, Outcome: protocol.Failed, Err: fmt.Errorf("sending to worker %d: %w", e.id, err)})
 	}
 }
 

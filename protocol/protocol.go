@@ -67,7 +67,12 @@ type Task struct {
 	Inputs   []Input
 	Meta     ops.Meta
 	Priority Priority
-	Attempt  int
+	// Attempt numbers the dispatches of one op: the scheduler raises it
+	// each time it sends the op anywhere, so (Key, Attempt) names one
+	// dispatch. Workers deduplicate submissions by it and echo it in
+	// their results; the scheduler ignores a result that does not carry
+	// the op's current attempt and worker.
+	Attempt int
 }
 
 // Outcome is how a task ended on a worker.
@@ -84,6 +89,7 @@ const (
 // Result reports the end of a task.
 type Result struct {
 	Key     ChunkKey
+	Attempt int // the task's Attempt
 	Worker  int
 	Outcome Outcome
 	Nbytes  int64 // bytes of the stored output

@@ -177,7 +177,7 @@ var outcomes = [...]pb.Outcome{
 
 // EncodeResult is the wire form of a task's outcome.
 func EncodeResult(r protocol.Result) *pb.Result {
-	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Nbytes: r.Nbytes, Retryable: r.Retryable}
+	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable}
 	if int(r.Outcome) < len(outcomes) {
 		m.Outcome = outcomes[r.Outcome]
 	}
@@ -194,6 +194,7 @@ func EncodeResult(r protocol.Result) *pb.Result {
 func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 	r := protocol.Result{
 		Key:       protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: m.Node},
+		Attempt:   int(m.Attempt),
 		Worker:    w,
 		Nbytes:    m.Nbytes,
 		Retryable: m.Retryable,

@@ -441,7 +441,7 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
-		res := protocol.Result{Key: p.t.Key, Worker: w.cfg.ID}
+		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID}
 		switch {
 		case p.err != nil:
 			// Too large never fits; anything else may once memory frees.
@@ -458,7 +458,7 @@ func (w *Worker) slot() {
 			res.Outcome = protocol.Cancelled
 		default:
 			if w.reportsStart(p.t) {
-				w.rep.Report(protocol.Result{Key: p.t.Key, Worker: w.cfg.ID, Outcome: protocol.Started})
+				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started})
 			}
 			res = w.run(p.g.ctx, p.t, p.res)
 			p.res.Close()
@@ -470,7 +470,7 @@ func (w *Worker) slot() {
 
 // run executes one admitted task and stores its output.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
-	res := protocol.Result{Key: t.Key, Worker: w.cfg.ID}
+	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID}
 	fail := func(err error, retryable bool) protocol.Result {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			res.Outcome = protocol.Cancelled

@@ -475,7 +475,10 @@ type Result struct {
 	Retryable bool                   `protobuf:"varint,6,opt,name=retryable,proto3" json:"retryable,omitempty"`
 	// lost_nodes are input chunk ops (of the same graph) whose data the
 	// worker found gone; the scheduler recomputes them.
-	LostNodes     []int32 `protobuf:"varint,7,rep,packed,name=lost_nodes,json=lostNodes,proto3" json:"lost_nodes,omitempty"`
+	LostNodes []int32 `protobuf:"varint,7,rep,packed,name=lost_nodes,json=lostNodes,proto3" json:"lost_nodes,omitempty"`
+	// attempt echoes the task's attempt: the scheduler counts a result only
+	// when it matches the op's current attempt and worker.
+	Attempt       int32 `protobuf:"varint,8,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -557,6 +560,13 @@ func (x *Result) GetLostNodes() []int32 {
 		return x.LostNodes
 	}
 	return nil
+}
+
+func (x *Result) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
 }
 
 type ReportResultsRequest struct {
@@ -2068,7 +2078,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +
-	"\x11HeartbeatResponse\"\xcb\x01\n" +
+	"\x11HeartbeatResponse\"\xe5\x01\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12,\n" +
@@ -2077,7 +2087,8 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
 	"\tretryable\x18\x06 \x01(\bR\tretryable\x12\x1d\n" +
 	"\n" +
-	"lost_nodes\x18\a \x03(\x05R\tlostNodes\"`\n" +
+	"lost_nodes\x18\a \x03(\x05R\tlostNodes\x12\x18\n" +
+	"\aattempt\x18\b \x01(\x05R\aattempt\"`\n" +
 	"\x14ReportResultsRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12+\n" +
 	"\aresults\x18\x02 \x03(\v2\x11.phobos.v1.ResultR\aresults\"\x17\n" +

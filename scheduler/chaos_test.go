@@ -119,7 +119,7 @@ func TestRunsSurviveWorkerDeaths(t *testing.T) {
 			rt.Fatalf("results: %v", err)
 		}
 		var dead []error
-		_ = s.do(func() { dead = append(dead, s.dead...) })
+		_ = s.do(func(c *core) { dead = append(dead, c.dead...) })
 		for i, w := range locs {
 			if w < 0 || w >= nw || dead[w] != nil {
 				rt.Fatalf("result %d on worker %d (dead: %v)", results[i], w, dead)

@@ -69,16 +69,16 @@ func (f *fakeWorker) run(stop chan struct{}) {
 				continue
 			}
 			if cancelled[t.Key.Graph] {
-				f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Cancelled})
+				f.s.Report(protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: f.id, Outcome: protocol.Cancelled})
 				continue
 			}
-			f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Started})
+			f.s.Report(protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: f.id, Outcome: protocol.Started})
 			if f.block != nil {
 				select {
 				case <-f.block:
 				case g := <-f.cancels:
 					cancelled[g] = true
-					f.s.Report(protocol.Result{Key: t.Key, Worker: f.id, Outcome: protocol.Cancelled})
+					f.s.Report(protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: f.id, Outcome: protocol.Cancelled})
 					continue
 				}
 			}
@@ -86,7 +86,7 @@ func (f *fakeWorker) run(stop chan struct{}) {
 			if f.failFn != nil {
 				out, retry = f.failFn(t)
 			}
-			res := protocol.Result{Key: t.Key, Worker: f.id, Outcome: out, Nbytes: 8, Retryable: retry}
+			res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: f.id, Outcome: out, Nbytes: 8, Retryable: retry}
 			if out == protocol.Failed {
 				res.Err = errors.New("boom")
 				if f.lostFn != nil {
@@ -157,7 +157,7 @@ func TestRunFreesIntermediates(t *testing.T) {
 	}
 	run.Release()
 	// after Release every chunk was released exactly once
-	if err := s.do(func() {}); err != nil {
+	if err := s.do(func(*core) {}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[protocol.ChunkKey]int{}

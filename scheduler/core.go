@@ -1,0 +1,695 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// core is the scheduler's state machine: every operand state, worker load
+// and run lives here, and changes only through step, one message at a time.
+// It does no I/O and starts no goroutines: what it wants done (tasks,
+// releases and cancels to send, runs that ended) accumulates in a Ready the
+// driver takes and carries out. So the scheduler's behaviour can be driven
+// message by message in tests, duplicates, reorders and losses included.
+type core struct {
+	cfg Config
+	log *slog.Logger
+
+	slots []int
+	busy  []int   // per-worker tasks submitted and not reported
+	dead  []error // per-worker: why it is dead, nil while alive
+	runs  map[protocol.GraphID]*Run
+	out   []outbox // per-worker messages to send, in order
+	ended []*Run   // runs that ended since the last take
+	cur   *Run     // the run being worked on, for panic reports
+	stats Stats
+}
+
+// outbox is what one worker is sent at the end of a step: tasks first, then
+// releases, then cancels, so a cancel always follows the tasks of the same
+// turn.
+type outbox struct {
+	tasks    []protocol.Task
+	releases []protocol.ChunkKey
+	cancels  []protocol.GraphID
+}
+
+// Send is one worker's share of an Actions.
+type Send struct {
+	Worker   int
+	Tasks    []protocol.Task
+	Releases []protocol.ChunkKey
+	Cancels  []protocol.GraphID
+}
+
+// Actions is what a step asks the driver to do, in order.
+type Actions struct {
+	Sends []Send
+	Ended []*Run // runs that ended; Run.finish(Run.err) closes their Done
+}
+
+// Stats counts what the scheduler did with the messages it got. The
+// ignored counts are results the network delivered that changed nothing:
+// repeats, stale attempts, late words from dead workers, names of nothing.
+type Stats struct {
+	Results        int64 // results received
+	Duplicates     int64 // an outcome already counted (the same attempt reported again)
+	Stale          int64 // a result of an earlier attempt, or from a worker the op is no longer on
+	FromDead       int64 // a result from a worker already declared dead
+	Unknown        int64 // naming no live graph
+	Invalid        int64 // naming a worker or op that does not exist
+	Bugs           int64 // graphs failed on a transition the state machine refused
+	Panics         int64 // panics recovered in the event loop
+	Stalled        int64 // graphs failed by progress supervision
+	ReleasedOrphan int64 // chunks a worker stored for an ignored result, released
+}
+
+// Ignored is the number of results that changed nothing.
+func (s Stats) Ignored() int64 {
+	return s.Duplicates + s.Stale + s.FromDead + s.Unknown + s.Invalid
+}
+
+// Messages of the core.
+type (
+	msgSubmit     struct{ run *Run }
+	msgResult     struct{ res protocol.Result }
+	msgAddWorker  struct{ slots int }
+	msgWorkerDead struct {
+		worker int
+		cause  error
+	}
+	msgCancel  struct{ graph protocol.GraphID }
+	msgRelease struct{ graph protocol.GraphID }
+	msgTick    struct{ now time.Time }
+)
+
+func newCore(cfg Config, slots []int) *core {
+	c := &core{
+		cfg:  cfg,
+		log:  cfg.Logger,
+		runs: make(map[protocol.GraphID]*Run),
+	}
+	for _, n := range slots {
+		c.addWorker(n)
+	}
+	return c
+}
+
+func (c *core) addWorker(slots int) int {
+	c.slots = append(c.slots, slots)
+	c.busy = append(c.busy, 0)
+	c.dead = append(c.dead, nil)
+	c.out = append(c.out, outbox{})
+	return len(c.slots) - 1
+}
+
+// Step applies one message and returns what to do about it.
+func (c *core) Step(m any) Actions {
+	c.apply(m)
+	return c.take()
+}
+
+// apply changes the state by one message. A panic (a scheduler bug) is
+// caught here: it is logged with the graph being worked on, which fails;
+// every other graph carries on.
+func (c *core) apply(m any) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.recoverPanic(p, debug.Stack())
+		}
+		c.cur = nil
+	}()
+	switch m := m.(type) {
+	case msgSubmit:
+		c.start(m.run)
+	case msgResult:
+		c.handle(m.res)
+	case msgAddWorker:
+		c.addWorker(m.slots)
+	case msgWorkerDead:
+		c.markDead(m.worker, m.cause)
+	case msgCancel:
+		if r := c.runs[m.graph]; r != nil {
+			c.cur = r
+			c.cancel(r, nil)
+		}
+	case msgRelease:
+		if r := c.runs[m.graph]; r != nil {
+			c.cur = r
+			c.release(r)
+		}
+	case msgTick:
+		c.tick(m.now)
+	default:
+		panic(fmt.Sprintf("scheduler: unknown message %T", m))
+	}
+	c.checkBugs()
+}
+
+// take hands over the accumulated actions.
+func (c *core) take() Actions {
+	var rd Actions
+	for w := range c.out {
+		o := &c.out[w]
+		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
+			continue
+		}
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks, Releases: o.releases, Cancels: o.cancels})
+		*o = outbox{}
+	}
+	rd.Ended, c.ended = c.ended, nil
+	return rd
+}
+
+func (c *core) recoverPanic(p any, stack []byte) {
+	c.stats.Panics++
+	r := c.cur
+	if r == nil {
+		c.log.Error("scheduler: panic in the event loop", "panic", p, "stack", string(stack))
+		return
+	}
+	c.log.Error("scheduler: panic in the event loop; failing the graph", "graph", r.id, "panic", p, "stack", string(stack))
+	// The run's state may be half-changed: do not trust it further. Stop
+	// its work everywhere and end it now.
+	err := fmt.Errorf("scheduler: internal error while running graph %d: %v", r.id, p)
+	if r.err == nil {
+		r.err = err
+	}
+	r.cancelled = true
+	for w, d := range c.dead {
+		if d == nil {
+			c.out[w].cancels = append(c.out[w].cancels, r.id)
+		}
+	}
+	delete(c.runs, r.id)
+	c.end(r)
+}
+
+// checkBugs fails the graphs in which the state machine refused a
+// transition during this step: their state no longer adds up.
+func (c *core) checkBugs() {
+	for _, r := range c.runs {
+		if r.bug != nil {
+			err := r.bug
+			r.bug = nil
+			c.stats.Bugs++
+			c.log.Error("scheduler: refused transition; failing the graph", "graph", r.id, "err", err)
+			c.cur = r
+			c.failWith(r, err)
+		}
+	}
+}
+
+// end records that run r ended (with r.err); the driver closes its Done.
+func (c *core) end(r *Run) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	c.ended = append(c.ended, r)
+}
+
+func (c *core) start(r *Run) {
+	c.cur = r
+	c.runs[r.id] = r
+	r.lastChange = c.now()
+	r.tickChanges = r.changes
+	if len(r.g.Nodes) == 0 {
+		c.end(r)
+		return
+	}
+	for i := range r.g.Nodes {
+		if r.pending[i] == 0 {
+			if r.step(int32(i), EvInputsReady) {
+				c.dispatch(r, int32(i))
+			}
+		}
+	}
+}
+
+func (c *core) now() time.Time {
+	if c.cfg.Now != nil {
+		return c.cfg.Now()
+	}
+	return time.Now()
+}
+
+// dispatch sends a READY op to a worker: a source op to its initial worker,
+// any other op to the worker holding most of its input bytes, ties broken by
+// the fewest tasks per slot in flight. Every dispatch is a new attempt.
+func (c *core) dispatch(r *Run, i int32) {
+	nd := &r.g.Nodes[i]
+	w := 0
+	if len(c.slots) > 1 {
+		if len(nd.Inputs) == 0 {
+			w = max(r.plan.Initial[i], 0)
+		} else {
+			w = c.chooseWorker(r, nd)
+		}
+	}
+	if w >= len(c.slots) || c.dead[w] != nil {
+		w = c.liveWorker()
+		if w < 0 {
+			err := fmt.Errorf("scheduler: no live worker for chunk op %d (%s)", i, nd.Op.Type())
+			for _, d := range c.dead {
+				if d != nil {
+					err = fmt.Errorf("%w: %w", err, d) // each death, for errors.As
+				}
+			}
+			c.failWith(r, err)
+			return
+		}
+	}
+	r.attempt[i]++
+	r.open[i] = true
+	task := protocol.Task{
+		Key:      protocol.ChunkKey{Graph: r.id, Node: i},
+		Op:       nd.Op,
+		Meta:     nd.Meta,
+		Priority: r.plan.Priority[i],
+		Attempt:  int(r.attempt[i]),
+	}
+	if len(nd.Inputs) > 0 {
+		task.Inputs = make([]protocol.Input, len(nd.Inputs))
+		var moved int64
+		for j, in := range nd.Inputs {
+			task.Inputs[j] = protocol.Input{
+				Key:    protocol.ChunkKey{Graph: r.id, Node: int32(in)},
+				Worker: int(r.location[in]),
+				Nbytes: r.nbytes[in],
+			}
+			if int(r.location[in]) != w {
+				moved += r.nbytes[in]
+			}
+		}
+		if moved > 0 {
+			r.moved.Add(moved)
+		}
+	}
+	c.out[w].tasks = append(c.out[w].tasks, task)
+	r.worker[i] = int16(w)
+	c.busy[w]++
+	r.inflight++
+	for len(r.onWorker) <= w {
+		r.onWorker = append(r.onWorker, 0)
+	}
+	r.onWorker[w]++
+}
+
+// ChooseWorker picks the worker for an op from the input bytes each worker
+// holds and its load (tasks in flight per slot): the most input bytes wins,
+// then the lightest load, then the lowest index. Pure, for tests.
+func ChooseWorker(inputBytes []int64, busy, slots []int) int {
+	best := 0
+	for w := 1; w < len(inputBytes); w++ {
+		switch {
+		case inputBytes[w] > inputBytes[best]:
+			best = w
+		case inputBytes[w] == inputBytes[best]:
+			// compare busy/slots without division
+			if busy[w]*max(slots[best], 1) < busy[best]*max(slots[w], 1) {
+				best = w
+			}
+		}
+	}
+	return best
+}
+
+func (c *core) chooseWorker(r *Run, nd *graph.ChunkNode) int {
+	bytes := make([]int64, len(c.slots))
+	for _, in := range nd.Inputs {
+		if w := r.location[in]; w >= 0 {
+			bytes[w] += r.nbytes[in]
+		}
+	}
+	for w, d := range c.dead {
+		if d != nil {
+			bytes[w] = -1
+		}
+	}
+	return ChooseWorker(bytes, c.busy, c.slots)
+}
+
+// liveWorker is the least loaded live worker, or -1.
+func (c *core) liveWorker() int {
+	best := -1
+	for i, d := range c.dead {
+		if d != nil {
+			continue
+		}
+		if best < 0 || c.busy[i]*max(c.slots[best], 1) < c.busy[best]*max(c.slots[i], 1) {
+			best = i
+		}
+	}
+	return best
+}
+
+// failWith ends a run with err, cancelling what is still going.
+func (c *core) failWith(r *Run, err error) {
+	if r.cancelled {
+		return
+	}
+	if r.err == nil {
+		r.err = err
+	}
+	c.forgetDead(r)
+	c.cancel(r, err)
+}
+
+// forgetDead stops waiting for a run's tasks on dead workers: they will
+// never report.
+func (c *core) forgetDead(r *Run) {
+	for w, d := range c.dead {
+		if d != nil && w < len(r.onWorker) {
+			r.inflight -= r.onWorker[w]
+			r.onWorker[w] = 0
+		}
+	}
+}
+
+// handle applies a result from a worker. Delivery is at least once, in any
+// order: a result counts only if it is the outcome of the op's current
+// dispatch (the same attempt, on the same worker) and the op is still
+// waiting for one. Everything else is counted, logged and ignored, after
+// freeing any chunk it left on a worker that nobody will ask for.
+func (c *core) handle(res protocol.Result) {
+	c.stats.Results++
+	w := res.Worker
+	if w < 0 || w >= len(c.slots) {
+		c.stats.Invalid++
+		c.log.Warn("scheduler: result from an unknown worker ignored", "worker", w, "workers", len(c.slots), "chunk", res.Key)
+		return
+	}
+	if c.dead[w] != nil {
+		// A late word from a worker already given up on: its ops have
+		// gone back to waiting or to other workers.
+		c.stats.FromDead++
+		return
+	}
+	r := c.runs[res.Key.Graph]
+	if r == nil {
+		// The run is gone (released, cancelled or never here): drop any
+		// data it left.
+		c.stats.Unknown++
+		if res.Outcome == protocol.Succeeded {
+			c.releaseOrphan(w, res.Key)
+		}
+		return
+	}
+	c.cur = r
+	i := res.Key.Node
+	if i < 0 || int(i) >= len(r.state) {
+		c.stats.Invalid++
+		c.log.Warn("scheduler: result naming no op of its graph ignored", "worker", w, "chunk", res.Key, "ops", len(r.state))
+		return
+	}
+	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w {
+		c.stats.Stale++
+		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "outcome", res.Outcome)
+		if res.Outcome == protocol.Succeeded && int(r.worker[i]) != w && !(r.state[i] == Finished && int(r.location[i]) == w) {
+			c.releaseOrphan(w, res.Key)
+		}
+		return
+	}
+	if !r.open[i] {
+		// This dispatch's outcome was counted already.
+		c.stats.Duplicates++
+		c.log.Debug("scheduler: repeated result ignored", "chunk", res.Key, "attempt", res.Attempt, "state", r.state[i], "outcome", res.Outcome)
+		return
+	}
+	if res.Outcome == protocol.Started {
+		if r.state[i] == Ready {
+			r.step(i, EvStart)
+		}
+		return
+	}
+	// The dispatch has its outcome: it no longer counts as in flight.
+	r.open[i] = false
+	c.busy[w]--
+	r.inflight--
+	if w < len(r.onWorker) {
+		r.onWorker[w]--
+	}
+	switch res.Outcome {
+	case protocol.Succeeded:
+		c.succeeded(r, i, res)
+	case protocol.Failed:
+		c.failed(r, i, res)
+	case protocol.Cancelled:
+		r.step(i, EvStopped)
+	default:
+		r.bugf("chunk op %d (%s): result with outcome %d", i, r.g.Nodes[i].Op.Type(), res.Outcome)
+	}
+	c.maybeFinish(r)
+}
+
+// releaseOrphan frees a chunk a worker stored for a result that was
+// ignored: nothing refers to it.
+func (c *core) releaseOrphan(w int, key protocol.ChunkKey) {
+	c.stats.ReleasedOrphan++
+	c.out[w].releases = append(c.out[w].releases, key)
+}
+
+func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
+	if r.cancelled {
+		r.step(i, EvSucceed)
+		c.out[res.Worker].releases = append(c.out[res.Worker].releases, res.Key)
+		return
+	}
+	if !r.step(i, EvSucceed) {
+		return
+	}
+	r.location[i] = int16(res.Worker)
+	r.nbytes[i] = res.Nbytes
+	r.finished++
+	for _, s := range r.plan.Adj.Of(int(i)) {
+		r.pending[s]--
+		if r.pending[s] == 0 && r.step(s, EvInputsReady) {
+			c.dispatch(r, s)
+		}
+	}
+	for _, in := range r.g.Nodes[i].Inputs {
+		r.consumers[in]--
+		if r.consumers[in] == 0 && !r.isResult[in] {
+			c.free(r, int32(in))
+		}
+	}
+	if r.consumers[i] == 0 && !r.isResult[i] {
+		c.free(r, i)
+	}
+	if r.isResult[i] {
+		r.wake()
+	}
+}
+
+func (c *core) failed(r *Run, i int32, res protocol.Result) {
+	if r.cancelled {
+		r.step(i, EvFailFinal)
+		return
+	}
+	if res.Retryable && c.missing(r, i) > 0 {
+		// Inputs went with a dead worker: not the op's fault, so no
+		// attempt is counted; it waits for their recomputation.
+		if r.step(i, EvInputLost) {
+			c.rewait(r, i)
+		}
+		return
+	}
+	r.failures[i]++
+	if res.Retryable && len(res.Lost) > 0 && int(r.failures[i]) < c.cfg.MaxAttempts && c.recoverLost(r, i, res.Lost) {
+		return
+	}
+	if res.Retryable && int(r.failures[i]) < c.cfg.MaxAttempts {
+		if r.step(i, EvFailRetry) {
+			c.dispatch(r, i)
+		}
+		return
+	}
+	r.step(i, EvFailFinal)
+	nd := &r.g.Nodes[i]
+	err := res.Err
+	if err == nil {
+		err = errors.New("failed without an error message")
+	}
+	r.err = &OpError{Node: i, Op: ops.Label(nd.Op), Meta: nd.Meta.String(), Attempts: int(r.failures[i]), Err: err}
+	c.fail(r, i)
+}
+
+// OpError is a chunk op that failed for good; Execute returns it wrapped.
+type OpError struct {
+	Node     int32
+	Op       string
+	Meta     string
+	Attempts int
+	Err      error
+}
+
+func (e *OpError) Error() string {
+	return fmt.Sprintf("chunk op %d (%s -> %s) failed after %d attempt(s): %v", e.Node, e.Op, e.Meta, e.Attempts, e.Err)
+}
+
+func (e *OpError) Unwrap() error { return e.Err }
+
+func (c *core) free(r *Run, i int32) {
+	if r.state[i] != Finished {
+		// Lost and being recomputed when its last consumer finished with
+		// the copy it had already read: freed when it lands.
+		return
+	}
+	if !r.step(i, EvRelease) {
+		return
+	}
+	if w := r.location[i]; w >= 0 {
+		c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: i})
+		r.location[i] = -1
+	}
+}
+
+// fail pushes FATAL to every op downstream of op i, then cancels the rest of
+// the graph: it can no longer produce its results.
+func (c *core) fail(r *Run, i int32) {
+	queue := []int32{i}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, s := range r.plan.Adj.Of(int(v)) {
+			if st := r.state[s]; st == Unscheduled || st == Ready {
+				r.step(s, EvUpstreamFatal)
+				queue = append(queue, s)
+			}
+		}
+	}
+	c.cancel(r, r.err)
+}
+
+// cancel stops run r: waiting ops are cancelled at once, queued and running
+// ones on their workers. The cancel goes out after any task of this step,
+// so a worker never gets a task of a graph after its cancel.
+func (c *core) cancel(r *Run, cause error) {
+	if r.cancelled {
+		return
+	}
+	r.cancelled = true
+	if cause == nil && r.err == nil {
+		r.err = errCancelled
+	}
+	r.wake()
+	for i := range r.state {
+		r.step(int32(i), EvCancel)
+	}
+	// Free what was computed; results too, the run has no result now.
+	for i := range r.state {
+		if w := r.location[i]; w >= 0 && r.state[i] == Finished {
+			c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: int32(i)})
+			r.location[i] = -1
+		}
+	}
+	for w, d := range c.dead {
+		if d == nil {
+			c.out[w].cancels = append(c.out[w].cancels, r.id)
+		}
+	}
+	c.maybeFinish(r)
+}
+
+// release frees a run's result chunks and forgets the run.
+func (c *core) release(r *Run) {
+	for _, x := range r.result {
+		if w := r.location[x]; w >= 0 && r.state[x] == Finished {
+			c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: x})
+			r.location[x] = -1
+			r.set(x, Freed)
+		}
+	}
+	if !r.ended {
+		// Released while running: nothing will ask for its results.
+		c.failWith(r, errReleased)
+	}
+	r.released = true
+	r.wake()
+	if r.ended {
+		delete(c.runs, r.id)
+	}
+}
+
+func (c *core) maybeFinish(r *Run) {
+	if r.cancelled {
+		if r.inflight == 0 {
+			// Nothing more will come back: forget the run, whether it
+			// ended just now or had ended before the cancel.
+			delete(c.runs, r.id)
+			c.end(r)
+		}
+		return
+	}
+	if r.ended {
+		if r.released {
+			delete(c.runs, r.id)
+		}
+		return
+	}
+	if r.finished == len(r.g.Nodes) {
+		c.end(r)
+	}
+}
+
+// tick is progress supervision: a run with work outstanding in which no op
+// changed state for Config.ProgressTimeout fails with a diagnosis, instead
+// of waiting forever for a message that is not coming.
+func (c *core) tick(now time.Time) {
+	if c.cfg.ProgressTimeout <= 0 {
+		return
+	}
+	for _, r := range c.runs {
+		if r.ended && !r.cancelled {
+			continue // finished: its results wait to be fetched
+		}
+		if r.changes != r.tickChanges {
+			r.tickChanges, r.lastChange = r.changes, now
+			continue
+		}
+		if now.Sub(r.lastChange) < c.cfg.ProgressTimeout {
+			continue
+		}
+		c.cur = r
+		c.stats.Stalled++
+		err := &StallError{Graph: r.id, For: now.Sub(r.lastChange), Waiting: r.diagnose(8)}
+		c.log.Error("scheduler: no progress; failing the graph", "graph", r.id, "err", err)
+		c.failWith(r, err)
+		c.abandon(r)
+	}
+}
+
+// abandon stops waiting for the outcomes of a run's dispatches (they are
+// not coming) and ends it.
+func (c *core) abandon(r *Run) {
+	for i, open := range r.open {
+		if open {
+			r.open[i] = false
+			if w := r.worker[i]; w >= 0 && c.dead[w] == nil {
+				c.busy[w]--
+			}
+		}
+	}
+	r.inflight = 0
+	clear(r.onWorker)
+	c.maybeFinish(r)
+}
+
+// StallError fails a run in which nothing happened for too long.
+type StallError struct {
+	Graph   protocol.GraphID
+	For     time.Duration
+	Waiting string // the ops still outstanding, and where
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("scheduler: graph %d made no progress for %v; still waiting for %s", e.Graph, e.For.Round(time.Millisecond), e.Waiting)
+}

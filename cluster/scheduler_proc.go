@@ -30,6 +30,9 @@ type SchedulerConfig struct {
 	// before it is closed and its results freed (default 1 h; < 0: never).
 	// A session with a graph in progress is not idle.
 	SessionIdleTimeout time.Duration
+	// ProgressTimeout fails a graph in which no chunk op changed state for
+	// this long (default scheduler.DefaultProgressTimeout; < 0: never).
+	ProgressTimeout time.Duration
 	// Token, when not "", is the cluster's shared secret: every request to
 	// this role must carry it ("Authorization: Bearer <token>"), and the
 	// role sends it on its own requests.
@@ -87,10 +90,11 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
+	log := discardLogger(cfg.Logger)
 	p := &SchedulerProc{
 		cfg:   cfg,
-		log:   discardLogger(cfg.Logger),
-		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts}),
+		log:   log,
+		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts, ProgressTimeout: cfg.ProgressTimeout, Logger: log}),
 		http:  hc,
 		stop:  make(chan struct{}),
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/phobos-tensor/phobos/cluster"
 	"github.com/phobos-tensor/phobos/rpc"
+	"github.com/phobos-tensor/phobos/scheduler"
 	"github.com/phobos-tensor/phobos/storage"
 	"github.com/phobos-tensor/phobos/web"
 )
@@ -78,6 +79,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		mem                         memFlag
 		maxReq                      memFlag
 		hbTimeout, sessionIdle      time.Duration
+		progressTimeout             time.Duration
 	)
 	switch role {
 	case "scheduler":
@@ -85,6 +87,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.IntVar(&maxAttempts, "max-attempts", 3, "tries of a failing chunk op before its graph fails")
 		fs.DurationVar(&hbTimeout, "heartbeat-timeout", 3*time.Second, "silence after which a worker is marked dead")
 		fs.DurationVar(&sessionIdle, "session-idle-timeout", time.Hour, "close sessions (freeing their results) after this long without a request; 0 never")
+		fs.DurationVar(&progressTimeout, "progress-timeout", scheduler.DefaultProgressTimeout, "fail a graph in which no chunk op changed state for this long (naming what it waits for); 0 never")
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
@@ -134,7 +137,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -227,7 +230,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// idleOrNever maps the flag's 0 ("never") to SchedulerConfig's negative.
+// idleOrNever maps a flag's 0 ("never") to SchedulerConfig's negative.
 func idleOrNever(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"runtime/debug"
 	"time"
 
@@ -29,11 +31,14 @@ type core struct {
 	out   []outbox // per-worker messages to send, in order
 	ended []*Run   // runs that ended since the last take
 	cur   *Run     // the run being worked on, for panic reports
+	buggy []*Run   // runs with a refused transition, to fail at the end of the step
 	stats Stats
 }
 
-// outbox is what one worker is sent at the end of a step: tasks first, then
-// releases, then cancels, so a cancel always follows the tasks of the same
+// outbox is what one worker is sent at the end of a step, applied in this
+// order: releases first (they name copies that existed before the step;
+// a task of the same step may store a new copy under the same key), then
+// tasks, then cancels, so a cancel always follows the tasks of the same
 // turn.
 type outbox struct {
 	tasks    []protocol.Task
@@ -41,11 +46,12 @@ type outbox struct {
 	cancels  []protocol.GraphID
 }
 
-// Send is one worker's share of an Actions.
+// Send is one worker's share of an Actions, to apply in field order:
+// releases, tasks, cancels.
 type Send struct {
 	Worker   int
-	Tasks    []protocol.Task
 	Releases []protocol.ChunkKey
+	Tasks    []protocol.Task
 	Cancels  []protocol.GraphID
 }
 
@@ -195,16 +201,26 @@ func (c *core) recoverPanic(p any, stack []byte) {
 // checkBugs fails the graphs in which the state machine refused a
 // transition during this step: their state no longer adds up.
 func (c *core) checkBugs() {
-	for _, r := range c.runs {
-		if r.bug != nil {
-			err := r.bug
-			r.bug = nil
-			c.stats.Bugs++
-			c.log.Error("scheduler: refused transition; failing the graph", "graph", r.id, "err", err)
-			c.cur = r
-			c.failWith(r, err)
-		}
+	for len(c.buggy) > 0 {
+		r := c.buggy[0]
+		c.buggy = c.buggy[1:]
+		err := r.bug
+		c.stats.Bugs++
+		c.log.Error("scheduler: refused transition; failing the graph", "graph", r.id, "err", err)
+		c.cur = r
+		c.failWith(r, err)
 	}
+}
+
+// sortedRuns is the runs in id order: the core's output must not depend on
+// map order, so that a sequence of messages always gives the same actions.
+func (c *core) sortedRuns() []*Run {
+	ids := slices.Sorted(maps.Keys(c.runs))
+	rs := make([]*Run, len(ids))
+	for i, id := range ids {
+		rs[i] = c.runs[id]
+	}
+	return rs
 }
 
 // end records that run r ended (with r.err); the driver closes its Done.
@@ -219,6 +235,7 @@ func (c *core) end(r *Run) {
 func (c *core) start(r *Run) {
 	c.cur = r
 	c.runs[r.id] = r
+	r.core = c
 	r.lastChange = c.now()
 	r.tickChanges = r.changes
 	if len(r.g.Nodes) == 0 {
@@ -269,6 +286,8 @@ func (c *core) dispatch(r *Run, i int32) {
 	}
 	r.attempt[i]++
 	r.open[i] = true
+	r.seq++
+	r.sentAt[i] = r.seq
 	task := protocol.Task{
 		Key:      protocol.ChunkKey{Graph: r.id, Node: i},
 		Op:       nd.Op,
@@ -413,15 +432,14 @@ func (c *core) handle(res protocol.Result) {
 	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w {
 		c.stats.Stale++
 		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "outcome", res.Outcome)
-		if res.Outcome == protocol.Succeeded && int(r.worker[i]) != w && !(r.state[i] == Finished && int(r.location[i]) == w) {
-			c.releaseOrphan(w, res.Key)
-		}
+		c.dropIgnored(r, i, res)
 		return
 	}
 	if !r.open[i] {
 		// This dispatch's outcome was counted already.
 		c.stats.Duplicates++
 		c.log.Debug("scheduler: repeated result ignored", "chunk", res.Key, "attempt", res.Attempt, "state", r.state[i], "outcome", res.Outcome)
+		c.dropIgnored(r, i, res)
 		return
 	}
 	if res.Outcome == protocol.Started {
@@ -450,6 +468,21 @@ func (c *core) handle(res protocol.Result) {
 	c.maybeFinish(r)
 }
 
+// dropIgnored frees the chunk an ignored success left on its worker
+// (a stale attempt, or a dispatch that ran twice with the other outcome
+// counted), unless that worker's copy is the one the run uses or is about
+// to make: keys do not name attempts.
+func (c *core) dropIgnored(r *Run, i int32, res protocol.Result) {
+	if res.Outcome != protocol.Succeeded {
+		return
+	}
+	w := res.Worker
+	if (r.state[i] == Finished && int(r.location[i]) == w) || (r.open[i] && int(r.worker[i]) == w) {
+		return
+	}
+	c.releaseOrphan(w, res.Key)
+}
+
 // releaseOrphan frees a chunk a worker stored for a result that was
 // ignored: nothing refers to it.
 func (c *core) releaseOrphan(w int, key protocol.ChunkKey) {
@@ -468,6 +501,8 @@ func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 	}
 	r.location[i] = int16(res.Worker)
 	r.nbytes[i] = res.Nbytes
+	r.seq++
+	r.landedAt[i] = r.seq
 	r.finished++
 	for _, s := range r.plan.Adj.Of(int(i)) {
 		r.pending[s]--
@@ -502,6 +537,15 @@ func (c *core) failed(r *Run, i int32, res protocol.Result) {
 		}
 		return
 	}
+	if res.Retryable && len(res.Lost) > 0 && c.landedSince(r, i, res.Lost) {
+		// The inputs it could not read were lost before and have landed
+		// again since it was sent (a dead worker's chunks, recomputed):
+		// not its fault, and they are there now.
+		if r.step(i, EvFailRetry) {
+			c.dispatch(r, i)
+		}
+		return
+	}
 	r.failures[i]++
 	if res.Retryable && len(res.Lost) > 0 && int(r.failures[i]) < c.cfg.MaxAttempts && c.recoverLost(r, i, res.Lost) {
 		return
@@ -520,6 +564,20 @@ func (c *core) failed(r *Run, i int32, res protocol.Result) {
 	}
 	r.err = &OpError{Node: i, Op: ops.Label(nd.Op), Meta: nd.Meta.String(), Attempts: int(r.failures[i]), Err: err}
 	c.fail(r, i)
+}
+
+// landedSince reports whether every lost input of op i is available again
+// in a copy that landed after op i's current dispatch was sent.
+func (c *core) landedSince(r *Run, i int32, lost []protocol.ChunkKey) bool {
+	for _, k := range lost {
+		if k.Graph != r.id || k.Node < 0 || int(k.Node) >= len(r.state) {
+			return false
+		}
+		if !c.available(r, k.Node) || r.landedAt[k.Node] <= r.sentAt[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // OpError is a chunk op that failed for good; Execute returns it wrapped.
@@ -642,13 +700,15 @@ func (c *core) maybeFinish(r *Run) {
 
 // tick is progress supervision: a run with work outstanding in which no op
 // changed state for Config.ProgressTimeout fails with a diagnosis, instead
-// of waiting forever for a message that is not coming.
+// of waiting forever for a message that is not coming. That includes a
+// finished run recomputing results a dead worker held: its results are
+// then gone, and ResultLocations says why.
 func (c *core) tick(now time.Time) {
 	if c.cfg.ProgressTimeout <= 0 {
 		return
 	}
-	for _, r := range c.runs {
-		if r.ended && !r.cancelled {
+	for _, r := range c.sortedRuns() {
+		if r.ended && !r.cancelled && r.finished == len(r.g.Nodes) {
 			continue // finished: its results wait to be fetched
 		}
 		if r.changes != r.tickChanges {

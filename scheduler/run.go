@@ -21,6 +21,7 @@ var errReleased = fmt.Errorf("scheduler: released before it finished: %w", conte
 // Run is one graph in execution.
 type Run struct {
 	s      *Scheduler // nil when driven by a bare core (tests)
+	core   *core      // set when the core starts the run
 	id     protocol.GraphID
 	g      *graph.ChunkGraph
 	plan   *Plan
@@ -37,8 +38,15 @@ type Run struct {
 	open      []bool   // the current dispatch awaits its outcome
 	nbytes    []int64
 	failures  []uint8 // failed attempts, against Config.MaxAttempts
-	inflight  int     // tasks handed to workers and not yet reported
-	onWorker  []int   // in-flight tasks per worker
+	// seq orders dispatches and landings: sentAt is when each op's
+	// current dispatch was sent, landedAt when its output last landed. An
+	// op that reports an input lost which landed again after it was sent
+	// read an old copy.
+	seq       uint64
+	sentAt    []uint64
+	landedAt  []uint64
+	inflight  int   // tasks handed to workers and not yet reported
+	onWorker  []int // in-flight tasks per worker
 	finished  int
 	cancelled bool
 	released  bool  // Release was called: forget the run once it ended
@@ -75,6 +83,8 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 		open:      make([]bool, n),
 		nbytes:    make([]int64, n),
 		failures:  make([]uint8, n),
+		sentAt:    make([]uint64, n),
+		landedAt:  make([]uint64, n),
 		done:      make(chan struct{}),
 	}
 	for i, nd := range g.Nodes {
@@ -247,6 +257,9 @@ func (r *Run) step(i int32, e Event) bool {
 func (r *Run) bugf(format string, args ...any) {
 	if r.bug == nil {
 		r.bug = fmt.Errorf("scheduler bug in graph %d: "+format, append([]any{r.id}, args...)...)
+		if r.core != nil {
+			r.core.buggy = append(r.core.buggy, r)
+		}
 	}
 }
 

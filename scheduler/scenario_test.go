@@ -219,11 +219,11 @@ func (h *harness) step(m any) string {
 	var b strings.Builder
 	for _, s := range a.Sends {
 		var parts []string
-		for _, task := range s.Tasks {
-			parts = append(parts, fmt.Sprintf("run %s@%d", h.name(task.Key), task.Attempt))
-		}
 		for _, k := range s.Releases {
 			parts = append(parts, "release "+h.name(k))
+		}
+		for _, task := range s.Tasks {
+			parts = append(parts, fmt.Sprintf("run %s@%d", h.name(task.Key), task.Attempt))
 		}
 		for _, g := range s.Cancels {
 			parts = append(parts, fmt.Sprintf("cancel g%d", g))

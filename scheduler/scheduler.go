@@ -295,17 +295,17 @@ func (s *Scheduler) carryOut(rd Actions) {
 	}
 }
 
-// send hands one worker its batch: tasks, then releases, then cancels.
+// send hands one worker its batch: releases, then tasks, then cancels.
 func (s *Scheduler) send(snd Send) {
 	if snd.Worker < 0 || snd.Worker >= len(s.workers) {
 		return
 	}
 	w := s.workers[snd.Worker]
-	if len(snd.Tasks) > 0 {
-		w.Submit(snd.Tasks)
-	}
 	if len(snd.Releases) > 0 {
 		w.Release(snd.Releases)
+	}
+	if len(snd.Tasks) > 0 {
+		w.Submit(snd.Tasks)
 	}
 	for _, g := range snd.Cancels {
 		w.CancelGraph(g)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"slices"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/phobos-tensor/phobos/graph"

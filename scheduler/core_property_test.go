@@ -105,9 +105,9 @@ func newNet(rt *rapid.T) *net {
 	nw := rapid.IntRange(1, 4).Draw(rt, "workers")
 	n := &net{
 		trace: traceTo(rt),
-		now:    time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		lossy:  rapid.IntRange(0, 3).Draw(rt, "lossy") == 0,
-		byID:   map[protocol.GraphID]*propGraph{},
+		now:   time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		lossy: rapid.IntRange(0, 3).Draw(rt, "lossy") == 0,
+		byID:  map[protocol.GraphID]*propGraph{},
 	}
 	cfg := Config{MaxAttempts: 3, ProgressTimeout: propTimeout, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return n.now }}
 	n.c = newCore(cfg, slices.Repeat([]int{1}, nw))

@@ -424,9 +424,9 @@ func (c *core) handle(res protocol.Result) {
 	}
 	c.cur = r
 	i := res.Key.Node
-	if i < 0 || int(i) >= len(r.state) {
+	if i < 0 || int(i) >= len(r.state) || res.Nbytes < 0 {
 		c.stats.Invalid++
-		c.log.Warn("scheduler: result naming no op of its graph ignored", "worker", w, "chunk", res.Key, "ops", len(r.state))
+		c.log.Warn("scheduler: result naming no op of its graph, or negative bytes, ignored", "worker", w, "chunk", res.Key, "ops", len(r.state), "nbytes", res.Nbytes)
 		return
 	}
 	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w {

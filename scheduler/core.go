@@ -461,7 +461,23 @@ func (c *core) handle(res protocol.Result) {
 	case protocol.Failed:
 		c.failed(r, i, res)
 	case protocol.Cancelled:
-		r.step(i, EvStopped)
+		if r.cancelled {
+			r.step(i, EvStopped)
+			break
+		}
+		// Cancelled by the worker itself (it is shutting down): the op
+		// must run again, within its attempts.
+		r.failures[i]++
+		if int(r.failures[i]) < c.cfg.MaxAttempts {
+			if r.step(i, EvFailRetry) {
+				c.dispatch(r, i)
+			}
+			break
+		}
+		r.step(i, EvFailFinal)
+		nd := &r.g.Nodes[i]
+		r.err = &OpError{Node: i, Op: ops.Label(nd.Op), Meta: nd.Meta.String(), Attempts: int(r.failures[i]), Err: fmt.Errorf("cancelled by worker %d", res.Worker)}
+		c.fail(r, i)
 	default:
 		r.bugf("chunk op %d (%s): result with outcome %d", i, r.g.Nodes[i].Op.Type(), res.Outcome)
 	}

@@ -87,6 +87,14 @@ type Worker struct {
 		stall      *protocol.Task
 		stallSince time.Time
 		closed     bool
+		// Delivery is at least once: a dispatch may arrive twice. active
+		// is the attempt of each key queued or running; ended the
+		// dispatches that ran; cancelled the graphs cancelled here, kept
+		// so that their tasks arriving later never run (graph ids are not
+		// reused).
+		active    map[protocol.ChunkKey]int
+		ended     recent[dispatch]
+		cancelled recent[protocol.GraphID]
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
 	wg   sync.WaitGroup
@@ -123,6 +131,9 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	w.cond = sync.NewCond(&w.mu.Mutex)
 	w.mu.graphs = make(map[protocol.GraphID]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
+	w.mu.active = make(map[protocol.ChunkKey]int)
+	w.mu.ended = newRecent[dispatch](rememberEnded)
+	w.mu.cancelled = newRecent[protocol.GraphID](rememberCancelled)
 	if err := store.SpillErr(); err != nil {
 		w.log.Warn("worker cannot spill: ops that need to will fail", "worker", cfg.ID, "err", err)
 	}
@@ -144,11 +155,26 @@ func (w *Worker) local(in protocol.Input) bool {
 	return in.Worker == w.cfg.ID || in.Worker < 0 || w.peers == nil
 }
 
-// Submit queues tasks.
+// Submit queues tasks. A dispatch (key and attempt) the worker already
+// has queued or running, or ran recently, is ignored: the scheduler's
+// messages may arrive twice. A task of a graph cancelled here is reported
+// cancelled without running.
 func (w *Worker) Submit(tasks []protocol.Task) {
+	var refused []protocol.Result
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
+		if w.mu.cancelled.has(t.Key.Graph) {
+			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled})
+			continue
+		}
+		if w.mu.ended.has(dispatch{t.Key, t.Attempt}) {
+			continue
+		}
+		if a, ok := w.mu.active[t.Key]; ok && a >= t.Attempt {
+			continue
+		}
+		w.mu.active[t.Key] = t.Attempt
 		g := w.mu.graphs[t.Key.Graph]
 		if g == nil {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -165,6 +191,55 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
+	for _, r := range refused {
+		w.rep.Report(r)
+	}
+}
+
+// dispatch names one dispatch of an op: the scheduler sends each attempt
+// once, but the network may deliver it twice.
+type dispatch struct {
+	key     protocol.ChunkKey
+	attempt int
+}
+
+// How many ended dispatches and cancelled graphs a worker remembers, oldest
+// forgotten first. A dispatch repeated after this many others ended would
+// run again; the scheduler ignores its second result, so that costs work,
+// not correctness.
+const (
+	rememberEnded     = 1 << 16
+	rememberCancelled = 1 << 12
+)
+
+// recent is a set that keeps the last n keys added.
+type recent[K comparable] struct {
+	set  map[K]struct{}
+	ring []K
+	next int
+}
+
+func newRecent[K comparable](n int) recent[K] {
+	return recent[K]{set: make(map[K]struct{}), ring: make([]K, 0, n)}
+}
+
+func (r *recent[K]) has(k K) bool {
+	_, ok := r.set[k]
+	return ok
+}
+
+func (r *recent[K]) add(k K) {
+	if r.has(k) {
+		return
+	}
+	if len(r.ring) < cap(r.ring) {
+		r.ring = append(r.ring, k)
+	} else {
+		delete(r.set, r.ring[r.next])
+		r.ring[r.next] = k
+		r.next = (r.next + 1) % len(r.ring)
+	}
+	r.set[k] = struct{}{}
 }
 
 func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
@@ -226,9 +301,11 @@ func (w *Worker) Release(keys []protocol.ChunkKey) {
 }
 
 // CancelGraph interrupts the graph's running kernels through their context;
-// its queued tasks are reported cancelled as slots reach them.
+// its queued tasks are reported cancelled as slots reach them, and tasks of
+// the graph that arrive later are reported cancelled at once.
 func (w *Worker) CancelGraph(id protocol.GraphID) {
 	w.mu.Lock()
+	w.mu.cancelled.add(id)
 	if g := w.mu.graphs[id]; g != nil {
 		g.cancelled = true
 		g.cancel()
@@ -410,6 +487,10 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
 	if admitted {
 		w.mu.running--
 	}
+	if w.mu.active[t.Key] == t.Attempt {
+		delete(w.mu.active, t.Key)
+	}
+	w.mu.ended.add(dispatch{t.Key, t.Attempt})
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()
@@ -506,7 +587,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		}
 		ins[i] = a
 	}
-	out, err := execKernel(ctx, t.Op, ins)
+	out, err := w.execKernel(ctx, t, ins)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -535,14 +616,17 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 }
 
 // execKernel runs a kernel, turning a panic inside it into an error so one
-// bad op cannot take the worker down.
-func execKernel(ctx context.Context, op ops.ChunkOp, ins []*ndarray.Array) (out *ndarray.Array, err error) {
+// bad op cannot take the worker down. The error names the op and the panic;
+// the stack goes to the worker's log, not to users.
+func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarray.Array) (out *ndarray.Array, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("kernel %s panicked: %v\n%s", op.Type(), p, debug.Stack())
+			label := ops.Label(t.Op)
+			w.log.Error("kernel panicked", "worker", w.cfg.ID, "chunk", t.Key, "attempt", t.Attempt, "op", label, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("kernel %s panicked: %v", label, p)
 		}
 	}()
-	return op.Exec(ctx, ins)
+	return t.Op.Exec(ctx, ins)
 }
 
 // taskHeap orders tasks by priority (most urgent first).

@@ -119,13 +119,13 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 	}
 	b.Tasks = make([]protocol.Task, len(req.Tasks))
 	for i, pt := range req.Tasks {
-		if pt.Op < 0 || int(pt.Op) >= len(decoded) {
-			return b, fmt.Errorf("rpc: task g%d/c%d names op %d of %d", pt.Graph, pt.Node, pt.Op, len(decoded))
+		if pt == nil {
+			return b, fmt.Errorf("rpc: task %d of the batch is empty", i)
+		}
+		if err := checkTask(pt, len(decoded)); err != nil {
+			return b, fmt.Errorf("rpc: task g%d/c%d: %w", pt.Graph, pt.Node, err)
 		}
 		n := len(pt.InputNodes)
-		if len(pt.InputWorkers) != n || len(pt.InputNbytes) != n || (pt.InputGraphs != nil && len(pt.InputGraphs) != n) {
-			return b, fmt.Errorf("rpc: task g%d/c%d has input lists of different lengths", pt.Graph, pt.Node)
-		}
 		var dt ndarray.DType
 		if err := dt.UnmarshalText([]byte(pt.Dtype)); err != nil {
 			return b, fmt.Errorf("rpc: task g%d/c%d: %w", pt.Graph, pt.Node, err)
@@ -159,6 +159,11 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 	if len(req.ReleaseGraphs) != len(req.ReleaseNodes) {
 		return b, errors.New("rpc: release lists of different lengths")
 	}
+	for i, n := range req.ReleaseNodes {
+		if n < 0 {
+			return b, fmt.Errorf("rpc: release %d names chunk g%d/c%d", i, req.ReleaseGraphs[i], n)
+		}
+	}
 	for i, g := range req.ReleaseGraphs {
 		b.Releases = append(b.Releases, protocol.ChunkKey{Graph: protocol.GraphID(g), Node: req.ReleaseNodes[i]})
 	}
@@ -166,6 +171,54 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		b.Cancels = append(b.Cancels, protocol.GraphID(g))
 	}
 	return b, nil
+}
+
+// maxElems bounds a planned chunk's elements: its bytes must fit an int64
+// with room to spare.
+const maxElems = 1 << 56
+
+// checkTask validates a task's fields from the network before any is used.
+func checkTask(pt *pb.Task, ops int) error {
+	if pt.Node < 0 {
+		return errors.New("negative node")
+	}
+	if pt.Op < 0 || int(pt.Op) >= ops {
+		return fmt.Errorf("names op %d of %d", pt.Op, ops)
+	}
+	if pt.Attempt < 0 {
+		return fmt.Errorf("attempt %d", pt.Attempt)
+	}
+	if pt.Priority == nil {
+		return errors.New("no priority")
+	}
+	n := len(pt.InputNodes)
+	if len(pt.InputWorkers) != n || len(pt.InputNbytes) != n || (pt.InputGraphs != nil && len(pt.InputGraphs) != n) {
+		return errors.New("input lists of different lengths")
+	}
+	for j := range n {
+		switch {
+		case pt.InputNodes[j] < 0:
+			return fmt.Errorf("input %d: node %d", j, pt.InputNodes[j])
+		case pt.InputWorkers[j] < -1:
+			return fmt.Errorf("input %d: worker %d", j, pt.InputWorkers[j])
+		case pt.InputNbytes[j] < 0:
+			return fmt.Errorf("input %d: %d bytes", j, pt.InputNbytes[j])
+		}
+	}
+	elems := int64(1)
+	for d, s := range pt.Shape {
+		if s < 0 || s > maxElems {
+			return fmt.Errorf("shape %v: axis %d", pt.Shape, d)
+		}
+		if s > 0 && elems > maxElems/s {
+			return fmt.Errorf("shape %v has too many elements", pt.Shape)
+		}
+		elems *= s
+	}
+	if len(pt.Shape) > 64 {
+		return fmt.Errorf("shape of %d axes", len(pt.Shape))
+	}
+	return nil
 }
 
 var outcomes = [...]pb.Outcome{
@@ -192,6 +245,22 @@ func EncodeResult(r protocol.Result) *pb.Result {
 
 // DecodeResult reads an outcome reported by worker w.
 func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
+	if m == nil {
+		return protocol.Result{}, errors.New("rpc: empty result")
+	}
+	switch {
+	case m.Node < 0:
+		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d names a negative node", m.Graph, m.Node)
+	case m.Attempt < 0:
+		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: attempt %d", m.Graph, m.Node, m.Attempt)
+	case m.Nbytes < 0:
+		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: %d bytes", m.Graph, m.Node, m.Nbytes)
+	}
+	for _, n := range m.LostNodes {
+		if n < 0 {
+			return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: lost node %d", m.Graph, m.Node, n)
+		}
+	}
 	r := protocol.Result{
 		Key:       protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: m.Node},
 		Attempt:   int(m.Attempt),

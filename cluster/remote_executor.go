@@ -134,8 +134,13 @@ func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
 		}
 		if code := connect.CodeOf(err); code == connect.CodeInvalidArgument || code == connect.CodeResourceExhausted {
 			// The worker cannot take these tasks; resending will not help.
-			e.log.Error("worker refused a batch", "worker", e.id, "err", err)
+			// Its releases and cancels still must arrive: send them alone.
+			e.log.Error("worker refused a batch", "worker", e.id, "tasks", len(tasks), "err", err)
 			e.failTasks(tasks, err)
+			if len(tasks) > 0 && (len(req.ReleaseNodes) > 0 || len(req.CancelGraphs) > 0) {
+				rest := &pb.DispatchRequest{ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs}
+				e.send(rest, nil)
+			}
 			return
 		}
 		if first.IsZero() {

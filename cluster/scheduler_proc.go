@@ -277,14 +277,39 @@ func (s *schedulerService) Heartbeat(ctx context.Context, req *connect.Request[p
 	return connect.NewResponse(&pb.HeartbeatResponse{}), nil
 }
 
+// ReportResults takes a worker's batch of results whole or not at all: the
+// worker must be a live member and every result must decode before any
+// reaches the scheduler, so a refused batch leaves nothing half-applied
+// (the worker resends or stops, see resultBatcher).
 func (s *schedulerService) ReportResults(ctx context.Context, req *connect.Request[pb.ReportResultsRequest]) (*connect.Response[pb.ReportResultsResponse], error) {
+	p := s.p
 	w := int(req.Msg.WorkerId)
-	for _, m := range req.Msg.Results {
+	p.mu.Lock()
+	var dead error
+	known := w >= 0 && w < len(p.mu.members)
+	if known {
+		dead = p.mu.members[w].dead
+	}
+	p.mu.Unlock()
+	switch {
+	case !known:
+		p.log.Warn("results from an unknown worker refused", "worker", w, "results", len(req.Msg.Results))
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no worker %d is registered", w))
+	case dead != nil:
+		p.log.Warn("results from a dead worker refused", "worker", w, "results", len(req.Msg.Results), "dead", dead)
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("worker %d was marked dead: %v", w, dead))
+	}
+	results := make([]protocol.Result, len(req.Msg.Results))
+	for i, m := range req.Msg.Results {
 		r, err := rpc.DecodeResult(m, w)
 		if err != nil {
-			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+			p.log.Warn("malformed results refused", "worker", w, "result", i, "err", err)
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("result %d of %d: %w", i, len(results), err))
 		}
-		s.p.sched.Report(r)
+		results[i] = r
+	}
+	for _, r := range results {
+		p.sched.Report(r)
 	}
 	return connect.NewResponse(&pb.ReportResultsResponse{}), nil
 }

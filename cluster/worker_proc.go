@@ -169,7 +169,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		interval = time.Second
 	}
 	p.deadAfter = 3 * interval
-	p.rep = newResultBatcher(p.id, p.sched, p.log)
+	p.rep = newResultBatcher(p.id, p.sched, p.log, cfg.GiveUpAfter, p.undeliverable)
 	p.load.next = p.rep
 	p.releaseGo = func() {}
 	if cfg.Memory > 0 {
@@ -236,6 +236,21 @@ func (p *WorkerProc) Close() {
 	}
 	p.releaseGo()
 	p.exit(nil)
+}
+
+// undeliverable stops the worker when its results cannot reach the
+// scheduler: a worker that keeps running while its reports are lost leaves
+// its graphs waiting. It leaves the cluster (best effort) and ends, so the
+// scheduler moves its work, as after a death.
+func (p *WorkerProc) undeliverable(err error) {
+	p.log.Error("results cannot be delivered to the scheduler; the worker stops", "worker", p.id, "err", err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_, derr := p.sched.DeregisterWorker(ctx, connect.NewRequest(&pb.DeregisterWorkerRequest{WorkerId: int32(p.id), Reason: "results undeliverable: " + err.Error()}))
+	cancel()
+	if derr != nil {
+		p.log.Debug("deregistering", "worker", p.id, "err", derr)
+	}
+	p.exit(fmt.Errorf("worker %d: results undeliverable: %w", p.id, err))
 }
 
 func (p *WorkerProc) heartbeat(interval time.Duration) {
@@ -438,9 +453,12 @@ func (h *httpPeers) deadReason(ctx context.Context, w int) string {
 // one message in flight so results arrive in the order they were made (a
 // Started notice must not overtake its op's outcome).
 type resultBatcher struct {
-	id     int
-	client phobosv1connect.SchedulerServiceClient
-	log    *slog.Logger
+	id      int
+	client  phobosv1connect.SchedulerServiceClient
+	log     *slog.Logger
+	giveUp  time.Duration // how long a batch may keep failing
+	stopped func(error)   // called once when a batch cannot be delivered
+	failed  bool          // after stopped: results are dropped (the worker is leaving)
 
 	mu   sync.Mutex
 	buf  []*pb.Result
@@ -455,9 +473,9 @@ const (
 	batchDelay   = time.Millisecond
 )
 
-func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log *slog.Logger) *resultBatcher {
+func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log *slog.Logger, giveUp time.Duration, stopped func(error)) *resultBatcher {
 	b := &resultBatcher{
-		id: id, client: client, log: log,
+		id: id, client: client, log: log, giveUp: giveUp, stopped: stopped,
 		kick: make(chan struct{}, 1),
 		full: make(chan struct{}, 1),
 		stop: make(chan struct{}),
@@ -540,28 +558,54 @@ func (b *resultBatcher) loop() {
 	}
 }
 
+// send delivers one batch, retrying transient failures with backoff for
+// up to giveUp. A batch is never dropped while the worker stays: if the
+// scheduler refuses it for good (it no longer counts this worker, or the
+// batch is malformed) or cannot be reached for giveUp, the worker stops
+// (stopped), so the scheduler gives up on it and moves its work. The
+// scheduler ignores repeats, so resending a batch it may have taken is
+// safe.
 func (b *resultBatcher) send(batch []*pb.Result) {
+	if b.failed {
+		return
+	}
 	req := &pb.ReportResultsRequest{WorkerId: int32(b.id), Results: batch}
 	backoff := 5 * time.Millisecond
-	for attempt := 0; ; attempt++ {
+	start := time.Now()
+	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := b.client.ReportResults(ctx, connect.NewRequest(req))
 		cancel()
 		if err == nil {
 			return
 		}
-		if attempt >= 20 || errors.Is(err, context.Canceled) {
-			b.log.Error("dropping results the scheduler would not take", "results", len(batch), "err", err)
+		switch connect.CodeOf(err) {
+		case connect.CodeInvalidArgument, connect.CodeNotFound, connect.CodeFailedPrecondition, connect.CodePermissionDenied, connect.CodeUnauthenticated:
+			b.fail(fmt.Errorf("the scheduler refused %d results: %w", len(batch), err))
 			return
 		}
-		b.log.Warn("reporting results failed; retrying", "err", err)
+		if time.Since(start) > b.giveUp {
+			b.fail(fmt.Errorf("could not deliver %d results for %v: %w", len(batch), b.giveUp, err))
+			return
+		}
+		b.log.Warn("reporting results failed; retrying", "results", len(batch), "err", err)
 		select {
 		case <-time.After(backoff):
 		case <-b.stop:
-			if attempt >= 2 {
+			// Stopping: a last few tries, then give the batch up with
+			// the worker (its deregistration moves the work).
+			if time.Since(start) > time.Second {
+				b.log.Error("stopping with results undelivered", "results", len(batch), "err", err)
 				return
 			}
 		}
 		backoff = min(2*backoff, time.Second)
+	}
+}
+
+func (b *resultBatcher) fail(err error) {
+	b.failed = true
+	if b.stopped != nil {
+		go b.stopped(err) // it deregisters: not on the batcher's loop
 	}
 }

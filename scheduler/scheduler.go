@@ -156,7 +156,8 @@ func (s *Scheduler) LiveWorkers() int {
 	return n
 }
 
-// Stats counts the results the scheduler got and what it ignored.
+// Stats counts the results the scheduler got and what it ignored,
+// including every result whose Report returned before the call.
 func (s *Scheduler) Stats() Stats {
 	var st Stats
 	_ = s.do(func(c *core) { st = c.stats })
@@ -243,16 +244,12 @@ func (s *Scheduler) loop() {
 		case r := <-s.results:
 			s.result(r)
 			// Drain what else is waiting so one flush carries a batch.
-			for drained := 0; drained < 1024; drained++ {
-				select {
-				case r := <-s.results:
-					s.result(r)
-					continue
-				default:
-				}
-				break
-			}
+			s.drain(1024)
 		case fn := <-s.cmds:
+			// Results reported before the command was sent are applied
+			// first, so a caller sees the effect of every report that
+			// returned before its call.
+			s.drain(-1)
 			fn(s.core)
 		case now := <-tick:
 			if s.cfg.Now != nil {
@@ -266,6 +263,19 @@ func (s *Scheduler) loop() {
 			return
 		}
 		s.carryOut(s.core.take())
+	}
+}
+
+// drain applies the results waiting in the channel, at most max (< 0:
+// all).
+func (s *Scheduler) drain(max int) {
+	for n := 0; n != max; n++ {
+		select {
+		case r := <-s.results:
+			s.result(r)
+		default:
+			return
+		}
 	}
 }
 

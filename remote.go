@@ -105,7 +105,11 @@ func readAPIError(resp *http.Response) error {
 func (b *remoteBackend) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return b.do(ctx, http.MethodDelete, "/api/sessions/"+b.sid, nil, nil, http.StatusOK)
+	err := b.do(ctx, http.MethodDelete, "/api/sessions/"+b.sid, nil, nil, http.StatusOK)
+	// The session's connections would otherwise stay open, on both ends,
+	// until they time out.
+	b.http.CloseIdleConnections()
+	return err
 }
 
 func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*ndarray.Array, Stats, error) {

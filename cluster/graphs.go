@@ -6,8 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,10 +41,14 @@ const maxWait = 60 * time.Second
 type session struct {
 	id       string
 	graphs   map[string]*graphRec
+	finished []*graphRec // ended graphs still held, oldest first (under p.mu)
 	nextID   int
 	created  time.Time
 	lastUsed time.Time // last request naming the session (under p.mu)
 }
+
+// DefaultMaxFinishedGraphs is SchedulerConfig.MaxFinishedGraphs' default.
+const DefaultMaxFinishedGraphs = 1000
 
 // expireSessions closes, every tenth of idle, the sessions that have had no
 // request for longer than idle and have no graph in progress, as DELETE
@@ -132,6 +140,12 @@ type graphRec struct {
 	runStart    time.Time
 	runTime     time.Duration
 	released    bool
+	deleted     bool // DELETE came while it ran: the record goes when it ends
+	// Kept from the run when it ends, so a graph that did not succeed
+	// holds no run (and no chunk graph) while its record stays.
+	progress   map[string]int64
+	moved      int64
+	recomputed int64
 }
 
 func newID() string {
@@ -189,6 +203,11 @@ func (p *SchedulerProc) lookup(sid, gid string) (*graphRec, error) {
 	ss.lastUsed = time.Now()
 	g, ok := ss.graphs[gid]
 	if !ok {
+		// Ids are handed out in order: one already given is a graph
+		// that was deleted.
+		if n, err := strconv.Atoi(strings.TrimPrefix(gid, "g")); err == nil && strings.HasPrefix(gid, "g") && n >= 1 && n <= ss.nextID {
+			return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("graph %q of session %q was deleted and its results released (by DELETE, or as the oldest of more than %d finished graphs)", gid, sid, p.cfg.MaxFinishedGraphs))
+		}
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no graph %q in session %q", gid, sid))
 	}
 	return g, nil
@@ -296,10 +315,89 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	default:
 		g.state = StateSucceeded
 	}
+	if g.state != StateSucceeded {
+		// Nothing to fetch: free the run now (a cancel that raced
+		// success must not leave it in the scheduler) and keep only
+		// what the status shows.
+		g.snapshotLocked()
+		run.Release()
+	}
 	close(g.done)
 	g.mu.Unlock()
-	if err != nil {
-		run.Release()
+	p.ended(g)
+}
+
+// snapshotLocked keeps the run's figures in the record and drops the run.
+func (g *graphRec) snapshotLocked() {
+	if g.run == nil {
+		return
+	}
+	g.progress = map[string]int64{}
+	for state, n := range g.run.Counts() {
+		g.progress[state.String()] = n
+	}
+	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
+	g.run = nil
+}
+
+// ended files a graph that reached a terminal state: a graph deleted while
+// it ran goes now; the others join their session's finished graphs, of
+// which at most MaxFinishedGraphs are kept, the oldest released first.
+func (p *SchedulerProc) ended(g *graphRec) {
+	g.mu.Lock()
+	deleted := g.deleted
+	g.mu.Unlock()
+	if deleted {
+		p.forget(g)
+		return
+	}
+	var evict []*graphRec
+	p.mu.Lock()
+	if ss := p.mu.sessions[g.sid]; ss != nil && ss.graphs[g.id] == g {
+		ss.finished = append(ss.finished, g)
+		for len(ss.finished) > p.cfg.MaxFinishedGraphs {
+			old := ss.finished[0]
+			ss.finished = ss.finished[1:]
+			if ss.graphs[old.id] == old {
+				delete(ss.graphs, old.id)
+				p.mu.graphs--
+				evict = append(evict, old)
+			}
+		}
+	}
+	p.mu.Unlock()
+	for _, old := range evict {
+		p.log.Info("finished graph released: the session holds too many", "session", old.sid, "graph", old.id, "max", p.cfg.MaxFinishedGraphs)
+		old.release()
+	}
+}
+
+// forget removes a graph's record from its session.
+func (p *SchedulerProc) forget(g *graphRec) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ss := p.mu.sessions[g.sid]
+	if ss == nil || ss.graphs[g.id] != g {
+		return // its session went first
+	}
+	delete(ss.graphs, g.id)
+	p.mu.graphs--
+	if i := slices.Index(ss.finished, g); i >= 0 {
+		ss.finished = slices.Delete(ss.finished, i, i+1)
+	}
+}
+
+// release frees an ended graph's results.
+func (g *graphRec) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.state == StateSucceeded && !g.released {
+		g.released = true
+		run := g.run
+		g.snapshotLocked()
+		if run != nil {
+			run.Release()
+		}
 	}
 }
 
@@ -367,6 +465,11 @@ func (g *graphRec) status() *pb.GraphStatus {
 		}
 		st.MovedBytes = g.run.MovedBytes()
 		st.Recomputed = g.run.Recomputed()
+	} else if g.progress != nil {
+		maps.Copy(st.Progress, g.progress)
+		st.MovedBytes, st.Recomputed = g.moved, g.recomputed
+	}
+	if !g.runStart.IsZero() {
 		if terminal(g.state) {
 			st.RunMs = g.runTime.Milliseconds()
 		} else {
@@ -409,9 +512,9 @@ func (s *graphService) CancelGraph(ctx context.Context, req *connect.Request[pb.
 	return connect.NewResponse(g.status()), nil
 }
 
-// cancelGraph stops a graph: in preparation at once; running, by
-// interrupting its ops (it turns CANCELLED when they have stopped); ended,
-// by freeing its results.
+// cancelGraph deletes a graph: in preparation, at once; running, by
+// interrupting its ops (it turns CANCELLED when they have stopped, and its
+// record goes then); ended, by freeing its results and its record.
 func (p *SchedulerProc) cancelGraph(g *graphRec) {
 	g.mu.Lock()
 	switch g.state {
@@ -421,20 +524,18 @@ func (p *SchedulerProc) cancelGraph(g *graphRec) {
 		g.state = StateCancelled
 		close(g.done)
 		g.mu.Unlock()
-	case StateRunning:
+		p.forget(g)
+	case StateRunning, StateCancelling:
 		g.userCancel = true
+		g.deleted = true
 		g.state = StateCancelling
 		run := g.run
 		g.mu.Unlock()
 		run.Cancel()
-	case StateSucceeded:
-		if !g.released {
-			g.released = true
-			g.run.Release()
-		}
-		g.mu.Unlock()
 	default:
 		g.mu.Unlock()
+		g.release()
+		p.forget(g)
 	}
 }
 

@@ -30,6 +30,10 @@ type SchedulerConfig struct {
 	// before it is closed and its results freed (default 1 h; < 0: never).
 	// A session with a graph in progress is not idle.
 	SessionIdleTimeout time.Duration
+	// MaxFinishedGraphs is how many ended graphs a session keeps (with
+	// their results, until DELETE); past it the oldest are released
+	// (default DefaultMaxFinishedGraphs).
+	MaxFinishedGraphs int
 	// ProgressTimeout fails a graph in which no chunk op changed state for
 	// this long (default scheduler.DefaultProgressTimeout; < 0: never).
 	ProgressTimeout time.Duration
@@ -85,6 +89,9 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	}
 	if cfg.HeartbeatTimeout <= 0 {
 		cfg.HeartbeatTimeout = 3 * time.Second
+	}
+	if cfg.MaxFinishedGraphs <= 0 {
+		cfg.MaxFinishedGraphs = DefaultMaxFinishedGraphs
 	}
 	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
 	if err != nil {
@@ -336,4 +343,16 @@ func (s *schedulerService) ListWorkers(ctx context.Context, req *connect.Request
 // resultKey names a result chunk of a run.
 func resultKey(run *scheduler.Run, node int32) protocol.ChunkKey {
 	return protocol.ChunkKey{Graph: run.ID(), Node: node}
+}
+
+// HeldRuns is the number of runs the scheduler holds: running, or finished
+// with results not yet released. With no graph in progress and every
+// result deleted it is 0.
+func (p *SchedulerProc) HeldRuns() int { return p.sched.Runs() }
+
+// HeldGraphs is the number of graph records the sessions hold.
+func (p *SchedulerProc) HeldGraphs() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mu.graphs
 }

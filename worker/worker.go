@@ -88,12 +88,12 @@ type Worker struct {
 		stallSince time.Time
 		closed     bool
 		// Delivery is at least once: a dispatch may arrive twice. active
-		// is the attempt of each key queued or running; ended the
-		// dispatches that ran; cancelled the graphs cancelled here, kept
-		// so that their tasks arriving later never run (graph ids are not
-		// reused).
+		// is the attempt of each key queued or running; ended the last
+		// attempt of each key that ran, until the key is released;
+		// cancelled the graphs cancelled here, kept so that their tasks
+		// arriving later never run (graph ids are not reused).
 		active    map[protocol.ChunkKey]int
-		ended     recent[dispatch]
+		ended     map[protocol.ChunkKey]int
 		cancelled recent[protocol.GraphID]
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
@@ -132,7 +132,7 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	w.mu.graphs = make(map[protocol.GraphID]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
 	w.mu.active = make(map[protocol.ChunkKey]int)
-	w.mu.ended = newRecent[dispatch](rememberEnded)
+	w.mu.ended = make(map[protocol.ChunkKey]int)
 	w.mu.cancelled = newRecent[protocol.GraphID](rememberCancelled)
 	if err := store.SpillErr(); err != nil {
 		w.log.Warn("worker cannot spill: ops that need to will fail", "worker", cfg.ID, "err", err)
@@ -168,7 +168,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled})
 			continue
 		}
-		if w.mu.ended.has(dispatch{t.Key, t.Attempt}) {
+		if a, ok := w.mu.ended[t.Key]; ok && a >= t.Attempt {
 			continue
 		}
 		if a, ok := w.mu.active[t.Key]; ok && a >= t.Attempt {
@@ -196,17 +196,12 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 }
 
-// dispatch names one dispatch of an op: the scheduler sends each attempt
-// once, but the network may deliver it twice.
-type dispatch struct {
-	key     protocol.ChunkKey
-	attempt int
-}
-
-// How many ended dispatches and cancelled graphs a worker remembers, oldest
-// forgotten first. A dispatch repeated after this many others ended would
-// run again; the scheduler ignores its second result, so that costs work,
-// not correctness.
+// How many ended dispatches and cancelled graphs a worker remembers. An
+// ended dispatch is forgotten when its chunk is released, or, past
+// rememberEnded (dispatches that stored nothing), at random; cancelled
+// graphs, oldest first. A dispatch repeated after it was forgotten runs
+// again: the scheduler ignores its result and releases what it stored, so
+// that costs work, not correctness.
 const (
 	rememberEnded     = 1 << 16
 	rememberCancelled = 1 << 12
@@ -296,6 +291,11 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 
 // Release frees stored chunks.
 func (w *Worker) Release(keys []protocol.ChunkKey) {
+	w.mu.Lock()
+	for _, k := range keys {
+		delete(w.mu.ended, k)
+	}
+	w.mu.Unlock()
 	w.store.Delete(keys)
 	w.cond.Broadcast()
 }
@@ -490,7 +490,15 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
 	if w.mu.active[t.Key] == t.Attempt {
 		delete(w.mu.active, t.Key)
 	}
-	w.mu.ended.add(dispatch{t.Key, t.Attempt})
+	if a, ok := w.mu.ended[t.Key]; !ok || a < t.Attempt {
+		if len(w.mu.ended) >= rememberEnded {
+			for k := range w.mu.ended { // forget one, at random
+				delete(w.mu.ended, k)
+				break
+			}
+		}
+		w.mu.ended[t.Key] = t.Attempt
+	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()

@@ -80,6 +80,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		maxReq                      memFlag
 		hbTimeout, sessionIdle      time.Duration
 		progressTimeout             time.Duration
+		maxFinished                 int
 	)
 	switch role {
 	case "scheduler":
@@ -87,6 +88,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.IntVar(&maxAttempts, "max-attempts", 3, "tries of a failing chunk op before its graph fails")
 		fs.DurationVar(&hbTimeout, "heartbeat-timeout", 3*time.Second, "silence after which a worker is marked dead")
 		fs.DurationVar(&sessionIdle, "session-idle-timeout", time.Hour, "close sessions (freeing their results) after this long without a request; 0 never")
+		fs.IntVar(&maxFinished, "max-finished-graphs", cluster.DefaultMaxFinishedGraphs, "ended graphs a session keeps with their results; past it the oldest are released")
 		fs.DurationVar(&progressTimeout, "progress-timeout", scheduler.DefaultProgressTimeout, "fail a graph in which no chunk op changed state for this long (naming what it waits for); 0 never")
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
@@ -137,7 +139,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -405,5 +406,104 @@ func TestNpyBadInput(t *testing.T) {
 	}
 	if math.Abs(res[0].Float64s()[0]-sum) > 1e-9*math.Abs(sum)+1e-9 {
 		t.Errorf("sum %v, want %v", res[0], sum)
+	}
+}
+
+// TestNpyChunksDroppedUnderPressure is W8's shape on a file: x is read
+// again after x.mean(), and does not fit the budget. Its chunks are dropped
+// and read again from the file instead of being spilled; the result equals
+// the unlimited run's.
+func TestNpyChunksDroppedUnderPressure(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "x.npy")
+	writeNpyLayout(t, src, ioArray(t, ndarray.Float64, []int{800, 800}, 8), false, false) // 64 chunks, 5 MB
+	build := func() *tensor.Tensor {
+		x := tensor.FromNpy(src, tensor.Chunks(100, 100))
+		return x.Sub(x.Mean()).Std()
+	}
+	run := func(opts ...phobos.Option) (float64, phobos.MemoryStats) {
+		s := newIOSession(t, opts...)
+		v, err := s.ExecuteScalar(ioCtx(t), build())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, s.Stats().Memory
+	}
+	want, _ := run(phobos.WithFusion(false), phobos.WithMemoryLimit(-1))
+	const limit = 16 * 100 * 100 * 8
+	got, st := run(phobos.WithFusion(false), phobos.WithMemoryLimit(limit), phobos.WithSpillDir(t.TempDir()))
+	if got != want {
+		t.Errorf("std %v, want %v", got, want)
+	}
+	t.Logf("file chunks under a %d-byte budget: dropped %d, re-read %d, spilled %d bytes", limit, st.DroppedBytes, st.RecomputedBytes, st.SpilledBytes)
+	// (Outputs of other ops may spill if a release is slow to come.)
+	if st.DroppedBytes == 0 || st.RecomputedBytes == 0 || st.SpilledBytes > st.DroppedBytes/4 {
+		t.Errorf("dropped %d, re-read %d, spilled %d bytes; want drops and re-reads, few spills", st.DroppedBytes, st.RecomputedBytes, st.SpilledBytes)
+	}
+}
+
+// blockChunk is a source chunk that signals it runs and blocks until its
+// graph is cancelled.
+type blockChunk struct{ started chan<- struct{} }
+
+func (blockChunk) Type() string { return "block_chunk" }
+
+func (b blockChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
+	select {
+	case b.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// block is a tensor of one float64 chunk that never completes.
+type block struct {
+	shape   []int
+	started chan<- struct{}
+}
+
+func (block) Type() string { return "block" }
+
+func (b block) Infer([]ops.Meta) (ops.Meta, error) {
+	return ops.Meta{Shape: b.shape, DType: ndarray.Float64}, nil
+}
+
+func (b block) Tile(bd ops.Builder, _ []*ops.Tiled, out ops.Meta) (*ops.Tiled, error) {
+	c := bd.AddChunk(blockChunk{started: b.started}, nil, out)
+	ns := make([][]int, len(out.Shape))
+	for i, d := range out.Shape {
+		ns[i] = []int{d}
+	}
+	return &ops.Tiled{Meta: out, NSplits: ns, Chunks: []ops.ChunkRef{c}}, nil
+}
+
+// TestNpySinkCancelled cancels a sink while one of its input chunks is
+// being computed and others are written: nothing appears at the path.
+func TestNpySinkCancelled(t *testing.T) {
+	s := newIOSession(t, phobos.WithWorkers(2))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.npy")
+	started := make(chan struct{}, 1)
+	x := tensor.Concatenate(0,
+		tensor.Ones([]int{40, 10}, tensor.Chunks(5, 10)),
+		tensor.New(block{shape: []int{5, 10}, started: started}),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := s.Execute(ctx, x.ToNpy(out))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want a cancelled execution", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cancelled sink left %s (%v)", out, err)
+	}
+	// The session still writes.
+	if _, err := s.Execute(ioCtx(t), tensor.Ones([]int{3}).ToNpy(out)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -379,6 +379,7 @@ func TestNpyBadInput(t *testing.T) {
 	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("failed sink left %s (%v)", out, serr)
 	}
+	noTemps(t, dir, "empty.npy", "good.npy", "lying.npy", "shrink.npy", "text.npy", "trunc.npy", "u2.npy")
 
 	// Sinks into a missing directory and onto a directory fail naming the
 	// path and leave nothing.
@@ -502,6 +503,7 @@ func TestNpySinkCancelled(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cancelled sink left %s (%v)", out, err)
 	}
+	noTemps(t, dir)
 	// The session still writes.
 	if _, err := s.Execute(ioCtx(t), tensor.Ones([]int{3}).ToNpy(out)); err != nil {
 		t.Fatal(err)

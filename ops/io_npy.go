@@ -28,8 +28,13 @@ import (
 // renames the temporary file to the target. The file therefore appears at
 // the target only complete. Any of these ops that fails, or sees its graph
 // cancelled while it runs, removes the temporary file; the writes open it
-// without creating it, so none brings it back. The sink's value is a 0-d
-// int64: the size in bytes of the file written.
+// without creating it, so none brings it back. When something else fails
+// or the graph is cancelled while none of them runs, NpyCreate's chunk
+// removes it: the commit reads that chunk, so it lives until the sink is
+// done, and NpyCreate is a Finalizer, run by the worker's store when the
+// chunk is released, which the scheduler does for every chunk of a graph
+// that fails or is cancelled. The sink's value is a 0-d int64: the size in
+// bytes of the file written.
 //
 // Workers must see the same file system at the path (one machine, or a
 // shared mount), and a source file must not change while a graph reads it:
@@ -55,6 +60,17 @@ func init() {
 type Rereadable interface {
 	ChunkOp
 	ReadBytes() int64
+}
+
+// Finalizer is implemented by chunk ops without inputs whose output stands
+// for something outside the store that must not outlive the chunk (the
+// temporary file of a sink): the store calls Finalize with the op's output
+// when it deletes the chunk, that is when the chunk is released (after its
+// last consumer finished, or because its graph failed or was cancelled) or
+// the store closes; not when a new run of the op replaces it.
+type Finalizer interface {
+	ChunkOp
+	Finalize(out *ndarray.Array)
 }
 
 // NpyRead is a tensor whose data is a .npy file's, read by the workers.
@@ -268,7 +284,7 @@ func (op NpyWrite) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	size := int64(len(h)) + x.Meta.Nbytes()
 	scalar := Meta{Shape: []int{}, DType: ndarray.Int64}
-	create := b.AddChunk(NpyCreate{Path: op.Path, Temp: op.Temp, DType: x.Meta.DType, Shape: x.Meta.Shape, Size: size}, nil, scalar)
+	create := b.AddChunk(NpyCreate{Path: op.Path, Temp: op.Temp, DType: x.Meta.DType, Shape: x.Meta.Shape, Size: size}, nil, Meta{Shape: []int{3}, DType: ndarray.Int64})
 	offs := AxisOffsets(x.NSplits)
 	writes := make([]ChunkRef, 0, len(x.Chunks))
 	var shapes ShapeCache
@@ -280,7 +296,9 @@ func (op NpyWrite) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 		writes = append(writes, b.AddChunk(w, []ChunkRef{c, create}, scalar))
 	})
-	commit := b.AddChunk(NpyCommit{Path: op.Path, Temp: op.Temp, Size: size}, writes, scalar)
+	// The commit reads NpyCreate's chunk too, so that chunk is released (and
+	// finalized) only once the sink is done or abandoned.
+	commit := b.AddChunk(NpyCommit{Path: op.Path, Temp: op.Temp, Size: size}, append(writes, create), scalar)
 	return &Tiled{Meta: out, NSplits: [][]int{}, Chunks: []ChunkRef{commit}}, nil
 }
 
@@ -296,7 +314,9 @@ func abandon(temp string) { os.Remove(temp) }
 func writeErr(path string, err error) error { return fmt.Errorf("npy: writing %s: %w", path, err) }
 
 // NpyCreate makes the temporary file of a .npy sink: the header, and room
-// for the data. Running it again is harmless.
+// for the data. Running it again is harmless. Its output is the header's
+// length and the file's identity (device and inode where the system has
+// them), by which Finalize removes the file it made and no other.
 type NpyCreate struct {
 	Path  string        `json:"path"`
 	Temp  string        `json:"temp"`
@@ -308,7 +328,7 @@ type NpyCreate struct {
 // Type implements ChunkOp.
 func (NpyCreate) Type() string { return "npy_create" }
 
-// Exec implements ChunkOp; the output is the header's length.
+// Exec implements ChunkOp.
 func (op NpyCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
 	h, err := npy.Header(op.DType, op.Shape)
 	if err != nil {
@@ -321,7 +341,14 @@ func (op NpyCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Arra
 	if err != nil {
 		return nil, writeErr(op.Path, err)
 	}
+	var id [2]int64
 	_, err = f.WriteAt(h, 0)
+	if err == nil {
+		var fi fs.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			id = fileID(fi)
+		}
+	}
 	if err == nil {
 		// Sizing the file makes every chunk's region exist, so the writes
 		// can come in any order; it never cuts written data, since every
@@ -338,7 +365,26 @@ func (op NpyCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Arra
 		abandon(op.Temp)
 		return nil, writeErr(op.Path, err)
 	}
-	return scalarInt(int64(len(h))), nil
+	out, _ := ndarray.FromInt64s([]int{3}, []int64{int64(len(h)), id[0], id[1]}) // three values for a shape of 3
+	return out, nil
+}
+
+// Finalize removes the temporary file if it is still the one this op made:
+// the sink was abandoned (a commit renames it away). A later run of the same
+// sink, with the same temporary name, has made a new file, which stays.
+func (op NpyCreate) Finalize(out *ndarray.Array) {
+	if out == nil || out.DType() != ndarray.Int64 || out.Size() != 3 {
+		return
+	}
+	v := out.Int64s()
+	fi, err := os.Stat(op.Temp)
+	if err != nil {
+		return
+	}
+	if id := fileID(fi); id != [2]int64{v[1], v[2]} {
+		return
+	}
+	abandon(op.Temp)
 }
 
 // NpyWriteChunk writes one chunk of a .npy sink into its temporary file:

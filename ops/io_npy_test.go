@@ -202,3 +202,52 @@ func TestNpyReadChunkTruncated(t *testing.T) {
 		t.Errorf("ReadBytes %d, want 16", rr.ReadBytes())
 	}
 }
+
+// NpyCreate's Finalize removes the temporary file it made, not one a later
+// run of the same sink made under the same name after it committed.
+func TestNpyCreateFinalize(t *testing.T) {
+	dir := t.TempDir()
+	temp := filepath.Join(dir, ".o.npy.phobos-1.tmp")
+	op := NpyCreate{Path: filepath.Join(dir, "o.npy"), Temp: temp, DType: ndarray.Int64, Shape: []int{2}, Size: 144}
+	ctx := context.Background()
+	first, err := op.Exec(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.Finalize(first)
+	if _, err := os.Stat(temp); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("abandoned temporary file still there (%v)", err)
+	}
+	// A run that committed: its file lives on at the target.
+	first, err = op.Exec(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(temp, op.Path); err != nil {
+		t.Fatal(err)
+	}
+	second, err := op.Exec(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.Finalize(first) // a late release of the committed run
+	if fileID(mustStat(t, temp)) == [2]int64{} {
+		t.Skip("no file identities on this system")
+	}
+	if _, err := os.Stat(temp); err != nil {
+		t.Fatalf("a newer run's temporary file was removed: %v", err)
+	}
+	op.Finalize(second)
+	if _, err := os.Stat(temp); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("abandoned temporary file still there (%v)", err)
+	}
+}
+
+func mustStat(t *testing.T, p string) fs.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}

@@ -191,6 +191,7 @@ type entry struct {
 	writing   bool           // being written to file
 	regen     ops.ChunkOp    // regenerates (or re-reads) the chunk from nothing; nil if it cannot
 	lost      error          // its spill file vanished and it cannot be regenerated
+	fin       func()         // ends what the chunk stands for, once released (ops.Finalizer)
 	pins      int
 	next      protocol.Priority // most urgent queued consumer, if hasNext
 	hasNext   bool
@@ -281,7 +282,9 @@ type PutOptions struct {
 	Consumers int
 	// Regen is the op that produced the chunk from no inputs, if any: a
 	// generator, or a read of a file (ops.Rereadable). The chunk may then be
-	// dropped instead of spilled and regenerated on the next read.
+	// dropped instead of spilled and regenerated on the next read. An
+	// ops.Finalizer is finalized when the chunk is deleted (released, or the
+	// store closed), not when it is replaced.
 	Regen ops.ChunkOp
 	// Producer is the priority of the op that made the chunk. With known
 	// Consumers it gives the chunk an estimated first use until a consumer
@@ -309,7 +312,12 @@ func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions
 // spill file of a replaced chunk, to be removed outside the lock.
 func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (added int64, oldFile string) {
 	if old, ok := s.mu.chunks[key]; ok {
+		// Not finalized: the op ran again and stands for the same thing.
 		oldFile = s.deleteLocked(old)
+	}
+	var fin func()
+	if f, ok := opts.Regen.(ops.Finalizer); ok {
+		fin = func() { f.Finalize(a) }
 	}
 	if opts.Regen != nil && !Regenerable(opts.Regen) {
 		opts.Regen = nil
@@ -320,6 +328,7 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		shape:     slices.Clone(a.Shape()),
 		nbytes:    int64(a.Nbytes()),
 		regen:     opts.Regen,
+		fin:       fin,
 		consumers: int32(max(opts.Consumers, -1)),
 		fresh:     opts.Consumers > 0,
 		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
@@ -509,7 +518,7 @@ func (s *Store) load(ctx context.Context, e *entry) (a *ndarray.Array, fromDisk 
 	s.mu.st.RecomputedBytes += e.nbytes
 	s.mu.st.RecomputeCount++
 	s.mu.st.RecomputeTime += dt
-	if rr, ok := regen.(ops.Rereadable); ok {
+	if rr, ok := regen.(ops.Rereadable); ok && rr.ReadBytes() >= minRereadSample {
 		s.mu.reread.bytes += rr.ReadBytes()
 		s.mu.reread.time += dt
 	}
@@ -517,17 +526,30 @@ func (s *Store) load(ctx context.Context, e *entry) (a *ndarray.Array, fromDisk 
 	return a, false, nil
 }
 
-// Delete drops chunks from every tier; unknown keys are ignored.
+// minRereadSample is the smallest re-read that counts towards the measured
+// file read speed: smaller ones mostly time opening the file, a cost the
+// spill side of the comparison does not count either.
+const minRereadSample = 1 << 20
+
+// Delete drops chunks from every tier; unknown keys are ignored. Chunks of
+// ops.Finalizer ops are finalized, after the store's lock is released.
 func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var files []string
+	var fins []func()
 	s.mu.Lock()
 	for _, k := range keys {
 		if e, ok := s.mu.chunks[k]; ok {
 			files = append(files, s.deleteLocked(e))
+			if e.fin != nil {
+				fins = append(fins, e.fin)
+			}
 		}
 	}
 	s.mu.Unlock()
 	removeFiles(files...)
+	for _, f := range fins {
+		f()
+	}
 }
 
 // Tier says where the chunk under key is.
@@ -599,14 +621,21 @@ func (s *Store) Stats() Stats {
 // and forgets every chunk. Call it after the worker using it has stopped.
 func (s *Store) Close() error {
 	var files []string
+	var fins []func()
 	s.mu.Lock()
 	for _, e := range s.mu.chunks {
 		files = append(files, s.deleteLocked(e))
+		if e.fin != nil {
+			fins = append(fins, e.fin)
+		}
 	}
 	s.mu.closed = true
 	dir, own := s.mu.spillDir, s.mu.ownDir
 	s.mu.Unlock()
 	removeFiles(files...)
+	for _, f := range fins {
+		f()
+	}
 	if own {
 		return os.RemoveAll(dir)
 	}

@@ -372,6 +372,10 @@ func (op NpyCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Arra
 // Finalize removes the temporary file if it is still the one this op made:
 // the sink was abandoned (a commit renames it away). A later run of the same
 // sink, with the same temporary name, has made a new file, which stays.
+// Every execution of the op within one run shares the file (a rerun must
+// keep what the writes already wrote), so the release of a stale duplicate
+// execution while the sink goes on removes it too: the sink then fails,
+// saying the file is gone, and still leaves nothing at the target.
 func (op NpyCreate) Finalize(out *ndarray.Array) {
 	if out == nil || out.DType() != ndarray.Int64 || out.Size() != 3 {
 		return

@@ -24,8 +24,10 @@ import (
 // Writing: NpyWrite (one input) tiles into NpyCreate, which makes a
 // temporary file beside the target holding the header and sized for the
 // data; one NpyWriteChunk per input chunk, which writes the chunk's bytes at
-// their place with pwrite; and NpyCommit, which depends on every write and
-// renames the temporary file to the target. The file therefore appears at
+// their place with pwrite; and NpyCommit, which depends on every write
+// (through a tree of NpyCount ops that add up the bytes written, so no op
+// has more than npyFanIn inputs) and renames the temporary file to the
+// target. The file therefore appears at
 // the target only complete. Any of these ops that fails, or sees its graph
 // cancelled while it runs, removes the temporary file; the writes open it
 // without creating it, so none brings it back. When something else fails
@@ -47,6 +49,7 @@ func init() {
 		"npy_write":       NpyWrite{},
 		"npy_create":      NpyCreate{},
 		"npy_write_chunk": NpyWriteChunk{},
+		"npy_count":       NpyCount{},
 		"npy_commit":      NpyCommit{},
 	} {
 		Register(name, op)
@@ -296,11 +299,24 @@ func (op NpyWrite) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 		writes = append(writes, b.AddChunk(w, []ChunkRef{c, create}, scalar))
 	})
+	level := writes
+	for len(level) > npyFanIn {
+		next := make([]ChunkRef, 0, (len(level)+npyFanIn-1)/npyFanIn)
+		for i := 0; i < len(level); i += npyFanIn {
+			group := append([]ChunkRef(nil), level[i:min(i+npyFanIn, len(level))]...)
+			next = append(next, b.AddChunk(NpyCount{}, group, scalar))
+		}
+		level = next
+	}
 	// The commit reads NpyCreate's chunk too, so that chunk is released (and
 	// finalized) only once the sink is done or abandoned.
-	commit := b.AddChunk(NpyCommit{Path: op.Path, Temp: op.Temp, Size: size}, append(writes, create), scalar)
+	last := append(append(make([]ChunkRef, 0, len(level)+1), level...), create)
+	commit := b.AddChunk(NpyCommit{Path: op.Path, Temp: op.Temp, Size: size}, last, scalar)
 	return &Tiled{Meta: out, NSplits: [][]int{}, Chunks: []ChunkRef{commit}}, nil
 }
+
+// npyFanIn is the most inputs of an NpyCount or NpyCommit.
+const npyFanIn = 32
 
 func scalarInt(v int64) *ndarray.Array {
 	a, _ := ndarray.FromInt64s([]int{}, []int64{v}) // a 0-d array of one value cannot fail
@@ -488,9 +504,37 @@ func (op NpyWriteChunk) write(ctx context.Context, in []*ndarray.Array) (int64, 
 	return pos, err
 }
 
+// NpyCount adds up the bytes written by chunk writes (its inputs, 0-d
+// int64 counts), on the way to the commit.
+type NpyCount struct{}
+
+// Type implements ChunkOp.
+func (NpyCount) Type() string { return "npy_count" }
+
+// Exec implements ChunkOp.
+func (NpyCount) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	n, err := sumCounts(in)
+	if err != nil {
+		return nil, err
+	}
+	return scalarInt(n), nil
+}
+
+func sumCounts(in []*ndarray.Array) (int64, error) {
+	var n int64
+	for i, a := range in {
+		if a == nil || a.DType() != ndarray.Int64 || a.Size() != 1 {
+			return 0, fmt.Errorf("npy: input %d is not a count of bytes written", i)
+		}
+		n += a.Int64s()[0]
+	}
+	return n, nil
+}
+
 // NpyCommit ends a .npy sink: once every chunk is written (its inputs are
-// the writes), it flushes the temporary file to disk and renames it to the
-// target. Its output is the file's size.
+// the counts of bytes the writes wrote, then NpyCreate's output), it checks
+// that they add up to the file, flushes the file to disk and renames it to
+// the target. Its output is the file's size.
 type NpyCommit struct {
 	Path string `json:"path"`
 	Temp string `json:"temp"`
@@ -501,8 +545,11 @@ type NpyCommit struct {
 func (NpyCommit) Type() string { return "npy_commit" }
 
 // Exec implements ChunkOp.
-func (op NpyCommit) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
-	err := op.commit(ctx)
+func (op NpyCommit) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	err := op.check(in)
+	if err == nil {
+		err = op.commit(ctx)
+	}
 	if err != nil {
 		abandon(op.Temp)
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -511,6 +558,25 @@ func (op NpyCommit) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Arra
 		return nil, writeErr(op.Path, err)
 	}
 	return scalarInt(op.Size), nil
+}
+
+// check compares the bytes the chunks wrote with the data's size.
+func (op NpyCommit) check(in []*ndarray.Array) error {
+	if len(in) == 0 {
+		return errors.New("no inputs")
+	}
+	c := in[len(in)-1]
+	if c == nil || c.DType() != ndarray.Int64 || c.Size() != 3 {
+		return errors.New("the last input is not the output of npy_create")
+	}
+	n, err := sumCounts(in[:len(in)-1])
+	if err != nil {
+		return err
+	}
+	if hl := c.Int64s()[0]; hl+n != op.Size {
+		return fmt.Errorf("the chunks wrote %d bytes after a %d-byte header, want %d in all", n, hl, op.Size)
+	}
+	return nil
 }
 
 func (op NpyCommit) commit(ctx context.Context) error {

@@ -23,6 +23,7 @@ func TestNpyOpsCodec(t *testing.T) {
 		NpyWrite{Path: "o.npy", Temp: ".o.npy.phobos-1.tmp"},
 		NpyCreate{Path: "o.npy", Temp: ".o.npy.phobos-1.tmp", DType: ndarray.Float32, Shape: []int{}, Size: 132},
 		NpyWriteChunk{Path: "o.npy", Temp: ".o.npy.phobos-1.tmp", DType: ndarray.Float64, Global: []int{4, 4}, DataOffset: 128, Offset: []int{2, 0}, Shape: []int{2, 4}},
+		NpyCount{},
 		NpyCommit{Path: "o.npy", Temp: ".o.npy.phobos-1.tmp", Size: 256},
 	} {
 		b, err := MarshalOp(op)
@@ -139,8 +140,8 @@ func TestNpyWriteChunkFailures(t *testing.T) {
 		}
 	}
 
-	// All chunks written, in any order, a repeated write and a repeated
-	// commit: the file is np.save's.
+	// All chunks written, in any order, a repeated write, a repeated create
+	// and a repeated commit: the file is np.save's.
 	if _, err := create.Exec(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -149,19 +150,47 @@ func TestNpyWriteChunkFailures(t *testing.T) {
 	top, _ := a.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: 2}, {Start: 0, Step: 1, Len: 3}})
 	first := good
 	first.Offset = []int{0, 0}
+	var counts []*ndarray.Array
 	for _, step := range []struct {
 		op NpyWriteChunk
 		in *ndarray.Array
 	}{{good, chunk}, {first, top}, {good, chunk}} {
+		n, err := step.op.Exec(ctx, []*ndarray.Array{step.in, nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, n)
+	}
+	created, err := create.Exec(ctx, nil) // a repeated create keeps the data
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := NpyCommit{Path: path, Temp: temp, Size: size}
+	// The counts must add up to the data: here one chunk is counted twice.
+	if _, err := commit.Exec(ctx, append(append([]*ndarray.Array(nil), counts...), created)); err == nil || !strings.Contains(err.Error(), "wrote 144 bytes") {
+		t.Fatalf("commit of counts that do not add up: %v", err)
+	}
+	if _, err := os.Stat(temp); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a failed commit left the temporary file (%v)", err)
+	}
+	// Again, from the start; then a repeated commit.
+	if _, err := create.Exec(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	total, err := NpyCount{}.Exec(ctx, counts[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		op NpyWriteChunk
+		in *ndarray.Array
+	}{{good, chunk}, {first, top}} {
 		if _, err := step.op.Exec(ctx, []*ndarray.Array{step.in, nil}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := create.Exec(ctx, nil); err != nil { // a repeated create keeps the data
-		t.Fatal(err)
-	}
 	for range 2 {
-		n, err := NpyCommit{Path: path, Temp: temp, Size: size}.Exec(ctx, nil)
+		n, err := commit.Exec(ctx, []*ndarray.Array{total, created})
 		if err != nil || n.Int64s()[0] != size {
 			t.Fatalf("commit: %v, %v", n, err)
 		}

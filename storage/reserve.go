@@ -217,8 +217,17 @@ func (s *Store) spillCost(e *entry) float64 {
 }
 
 // recomputeCost is the seconds to regenerate e: its elements times the cost
-// per element of each node of its generator.
+// per element of each node of its generator; for a chunk read from a file,
+// its bytes at the speed re-reads have reached (the configured estimate
+// until one is measured).
 func (s *Store) recomputeCost(e *entry) float64 {
+	if rr, ok := e.regen.(ops.Rereadable); ok {
+		rate := s.costs.FileReadBytesPerSec
+		if r := s.mu.reread; r.bytes > 0 && r.time > 0 {
+			rate = float64(r.bytes) / r.time.Seconds()
+		}
+		return float64(rr.ReadBytes()) / rate
+	}
 	nodes := 1
 	if f, ok := e.regen.(ops.Fused); ok {
 		nodes = max(len(f.Nodes), 1)

@@ -8,8 +8,9 @@
 // order of next use (the worker reports, per chunk, the priority of the most
 // urgent queued op that consumes it): chunks nobody queued wants go first,
 // then the ones wanted last. An evicted chunk is written to a spill file, or,
-// when it came from a generator and regenerating it is cheaper than a write
-// and a read, simply dropped and recomputed on the next read.
+// when it came from a generator or was read from a file that stays in place
+// and regenerating or re-reading it is cheaper than a write and a read,
+// simply dropped and recomputed (read again) on the next read.
 //
 // Several chunks may be views of one buffer (a transpose of a stored chunk,
 // say); the buffer's bytes are counted once, and eviction frees a buffer only
@@ -91,13 +92,19 @@ type Config struct {
 }
 
 // Costs are the estimates behind "spill or recompute": a generated chunk is
-// dropped when regenerating it costs less than writing and reading it back.
+// dropped when regenerating it costs less than writing and reading it back,
+// and so is a chunk read from a file (ops.Rereadable) when reading it again
+// does.
 type Costs struct {
 	DiskWriteBytesPerSec float64 // default 1e9 (BENCHMARKS.md: ~1.3 GB/s)
 	DiskReadBytesPerSec  float64 // default 1e9 (~0.9 GB/s)
 	// GenerateNsPerElement is the cost of one element of one generator or
 	// fused node (random numbers: ~2-3 ns in plain Go). Default 3.
 	GenerateNsPerElement float64
+	// FileReadBytesPerSec is the first estimate of the speed of re-reading
+	// a chunk from its source file; once the store has re-read chunks, the
+	// speed it measured replaces it. Default DiskReadBytesPerSec.
+	FileReadBytesPerSec float64
 }
 
 func (c Costs) withDefaults() Costs {
@@ -109,6 +116,9 @@ func (c Costs) withDefaults() Costs {
 	}
 	if c.GenerateNsPerElement <= 0 {
 		c.GenerateNsPerElement = 3
+	}
+	if c.FileReadBytesPerSec <= 0 {
+		c.FileReadBytesPerSec = c.DiskReadBytesPerSec
 	}
 	return c
 }
@@ -160,6 +170,12 @@ type Store struct {
 		spillErr error  // the spill directory is unusable (sticky)
 		closed   bool
 		st       Stats
+		// reread counts the re-reads of dropped file chunks, whose speed
+		// replaces Costs.FileReadBytesPerSec once measured.
+		reread struct {
+			bytes int64
+			time  time.Duration
+		}
 	}
 }
 
@@ -173,8 +189,9 @@ type entry struct {
 	buf       *bufRef        // arr's buffer while in memory
 	file      string         // spill copy, "" if none
 	writing   bool           // being written to file
-	regen     ops.ChunkOp    // regenerates the chunk from nothing; nil if it cannot
+	regen     ops.ChunkOp    // regenerates (or re-reads) the chunk from nothing; nil if it cannot
 	lost      error          // its spill file vanished and it cannot be regenerated
+	fin       func()         // ends what the chunk stands for, once released (ops.Finalizer)
 	pins      int
 	next      protocol.Priority // most urgent queued consumer, if hasNext
 	hasNext   bool
@@ -263,9 +280,11 @@ type PutOptions struct {
 	// Priority.Succ); a spilled chunk read by its last consumer goes straight
 	// into that op's memory. < 0: unknown.
 	Consumers int
-	// Regen is the generator op that produced the chunk from no inputs, if
-	// any: the chunk may then be dropped instead of spilled and regenerated
-	// on the next read.
+	// Regen is the op that produced the chunk from no inputs, if any: a
+	// generator, or a read of a file (ops.Rereadable). The chunk may then be
+	// dropped instead of spilled and regenerated on the next read. An
+	// ops.Finalizer is finalized when the chunk is deleted (released, or the
+	// store closed), not when it is replaced.
 	Regen ops.ChunkOp
 	// Producer is the priority of the op that made the chunk. With known
 	// Consumers it gives the chunk an estimated first use until a consumer
@@ -293,7 +312,12 @@ func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions
 // spill file of a replaced chunk, to be removed outside the lock.
 func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (added int64, oldFile string) {
 	if old, ok := s.mu.chunks[key]; ok {
+		// Not finalized: the op ran again and stands for the same thing.
 		oldFile = s.deleteLocked(old)
+	}
+	var fin func()
+	if f, ok := opts.Regen.(ops.Finalizer); ok {
+		fin = func() { f.Finalize(a) }
 	}
 	if opts.Regen != nil && !Regenerable(opts.Regen) {
 		opts.Regen = nil
@@ -304,6 +328,7 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		shape:     slices.Clone(a.Shape()),
 		nbytes:    int64(a.Nbytes()),
 		regen:     opts.Regen,
+		fin:       fin,
 		consumers: int32(max(opts.Consumers, -1)),
 		fresh:     opts.Consumers > 0,
 		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
@@ -314,10 +339,11 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 
 // Regenerable reports whether a chunk produced by op (with no inputs) can be
 // dropped and recomputed: generators (random, full, arange, eye) and fused
-// kernels made of them, all deterministic (counter-based random numbers).
+// kernels made of them, all deterministic (counter-based random numbers),
+// and reads of files that stay in place (ops.Rereadable).
 func Regenerable(op ops.ChunkOp) bool {
 	switch op := op.(type) {
-	case ops.Generator:
+	case ops.Generator, ops.Rereadable:
 		return true
 	case ops.Fused:
 		for _, n := range op.Nodes {
@@ -488,24 +514,42 @@ func (s *Store) load(ctx context.Context, e *entry) (a *ndarray.Array, fromDisk 
 		return nil, false, fmt.Errorf("storage: regenerating chunk %v (%s) gave %v%v, want %v%v", e.key, regen.Type(), a.DType(), a.Shape(), e.dtype, e.shape)
 	}
 	s.mu.Lock()
+	dt := time.Since(t0)
 	s.mu.st.RecomputedBytes += e.nbytes
 	s.mu.st.RecomputeCount++
-	s.mu.st.RecomputeTime += time.Since(t0)
+	s.mu.st.RecomputeTime += dt
+	if rr, ok := regen.(ops.Rereadable); ok && rr.ReadBytes() >= minRereadSample {
+		s.mu.reread.bytes += rr.ReadBytes()
+		s.mu.reread.time += dt
+	}
 	s.mu.Unlock()
 	return a, false, nil
 }
 
-// Delete drops chunks from every tier; unknown keys are ignored.
+// minRereadSample is the smallest re-read that counts towards the measured
+// file read speed: smaller ones mostly time opening the file, a cost the
+// spill side of the comparison does not count either.
+const minRereadSample = 1 << 20
+
+// Delete drops chunks from every tier; unknown keys are ignored. Chunks of
+// ops.Finalizer ops are finalized, after the store's lock is released.
 func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var files []string
+	var fins []func()
 	s.mu.Lock()
 	for _, k := range keys {
 		if e, ok := s.mu.chunks[k]; ok {
 			files = append(files, s.deleteLocked(e))
+			if e.fin != nil {
+				fins = append(fins, e.fin)
+			}
 		}
 	}
 	s.mu.Unlock()
 	removeFiles(files...)
+	for _, f := range fins {
+		f()
+	}
 }
 
 // Tier says where the chunk under key is.
@@ -577,14 +621,21 @@ func (s *Store) Stats() Stats {
 // and forgets every chunk. Call it after the worker using it has stopped.
 func (s *Store) Close() error {
 	var files []string
+	var fins []func()
 	s.mu.Lock()
 	for _, e := range s.mu.chunks {
 		files = append(files, s.deleteLocked(e))
+		if e.fin != nil {
+			fins = append(fins, e.fin)
+		}
 	}
 	s.mu.closed = true
 	dir, own := s.mu.spillDir, s.mu.ownDir
 	s.mu.Unlock()
 	removeFiles(files...)
+	for _, f := range fins {
+		f()
+	}
 	if own {
 		return os.RemoveAll(dir)
 	}

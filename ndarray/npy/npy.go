@@ -305,63 +305,13 @@ func ReadFile(path string) (*ndarray.Array, error) {
 // Read reads one .npy array from r, consuming exactly the header and data
 // bytes. The result is always a contiguous C-order array.
 func Read(r io.Reader) (*ndarray.Array, error) {
-	var pre [len(magic) + 2]byte
-	if n, err := io.ReadFull(r, pre[:]); err != nil {
-		if n == 0 && err == io.EOF {
-			return nil, errors.New("npy: empty input (not a .npy file)")
-		}
-		return nil, fmt.Errorf("npy: reading magic: %w", err)
-	}
-	if string(pre[:len(magic)]) != magic {
-		return nil, fmt.Errorf("npy: bad magic %q (not a .npy file)", pre[:len(magic)])
-	}
-	major, minor := pre[len(magic)], pre[len(magic)+1]
-	var hlen int
-	switch major {
-	case 1:
-		var b [2]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("npy: reading header length: %w", err)
-		}
-		hlen = int(binary.LittleEndian.Uint16(b[:]))
-	case 2, 3:
-		var b [4]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("npy: reading header length: %w", err)
-		}
-		l := binary.LittleEndian.Uint32(b[:])
-		if l > maxHeader {
-			return nil, fmt.Errorf("npy: header length %d exceeds the limit of %d bytes", l, maxHeader)
-		}
-		hlen = int(l)
-	default:
-		return nil, fmt.Errorf("npy: unsupported format version %d.%d (want 1.0, 2.0 or 3.0)", major, minor)
-	}
-	hb := make([]byte, hlen)
-	if n, err := io.ReadFull(r, hb); err != nil {
-		return nil, fmt.Errorf("npy: truncated header: got %d of %d bytes", n, hlen)
-	}
-	h, err := parseHeader(string(hb))
+	info, err := ReadHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	dt, big, err := parseDescr(h.descr)
-	if err != nil {
-		return nil, err
-	}
-
-	// Check the byte count before allocating anything.
-	count := 1
-	for _, d := range h.shape {
-		if d != 0 && count > math.MaxInt/d {
-			return nil, fmt.Errorf("npy: shape %v has too many elements", h.shape)
-		}
-		count *= d
-	}
-	if count > math.MaxInt/dt.Size() {
-		return nil, fmt.Errorf("npy: shape %v of %v is too large", h.shape, dt)
-	}
-	nbytes := count * dt.Size()
+	h := hdr{fortran: info.Fortran, shape: info.Shape}
+	dt, big := info.DType, info.BigEndian
+	nbytes := int(info.DataBytes())
 	rem, known := remaining(r)
 	if known && rem < int64(nbytes) {
 		return nil, fmt.Errorf("npy: truncated data: got %d of %d bytes", rem, nbytes)

@@ -598,11 +598,13 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	out, err := w.execKernel(ctx, t, ins)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
+		discard(t.Op, out)
 	}
 	if err != nil {
 		return fail(err, false)
 	}
 	if out.DType() != t.Meta.DType || !ndarray.SameShape(out.Shape(), t.Meta.Shape) {
+		discard(t.Op, out)
 		return fail(fmt.Errorf("kernel %s produced %v%v, planned %v", ops.Label(t.Op), out.DType(), out.Shape(), t.Meta), false)
 	}
 	opts := storage.PutOptions{Consumers: -1, Producer: t.Priority}
@@ -621,6 +623,15 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	res.Outcome = protocol.Succeeded
 	res.Nbytes = int64(out.Nbytes())
 	return res
+}
+
+// discard lets go of a kernel's output that will not be stored: what it
+// stands for outside the store (a sink's temporary file) must not outlive
+// it.
+func discard(op ops.ChunkOp, out *ndarray.Array) {
+	if f, ok := op.(ops.Finalizer); ok && out != nil {
+		f.Finalize(out)
+	}
 }
 
 // execKernel runs a kernel, turning a panic inside it into an error so one

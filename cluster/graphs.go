@@ -263,7 +263,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 
 // prepare compiles and submits a graph, then follows its run to the end.
 func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, fuse bool) {
-	cg, tiled, err := Compile(tg, results, fuse)
+	cg, tiled, err := Compile(p.log, tg, results, fuse)
 	if err == nil {
 		err = preEncode(ctx, cg)
 	}

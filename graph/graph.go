@@ -21,6 +21,8 @@ type ChunkNode struct {
 // ops.Builder.
 type ChunkGraph struct {
 	Nodes []ChunkNode
+	// MaxOps bounds the chunk ops tiling may make (0: ops.MaxChunkOps).
+	MaxOps int
 }
 
 // AddChunk appends a node; its inputs must already be in the graph.
@@ -100,6 +102,19 @@ func (g *TileableGraph) Add(op ops.TensorOp, inputs []int, meta ops.Meta) int {
 	return len(g.Nodes) - 1
 }
 
+// Admit implements ops.Budget: a graph holds at most MaxOps chunk ops
+// (ops.MaxChunkOps when 0).
+func (g *ChunkGraph) Admit(n float64) error {
+	limit := g.MaxOps
+	if limit <= 0 {
+		limit = ops.MaxChunkOps
+	}
+	if float64(len(g.Nodes))+n > float64(limit) {
+		return &ops.TooManyChunksError{Count: n, Have: len(g.Nodes), Limit: limit}
+	}
+	return nil
+}
+
 // Tile tiles every tensor node in order into one ChunkGraph. Tiling is linear
 // in the number of chunks: each op sees only its inputs' tiled form.
 func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
@@ -120,6 +135,12 @@ func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
 		}
 		if n := len(t.Chunks); n != gridSize(t.NSplits) {
 			return nil, nil, fmt.Errorf("tile %s (tensor %d): %d chunks for grid %v", nd.Op.Type(), i, n, t.Grid())
+		}
+		// Tile rules ask the budget before each grid they allocate; what
+		// they add besides (reduction trees, rechunk pieces) is a small
+		// multiple of that, checked here.
+		if err := cg.Admit(0); err != nil {
+			return nil, nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
 		}
 		tiled[i] = t
 	}

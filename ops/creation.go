@@ -33,6 +33,11 @@ func checkMeta(name string, m Meta) error {
 
 // tileSource makes one chunk op per chunk from mk(chunk shape, chunk offset).
 func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
+	if bb, ok := b.(Budget); ok {
+		if err := bb.Admit(spec.Count(out)); err != nil {
+			return nil, err
+		}
+	}
 	ns, err := spec.Resolve(out.Shape, out.DType.Size())
 	if err != nil {
 		return nil, err

@@ -131,7 +131,10 @@ func (op Elementwise) resultType(in []Meta) (ndarray.DType, error) {
 // union of their chunk boundaries on each non-broadcast axis) and one chunk op
 // runs per output chunk.
 func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
-	aligned, nsplits := AlignBroadcast(b, in, out.Shape)
+	aligned, nsplits, err := AlignBroadcast(b, in, out.Shape)
+	if err != nil {
+		return nil, err
+	}
 	t := &Tiled{Meta: out, NSplits: nsplits}
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
@@ -154,8 +157,10 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 // along each output axis, the union of the boundaries of the inputs that
 // span it (inputs of length 1 there, or without the axis, are broadcast and
 // keep their single chunk). It returns the rechunked inputs and the output
-// chunking.
-func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
+// chunking. The output grid is admitted by the builder's budget before
+// anything is rechunked: broadcasting (N,1) chunks against (1,M) ones makes
+// N*M.
+func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int, error) {
 	nd := len(shape)
 	nsplits := make([][]int, nd)
 	for ax := range nd {
@@ -172,6 +177,13 @@ func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
 			nsplits[ax] = UnifySplits(cands...)
 		}
 	}
+	grid := make([]int, nd)
+	for ax, sp := range nsplits {
+		grid[ax] = len(sp)
+	}
+	if err := admitGrid(b, grid, 1); err != nil {
+		return nil, nil, err
+	}
 	out := make([]*Tiled, len(in))
 	for k, t := range in {
 		want := make([][]int, len(t.Meta.Shape))
@@ -185,7 +197,7 @@ func AlignBroadcast(b Builder, in []*Tiled, shape []int) ([]*Tiled, [][]int) {
 		}
 		out[k] = RechunkTiled(b, t, want)
 	}
-	return out, nsplits
+	return out, nsplits, nil
 }
 
 // broadcastIndexInto maps an output chunk index to the chunk of an aligned

@@ -92,10 +92,22 @@ func (op TensorDot) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		wantA[ax], wantB[op.BAxes[i]] = u, u
 		kGrid[i] = len(u)
 	}
-	ta = RechunkTiled(b, ta, wantA)
-	tb = RechunkTiled(b, tb, wantB)
 	aFree := dotFreeAxes(ta.Meta.NDim(), op.AAxes)
 	bFree := dotFreeAxes(tb.Meta.NDim(), op.BAxes)
+	// One block product per output chunk and k position: admit them all
+	// before anything is rechunked or built.
+	var free []int
+	for _, ax := range aFree {
+		free = append(free, len(ta.NSplits[ax]))
+	}
+	for _, ax := range bFree {
+		free = append(free, len(tb.NSplits[ax]))
+	}
+	if err := admitGrid(b, free, float64(gridCount(kGrid))); err != nil {
+		return nil, err
+	}
+	ta = RechunkTiled(b, ta, wantA)
+	tb = RechunkTiled(b, tb, wantB)
 	var nsplits [][]int
 	for _, ax := range aFree {
 		nsplits = append(nsplits, ta.NSplits[ax])
@@ -258,6 +270,21 @@ func (op MatMul) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 	}
 	kSplits := UnifySplits(ta.NSplits[la.k], tb.NSplits[lb.k])
+	// Every output chunk sums one block product per k chunk: admit them
+	// all before anything is rechunked or built.
+	blocks := make([]int, 0, nbatch+2)
+	for _, sp := range batchSplits {
+		blocks = append(blocks, len(sp))
+	}
+	if la.row >= 0 {
+		blocks = append(blocks, len(ta.NSplits[la.row]))
+	}
+	if lb.col >= 0 {
+		blocks = append(blocks, len(tb.NSplits[lb.col]))
+	}
+	if err := admitGrid(b, blocks, float64(len(kSplits))); err != nil {
+		return nil, err
+	}
 	want := func(t *Tiled, l matmulAxes) [][]int {
 		w := slices.Clone(t.NSplits)
 		for j := range l.nbatch {

@@ -354,6 +354,9 @@ func (op BroadcastTo) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	res := &Tiled{Meta: out, NSplits: ns}
 	grid, inGrid := res.Grid(), t.Grid()
+	if err := admitGrid(b, grid, 1); err != nil {
+		return nil, err
+	}
 	res.Chunks = make([]ChunkRef, 0, gridCount(grid))
 	inIdx := make([]int, t.Meta.NDim())
 	ForEachGrid(grid, func(idx []int) {

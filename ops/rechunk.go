@@ -234,6 +234,13 @@ func (op Rechunk) Infer(in []Meta) (Meta, error) {
 
 // Tile implements TensorOp.
 func (op Rechunk) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	if bb, ok := b.(Budget); ok {
+		// Each output chunk is made of one or more pieces: at least
+		// this many chunk ops, counted before the splits are built.
+		if err := bb.Admit(op.Chunks.Count(out)); err != nil {
+			return nil, err
+		}
+	}
 	ns, err := op.Chunks.Resolve(out.Shape, out.DType.Size())
 	if err != nil {
 		return nil, err

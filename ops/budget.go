@@ -1,0 +1,101 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// MaxChunkOps bounds the chunk ops of one chunk graph: a request (a chunk
+// size of one element, a broadcast of an (N,1) tensor against a (1,M) one)
+// must not make the compiler allocate without end. ChunkRef indexes chunk
+// ops, so the bound must fit it.
+const MaxChunkOps = 1 << 22
+
+var _ = [math.MaxInt32 - MaxChunkOps]struct{}{} // MaxChunkOps fits a ChunkRef
+
+// Budget is implemented by builders that bound how many chunk ops a graph
+// may have (graph.ChunkGraph). Tile rules ask it before they allocate for
+// a grid of chunk ops.
+type Budget interface {
+	// Admit reports whether n more chunk ops fit.
+	Admit(n float64) error
+}
+
+// TooManyChunksError is a tiling that would make more chunk ops than the
+// graph may have.
+type TooManyChunksError struct {
+	Grid  []int   // the chunk grid asked for (nil when counted otherwise)
+	Count float64 // chunk ops it would add
+	Have  int     // chunk ops already in the graph
+	Limit int
+}
+
+func (e *TooManyChunksError) Error() string {
+	what := fmt.Sprintf("%.4g chunk ops", e.Count)
+	if e.Grid != nil {
+		what = fmt.Sprintf("a chunk grid of %v (%.4g chunk ops)", e.Grid, e.Count)
+	}
+	return fmt.Sprintf("%s on top of %d would pass the limit of %d chunk ops a graph may have; use larger chunks", what, e.Have, e.Limit)
+}
+
+// admitGrid asks b's budget (if it has one) for a grid of chunk ops; times
+// is how many chunk ops each grid position makes (a product's partial
+// blocks), 1 otherwise.
+func admitGrid(b Builder, grid []int, times float64) error {
+	bb, ok := b.(Budget)
+	if !ok {
+		return nil
+	}
+	n := times
+	for _, g := range grid {
+		n *= float64(g)
+	}
+	err := bb.Admit(n)
+	if tm, ok := errors.AsType[*TooManyChunksError](err); ok {
+		tm.Grid = append([]int(nil), grid...)
+	}
+	return err
+}
+
+// Count is how many chunks the spec makes of a tensor (as Resolve would),
+// counted without building the splits (which would itself be the
+// allocation a limit must prevent), as a float so it cannot overflow.
+func (s ChunkSpec) Count(m Meta) float64 {
+	shape := m.Shape
+	count := 1.0
+	switch {
+	case len(s.Splits) > 0:
+		for _, sp := range s.Splits {
+			count *= float64(max(len(sp), 1))
+		}
+	case len(s.Size) > 0:
+		for ax, n := range shape {
+			c := s.Size[0]
+			if len(s.Size) == len(shape) {
+				c = s.Size[ax]
+			}
+			if c > 0 && c < n {
+				count *= float64((n + c - 1) / c)
+			}
+		}
+	default:
+		target := s.Bytes
+		if target <= 0 {
+			target = DefaultChunkBytes
+		}
+		budget := max(target/int64(max(m.DType.Size(), 1)), 1)
+		for ax := len(shape) - 1; ax >= 0; ax-- {
+			n := int64(shape[ax])
+			switch {
+			case n == 0:
+			case n <= budget:
+				budget /= n
+			default:
+				count *= float64((n + budget - 1) / budget)
+				budget = 1
+			}
+		}
+	}
+	return count
+}

@@ -123,7 +123,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 // with the scheduler's token, waits
 // until the web service sees the workers, and stops them all at the end of
 // the test.
-func startRoles(t *testing.T, scfg cluster.SchedulerConfig, setup func(i int, cfg *cluster.WorkerConfig), n int) (*cluster.SchedulerProc, []*cluster.WorkerProc, *cluster.WebProc) {
+func startRoles(t testing.TB, scfg cluster.SchedulerConfig, setup func(i int, cfg *cluster.WorkerConfig), n int) (*cluster.SchedulerProc, []*cluster.WorkerProc, *cluster.WebProc) {
 	t.Helper()
 	ctx := context.Background()
 	sp, err := cluster.StartScheduler(scfg)

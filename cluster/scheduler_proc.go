@@ -221,6 +221,9 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	p := s.p
 	m := req.Msg
 	url, err := baseURL(m.Url, false)
+	if err == nil {
+		err = reachableURL(url)
+	}
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker url: %w", err))
 	}

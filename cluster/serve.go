@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -120,6 +121,21 @@ func baseURL(addr string, secure bool) (string, error) {
 		return "", fmt.Errorf("address %q: only http:// and https:// are supported", addr)
 	}
 	return strings.TrimRight(addr, "/"), nil
+}
+
+// reachableURL checks a URL a worker registers under: scheme://host:port,
+// nothing else, so the scheduler and peers can dial it.
+func reachableURL(addr string) error {
+	u, err := url.Parse(addr)
+	switch {
+	case err != nil:
+		return err
+	case u.Hostname() == "" || u.Port() == "":
+		return fmt.Errorf("%q names no host and port", addr)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil || (u.Path != "" && u.Path != "/"):
+		return fmt.Errorf("%q: want scheme://host:port only", addr)
+	}
+	return nil
 }
 
 func discardLogger(l *slog.Logger) *slog.Logger {

@@ -118,7 +118,12 @@ func (g *ChunkGraph) Admit(n float64) error {
 // Tile tiles every tensor node in order into one ChunkGraph. Tiling is linear
 // in the number of chunks: each op sees only its inputs' tiled form.
 func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
-	cg := &ChunkGraph{}
+	return TileWithin(tg, 0)
+}
+
+// TileWithin is Tile with at most maxOps chunk ops (0: ops.MaxChunkOps).
+func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error) {
+	cg := &ChunkGraph{MaxOps: maxOps}
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
 	for i, nd := range tg.Nodes {

@@ -117,7 +117,10 @@ func statusOf(err error) int {
 
 func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := fn(w, r)
+		err := checkIDs(r)
+		if err == nil {
+			err = fn(w, r)
+		}
 		if err == nil {
 			return
 		}
@@ -138,6 +141,30 @@ func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.
 		}
 		writeJSON(w, code, map[string]string{"error": msg})
 	}
+}
+
+// checkIDs refuses session and graph ids that no session or graph could
+// have (they are short, printable ASCII) before they travel further.
+func checkIDs(r *http.Request) error {
+	for _, name := range []string{"sid", "gid"} {
+		id := r.PathValue(name)
+		if id == "" {
+			continue
+		}
+		ok := len(id) <= 64
+		for i := 0; ok && i < len(id); i++ {
+			c := id[i]
+			ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_'
+		}
+		if !ok {
+			what := "session"
+			if name == "gid" {
+				what = "graph"
+			}
+			return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no %s %q: ids are letters, digits, '-' and '_'", what, id)}
+		}
+	}
+	return nil
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -21,6 +21,48 @@ type ChunkSpec struct {
 // IsAuto reports whether the spec asks for automatic chunking.
 func (c ChunkSpec) IsAuto() bool { return len(c.Size) == 0 && len(c.Splits) == 0 }
 
+// Validate checks the spec against a shape without building the splits
+// (Resolve would allocate as many sizes as the spec asks for): every error
+// Resolve would give, and a negative byte target.
+func (c ChunkSpec) Validate(shape []int) error {
+	nd := len(shape)
+	switch {
+	case c.Bytes < 0:
+		return fmt.Errorf("chunks: %d bytes per chunk: want a positive size", c.Bytes)
+	case len(c.Splits) > 0 && len(c.Size) > 0:
+		return fmt.Errorf("chunks: both sizes %v and splits given", c.Size)
+	case len(c.Splits) > 0:
+		if len(c.Splits) != nd {
+			return fmt.Errorf("chunks: %d explicit splits for %d axes of shape %v", len(c.Splits), nd, shape)
+		}
+		for i, sp := range c.Splits {
+			sum := 0
+			for _, s := range sp {
+				if s < 0 || (s == 0 && shape[i] != 0) || s > shape[i] {
+					return fmt.Errorf("chunks: bad chunk size %d in the splits of axis %d (length %d)", s, i, shape[i])
+				}
+				sum += s
+				if sum > shape[i] {
+					break
+				}
+			}
+			if sum != shape[i] {
+				return fmt.Errorf("chunks: the splits of axis %d add up to %d, not the axis length %d", i, sum, shape[i])
+			}
+		}
+	case len(c.Size) > 0:
+		if len(c.Size) != nd && len(c.Size) != 1 {
+			return fmt.Errorf("chunks: %d chunk sizes %v for %d axes of shape %v", len(c.Size), c.Size, nd, shape)
+		}
+		for i, s := range c.Size {
+			if s == 0 || s < -1 {
+				return fmt.Errorf("chunks: bad chunk size %d for axis %d (want a positive size, or -1 for the whole axis)", s, i)
+			}
+		}
+	}
+	return nil
+}
+
 // Resolve turns the spec into per-axis chunk sizes for shape.
 func (c ChunkSpec) Resolve(shape []int, itemsize int) ([][]int, error) {
 	nd := len(shape)

@@ -69,7 +69,18 @@ func (op Full) Infer(in []Meta) (Meta, error) {
 	if err := checkNoInputs("full", in); err != nil {
 		return Meta{}, err
 	}
-	return op.Meta, checkMeta("full", op.Meta)
+	if err := checkMeta("full", op.Meta); err != nil {
+		return Meta{}, err
+	}
+	return op.Meta, wrapChunks("full", op.Chunks.Validate(op.Meta.Shape))
+}
+
+// wrapChunks names the op of a chunk spec error.
+func wrapChunks(op string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // Tile implements TensorOp.
@@ -119,7 +130,10 @@ func (op Arange) Infer(in []Meta) (Meta, error) {
 	if len(op.Meta.Shape) != 1 {
 		return Meta{}, fmt.Errorf("arange: shape %v is not 1-D", op.Meta.Shape)
 	}
-	return op.Meta, checkMeta("arange", op.Meta)
+	if err := checkMeta("arange", op.Meta); err != nil {
+		return Meta{}, err
+	}
+	return op.Meta, wrapChunks("arange", op.Chunks.Validate(op.Meta.Shape))
 }
 
 // Tile implements TensorOp.
@@ -205,7 +219,10 @@ func (op Eye) Infer(in []Meta) (Meta, error) {
 	if len(op.Meta.Shape) != 2 {
 		return Meta{}, fmt.Errorf("eye: shape %v is not 2-D", op.Meta.Shape)
 	}
-	return op.Meta, checkMeta("eye", op.Meta)
+	if err := checkMeta("eye", op.Meta); err != nil {
+		return Meta{}, err
+	}
+	return op.Meta, wrapChunks("eye", op.Chunks.Validate(op.Meta.Shape))
 }
 
 // Tile implements TensorOp.
@@ -279,7 +296,10 @@ func (op Random) Infer(in []Meta) (Meta, error) {
 	default:
 		return Meta{}, fmt.Errorf("random: unknown distribution %d", op.Dist)
 	}
-	return op.Meta, checkMeta("random", op.Meta)
+	if err := checkMeta("random", op.Meta); err != nil {
+		return Meta{}, err
+	}
+	return op.Meta, wrapChunks("random", op.Chunks.Validate(op.Meta.Shape))
 }
 
 // Tile implements TensorOp.
@@ -336,7 +356,7 @@ func (op Literal) Infer(in []Meta) (Meta, error) {
 	if op.Data == nil {
 		return Meta{}, fmt.Errorf("literal: no data")
 	}
-	return Meta{Shape: op.Data.Shape(), DType: op.Data.DType()}, nil
+	return Meta{Shape: op.Data.Shape(), DType: op.Data.DType()}, wrapChunks("literal", op.Chunks.Validate(op.Data.Shape()))
 }
 
 // Tile implements TensorOp.

@@ -119,7 +119,7 @@ func (op NpyRead) Infer(in []Meta) (Meta, error) {
 	if err := checkMeta("npy_read "+op.Path, op.Meta); err != nil {
 		return Meta{}, err
 	}
-	return op.Meta, nil
+	return op.Meta, wrapChunks("npy_read "+op.Path, op.Chunks.Validate(op.Meta.Shape))
 }
 
 // Tile implements TensorOp.

@@ -226,10 +226,7 @@ func (op Rechunk) Infer(in []Meta) (Meta, error) {
 	if len(in) != 1 {
 		return Meta{}, fmt.Errorf("rechunk takes 1 input, got %d", len(in))
 	}
-	if _, err := op.Chunks.Resolve(in[0].Shape, in[0].DType.Size()); err != nil {
-		return Meta{}, err
-	}
-	return in[0], nil
+	return in[0], wrapChunks("rechunk", op.Chunks.Validate(in[0].Shape))
 }
 
 // Tile implements TensorOp.

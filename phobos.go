@@ -17,6 +17,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
@@ -41,7 +42,12 @@ type config struct {
 	spillDir    string      // where workers spill chunks; "": a temporary directory
 	token       string      // the cluster's shared token (Connect)
 	tls         *tls.Config // how Connect checks an https:// cluster; nil: system roots
+	noGoLimit   bool        // leave the process's Go memory limit alone
 }
+
+// WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
+// its workers' budget while it is open (true, the default) or not (false).
+func WithGoMemoryLimit(on bool) Option { return func(c *config) { c.noGoLimit = !on } }
 
 // WithTLSConfig sets how Connect checks the certificate of an https://
 // cluster (for a private CA: RootCAs); without it the system's roots are
@@ -134,10 +140,14 @@ func (m MemoryStats) since(before MemoryStats) MemoryStats {
 
 // Session executes tensors, on an embedded local cluster (NewSession) or on
 // a remote one (Connect); both have the same methods.
+//
+// A Session may run several Executes at once, from several goroutines.
 type Session struct {
-	cfg  config
-	be   backend
-	last Stats
+	cfg config
+	be  backend
+
+	mu   sync.Mutex
+	last Stats // of the last Execute to end
 }
 
 // backend runs tensors somewhere: in-process, or through a cluster's REST API.
@@ -153,6 +163,13 @@ type localBackend struct {
 }
 
 // NewSession starts an embedded local cluster.
+//
+// While it is open, the process's Go memory limit (runtime/debug's
+// SetMemoryLimit) is lowered to the workers' memory budget plus headroom,
+// so the garbage collector keeps the heap near the budget instead of
+// letting it double; the limits of several open sessions add up, a lower
+// GOMEMLIMIT wins, and closing the last session restores the limit. This is
+// its only effect on the process; WithGoMemoryLimit(false) turns it off.
 func NewSession(opts ...Option) (*Session, error) {
 	var c config
 	for _, o := range opts {
@@ -161,7 +178,7 @@ func NewSession(opts ...Option) (*Session, error) {
 	if c.workers < 0 || c.slots < 0 {
 		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
 	}
-	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir})
+	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir, NoGoMemoryLimit: c.noGoLimit})
 	return &Session{cfg: c, be: &localBackend{local: local}}, nil
 }
 
@@ -174,7 +191,13 @@ func (b *localBackend) close() error {
 }
 
 // Stats returns the statistics of the last Execute.
-func (s *Session) Stats() Stats { return s.last }
+// With several at once, it is the one that ended last, and its Memory
+// figures include what the others did meanwhile.
+func (s *Session) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
 
 // Plan is a tiled and optimised chunk graph ready to run, with the graph
 // after each pass for explain.
@@ -203,7 +226,9 @@ func (s *Session) Explain(ts ...*tensor.Tensor) (*Plan, error) {
 // Execute returns once they have stopped.
 func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray.Array, error) {
 	out, st, err := s.be.execute(ctx, s, ts)
+	s.mu.Lock()
 	s.last = st
+	s.mu.Unlock()
 	return out, err
 }
 

@@ -21,6 +21,9 @@ type LocalConfig struct {
 	MaxAttempts int
 	MemoryLimit int64  // per worker, bytes; 0: half of the machine's memory shared by the workers; < 0: no limit
 	SpillDir    string // "": a temporary directory per worker
+	// NoGoMemoryLimit leaves the process's Go memory limit alone (by
+	// default it is lowered to the workers' budget while the cluster runs).
+	NoGoMemoryLimit bool
 }
 
 // Local is a scheduler and its workers in one process: the same code as a
@@ -51,7 +54,7 @@ func NewLocal(cfg LocalConfig) *Local {
 		limit = storage.DefaultLimit() / int64(cfg.Workers)
 	}
 	l := &Local{releaseGoLimit: func() {}}
-	if limit > 0 {
+	if limit > 0 && !cfg.NoGoMemoryLimit {
 		// Keep the Go heap near the workers' budgets instead of letting it
 		// grow to twice the live data before collecting.
 		l.releaseGoLimit = storage.HoldGoMemoryLimit(storage.GoHeapLimit(limit * int64(cfg.Workers)))

@@ -88,6 +88,7 @@ func npCases() []npCase {
 		npErrorCases(),
 		npExtraCases(),
 		npFusionCases(),
+		npEmptyAxisCases(),
 	} {
 		cs = append(cs, part...)
 	}

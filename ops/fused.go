@@ -410,10 +410,10 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	if !isReduce {
 		return out.Reshape(root.Meta.Shape...)
 	}
-	if fast {
-		return fs.result(root.Meta.Shape)
-	}
-	if acc == nil { // empty iteration space: the ordinary kernel gives the identity
+	if n == 0 || (acc == nil && !fast) {
+		// An empty iteration space (an axis of length 0): the ordinary
+		// kernel gives the identity, or NumPy's error for min and max;
+		// the tile paths would reshape nothing into the output.
 		dt := ndarray.Float64
 		if a := root.Args[0]; a >= 0 {
 			dt = op.Nodes[a].Meta.DType
@@ -425,6 +425,9 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 		return ReducePartial{Func: red.Func, Axes: red.Axes}.Exec(ctx, []*ndarray.Array{empty})
+	}
+	if fast {
+		return fs.result(root.Meta.Shape)
 	}
 	return acc.Reshape(root.Meta.Shape...)
 }

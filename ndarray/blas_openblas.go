@@ -47,19 +47,34 @@ type mmOpenBLAS struct {
 	pure  gonum.Implementation // argument checking and degenerate sizes
 }
 
-func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
-	// OpenBLAS picks its kernels when it is loaded, from CPUID; on virtual
-	// CPUs that hide their model it falls back to Haswell's AVX2 kernels
-	// even where AVX-512 is there (measured here: 34 GFLOP/s per core on
-	// 1000^2 dgemm, against 57 with SkylakeX's). Unless the user chose
-	// with OPENBLAS_CORETYPE, name the core for the instructions the CPU
-	// has, for the load only. OpenBLAS reads it with getenv, so it goes
-	// into the C environment: without cgo, os.Setenv does not reach it.
-	if hint := mmCoreHint(); hint != "" && os.Getenv("OPENBLAS_CORETYPE") == "" {
-		if undo := mmSetCEnv("OPENBLAS_CORETYPE", hint); undo != nil {
-			defer undo()
-		}
+// mmStartupCore is the OpenBLAS core named in the C environment at process
+// start-up, or "".
+//
+// OpenBLAS picks its kernels when it is loaded, from CPUID; on virtual CPUs
+// that hide their model it falls back to Haswell's AVX2 kernels even where
+// AVX-512 is there (measured here: 34 GFLOP/s per core on 1000^2 dgemm,
+// against 57 with SkylakeX's). Unless the user chose with
+// OPENBLAS_CORETYPE, the core for the instructions the CPU has is named in
+// OPENBLAS_CORETYPE, which OpenBLAS reads with getenv when it loads. That
+// is the C environment (without cgo, os.Setenv does not reach it), and
+// setenv is not safe while other threads may read the environment: so it
+// is set once, during package initialisation, before main and before any
+// goroutine of the program runs C code, and never changed again. Go's own
+// environment, which child processes get, is untouched.
+var mmStartupCore = mmNameCoreAtStartup()
+
+func mmNameCoreAtStartup() string {
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("PHOBOS_BLAS")), "gonum") || os.Getenv("OPENBLAS_CORETYPE") != "" {
+		return ""
 	}
+	hint := mmCoreHint()
+	if hint == "" || !mmSetCEnv("OPENBLAS_CORETYPE", hint) {
+		return ""
+	}
+	return hint
+}
+
+func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
 	var errs []error
 	for _, path := range mmOpenBLASPaths {
 		h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
@@ -95,32 +110,26 @@ func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
 	return nil, errors.Join(errs...)
 }
 
-// mmCLibs are the C libraries whose setenv/unsetenv mmSetCEnv uses.
+// mmCLibs are the C libraries whose setenv mmSetCEnv uses.
 var mmCLibs = []string{"libc.so.6", "libc.so", "/usr/lib/libSystem.B.dylib", "libc.so.7"}
 
-// mmSetCEnv sets a variable in the C library's environment and returns the
-// function that removes it again, or nil if it could not be set.
-func mmSetCEnv(name, value string) func() {
+// mmSetCEnv sets a variable in the C library's environment (not
+// overwriting it) and reports whether it could.
+func mmSetCEnv(name, value string) bool {
 	for _, lib := range mmCLibs {
 		h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err != nil {
 			continue
 		}
-		set, err1 := purego.Dlsym(h, "setenv")
-		unset, err2 := purego.Dlsym(h, "unsetenv")
-		if err1 != nil || err2 != nil {
+		set, err := purego.Dlsym(h, "setenv")
+		if err != nil {
 			continue
 		}
 		var setenv func(name, value string, overwrite int32) int32
-		var unsetenv func(name string) int32
 		purego.RegisterFunc(&setenv, set)
-		purego.RegisterFunc(&unsetenv, unset)
-		if setenv(name, value, 0) != 0 {
-			return nil
-		}
-		return func() { unsetenv(name) }
+		return setenv(name, value, 0) == 0
 	}
-	return nil
+	return false
 }
 
 // mmMappedPath returns the file of the first mapping in /proc/self/maps

@@ -609,5 +609,12 @@ func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.Statu
 	live := p.liveWorkers()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return connect.NewResponse(&pb.StatusResponse{LiveWorkers: int32(live), Sessions: int32(len(p.mu.sessions)), Graphs: int32(p.mu.graphs)}), nil
+	rs := p.sched.Stats()
+	return connect.NewResponse(&pb.StatusResponse{
+		LiveWorkers: int32(live), Sessions: int32(len(p.mu.sessions)), Graphs: int32(p.mu.graphs),
+		Results: &pb.ResultStats{
+			Received: rs.Results, Duplicates: rs.Duplicates, Stale: rs.Stale, FromDead: rs.FromDead,
+			Unknown: rs.Unknown, Invalid: rs.Invalid, StalledGraphs: rs.Stalled, FailedOnBugs: rs.Bugs + rs.Panics,
+		},
+	}), nil
 }

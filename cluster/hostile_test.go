@@ -250,6 +250,18 @@ func TestHostileRequests(t *testing.T) {
 		t.Fatalf("worker 1 stopped: %v", ws[1].Err())
 	default:
 	}
+	// A well-formed result naming no graph is taken, counted and ignored:
+	// GET /api shows it.
+	late, _ := proto.Marshal(&pb.ReportResultsRequest{WorkerId: 0, Results: []*pb.Result{{Graph: 424242, Node: 1, Attempt: 1, Outcome: pb.Outcome_OUTCOME_SUCCEEDED}}})
+	resp, err := http.Post(sp.URL()+"/phobos.v1.SchedulerService/ReportResults", "application/proto", bytes.NewReader(late))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a late result: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	info := a.json("GET", "/api", nil, 200)
+	if rs, _ := info["results"].(map[string]any); rs == nil || rs["unknown"].(float64) < 1 {
+		t.Errorf("GET /api does not count the ignored result: %v", info)
+	}
 	sess, err := phobos.Connect(context.Background(), wp.URL())
 	if err != nil {
 		t.Fatal(err)

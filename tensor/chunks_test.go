@@ -14,11 +14,13 @@ import (
 func TestBadChunksRefusedAtBuild(t *testing.T) {
 	g := tensor.NewGenerator(1)
 	ctors := map[string]func(tensor.Option) *tensor.Tensor{
-		"full":    func(o tensor.Option) *tensor.Tensor { return tensor.Ones([]int{6, 4}, o) },
-		"arange":  func(o tensor.Option) *tensor.Tensor { return tensor.Arange(0, 24, 1, o) },
-		"eye":     func(o tensor.Option) *tensor.Tensor { return tensor.Eye(6, 4, 0, o) },
-		"random":  func(o tensor.Option) *tensor.Tensor { return g.Rand([]int{6, 4}, o) },
-		"literal": func(o tensor.Option) *tensor.Tensor { return tensor.FromArray(ndarray.FillScalar(ndarray.Float64, []int{6, 4}, 1), o) },
+		"full":   func(o tensor.Option) *tensor.Tensor { return tensor.Ones([]int{6, 4}, o) },
+		"arange": func(o tensor.Option) *tensor.Tensor { return tensor.Arange(0, 24, 1, o) },
+		"eye":    func(o tensor.Option) *tensor.Tensor { return tensor.Eye(6, 4, 0, o) },
+		"random": func(o tensor.Option) *tensor.Tensor { return g.Rand([]int{6, 4}, o) },
+		"literal": func(o tensor.Option) *tensor.Tensor {
+			return tensor.FromArray(ndarray.FillScalar(ndarray.Float64, []int{6, 4}, 1), o)
+		},
 		"rechunk": func(o tensor.Option) *tensor.Tensor { return tensor.Ones([]int{6, 4}).Rechunk(o) },
 	}
 	bad := []struct {

@@ -182,7 +182,23 @@ type APIInfo struct {
 	LiveWorkers int    `json:"live_workers"`
 	Sessions    int    `json:"sessions"`
 	Graphs      int    `json:"graphs"`
-	Error       string `json:"error,omitempty"`
+	// Results counts what the scheduler did with workers' reports: a
+	// non-zero ignored count is the network repeating or reordering
+	// messages, which the scheduler absorbs.
+	Results *ResultStatsJSON `json:"results,omitempty"`
+	Error   string           `json:"error,omitempty"`
+}
+
+// ResultStatsJSON is APIInfo.Results.
+type ResultStatsJSON struct {
+	Received      int64 `json:"received"`
+	Duplicates    int64 `json:"duplicates"`
+	Stale         int64 `json:"stale"`
+	FromDead      int64 `json:"from_dead"`
+	Unknown       int64 `json:"unknown"`
+	Invalid       int64 `json:"invalid"`
+	StalledGraphs int64 `json:"stalled_graphs"`
+	FailedOnBugs  int64 `json:"failed_on_bugs"`
 }
 
 func (s *Server) getAPI(w http.ResponseWriter, r *http.Request) error {
@@ -194,6 +210,10 @@ func (s *Server) getAPI(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	info.LiveWorkers, info.Sessions, info.Graphs = int(st.Msg.LiveWorkers), int(st.Msg.Sessions), int(st.Msg.Graphs)
+	if r := st.Msg.Results; r != nil {
+		info.Results = &ResultStatsJSON{Received: r.Received, Duplicates: r.Duplicates, Stale: r.Stale, FromDead: r.FromDead,
+			Unknown: r.Unknown, Invalid: r.Invalid, StalledGraphs: r.StalledGraphs, FailedOnBugs: r.FailedOnBugs}
+	}
 	info.Ready = info.LiveWorkers > 0
 	code := http.StatusOK
 	if !info.Ready {

@@ -1990,10 +1990,14 @@ func (*StatusRequest) Descriptor() ([]byte, []int) {
 }
 
 type StatusResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	LiveWorkers   int32                  `protobuf:"varint,1,opt,name=live_workers,json=liveWorkers,proto3" json:"live_workers,omitempty"`
-	Sessions      int32                  `protobuf:"varint,2,opt,name=sessions,proto3" json:"sessions,omitempty"`
-	Graphs        int32                  `protobuf:"varint,3,opt,name=graphs,proto3" json:"graphs,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	LiveWorkers int32                  `protobuf:"varint,1,opt,name=live_workers,json=liveWorkers,proto3" json:"live_workers,omitempty"`
+	Sessions    int32                  `protobuf:"varint,2,opt,name=sessions,proto3" json:"sessions,omitempty"`
+	Graphs      int32                  `protobuf:"varint,3,opt,name=graphs,proto3" json:"graphs,omitempty"`
+	// What the scheduler did with the results workers reported: received,
+	// and ignored as repeats, stale attempts, from dead workers, naming no
+	// live graph, or invalid (see scheduler.Stats).
+	Results       *ResultStats `protobuf:"bytes,4,opt,name=results,proto3" json:"results,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2045,6 +2049,113 @@ func (x *StatusResponse) GetSessions() int32 {
 func (x *StatusResponse) GetGraphs() int32 {
 	if x != nil {
 		return x.Graphs
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetResults() *ResultStats {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type ResultStats struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Received      int64                  `protobuf:"varint,1,opt,name=received,proto3" json:"received,omitempty"`
+	Duplicates    int64                  `protobuf:"varint,2,opt,name=duplicates,proto3" json:"duplicates,omitempty"`
+	Stale         int64                  `protobuf:"varint,3,opt,name=stale,proto3" json:"stale,omitempty"`
+	FromDead      int64                  `protobuf:"varint,4,opt,name=from_dead,json=fromDead,proto3" json:"from_dead,omitempty"`
+	Unknown       int64                  `protobuf:"varint,5,opt,name=unknown,proto3" json:"unknown,omitempty"`
+	Invalid       int64                  `protobuf:"varint,6,opt,name=invalid,proto3" json:"invalid,omitempty"`
+	StalledGraphs int64                  `protobuf:"varint,7,opt,name=stalled_graphs,json=stalledGraphs,proto3" json:"stalled_graphs,omitempty"`
+	FailedOnBugs  int64                  `protobuf:"varint,8,opt,name=failed_on_bugs,json=failedOnBugs,proto3" json:"failed_on_bugs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResultStats) Reset() {
+	*x = ResultStats{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResultStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResultStats) ProtoMessage() {}
+
+func (x *ResultStats) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResultStats.ProtoReflect.Descriptor instead.
+func (*ResultStats) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ResultStats) GetReceived() int64 {
+	if x != nil {
+		return x.Received
+	}
+	return 0
+}
+
+func (x *ResultStats) GetDuplicates() int64 {
+	if x != nil {
+		return x.Duplicates
+	}
+	return 0
+}
+
+func (x *ResultStats) GetStale() int64 {
+	if x != nil {
+		return x.Stale
+	}
+	return 0
+}
+
+func (x *ResultStats) GetFromDead() int64 {
+	if x != nil {
+		return x.FromDead
+	}
+	return 0
+}
+
+func (x *ResultStats) GetUnknown() int64 {
+	if x != nil {
+		return x.Unknown
+	}
+	return 0
+}
+
+func (x *ResultStats) GetInvalid() int64 {
+	if x != nil {
+		return x.Invalid
+	}
+	return 0
+}
+
+func (x *ResultStats) GetStalledGraphs() int64 {
+	if x != nil {
+		return x.StalledGraphs
+	}
+	return 0
+}
+
+func (x *ResultStats) GetFailedOnBugs() int64 {
+	if x != nil {
+		return x.FailedOnBugs
 	}
 	return 0
 }
@@ -2204,11 +2315,23 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x05dtype\x18\x02 \x01(\tR\x05dtype\x12+\n" +
 	"\ansplits\x18\x03 \x03(\v2\x11.phobos.v1.SplitsR\ansplits\x120\n" +
 	"\x06chunks\x18\x04 \x03(\v2\x18.phobos.v1.ChunkLocationR\x06chunks\"\x0f\n" +
-	"\rStatusRequest\"g\n" +
+	"\rStatusRequest\"\x99\x01\n" +
 	"\x0eStatusResponse\x12!\n" +
 	"\flive_workers\x18\x01 \x01(\x05R\vliveWorkers\x12\x1a\n" +
 	"\bsessions\x18\x02 \x01(\x05R\bsessions\x12\x16\n" +
-	"\x06graphs\x18\x03 \x01(\x05R\x06graphs*y\n" +
+	"\x06graphs\x18\x03 \x01(\x05R\x06graphs\x120\n" +
+	"\aresults\x18\x04 \x01(\v2\x16.phobos.v1.ResultStatsR\aresults\"\xfd\x01\n" +
+	"\vResultStats\x12\x1a\n" +
+	"\breceived\x18\x01 \x01(\x03R\breceived\x12\x1e\n" +
+	"\n" +
+	"duplicates\x18\x02 \x01(\x03R\n" +
+	"duplicates\x12\x14\n" +
+	"\x05stale\x18\x03 \x01(\x03R\x05stale\x12\x1b\n" +
+	"\tfrom_dead\x18\x04 \x01(\x03R\bfromDead\x12\x18\n" +
+	"\aunknown\x18\x05 \x01(\x03R\aunknown\x12\x18\n" +
+	"\ainvalid\x18\x06 \x01(\x03R\ainvalid\x12%\n" +
+	"\x0estalled_graphs\x18\a \x01(\x03R\rstalledGraphs\x12$\n" +
+	"\x0efailed_on_bugs\x18\b \x01(\x03R\ffailedOnBugs*y\n" +
 	"\aOutcome\x12\x17\n" +
 	"\x13OUTCOME_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fOUTCOME_STARTED\x10\x01\x12\x15\n" +
@@ -2245,7 +2368,7 @@ func file_phobos_v1_phobos_proto_rawDescGZIP() []byte {
 }
 
 var file_phobos_v1_phobos_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_phobos_v1_phobos_proto_goTypes = []any{
 	(Outcome)(0),                     // 0: phobos.v1.Outcome
 	(*DeregisterWorkerRequest)(nil),  // 1: phobos.v1.DeregisterWorkerRequest
@@ -2280,7 +2403,8 @@ var file_phobos_v1_phobos_proto_goTypes = []any{
 	(*ResultLayout)(nil),             // 30: phobos.v1.ResultLayout
 	(*StatusRequest)(nil),            // 31: phobos.v1.StatusRequest
 	(*StatusResponse)(nil),           // 32: phobos.v1.StatusResponse
-	nil,                              // 33: phobos.v1.GraphStatus.ProgressEntry
+	(*ResultStats)(nil),              // 33: phobos.v1.ResultStats
+	nil,                              // 34: phobos.v1.GraphStatus.ProgressEntry
 }
 var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	5,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
@@ -2290,41 +2414,42 @@ var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	12, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
 	14, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
 	15, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
-	33, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
+	34, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
 	25, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
 	29, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
 	28, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
-	3,  // 11: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
-	6,  // 12: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
-	9,  // 13: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
-	11, // 14: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
-	1,  // 15: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
-	16, // 16: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
-	18, // 17: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
-	20, // 18: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
-	22, // 19: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
-	23, // 20: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
-	24, // 21: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
-	27, // 22: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
-	31, // 23: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
-	4,  // 24: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
-	7,  // 25: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
-	10, // 26: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
-	13, // 27: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
-	2,  // 28: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
-	17, // 29: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
-	19, // 30: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
-	21, // 31: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
-	26, // 32: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
-	26, // 33: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
-	26, // 34: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
-	30, // 35: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
-	32, // 36: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
-	24, // [24:37] is the sub-list for method output_type
-	11, // [11:24] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	33, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
+	3,  // 12: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
+	6,  // 13: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
+	9,  // 14: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
+	11, // 15: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
+	1,  // 16: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
+	16, // 17: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
+	18, // 18: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
+	20, // 19: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
+	22, // 20: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
+	23, // 21: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
+	24, // 22: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
+	27, // 23: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
+	31, // 24: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
+	4,  // 25: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
+	7,  // 26: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
+	10, // 27: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
+	13, // 28: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
+	2,  // 29: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
+	17, // 30: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
+	19, // 31: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
+	21, // 32: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
+	26, // 33: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
+	26, // 34: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
+	26, // 35: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
+	30, // 36: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
+	32, // 37: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
+	25, // [25:38] is the sub-list for method output_type
+	12, // [12:25] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_phobos_v1_phobos_proto_init() }
@@ -2338,7 +2463,7 @@ func file_phobos_v1_phobos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_phobos_v1_phobos_proto_rawDesc), len(file_phobos_v1_phobos_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

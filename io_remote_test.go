@@ -3,6 +3,8 @@ package phobos_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/phobos-tensor/phobos/ops"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +31,9 @@ func TestNpyRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sp.Close)
+	dir := t.TempDir()
 	for range 2 {
-		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 64 << 20, SpillDir: t.TempDir()})
+		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: sp.URL(), Slots: 2, Memory: 64 << 20, SpillDir: t.TempDir(), DataRoots: []string{dir}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +57,6 @@ func TestNpyRemote(t *testing.T) {
 	}
 	defer s.Close()
 
-	dir := t.TempDir()
 	a := ioArray(t, ndarray.Int32, []int{30, 17}, 5)
 	src := filepath.Join(dir, "a.npy")
 	writeNpyLayout(t, src, a, true, true)
@@ -96,4 +98,36 @@ func TestNpyRemote(t *testing.T) {
 	}
 	// (Its temporary file goes when the workers get the release of the
 	// failed graph's chunks, which may come after Execute returns.)
+
+	// Files outside the workers' data root are refused, by `..`, by a
+	// symbolic link leading out, or plainly; nothing is written there.
+	outside := t.TempDir()
+	writeNpyLayout(t, filepath.Join(outside, "secret.npy"), a, false, false)
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		filepath.Join(outside, "secret.npy"),
+		filepath.Join(dir, "..", filepath.Base(outside), "secret.npy"),
+		filepath.Join(dir, "link", "secret.npy"),
+	} {
+		// The header is read on the client (a local process may read any
+		// path); the workers refuse the data.
+		_, err := s.Execute(ctx, tensor.FromNpy(p).Sum())
+		var fa *ops.FileAccessError
+		if !errors.As(err, &fa) && !strings.Contains(fmt.Sprint(err), "this worker allows files under") {
+			t.Errorf("reading %s: %v, want a refusal naming the data root", p, err)
+		}
+		sink := strings.TrimSuffix(p, "secret.npy") + "stolen.npy"
+		_, err = s.Execute(ctx, tensor.Ones([]int{3, 4}, tensor.Chunks(2)).ToNpy(sink))
+		if err == nil || !strings.Contains(err.Error(), "this worker allows files under") {
+			t.Errorf("writing %s: %v, want a refusal naming the data root", sink, err)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "stolen.npy")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused sink wrote %s", sink)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the outside directory holds %d files, want only secret.npy", len(entries))
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -48,6 +49,9 @@ type WorkerConfig struct {
 	// before the worker exits (default 10 s).
 	RegisterTimeout time.Duration
 	GiveUpAfter     time.Duration
+	// DataRoots are the directories file ops (FromNpy, ToNpy) may read and
+	// write under; none refuses every file op.
+	DataRoots []string
 	// Token, when not "", is the cluster's shared secret: every request to
 	// this role must carry it ("Authorization: Bearer <token>"), and the
 	// role sends it on its own requests.
@@ -104,6 +108,10 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
+	}
+	files, err := ops.NewFileAccess(cfg.DataRoots)
+	if err != nil {
+		return nil, fmt.Errorf("worker: --data-root: %w", err)
 	}
 	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 	if err != nil {
@@ -178,7 +186,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes}, store, &p.load, p.peers)
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files}, store, &p.load, p.peers)
 	close(p.ready)
 	p.wg.Add(1)
 	go p.heartbeat(interval)

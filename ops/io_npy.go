@@ -190,6 +190,9 @@ func (op NpyReadChunk) errorf(format string, args ...any) error {
 
 // Exec implements ChunkOp.
 func (op NpyReadChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
+	if err := checkPath(ctx, op.Path); err != nil {
+		return nil, err
+	}
 	if !op.DType.Valid() {
 		return nil, op.errorf("invalid dtype %v", op.DType)
 	}
@@ -327,6 +330,18 @@ func scalarInt(v int64) *ndarray.Array {
 func abandon(temp string) { os.Remove(temp) }
 
 // writeErr wraps a failure of a sink op, naming the target file.
+// checkSinkPaths checks a sink's target and its temporary file, which must
+// sit beside it, against ctx's FileAccess.
+func checkSinkPaths(ctx context.Context, path, temp string) error {
+	if filepath.Dir(filepath.Clean(temp)) != filepath.Dir(filepath.Clean(path)) {
+		return fmt.Errorf("npy: writing %s: the temporary file %s is not beside it", path, temp)
+	}
+	if err := checkPath(ctx, path); err != nil {
+		return err
+	}
+	return checkPath(ctx, temp)
+}
+
 func writeErr(path string, err error) error { return fmt.Errorf("npy: writing %s: %w", path, err) }
 
 // NpyCreate makes the temporary file of a .npy sink: the header, and room
@@ -346,6 +361,9 @@ func (NpyCreate) Type() string { return "npy_create" }
 
 // Exec implements ChunkOp.
 func (op NpyCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
+	if err := checkSinkPaths(ctx, op.Path, op.Temp); err != nil {
+		return nil, err
+	}
 	h, err := npy.Header(op.DType, op.Shape)
 	if err != nil {
 		return nil, writeErr(op.Path, err)
@@ -441,6 +459,9 @@ func (op NpyWriteChunk) Label() string {
 
 // Exec implements ChunkOp.
 func (op NpyWriteChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	if err := checkSinkPaths(ctx, op.Path, op.Temp); err != nil {
+		return nil, err // before anything, abandoning the temporary file included
+	}
 	n, err := op.write(ctx, in)
 	if err != nil {
 		abandon(op.Temp)
@@ -546,6 +567,9 @@ func (NpyCommit) Type() string { return "npy_commit" }
 
 // Exec implements ChunkOp.
 func (op NpyCommit) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	if err := checkSinkPaths(ctx, op.Path, op.Temp); err != nil {
+		return nil, err
+	}
 	err := op.check(in)
 	if err == nil {
 		err = op.commit(ctx)

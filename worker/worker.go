@@ -50,6 +50,9 @@ type Config struct {
 	// notice halves the messages of graphs of tiny ops (W5). 0 reports
 	// every start.
 	QuietStartBytes int64
+	// Files, when set, is what file ops may touch (see ops.FileAccess);
+	// nil lets them touch any path the process can (a local session).
+	Files *ops.FileAccess
 }
 
 // DefaultQuietStartBytes is the QuietStartBytes the clusters use.
@@ -177,7 +180,11 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 		w.mu.active[t.Key] = t.Attempt
 		g := w.mu.graphs[t.Key.Graph]
 		if g == nil {
-			ctx, cancel := context.WithCancel(context.Background())
+			base := context.Background()
+			if w.cfg.Files != nil {
+				base = ops.WithFileAccess(base, w.cfg.Files)
+			}
+			ctx, cancel := context.WithCancel(base)
 			g = &graphState{ctx: ctx, cancel: cancel}
 			w.mu.graphs[t.Key.Graph] = g
 		}

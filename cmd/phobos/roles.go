@@ -81,6 +81,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		hbTimeout, sessionIdle      time.Duration
 		progressTimeout             time.Duration
 		maxFinished                 int
+		dataRoots                   listFlag
 	)
 	switch role {
 	case "scheduler":
@@ -97,6 +98,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.IntVar(&slots, "slots", runtime.GOMAXPROCS(0), "chunk ops run at once")
 		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory)")
 		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
+		fs.Var(&dataRoots, "data-root", "a directory file ops (FromNpy, ToNpy) may read and write under; repeatable; none: file ops are refused")
 	case "web":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:7103", "address of the REST API")
@@ -108,6 +110,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.Var(&mem, "memory", "memory budget per worker (0: half of this machine's memory, shared)")
 		fs.StringVar(&spillDir, "spill-dir", "", "parent of the workers' spill directories (default: temporary)")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address of the REST API")
+		fs.Var(&dataRoots, "data-root", "a directory the workers' file ops may use (passed to each worker); repeatable")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -159,7 +162,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -199,7 +202,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
-			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": {"--log-level", *logLevel}, "web": {"--log-level", *logLevel}},
+			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": append([]string{"--log-level", *logLevel}, dataRoots.args("--data-root")...), "web": {"--log-level", *logLevel}},
 		})
 		if err != nil {
 			return fail(err)
@@ -238,4 +241,19 @@ func idleOrNever(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// args repeats the flag for each value, to pass it on to a child.
+func (l listFlag) args(flag string) []string {
+	var out []string
+	for _, v := range l {
+		out = append(out, flag, v)
+	}
+	return out
 }

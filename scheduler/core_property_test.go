@@ -281,34 +281,53 @@ func (n *net) apply(rt *rapid.T, w int, b Send) {
 			n.results = append(n.results, res)
 			continue
 		}
-		v := uint64(t.Key.Node)*7919 + 1
-		var lost []protocol.ChunkKey
-		for _, in := range t.Inputs {
+		failing := int32(-1)
+		if pg != nil {
+			failing = pg.failing
+		}
+		v, ok := runFakeKernel(t, &res, failing, func(in protocol.Input) (uint64, bool) {
 			src := pw
 			if in.Worker >= 0 && in.Worker < len(n.workers) {
 				src = n.workers[in.Worker]
 			}
 			x, ok := src.store[in.Key]
-			if src.dead || !ok {
-				lost = append(lost, in.Key)
-				continue
-			}
-			v = (v*31 + x) % 1_000_000_007
-		}
-		switch {
-		case len(lost) > 0:
-			res.Outcome, res.Retryable, res.Lost, res.Err = protocol.Failed, true, lost, errors.New("input gone")
-		case pg != nil && t.Key.Node == pg.failing:
-			res.Outcome, res.Err = protocol.Failed, errors.New("kernel error")
-		default:
+			return x, ok && !src.dead
+		})
+		if ok {
 			pw.store[t.Key] = v
-			res.Outcome, res.Nbytes = protocol.Succeeded, 8
 		}
 		n.results = append(n.results, res)
 	}
 	for _, g := range b.Cancels {
 		pw.cancelled[g] = true
 	}
+}
+
+// runFakeKernel is a fake worker's kernel: the value of op i is a pure
+// function of i and its inputs' values (read with read); an input read
+// cannot find is reported lost, as a real worker does, and the failing op
+// fails for good. It fills in res and reports whether to store v.
+func runFakeKernel(t protocol.Task, res *protocol.Result, failing int32, read func(protocol.Input) (uint64, bool)) (v uint64, store bool) {
+	v = uint64(t.Key.Node)*7919 + 1
+	var lost []protocol.ChunkKey
+	for _, in := range t.Inputs {
+		x, ok := read(in)
+		if !ok {
+			lost = append(lost, in.Key)
+			continue
+		}
+		v = (v*31 + x) % 1_000_000_007
+	}
+	switch {
+	case len(lost) > 0:
+		res.Outcome, res.Retryable, res.Lost, res.Err = protocol.Failed, true, lost, errors.New("input gone")
+	case t.Key.Node == failing:
+		res.Outcome, res.Err = protocol.Failed, errors.New("kernel error")
+	default:
+		res.Outcome, res.Nbytes = protocol.Succeeded, 8
+		return v, true
+	}
+	return 0, false
 }
 
 func (n *net) allEnded() bool {

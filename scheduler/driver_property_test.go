@@ -306,26 +306,10 @@ func (w *chaosWorker) apply(b Send) {
 			out = append(out, res)
 			continue
 		}
-		v := uint64(t.Key.Node)*7919 + 1
-		var lost []protocol.ChunkKey
-		for _, in := range t.Inputs {
-			x, ok := w.read(in)
-			if !ok {
-				lost = append(lost, in.Key)
-				continue
-			}
-			v = (v*31 + x) % 1_000_000_007
-		}
-		switch {
-		case len(lost) > 0:
-			res.Outcome, res.Retryable, res.Lost, res.Err = protocol.Failed, true, lost, errors.New("input gone")
-		case t.Key.Node == pg.failing:
-			res.Outcome, res.Err = protocol.Failed, errors.New("kernel error")
-		default:
+		if v, ok := runFakeKernel(t, &res, pg.failing, w.read); ok {
 			w.mu.Lock()
 			w.store[t.Key] = v
 			w.mu.Unlock()
-			res.Outcome, res.Nbytes = protocol.Succeeded, 8
 		}
 		out = append(out, res)
 	}

@@ -344,17 +344,7 @@ func Read(r io.Reader) (*ndarray.Array, error) {
 		}
 	}
 	if nbytes > 0 {
-		raw := a.Bytes()
-		if big {
-			swap(raw, dt.Size())
-		}
-		if dt == ndarray.Bool {
-			for i, v := range raw {
-				if v > 1 {
-					raw[i] = 1
-				}
-			}
-		}
+		Normalize(a.Bytes(), dt, big)
 	}
 	if h.fortran && len(shape) > 1 {
 		t, err := a.Transpose()

@@ -606,6 +606,7 @@ func (b *resultBatcher) send(batch []*pb.Result) {
 				b.log.Error("stopping with results undelivered", "results", len(batch), "err", err)
 				return
 			}
+			<-time.After(backoff)
 		}
 		backoff = min(2*backoff, time.Second)
 	}

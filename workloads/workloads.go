@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -40,6 +41,44 @@ type Workload struct {
 	// Expected is the analytic expectation of the result and its 1σ spread;
 	// sigma 0 means the result is exact.
 	Expected func(p Params) (value, sigma float64)
+
+	// File-backed workloads read their input from a file in a data
+	// directory (WithData) instead of generating it: File names it,
+	// FileBuild reads it, and Generate is what `phobos gen-data` writes
+	// there (deterministic for a seed).
+	File      func(p Params) string
+	FileBuild func(path string, p Params) *tensor.Tensor
+	Generate  func(p Params, seed uint64) *tensor.Tensor
+}
+
+// DefaultDataDir is where file-backed workloads look for their input unless
+// told otherwise (phobos run and gen-data -data).
+const DefaultDataDir = "phobos-data"
+
+func w9File(p Params) string { return fmt.Sprintf("w9-%d.npy", p["n"]) }
+
+func w9Build(path string, p Params) *tensor.Tensor {
+	x := tensor.FromNpy(path, tensor.Chunks(p["chunk"], p["chunk"]))
+	return x.Sub(x.Mean(tensor.Axis(0))).Std(tensor.Axis(0)).Sum()
+}
+
+// WithData returns the workload reading its input file from dir (a
+// workload without one is returned as it is).
+func (w *Workload) WithData(dir string) *Workload {
+	if w.FileBuild == nil {
+		return w
+	}
+	c := *w
+	c.Build = func(p Params, _ uint64) *tensor.Tensor { return w.FileBuild(w.DataPath(dir, p), p) }
+	return &c
+}
+
+// DataPath is the workload's input file in dir, or "" if it has none.
+func (w *Workload) DataPath(dir string, p Params) string {
+	if w.File == nil {
+		return ""
+	}
+	return filepath.Join(dir, w.File(p))
 }
 
 // Resolve returns the defaults with overrides applied. Unknown names and
@@ -201,6 +240,31 @@ func init() {
 			return tensor.Ones([]int{p["n"]}, tensor.Chunks(p["chunk"])).Add(1).Sum()
 		},
 		Expected: func(p Params) (float64, float64) { return 2 * float64(p["n"]), 0 },
+	})
+	register(&Workload{
+		Name: "W9",
+		Desc: "out of core on a file: x a float64 n x n .npy file (phobos gen-data W9) in chunks of chunk; (x - x.mean(axis=0)).std(axis=0).sum()",
+		// 40000^2 float64 is 12.8 GB: run with -memory 4GiB.
+		Defaults: Params{"n": 40000, "chunk": 2000},
+		Build: func(p Params, _ uint64) *tensor.Tensor {
+			return w9Build(filepath.Join(DefaultDataDir, w9File(p)), p)
+		},
+		File:      w9File,
+		FileBuild: w9Build,
+		Generate: func(p Params, seed uint64) *tensor.Tensor {
+			return tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"]))
+		},
+		// Each column's standard deviation (ddof 0) of n uniform values
+		// has, to first order, mean sigma - (sigma/2 + (mu4 - sigma^4) /
+		// (8 sigma^3)) / n and variance (mu4 - sigma^4) / (4 sigma^2 n),
+		// with sigma^2 = 1/12 and mu4 = 1/80: summed over n independent
+		// columns, n sigma minus a bias and a spread that do not depend
+		// on n.
+		Expected: func(p Params) (float64, float64) {
+			sigma, excess := math.Sqrt(1.0/12), 1.0/80-1.0/144
+			bias := sigma/2 + excess/(8*sigma*sigma*sigma)
+			return float64(p["n"])*sigma - bias, math.Sqrt(excess / (4 * sigma * sigma))
+		},
 	})
 	register(&Workload{
 		Name:     "W7",

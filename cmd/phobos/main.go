@@ -54,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "explain":
 		return explainCmd(args[1:], stdout, stderr)
+	case "gen-data":
+		return genDataCmd(args[1:], stdout, stderr)
 	case "scheduler", "worker", "web", "cluster":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -77,6 +79,9 @@ Usage:
                                   one JSON line on stdout, a summary on stderr
   phobos explain <workload> [--no-fuse] [--dot tile|cull|fuse]
                                   the chunk graph after each optimisation pass
+  phobos gen-data <workload> [-n N] [-chunk C] [-data DIR] [-memory M]
+                                  write the input file of a file-backed
+                                  workload (W9), deterministic for -seed
   phobos version                  print version, Go version, platform and BLAS
   phobos help                     print this help
 `+rolesUsage+`

@@ -285,12 +285,14 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	}
 	g.mu.Lock()
 	if g.userCancel || ctx.Err() != nil {
-		// Cancelled while preparing: the graph is already CANCELLED.
+		// Cancelled while preparing: the graph is already CANCELLED;
+		// its record goes once the run it may have made is released.
 		g.mu.Unlock()
 		if run != nil {
 			run.Cancel()
 			run.Release()
 		}
+		p.forget(g)
 		return
 	}
 	g.prepareTime = time.Since(g.submitted)
@@ -519,12 +521,12 @@ func (p *SchedulerProc) cancelGraph(g *graphRec) {
 	g.mu.Lock()
 	switch g.state {
 	case StatePreparing:
+		// prepare forgets the record once it has stopped.
 		g.userCancel = true
 		g.cancel()
 		g.state = StateCancelled
 		close(g.done)
 		g.mu.Unlock()
-		p.forget(g)
 	case StateRunning, StateCancelling:
 		g.userCancel = true
 		g.deleted = true

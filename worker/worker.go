@@ -198,8 +198,14 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
-	for _, r := range refused {
-		w.rep.Report(r)
+	if len(refused) > 0 {
+		// Not from here: Submit may be called on the scheduler's own event
+		// loop (a local cluster), which reports must not wait for.
+		go func() {
+			for _, r := range refused {
+				w.rep.Report(r)
+			}
+		}()
 	}
 }
 

@@ -115,7 +115,19 @@ func DecodeOpValue(x any) (any, error) {
 			return nil, fmt.Errorf("op %q: %w", name, err)
 		}
 	}
-	return v.Interface(), nil
+	op := v.Interface()
+	if c, ok := op.(Checker); ok {
+		if err := c.Check(); err != nil {
+			return nil, fmt.Errorf("op %q: %w", name, err)
+		}
+	}
+	return op, nil
+}
+
+// Checker is implemented by ops whose decoded parameters must hold together
+// (nested ops present, indexes in range) before anything uses them.
+type Checker interface {
+	Check() error
 }
 
 func encodeOp(b *bytes.Buffer, v reflect.Value) error {

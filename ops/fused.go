@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -59,6 +60,25 @@ func (op Fused) Label() string {
 		names[i] = n.Op.Type()
 	}
 	return "fuse(" + strings.Join(names, ",") + ")"
+}
+
+// Check implements Checker: a decoded kernel has nodes, each with an op,
+// and arguments that name earlier nodes (>= 0) or inputs (< 0).
+func (op Fused) Check() error {
+	if len(op.Nodes) == 0 {
+		return errors.New("fuse: no nodes")
+	}
+	for i, n := range op.Nodes {
+		if n.Op == nil {
+			return fmt.Errorf("fuse: node %d has no op", i)
+		}
+		for _, a := range n.Args {
+			if a >= i {
+				return fmt.Errorf("fuse: node %d reads node %d, which does not precede it", i, a)
+			}
+		}
+	}
+	return nil
 }
 
 // Labeler is implemented by chunk ops with a more telling name than Type.

@@ -18,6 +18,7 @@ var layers = map[string]int{
 	"ndarray":                      0,
 	"rpc/phobosv1":                 0,
 	"ndarray/npy":                  1,
+	"ndarray/zarr":                 1,
 	"ndarray/rng":                  1,
 	"rpc/phobosv1/phobosv1connect": 1,
 	"ops":                          2,

@@ -62,3 +62,25 @@ func (t *Tensor) ToNpy(path string) *Tensor {
 	temp := filepath.Join(dir, fmt.Sprintf(".%s.phobos-%s.tmp", base, hex.EncodeToString(tag[:])))
 	return New(ops.NpyWrite{Path: path, Temp: temp}, t)
 }
+
+// FromZarr is a tensor of the Zarr format 2 array in the directory at path
+// (written by zarr-python, Dask or xarray). Only the .zarray metadata is
+// read now; each chunk is read by the worker that computes it, from the
+// stored chunks it overlaps, decompressed there (zlib, gzip, zstd, blosc
+// with lz4, lz4hc, zlib or zstd, byte or bit shuffle). Missing stored
+// chunks read as the array's fill value. By default the tensor's chunks are
+// the stored ones (Chunks, ChunkSplits and ChunkBytes choose others);
+// WithDType casts after reading. The workers must see the directory at
+// path, and it must not change while computations read it.
+func FromZarr(path string, opts ...Option) *Tensor {
+	c := newConfig(ndarray.Invalid, opts)
+	op, err := ops.NewZarrRead(filepath.Clean(path), c.chunks)
+	if err != nil {
+		return errorf("from zarr: %w", err)
+	}
+	t := New(op)
+	if c.dtype.Valid() && c.dtype != op.Store.DType {
+		t = t.Astype(c.dtype)
+	}
+	return t
+}

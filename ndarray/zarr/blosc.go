@@ -1,0 +1,204 @@
+package zarr
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// Blosc frame (c-blosc 1.x, as numcodecs writes it): a 16-byte header, then
+// either the data as is (memcpyed) or one offset per block and the blocks,
+// each split into typesize streams when blosc split it, each stream its
+// compressed size and bytes (stored raw when that size equals the stream's).
+const (
+	bloscShuffle    = 0x1
+	bloscMemcpyed   = 0x2
+	bloscBitShuffle = 0x4
+	bloscDontSplit  = 0x10
+	bloscMaxSplits  = 16
+	bloscMinBuffer  = 128
+)
+
+var bloscCodecs = [...]string{0: "blosclz", 1: "lz4", 2: "snappy", 3: "zlib", 4: "zstd"}
+
+// bloscDecode decompresses a blosc frame of at most limit bytes.
+func bloscDecode(src []byte, limit int) ([]byte, error) {
+	if len(src) < 16 {
+		return nil, fmt.Errorf("blosc: frame of %d bytes, shorter than its header", len(src))
+	}
+	flags, typesize := src[2], int(src[3])
+	nbytes := int(binary.LittleEndian.Uint32(src[4:]))
+	blocksize := int(binary.LittleEndian.Uint32(src[8:]))
+	cbytes := int(binary.LittleEndian.Uint32(src[12:]))
+	switch {
+	case src[0] != 1 && src[0] != 2:
+		return nil, fmt.Errorf("blosc: format version %d", src[0])
+	case nbytes > limit:
+		return nil, fmt.Errorf("blosc: frame of %d bytes, more than the chunk's %d", nbytes, limit)
+	case cbytes > len(src) || cbytes < 16:
+		return nil, fmt.Errorf("blosc: frame says %d bytes, has %d (truncated)", cbytes, len(src))
+	case typesize == 0:
+		return nil, errors.New("blosc: type size 0")
+	}
+	src = src[:cbytes]
+	out := make([]byte, nbytes)
+	if nbytes == 0 {
+		return out, nil
+	}
+	if flags&bloscMemcpyed != 0 {
+		if len(src) < 16+nbytes {
+			return nil, fmt.Errorf("blosc: stored frame of %d bytes holds %d", nbytes, len(src)-16)
+		}
+		copy(out, src[16:16+nbytes])
+		return out, nil
+	}
+	if blocksize <= 0 || blocksize > nbytes {
+		return nil, fmt.Errorf("blosc: block size %d for %d bytes", blocksize, nbytes)
+	}
+	codec := int(flags >> 5)
+	if codec >= len(bloscCodecs) {
+		return nil, fmt.Errorf("blosc: compressor code %d", codec)
+	}
+	nblocks := (nbytes + blocksize - 1) / blocksize
+	if 16+4*nblocks > len(src) {
+		return nil, errors.New("blosc: truncated block offsets")
+	}
+	tmp := make([]byte, blocksize)
+	for b := range nblocks {
+		bsize := blocksize
+		last := b == nblocks-1 && nbytes%blocksize != 0
+		if last {
+			bsize = nbytes % blocksize
+		}
+		start := int(binary.LittleEndian.Uint32(src[16+4*b:]))
+		if start < 16 || start > len(src) {
+			return nil, fmt.Errorf("blosc: block %d starts at %d of %d", b, start, len(src))
+		}
+		nsplits := 1
+		if flags&bloscDontSplit == 0 && typesize <= bloscMaxSplits && blocksize/typesize >= bloscMinBuffer && !last {
+			nsplits = typesize
+		}
+		neblock := bsize / nsplits
+		dst := tmp[:bsize]
+		pos := start
+		for s := range nsplits {
+			if pos+4 > len(src) {
+				return nil, fmt.Errorf("blosc: block %d stream %d truncated", b, s)
+			}
+			cs := int(int32(binary.LittleEndian.Uint32(src[pos:])))
+			pos += 4
+			if cs < 0 || pos+cs > len(src) {
+				return nil, fmt.Errorf("blosc: block %d stream %d of %d bytes (frame has %d)", b, s, cs, len(src)-pos)
+			}
+			part := dst[s*neblock : (s+1)*neblock]
+			if cs == neblock {
+				copy(part, src[pos:pos+cs])
+			} else if err := bloscInner(bloscCodecs[codec], src[pos:pos+cs], part); err != nil {
+				return nil, fmt.Errorf("blosc: block %d stream %d: %w", b, s, err)
+			}
+			pos += cs
+		}
+		block := out[b*blocksize : b*blocksize+bsize]
+		switch {
+		case flags&bloscBitShuffle != 0:
+			bitUnshuffle(block, dst, typesize)
+		case flags&bloscShuffle != 0 && typesize > 1:
+			byteUnshuffle(block, dst, typesize)
+		default:
+			copy(block, dst)
+		}
+	}
+	return out, nil
+}
+
+// bloscInner decompresses one stream into dst, which it must fill exactly.
+func bloscInner(codec string, src, dst []byte) error {
+	switch codec {
+	case "lz4":
+		n, err := lz4.UncompressBlock(src, dst)
+		if err != nil {
+			return err
+		}
+		if n != len(dst) {
+			return fmt.Errorf("lz4 gave %d bytes, want %d", n, len(dst))
+		}
+		return nil
+	case "zlib":
+		r, err := zlib.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return err
+		}
+		return readFull(r, dst)
+	case "zstd":
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		got, err := d.DecodeAll(src, dst[:0:len(dst)])
+		if err != nil {
+			return err
+		}
+		if len(got) != len(dst) {
+			return fmt.Errorf("zstd gave %d bytes, want %d", len(got), len(dst))
+		}
+		copy(dst, got)
+		return nil
+	}
+	return fmt.Errorf("inner compressor %s is not supported (lz4, lz4hc, zlib and zstd are)", codec)
+}
+
+// readFull fills dst from r and checks r has nothing more.
+func readFull(r io.Reader, dst []byte) error {
+	if _, err := io.ReadFull(r, dst); err != nil {
+		return fmt.Errorf("decompressed data shorter than %d bytes: %w", len(dst), err)
+	}
+	var one [1]byte
+	if n, _ := r.Read(one[:]); n > 0 {
+		return fmt.Errorf("decompressed data longer than %d bytes", len(dst))
+	}
+	return nil
+}
+
+// byteUnshuffle undoes blosc's byte shuffle of a block: byte j of every
+// element was stored together; a tail shorter than an element is as is.
+func byteUnshuffle(dst, src []byte, ts int) {
+	n := len(src) / ts
+	for j := range ts {
+		row := src[j*n : (j+1)*n]
+		for i, v := range row {
+			dst[i*ts+j] = v
+		}
+	}
+	copy(dst[n*ts:], src[n*ts:])
+}
+
+// bitUnshuffle undoes blosc's bitshuffle of a block: bit k of byte j of
+// every element was stored together, in rows of n bits (row j*8+k). Blosc
+// bitshuffles only blocks of a multiple of 8 elements; others are as is.
+func bitUnshuffle(dst, src []byte, ts int) {
+	n := len(src) / ts
+	if n%8 != 0 {
+		copy(dst, src)
+		return
+	}
+	clear(dst[:n*ts])
+	rowBytes := n / 8
+	for j := range ts {
+		for k := range 8 {
+			row := src[(j*8+k)*rowBytes : (j*8+k+1)*rowBytes]
+			for i := range n {
+				if row[i/8]>>(i%8)&1 != 0 {
+					dst[i*ts+j] |= 1 << k
+				}
+			}
+		}
+	}
+	copy(dst[n*ts:], src[n*ts:])
+}

@@ -1,0 +1,382 @@
+// Package zarr reads Zarr format 2 arrays from a directory store, in our own
+// code: the .zarray metadata (shape, chunks, dtype with its byte order, C
+// or F order, fill_value, dimension_separator) and stored chunks compressed
+// with zlib, gzip, zstd or blosc (lz4, lz4hc, zlib or zstd inside, byte or
+// bit shuffle). A missing chunk reads as fill_value. Chunks are read one at
+// a time, so a worker reads only the chunks its op needs; reading is safe
+// from several goroutines.
+package zarr
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+// Array is an opened Zarr v2 array: its metadata, no data.
+type Array struct {
+	Path      string        // the array's directory
+	Shape     []int         // the array
+	Chunks    []int         // a stored chunk (edge chunks are stored whole)
+	DType     ndarray.DType // as Phobos holds it
+	BigEndian bool          // stored byte order
+	Fortran   bool          // each chunk in F order
+	Fill      float64       // what a missing chunk holds (NaN allowed)
+	Separator string        // between chunk indexes in keys: "." or "/"
+	Codec     string        // "" (none), "zlib", "gzip", "zstd" or "blosc"
+
+	// Check, when set, vets each file before it is read (a worker's data
+	// roots: a chunk file may be a symbolic link leading out).
+	Check func(path string) error
+}
+
+type meta struct {
+	ZarrFormat int               `json:"zarr_format"`
+	Shape      []int             `json:"shape"`
+	Chunks     []int             `json:"chunks"`
+	DType      json.RawMessage   `json:"dtype"`
+	Compressor map[string]any    `json:"compressor"`
+	FillValue  json.RawMessage   `json:"fill_value"`
+	Order      string            `json:"order"`
+	Filters    []json.RawMessage `json:"filters"`
+	Separator  string            `json:"dimension_separator"`
+}
+
+// Open reads the array's .zarray.
+func Open(path string) (*Array, error) {
+	raw, err := os.ReadFile(filepath.Join(path, ".zarray"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, err3 := os.Stat(filepath.Join(path, "zarr.json")); err3 == nil {
+				return nil, fmt.Errorf("zarr %s: Zarr format 3 is not read yet (only format 2)", path)
+			}
+		}
+		return nil, fmt.Errorf("zarr %s: %w", path, err)
+	}
+	a, err := parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("zarr %s/.zarray: %w", path, err)
+	}
+	a.Path = path
+	return a, nil
+}
+
+func parse(raw []byte) (*Array, error) {
+	var m meta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m.ZarrFormat != 2 {
+		return nil, fmt.Errorf("zarr_format %d (only 2 is read)", m.ZarrFormat)
+	}
+	if len(m.Chunks) != len(m.Shape) {
+		return nil, fmt.Errorf("chunks %v for shape %v", m.Chunks, m.Shape)
+	}
+	elems := int64(1)
+	for i, n := range m.Shape {
+		if n < 0 || m.Chunks[i] <= 0 {
+			return nil, fmt.Errorf("shape %v with chunks %v", m.Shape, m.Chunks)
+		}
+		if n > 0 && elems > math.MaxInt64/8/int64(n) {
+			return nil, fmt.Errorf("shape %v is too large", m.Shape)
+		}
+		elems *= int64(n)
+	}
+	a := &Array{Shape: m.Shape, Chunks: m.Chunks, Separator: "."}
+	var dt string
+	if err := json.Unmarshal(m.DType, &dt); err != nil {
+		return nil, fmt.Errorf("dtype %s: structured dtypes are not read", m.DType)
+	}
+	var err error
+	if a.DType, a.BigEndian, err = parseDType(dt); err != nil {
+		return nil, err
+	}
+	switch m.Order {
+	case "C", "":
+	case "F":
+		a.Fortran = true
+	default:
+		return nil, fmt.Errorf("order %q", m.Order)
+	}
+	if len(m.Filters) > 0 {
+		return nil, fmt.Errorf("filters %s are not supported", m.Filters)
+	}
+	switch m.Separator {
+	case "", ".":
+	case "/":
+		a.Separator = "/"
+	default:
+		return nil, fmt.Errorf("dimension_separator %q", m.Separator)
+	}
+	if m.Compressor != nil {
+		id, _ := m.Compressor["id"].(string)
+		switch id {
+		case "zlib", "gzip", "zstd", "blosc":
+			a.Codec = id
+		default:
+			return nil, fmt.Errorf("compressor %q is not supported (zlib, gzip, zstd and blosc are)", id)
+		}
+	}
+	if a.Fill, err = parseFill(m.FillValue, a.DType); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// parseDType maps a NumPy type string to a Phobos dtype and byte order.
+func parseDType(s string) (ndarray.DType, bool, error) {
+	if len(s) < 3 {
+		return 0, false, fmt.Errorf("dtype %q", s)
+	}
+	big := s[0] == '>'
+	if s[0] != '<' && s[0] != '>' && s[0] != '|' {
+		return 0, false, fmt.Errorf("dtype %q: unknown byte order", s)
+	}
+	switch s[1:] {
+	case "f8":
+		return ndarray.Float64, big, nil
+	case "f4":
+		return ndarray.Float32, big, nil
+	case "i8":
+		return ndarray.Int64, big, nil
+	case "i4":
+		return ndarray.Int32, big, nil
+	case "b1":
+		return ndarray.Bool, false, nil
+	}
+	return 0, false, fmt.Errorf("dtype %q: Phobos has float64, float32, int64, int32 and bool", s)
+}
+
+// parseFill reads fill_value: a number, "NaN", "Infinity", "-Infinity", a
+// boolean, or null (missing chunks then read as zeros).
+func parseFill(raw json.RawMessage, dt ndarray.DType) (float64, error) {
+	s := strings.TrimSpace(string(raw))
+	switch s {
+	case "", "null":
+		return 0, nil
+	case `"NaN"`:
+		return math.NaN(), nil
+	case `"Infinity"`:
+		return math.Inf(1), nil
+	case `"-Infinity"`:
+		return math.Inf(-1), nil
+	case "true":
+		return 1, nil
+	case "false":
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("fill_value %s", s)
+	}
+	return v, nil
+}
+
+// Grid is the number of stored chunks along each axis.
+func (a *Array) Grid() []int {
+	g := make([]int, len(a.Shape))
+	for i, n := range a.Shape {
+		g[i] = (n + a.Chunks[i] - 1) / a.Chunks[i]
+	}
+	return g
+}
+
+// Key is the store key of the chunk at grid index idx.
+func (a *Array) Key(idx []int) string {
+	if len(idx) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(idx))
+	for i, v := range idx {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, a.Separator)
+}
+
+// ReadChunk returns the stored chunk at grid index idx, whole (edge chunks
+// as stored, beyond the array's end included), in C order; a missing chunk
+// is filled with Fill.
+func (a *Array) ReadChunk(idx []int) (*ndarray.Array, error) {
+	key := a.Key(idx)
+	name := filepath.Join(a.Path, filepath.FromSlash(key))
+	fail := func(err error) error { return fmt.Errorf("zarr %s: chunk %s: %w", a.Path, key, err) }
+	shape := a.Chunks
+	if a.Fortran {
+		shape = reversed(shape)
+	}
+	out, err := ndarray.New(a.DType, shape...)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if a.Check != nil {
+		if err := a.Check(name); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ndarray.FillScalar(a.DType, a.Chunks, a.Fill), nil
+	}
+	if err != nil {
+		return nil, fail(err)
+	}
+	want := out.Nbytes()
+	data, err := a.decode(raw, want)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if len(data) != want {
+		return nil, fail(fmt.Errorf("%d bytes decoded, the metadata says %d (%v %v)", len(data), want, a.DType, a.Chunks))
+	}
+	b := out.Bytes()
+	copy(b, data)
+	if a.BigEndian {
+		swap(b, a.DType.Size())
+	}
+	if a.DType == ndarray.Bool {
+		for i, v := range b {
+			if v > 1 {
+				b[i] = 1
+			}
+		}
+	}
+	if a.Fortran && len(shape) > 1 {
+		t, err := out.Transpose()
+		if err != nil {
+			return nil, fail(err)
+		}
+		out = t.Copy()
+	}
+	return out, nil
+}
+
+// decode undoes the compressor, reading at most limit bytes of data.
+func (a *Array) decode(raw []byte, limit int) ([]byte, error) {
+	switch a.Codec {
+	case "":
+		return raw, nil
+	case "blosc":
+		return bloscDecode(raw, limit)
+	case "zstd":
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)+64<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		return d.DecodeAll(raw, make([]byte, 0, limit))
+	}
+	var r io.ReadCloser
+	var err error
+	if a.Codec == "zlib" {
+		r, err = zlib.NewReader(bytes.NewReader(raw))
+	} else {
+		r, err = gzip.NewReader(bytes.NewReader(raw))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Codec, err)
+	}
+	defer r.Close()
+	out := make([]byte, limit)
+	if err := readFull(r, out); err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Codec, err)
+	}
+	return out, nil
+}
+
+func reversed(s []int) []int {
+	r := make([]int, len(s))
+	for i, v := range s {
+		r[len(s)-1-i] = v
+	}
+	return r
+}
+
+// swap reverses the bytes of each size-byte element.
+func swap(b []byte, size int) {
+	switch size {
+	case 8:
+		for i := 0; i+8 <= len(b); i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
+		}
+	case 4:
+		for i := 0; i+4 <= len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	}
+}
+
+// ReadRegion returns the box of the array at off of the given shape, read
+// from the stored chunks it overlaps (each read once).
+func (a *Array) ReadRegion(off, shape []int) (*ndarray.Array, error) {
+	nd := len(a.Shape)
+	if len(off) != nd || len(shape) != nd {
+		return nil, fmt.Errorf("zarr %s: region %v+%v of a %d-d array", a.Path, off, shape, nd)
+	}
+	for i := range nd {
+		if off[i] < 0 || shape[i] < 0 || off[i]+shape[i] > a.Shape[i] {
+			return nil, fmt.Errorf("zarr %s: region %v+%v outside shape %v", a.Path, off, shape, a.Shape)
+		}
+	}
+	out, err := ndarray.New(a.DType, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if out.Size() == 0 {
+		return out, nil
+	}
+	lo, hi := make([]int, nd), make([]int, nd)
+	for i := range nd {
+		lo[i] = off[i] / a.Chunks[i]
+		hi[i] = (off[i] + shape[i] - 1) / a.Chunks[i]
+	}
+	idx := append([]int(nil), lo...)
+	for {
+		c, err := a.ReadChunk(idx)
+		if err != nil {
+			return nil, err
+		}
+		src, dst := make([]ndarray.Range, nd), make([]ndarray.Range, nd)
+		for i := range nd {
+			c0 := idx[i] * a.Chunks[i]
+			s := max(off[i], c0)
+			e := min(off[i]+shape[i], c0+a.Chunks[i])
+			src[i] = ndarray.Range{Start: s - c0, Step: 1, Len: e - s}
+			dst[i] = ndarray.Range{Start: s - off[i], Step: 1, Len: e - s}
+		}
+		sv, err := c.Slice(src)
+		if err != nil {
+			return nil, err
+		}
+		dv, err := out.Slice(dst)
+		if err != nil {
+			return nil, err
+		}
+		ndarray.CopyInto(dv, sv)
+		ax := nd - 1
+		for ; ax >= 0; ax-- {
+			if idx[ax] < hi[ax] {
+				idx[ax]++
+				break
+			}
+			idx[ax] = lo[ax]
+		}
+		if ax < 0 {
+			return out, nil
+		}
+	}
+}

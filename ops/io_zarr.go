@@ -1,0 +1,148 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/zarr"
+)
+
+func init() {
+	Register("zarr_read", ZarrRead{})
+	Register("zarr_read_chunk", ZarrReadChunk{})
+}
+
+// ZarrStore is what a worker needs to read a Zarr v2 array's chunks: the
+// metadata, copied from the .zarray when the tensor was built, so workers
+// read only chunk files.
+type ZarrStore struct {
+	Path      string        `json:"path"`
+	Shape     []int         `json:"shape"`
+	Chunks    []int         `json:"chunks"`
+	DType     ndarray.DType `json:"dtype"`
+	BigEndian bool          `json:"big_endian,omitempty"`
+	Fortran   bool          `json:"fortran,omitempty"`
+	Fill      float64       `json:"fill"`
+	Separator string        `json:"separator"`
+	Codec     string        `json:"codec,omitempty"`
+}
+
+func (s ZarrStore) array(ctx context.Context) *zarr.Array {
+	return &zarr.Array{
+		Path: s.Path, Shape: s.Shape, Chunks: s.Chunks, DType: s.DType, BigEndian: s.BigEndian,
+		Fortran: s.Fortran, Fill: s.Fill, Separator: s.Separator, Codec: s.Codec,
+		Check: func(path string) error { return checkPath(ctx, path) },
+	}
+}
+
+// ZarrRead is a tensor whose data is a Zarr v2 array's, read by the
+// workers chunk by chunk. By default its chunks are the stored ones; any
+// other chunking reads the stored chunks each overlaps.
+type ZarrRead struct {
+	Store  ZarrStore `json:"store"`
+	Chunks ChunkSpec `json:"chunks"`
+}
+
+// NewZarrRead reads the metadata of the Zarr v2 array at path.
+func NewZarrRead(path string, spec ChunkSpec) (ZarrRead, error) {
+	a, err := zarr.Open(path)
+	if err != nil {
+		return ZarrRead{}, err
+	}
+	if spec.IsAuto() && spec.Bytes == 0 {
+		spec = ChunkSpec{Size: append([]int(nil), a.Chunks...)}
+		for i, c := range spec.Size {
+			spec.Size[i] = min(c, max(a.Shape[i], 1))
+		}
+	}
+	return ZarrRead{Chunks: spec, Store: ZarrStore{
+		Path: path, Shape: a.Shape, Chunks: a.Chunks, DType: a.DType, BigEndian: a.BigEndian,
+		Fortran: a.Fortran, Fill: a.Fill, Separator: a.Separator, Codec: a.Codec,
+	}}, nil
+}
+
+// Type implements TensorOp.
+func (ZarrRead) Type() string { return "zarr_read" }
+
+// Infer implements TensorOp.
+func (op ZarrRead) Infer(in []Meta) (Meta, error) {
+	if err := checkNoInputs("zarr_read", in); err != nil {
+		return Meta{}, err
+	}
+	if err := op.Store.check(); err != nil {
+		return Meta{}, err
+	}
+	m := Meta{Shape: op.Store.Shape, DType: op.Store.DType}
+	if err := checkMeta("zarr_read "+op.Store.Path, m); err != nil {
+		return Meta{}, err
+	}
+	return m, wrapChunks("zarr_read "+op.Store.Path, op.Chunks.Validate(m.Shape))
+}
+
+// check refuses metadata that did not come from Open (a graph from the
+// network).
+func (s ZarrStore) check() error {
+	switch {
+	case s.Path == "":
+		return fmt.Errorf("zarr_read: no path")
+	case len(s.Chunks) != len(s.Shape):
+		return fmt.Errorf("zarr_read %s: stored chunks %v for shape %v", s.Path, s.Chunks, s.Shape)
+	case !s.DType.Valid():
+		return fmt.Errorf("zarr_read %s: dtype %v", s.Path, s.DType)
+	case s.Separator != "." && s.Separator != "/":
+		return fmt.Errorf("zarr_read %s: dimension separator %q", s.Path, s.Separator)
+	}
+	switch s.Codec {
+	case "", "zlib", "gzip", "zstd", "blosc":
+	default:
+		return fmt.Errorf("zarr_read %s: compressor %q", s.Path, s.Codec)
+	}
+	elems := 1.0
+	for _, c := range s.Chunks {
+		if c <= 0 {
+			return fmt.Errorf("zarr_read %s: stored chunks %v", s.Path, s.Chunks)
+		}
+		elems *= float64(c)
+	}
+	if elems*float64(s.DType.Size()) > math.MaxInt32 {
+		return fmt.Errorf("zarr_read %s: stored chunks %v of %v are over 2 GiB", s.Path, s.Chunks, s.DType)
+	}
+	return nil
+}
+
+// Tile implements TensorOp.
+func (op ZarrRead) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	return tileSource(b, out, op.Chunks, func(shape, off []int) ChunkOp {
+		return ZarrReadChunk{Store: op.Store, Offset: off, Shape: shape}
+	})
+}
+
+// ZarrReadChunk reads one chunk of a Zarr array: the box at Offset of size
+// Shape, from the stored chunks it overlaps.
+type ZarrReadChunk struct {
+	Store  ZarrStore `json:"store"`
+	Offset []int     `json:"offset"`
+	Shape  []int     `json:"shape"`
+}
+
+// Type implements ChunkOp.
+func (ZarrReadChunk) Type() string { return "zarr_read_chunk" }
+
+// ReadBytes implements Rereadable: the store drops such a chunk under
+// memory pressure and reads it again rather than spilling it.
+func (op ZarrReadChunk) ReadBytes() int64 {
+	return int64(ndarray.Size(op.Shape)) * int64(op.Store.DType.Size())
+}
+
+// Exec implements ChunkOp.
+func (op ZarrReadChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Array, error) {
+	if err := op.Store.check(); err != nil {
+		return nil, err
+	}
+	if err := checkPath(ctx, op.Store.Path); err != nil {
+		return nil, err
+	}
+	return op.Store.array(ctx).ReadRegion(op.Offset, op.Shape)
+}

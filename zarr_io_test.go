@@ -1,0 +1,97 @@
+package phobos_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/npy"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// zarr-python writes Zarr v2 stores; FromZarr reads them through a session
+// under many chunkings (the stored chunks, odd sizes, single elements,
+// chunks larger than the array) and an expression over them, compared with
+// what NumPy computed from the same data.
+func TestFromZarrMatchesNumPy(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import zarr").Run(); err != nil {
+		t.Skip("zarr-python is not installed for /usr/bin/python3 (apt-get install python3-zarr)")
+	}
+	dir := t.TempDir()
+	script := `
+import sys, os, numpy as np, zarr
+from numcodecs import Blosc, Zstd
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+specs = [("f8", (31, 17), (8, 5), Blosc(cname="lz4", shuffle=Blosc.SHUFFLE), "C"),
+         ("f4", (12, 9, 5), (5, 4, 5), Zstd(level=2), "F"),
+         ("i8", (40,), (7,), Blosc(cname="zstd", shuffle=Blosc.BITSHUFFLE), "C"),
+         ("i4", (9, 13), (4, 4), None, "F"),
+         ("b1", (20, 6), (6, 6), Blosc(cname="zlib"), "C")]
+for i, (dt, shape, chunks, comp, order) in enumerate(specs):
+    a = rng.integers(-50, 50, shape).astype(dt) if dt != "b1" else rng.random(shape) > 0.5
+    if dt[0] == "f": a = (rng.standard_normal(shape) * 10).astype(dt)
+    z = zarr.open(os.path.join(d, f"a{i}.zarr"), mode="w", shape=shape, chunks=chunks, dtype=dt, compressor=comp, order=order)
+    z[...] = a
+    np.save(os.path.join(d, f"a{i}.npy"), a)
+    np.save(os.path.join(d, f"s{i}.npy"), (a.astype("f8") * 2).sum(axis=0))
+`
+	if out, err := exec.Command(py, "-c", script, dir).CombinedOutput(); err != nil {
+		t.Fatalf("writing stores: %v\n%s", err, out)
+	}
+	sess, err := phobos.NewSession(phobos.WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx := context.Background()
+	cases := 0
+	for i := range 5 {
+		want, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("a%d.npy", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSum, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("s%d.npy", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("a%d.zarr", i))
+		for _, opts := range [][]tensor.Option{nil, {tensor.Chunks(3)}, {tensor.Chunks(1)}, {tensor.Chunks(1000)}} {
+			x := tensor.FromZarr(path, opts...)
+			res, err := sess.Execute(ctx, x, x.Astype(ndarray.Float64).Mul(2).Sum(tensor.Axis(0)))
+			if err != nil {
+				t.Fatalf("store %d, chunks %v: %v", i, opts, err)
+			}
+			if !equalArrays(res[0], want, 0) {
+				t.Errorf("store %d, chunks %v: values differ from NumPy's", i, opts)
+			}
+			if !equalArrays(res[1], wantSum, 1e-12) {
+				t.Errorf("store %d, chunks %v: (x*2).sum(axis=0) differs from NumPy's", i, opts)
+			}
+			cases++
+		}
+	}
+	t.Logf("zarr through a session: %d stores x chunkings equal to NumPy", cases)
+	if x := tensor.FromZarr(filepath.Join(dir, "missing.zarr")); x.Err() == nil {
+		t.Error("a missing store built without error")
+	}
+}
+
+func equalArrays(a, b *ndarray.Array, rtol float64) bool {
+	if !ndarray.SameShape(a.Shape(), b.Shape()) {
+		return false
+	}
+	x, y := a.ToFloat64s(), b.ToFloat64s()
+	for i := range x {
+		if math.Abs(x[i]-y[i]) > rtol*math.Max(math.Abs(x[i]), math.Abs(y[i])) {
+			return false
+		}
+	}
+	return true
+}

@@ -2,8 +2,10 @@ package phobos_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -94,4 +96,73 @@ func equalArrays(a, b *ndarray.Array, rtol float64) bool {
 		}
 	}
 	return true
+}
+
+// ToZarr writes stores zarr-python reads equal to NumPy (each codec, edge
+// chunks, an expression's result); a sink that fails leaves nothing at its
+// path, and an existing path is refused.
+func TestToZarr(t *testing.T) {
+	py := "/usr/bin/python3"
+	havePy := exec.Command(py, "-c", "import zarr").Run() == nil
+	sess, err := phobos.NewSession(phobos.WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ctx := context.Background()
+	dir := t.TempDir()
+	g := tensor.NewGenerator(5)
+	x := g.Uniform(-3, 3, []int{45, 31}, tensor.Chunks(11, 8))
+	want, err := sess.Execute(ctx, x.Mul(2).Add(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npy.WriteFile(filepath.Join(dir, "want.npy"), want[0]); err != nil {
+		t.Fatal(err)
+	}
+	check := ""
+	for i, c := range []struct {
+		codec  string
+		chunks []int
+	}{{"", nil}, {"none", []int{7, 31}}, {"zstd", []int{10, 10}}, {"zlib", []int{100, 4}}, {"gzip", []int{1, 31}}, {"blosc", []int{11, 8}}} {
+		path := filepath.Join(dir, fmt.Sprintf("out%d.zarr", i))
+		opts := []tensor.Option{tensor.ZarrCodec(c.codec)}
+		if c.chunks != nil {
+			opts = append(opts, tensor.Chunks(c.chunks...))
+		}
+		if _, err := sess.Execute(ctx, x.Mul(2).Add(1).ToZarr(path, opts...)); err != nil {
+			t.Fatalf("codec %q chunks %v: %v", c.codec, c.chunks, err)
+		}
+		back, err := sess.Execute(ctx, tensor.FromZarr(path, tensor.Chunks(9)))
+		if err != nil || !equalArrays(back[0], want[0], 0) {
+			t.Fatalf("codec %q chunks %v: read back %v", c.codec, c.chunks, err)
+		}
+		check += fmt.Sprintf("check(%q)\n", path)
+	}
+	// An existing path is refused; a failing input leaves nothing.
+	if _, err := sess.Execute(ctx, x.ToZarr(filepath.Join(dir, "out0.zarr"))); err == nil {
+		t.Error("writing over an existing store: no error")
+	}
+	src := filepath.Join(dir, "src.npy")
+	if err := npy.WriteFile(src, want[0]); err != nil {
+		t.Fatal(err)
+	}
+	bad := tensor.FromNpy(src, tensor.Chunks(5))
+	if err := os.Truncate(src, 300); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "failed.zarr")
+	if _, err := sess.Execute(ctx, bad.ToZarr(target)); err == nil {
+		t.Error("a sink over a truncated input: no error")
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed sink left %s (%v)", target, err)
+	}
+	if !havePy {
+		return
+	}
+	prog := fmt.Sprintf("import numpy as np, zarr\nw = np.load(%q)\ndef check(p):\n    a = zarr.open(p, mode='r')[...]\n    assert a.dtype == w.dtype and np.array_equal(a, w), p\n", filepath.Join(dir, "want.npy")) + check
+	if out, err := exec.Command(py, "-c", prog).CombinedOutput(); err != nil {
+		t.Fatalf("zarr-python reading ToZarr's stores: %v\n%s", err, out)
+	}
 }

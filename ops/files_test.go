@@ -1,9 +1,11 @@
 package ops_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ops"
@@ -62,5 +64,34 @@ func TestFileAccess(t *testing.T) {
 	}
 	if _, err := ops.NewFileAccess([]string{filepath.Join(root, "nope")}); err == nil {
 		t.Error("a missing data root was accepted")
+	}
+}
+
+// A sink op whose temporary name is not one the sink made is refused before
+// it touches anything: sinks remove their temporary file or directory when
+// they fail, and a hostile request must not get another file removed.
+func TestSinkTempNameGuarded(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "precious")
+	if err := os.Mkdir(keep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keep, "data"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, op := range []ops.ChunkOp{
+		ops.NpyWriteChunk{Path: filepath.Join(dir, "out.npy"), Temp: keep},
+		ops.NpyCommit{Path: filepath.Join(dir, "out.npy"), Temp: keep},
+		ops.ZarrWriteChunk{Path: filepath.Join(dir, "out.zarr"), Temp: keep},
+		ops.ZarrCommit{Path: filepath.Join(dir, "out.zarr"), Temp: keep},
+		ops.ZarrCreate{Path: filepath.Join(dir, "out.zarr"), Temp: filepath.Join(dir, ".out.zarr.phobos-zzzzzzzzzzzzzzzz.tmp")},
+	} {
+		if _, err := op.Exec(ctx, nil); err == nil || !strings.Contains(err.Error(), "not a temporary name") {
+			t.Errorf("%s: %v, want a refusal of the temporary name", op.Type(), err)
+		}
+		if _, err := os.Stat(filepath.Join(keep, "data")); err != nil {
+			t.Fatalf("%s removed %s: %v", op.Type(), keep, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
@@ -330,16 +331,41 @@ func scalarInt(v int64) *ndarray.Array {
 func abandon(temp string) { os.Remove(temp) }
 
 // writeErr wraps a failure of a sink op, naming the target file.
-// checkSinkPaths checks a sink's target and its temporary file, which must
-// sit beside it, against ctx's FileAccess.
+// checkSinkPaths checks a sink's target and its temporary file against
+// ctx's FileAccess. The temporary file must sit beside the target and be
+// named as SinkTemp names it: sinks remove it when they fail, so a
+// request naming another file must not be able to have it removed.
 func checkSinkPaths(ctx context.Context, path, temp string) error {
-	if filepath.Dir(filepath.Clean(temp)) != filepath.Dir(filepath.Clean(path)) {
-		return fmt.Errorf("npy: writing %s: the temporary file %s is not beside it", path, temp)
+	if filepath.Dir(filepath.Clean(temp)) != filepath.Dir(filepath.Clean(path)) || !isSinkTemp(path, temp) {
+		return fmt.Errorf("writing %s: %s is not a temporary name of it", path, temp)
 	}
 	if err := checkPath(ctx, path); err != nil {
 		return err
 	}
 	return checkPath(ctx, temp)
+}
+
+// SinkTemp is the temporary name of a sink's target: a hidden name beside
+// it, made unique by tag (16 hexadecimal digits).
+func SinkTemp(path, tag string) string {
+	dir, base := filepath.Split(filepath.Clean(path))
+	return filepath.Join(dir, "."+base+".phobos-"+tag+".tmp")
+}
+
+// isSinkTemp reports whether temp is a SinkTemp name of path.
+func isSinkTemp(path, temp string) bool {
+	base := filepath.Base(filepath.Clean(path))
+	name := filepath.Base(filepath.Clean(temp))
+	prefix := "." + base + ".phobos-"
+	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".tmp") || len(name) != len(prefix)+16+4 {
+		return false
+	}
+	for _, c := range name[len(prefix) : len(prefix)+16] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func writeErr(path string, err error) error { return fmt.Errorf("npy: writing %s: %w", path, err) }

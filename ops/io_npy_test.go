@@ -90,7 +90,7 @@ func (failingFile) WriteAt([]byte, int64) (int, error) { return 0, syscall.ENOSP
 func TestNpyWriteChunkFailures(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.npy")
-	temp := filepath.Join(dir, ".out.npy.phobos-x.tmp")
+	temp := SinkTemp(filepath.Join(dir, "out.npy"), "0123456789abcdef")
 	a, _ := ndarray.FromFloat64s([]int{4, 3}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
 	h, _ := npy.Header(ndarray.Float64, []int{4, 3})
 	size := int64(len(h)) + 96
@@ -236,7 +236,7 @@ func TestNpyReadChunkTruncated(t *testing.T) {
 // run of the same sink made under the same name after it committed.
 func TestNpyCreateFinalize(t *testing.T) {
 	dir := t.TempDir()
-	temp := filepath.Join(dir, ".o.npy.phobos-1.tmp")
+	temp := SinkTemp(filepath.Join(dir, "o.npy"), "0123456789abcdef")
 	op := NpyCreate{Path: filepath.Join(dir, "o.npy"), Temp: temp, DType: ndarray.Int64, Shape: []int{2}, Size: 144}
 	ctx := context.Background()
 	first, err := op.Exec(ctx, nil)

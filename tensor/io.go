@@ -3,7 +3,6 @@ package tensor
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"path/filepath"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -58,9 +57,7 @@ func (t *Tensor) ToNpy(path string) *Tensor {
 	if _, err := rand.Read(tag[:]); err != nil {
 		return errorf("to npy %s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	temp := filepath.Join(dir, fmt.Sprintf(".%s.phobos-%s.tmp", base, hex.EncodeToString(tag[:])))
-	return New(ops.NpyWrite{Path: path, Temp: temp}, t)
+	return New(ops.NpyWrite{Path: path, Temp: ops.SinkTemp(path, hex.EncodeToString(tag[:]))}, t)
 }
 
 // FromZarr is a tensor of the Zarr format 2 array in the directory at path
@@ -84,3 +81,67 @@ func FromZarr(path string, opts ...Option) *Tensor {
 	}
 	return t
 }
+
+// ToZarr is a sink: executing it writes t as a Zarr format 2 array in the
+// directory at path (C order, little-endian, fill value 0), which must not
+// exist. Chunks sets the stored chunk shape (default: chunks of about 16 MiB;
+// t is rechunked to it when its chunks differ); ZarrCodec the
+// compressor (default "blosc": lz4 with byte shuffle, zarr-python's
+// default; also "zstd", "zlib", "gzip", or "none"). Each stored chunk is
+// written by the worker that computes it, into a temporary directory beside
+// path renamed to path when every chunk is written: a failure or a cancel
+// leaves nothing at path. Its value is the bytes of chunk data written, a
+// 0-d int64.
+func (t *Tensor) ToZarr(path string, opts ...Option) *Tensor {
+	if t == nil {
+		return errorf("to zarr: nil tensor")
+	}
+	if t.err != nil {
+		return errTensor(t.err)
+	}
+	if path == "" {
+		return errorf("to zarr: empty path")
+	}
+	path = filepath.Clean(path)
+	c := newConfig(t.meta.DType, opts)
+	codec := c.codec
+	switch codec {
+	case "":
+		codec = "blosc"
+	case "none":
+		codec = ""
+	}
+	chunks := make([]int, t.meta.NDim())
+	switch {
+	case len(c.chunks.Size) == 1:
+		for i := range chunks {
+			chunks[i] = c.chunks.Size[0]
+		}
+	case len(c.chunks.Size) == len(chunks):
+		copy(chunks, c.chunks.Size)
+	case c.chunks.IsAuto():
+		// Chunks of about zarrChunkBytes, the trailing axes whole first.
+		for i, sp := range ops.AutoSplits(t.meta.Shape, t.meta.DType.Size(), zarrChunkBytes) {
+			chunks[i] = max(sp[0], 1)
+		}
+	default:
+		return errorf("to zarr %s: give the stored chunk shape with Chunks", path)
+	}
+	for i, n := range chunks {
+		if n == -1 || n > t.meta.Shape[i] {
+			chunks[i] = max(t.meta.Shape[i], 1)
+		}
+	}
+	var tag [8]byte
+	if _, err := rand.Read(tag[:]); err != nil {
+		return errorf("to zarr %s: %w", path, err)
+	}
+	x := t.Rechunk(Chunks(chunks...))
+	return New(ops.ZarrWrite{Path: path, Temp: ops.SinkTemp(path, hex.EncodeToString(tag[:])), Chunks: chunks, Codec: codec}, x)
+}
+
+// zarrChunkBytes is the size of ToZarr's default stored chunks.
+const zarrChunkBytes = 16 << 20
+
+// ZarrCodec sets the compressor ToZarr writes chunks with.
+func ZarrCodec(name string) Option { return func(c *config) { c.codec = name } }

@@ -138,6 +138,7 @@ type Option func(*config)
 type config struct {
 	dtype  ndarray.DType
 	chunks ops.ChunkSpec
+	codec  string // ToZarr's compressor
 }
 
 func newConfig(dt ndarray.DType, opts []Option) config {

@@ -43,8 +43,9 @@ type Workload struct {
 	Expected func(p Params) (value, sigma float64)
 
 	// File-backed workloads read their input from a file in a data
-	// directory (WithData) instead of generating it: File names it,
-	// FileBuild reads it, and Generate is what `phobos gen-data` writes
+	// directory (WithData) instead of generating it, as .npy or Zarr
+	// (Formats): File names it without its extension, FileBuild reads it
+	// (by its extension), and Generate is what `phobos gen-data` writes
 	// there (deterministic for a seed).
 	File      func(p Params) string
 	FileBuild func(path string, p Params) *tensor.Tensor
@@ -55,30 +56,39 @@ type Workload struct {
 // told otherwise (phobos run and gen-data -data).
 const DefaultDataDir = "phobos-data"
 
-func w9File(p Params) string { return fmt.Sprintf("w9-%d.npy", p["n"]) }
+// Formats are the file formats of file-backed workloads' inputs.
+var Formats = []string{"npy", "zarr"}
+
+func w9File(p Params) string { return fmt.Sprintf("w9-%d", p["n"]) }
 
 func w9Build(path string, p Params) *tensor.Tensor {
-	x := tensor.FromNpy(path, tensor.Chunks(p["chunk"], p["chunk"]))
+	var x *tensor.Tensor
+	if filepath.Ext(path) == ".zarr" {
+		x = tensor.FromZarr(path, tensor.Chunks(p["chunk"], p["chunk"]))
+	} else {
+		x = tensor.FromNpy(path, tensor.Chunks(p["chunk"], p["chunk"]))
+	}
 	return x.Sub(x.Mean(tensor.Axis(0))).Std(tensor.Axis(0)).Sum()
 }
 
-// WithData returns the workload reading its input file from dir (a
-// workload without one is returned as it is).
-func (w *Workload) WithData(dir string) *Workload {
+// WithData returns the workload reading its input file of the given format
+// from dir (a workload without one is returned as it is).
+func (w *Workload) WithData(dir, format string) *Workload {
 	if w.FileBuild == nil {
 		return w
 	}
 	c := *w
-	c.Build = func(p Params, _ uint64) *tensor.Tensor { return w.FileBuild(w.DataPath(dir, p), p) }
+	c.Build = func(p Params, _ uint64) *tensor.Tensor { return w.FileBuild(w.DataPath(dir, format, p), p) }
 	return &c
 }
 
-// DataPath is the workload's input file in dir, or "" if it has none.
-func (w *Workload) DataPath(dir string, p Params) string {
+// DataPath is the workload's input file of the given format in dir, or ""
+// if it has none.
+func (w *Workload) DataPath(dir, format string, p Params) string {
 	if w.File == nil {
 		return ""
 	}
-	return filepath.Join(dir, w.File(p))
+	return filepath.Join(dir, w.File(p)+"."+format)
 }
 
 // Resolve returns the defaults with overrides applied. Unknown names and
@@ -243,11 +253,11 @@ func init() {
 	})
 	register(&Workload{
 		Name: "W9",
-		Desc: "out of core on a file: x a float64 n x n .npy file (phobos gen-data W9) in chunks of chunk; (x - x.mean(axis=0)).std(axis=0).sum()",
+		Desc: "out of core on a file: x a float64 n x n .npy file or Zarr store (phobos gen-data W9) in chunks of chunk; (x - x.mean(axis=0)).std(axis=0).sum()",
 		// 40000^2 float64 is 12.8 GB: run with -memory 4GiB.
 		Defaults: Params{"n": 40000, "chunk": 2000},
 		Build: func(p Params, _ uint64) *tensor.Tensor {
-			return w9Build(filepath.Join(DefaultDataDir, w9File(p)), p)
+			return w9Build(filepath.Join(DefaultDataDir, w9File(p)+".npy"), p)
 		},
 		File:      w9File,
 		FileBuild: w9Build,

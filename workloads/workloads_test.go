@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/tensor"
 )
 
 // small are sizes that keep every workload's graph shape (several chunks per
@@ -40,12 +41,19 @@ func TestWorkloadsMatchExpected(t *testing.T) {
 				t.Fatal(err)
 			}
 			if w.Generate != nil {
-				// A file-backed workload: write its input as gen-data does.
+				// A file-backed workload: write its input as gen-data does,
+				// as .npy and as Zarr; both give the same result.
 				dir := t.TempDir()
-				if _, err := sess.Execute(context.Background(), w.Generate(p, DefaultSeed).ToNpy(w.DataPath(dir, p))); err != nil {
+				gen := w.Generate(p, DefaultSeed)
+				if _, err := sess.Execute(context.Background(), gen.ToNpy(w.DataPath(dir, "npy", p)), gen.ToZarr(w.DataPath(dir, "zarr", p), tensor.Chunks(p["chunk"]))); err != nil {
 					t.Fatalf("%s: generating its data: %v", name, err)
 				}
-				w = w.WithData(dir)
+				a, errA := w.WithData(dir, "npy").Eval(context.Background(), sess, p, DefaultSeed)
+				b, errB := w.WithData(dir, "zarr").Eval(context.Background(), sess, p, DefaultSeed)
+				if errA != nil || errB != nil || a != b {
+					t.Errorf("%s: from .npy %v (%v), from Zarr %v (%v)", name, a, errA, b, errB)
+				}
+				w = w.WithData(dir, "npy")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			got, err := w.Eval(ctx, sess, p, DefaultSeed)

@@ -79,7 +79,7 @@ Usage:
                                   one JSON line on stdout, a summary on stderr
   phobos explain <workload> [--no-fuse] [--dot tile|cull|fuse]
                                   the chunk graph after each optimisation pass
-  phobos gen-data <workload> [-n N] [-chunk C] [-data DIR] [-memory M]
+  phobos gen-data <workload> [-n N] [-chunk C] [-data DIR] [-format npy|zarr] [-memory M]
                                   write the input file of a file-backed
                                   workload (W9), deterministic for -seed
   phobos version                  print version, Go version, platform and BLAS

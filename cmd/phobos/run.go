@@ -22,6 +22,7 @@ import (
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/rpc"
+	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/workloads"
 )
 
@@ -39,6 +40,7 @@ type runOptions struct {
 	tlsCA          string
 	spillDir       string
 	dataDir        string // where file-backed workloads read their input
+	format         string // of that input: npy or zarr
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -85,6 +87,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.Var(&o.memory, "memory", "memory budget per worker: 1GiB, 512MB, 8e9 (default: half of RAM over the workers)")
 	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
 	fs.StringVar(&o.dataDir, "data", workloads.DefaultDataDir, "directory of the input files of file-backed workloads (W9; write them with phobos gen-data)")
+	fs.StringVar(&o.format, "format", "npy", "format of a file-backed workload's input: npy or zarr")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
@@ -186,12 +189,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "phobos run: %v\n", err)
 		return exitUsage
 	}
-	if path := wl.DataPath(o.dataDir, p); path != "" {
+	if !slices.Contains(workloads.Formats, o.format) {
+		fmt.Fprintf(stderr, "phobos run %s: -format %q (npy or zarr)\n", wl.Name, o.format)
+		return exitUsage
+	}
+	if path := wl.DataPath(o.dataDir, o.format, p); path != "" {
 		if _, err := os.Stat(path); err != nil {
-			fmt.Fprintf(stderr, "phobos run %s: its input %s: %v; write it with: phobos gen-data %s -data %s%s\n", wl.Name, path, err, wl.Name, o.dataDir, sizeArgs(over))
+			fmt.Fprintf(stderr, "phobos run %s: its input %s: %v; write it with: phobos gen-data %s -data %s -format %s%s\n", wl.Name, path, err, wl.Name, o.dataDir, o.format, sizeArgs(over))
 			return exitUsage
 		}
-		wl = wl.WithData(o.dataDir)
+		wl = wl.WithData(o.dataDir, o.format)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -457,7 +464,7 @@ func genDataCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fs, o := newRunFlags(io.Discard)
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "phobos gen-data %s: bad flags (it takes -n, -chunk, -seed, -data, -memory)\n", wl.Name)
+		fmt.Fprintf(stderr, "phobos gen-data %s: bad flags (it takes -n, -chunk, -seed, -data, -format, -memory)\n", wl.Name)
 		return exitUsage
 	}
 	over := workloads.Params{}
@@ -488,9 +495,18 @@ func genDataCmd(args []string, stdout, stderr io.Writer) int {
 	defer sess.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	path := wl.DataPath(o.dataDir, p)
+	if !slices.Contains(workloads.Formats, o.format) {
+		fmt.Fprintf(stderr, "phobos gen-data: -format %q (npy or zarr)\n", o.format)
+		return exitUsage
+	}
+	path := wl.DataPath(o.dataDir, o.format, p)
+	gen := wl.Generate(p, o.seed)
+	sink := gen.ToNpy(path)
+	if o.format == "zarr" {
+		sink = gen.ToZarr(path, tensor.Chunks(p["chunk"]))
+	}
 	t0 := time.Now()
-	res, err := sess.Execute(ctx, wl.Generate(p, o.seed).ToNpy(path))
+	res, err := sess.Execute(ctx, sink)
 	if err != nil {
 		fmt.Fprintf(stderr, "phobos gen-data %s: %v\n", wl.Name, err)
 		return exitFailed

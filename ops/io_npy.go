@@ -197,6 +197,9 @@ func (op NpyReadChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.A
 	if !op.DType.Valid() {
 		return nil, op.errorf("invalid dtype %v", op.DType)
 	}
+	if err := checkChunkAlloc("npy_read_chunk "+op.Path, op.Shape, op.DType); err != nil {
+		return nil, err
+	}
 	// A Fortran-order file is the C-order data of the reversed shape.
 	global, off, shape := op.Global, op.Offset, op.Shape
 	if op.Fortran {

@@ -144,5 +144,24 @@ func (op ZarrReadChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.
 	if err := checkPath(ctx, op.Store.Path); err != nil {
 		return nil, err
 	}
+	if err := checkChunkAlloc("zarr_read_chunk "+op.Store.Path, op.Shape, op.Store.DType); err != nil {
+		return nil, err
+	}
 	return op.Store.array(ctx).ReadRegion(op.Offset, op.Shape)
+}
+
+// checkChunkAlloc refuses a chunk of a file op too large to hold: the shape
+// comes in the op, from the network, not from the memory quota's estimate.
+func checkChunkAlloc(what string, shape []int, dt ndarray.DType) error {
+	b := float64(dt.Size())
+	for _, n := range shape {
+		if n < 0 {
+			return fmt.Errorf("%s: shape %v", what, shape)
+		}
+		b *= float64(n)
+	}
+	if b > zarr.MaxChunkBytes {
+		return fmt.Errorf("%s: a chunk of shape %v is over %d bytes", what, shape, zarr.MaxChunkBytes)
+	}
+	return nil
 }

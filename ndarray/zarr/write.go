@@ -34,6 +34,9 @@ func NewArray(shape, chunks []int, dt ndarray.DType, codec string) (*Array, erro
 	if _, err := typeString(dt); err != nil {
 		return nil, err
 	}
+	if err := checkChunkBytes(chunks, dt.Size()); err != nil {
+		return nil, fmt.Errorf("zarr: %w", err)
+	}
 	switch codec {
 	case "", "zlib", "gzip", "zstd", "blosc":
 	default:

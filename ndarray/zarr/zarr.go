@@ -97,6 +97,9 @@ func parse(raw []byte) (*Array, error) {
 		}
 		elems *= int64(n)
 	}
+	if err := checkChunkBytes(m.Chunks, 8); err != nil {
+		return nil, err
+	}
 	a := &Array{Shape: m.Shape, Chunks: m.Chunks, Separator: "."}
 	var dt string
 	if err := json.Unmarshal(m.DType, &dt); err != nil {
@@ -136,6 +139,23 @@ func parse(raw []byte) (*Array, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// MaxChunkBytes bounds a stored chunk: reading or writing one holds it
+// whole in memory.
+const MaxChunkBytes = 1 << 31
+
+// checkChunkBytes refuses stored chunks over MaxChunkBytes of itemsize-byte
+// elements.
+func checkChunkBytes(chunks []int, itemsize int) error {
+	b := float64(itemsize)
+	for _, c := range chunks {
+		b *= float64(c)
+	}
+	if b > MaxChunkBytes {
+		return fmt.Errorf("stored chunks %v of %d-byte elements are over %d bytes", chunks, itemsize, MaxChunkBytes)
+	}
+	return nil
 }
 
 // parseDType maps a NumPy type string to a Phobos dtype and byte order.

@@ -12,6 +12,9 @@ import (
 // Full is a tensor of the given shape filled with v (float64 unless WithDType).
 func Full(shape []int, v float64, opts ...Option) *Tensor {
 	c := newConfig(ndarray.Float64, opts)
+	if err := c.check("full"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Full{Meta: ops.Meta{Shape: append([]int(nil), shape...), DType: c.dtype}, Value: v, Chunks: c.chunks})
 }
 
@@ -31,6 +34,9 @@ func Arange(start, stop, step float64, opts ...Option) *Tensor {
 		n = 0
 	}
 	c := newConfig(ndarray.Float64, opts)
+	if err := c.check("arange"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Arange{Meta: ops.Meta{Shape: []int{n}, DType: c.dtype}, Start: start, Step: step, Chunks: c.chunks})
 }
 
@@ -40,6 +46,9 @@ func ArangeN(n int, opts ...Option) *Tensor {
 		return errorf("arange: negative length %d", n)
 	}
 	c := newConfig(ndarray.Int64, opts)
+	if err := c.check("arange"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Arange{Meta: ops.Meta{Shape: []int{n}, DType: c.dtype}, Start: 0, Step: 1, Chunks: c.chunks})
 }
 
@@ -53,12 +62,18 @@ func Linspace(start, stop float64, num int, opts ...Option) *Tensor {
 		step = (stop - start) / float64(num-1)
 	}
 	c := newConfig(ndarray.Float64, opts)
+	if err := c.check("arange"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Arange{Meta: ops.Meta{Shape: []int{num}, DType: c.dtype}, Start: start, Step: step, End: stop, EndValue: num > 1, Chunks: c.chunks})
 }
 
 // Eye is an n x m tensor with ones on the k-th diagonal (float64 unless WithDType).
 func Eye(n, m, k int, opts ...Option) *Tensor {
 	c := newConfig(ndarray.Float64, opts)
+	if err := c.check("eye"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Eye{Meta: ops.Meta{Shape: []int{n, m}, DType: c.dtype}, K: k, Chunks: c.chunks})
 }
 
@@ -68,6 +83,9 @@ func FromArray(a *ndarray.Array, opts ...Option) *Tensor {
 		return errorf("from array: nil array")
 	}
 	c := newConfig(a.DType(), opts)
+	if err := c.check("literal"); err != nil {
+		return errTensor(err)
+	}
 	if c.dtype != a.DType() {
 		a = a.Astype(c.dtype)
 	}
@@ -259,6 +277,9 @@ func NewGenerator(seed uint64) *Generator { return &Generator{seed: seed} }
 
 func (g *Generator) random(shape []int, dist rng.Dist, p1, p2 float64, def ndarray.DType, opts []Option) *Tensor {
 	c := newConfig(def, opts)
+	if err := c.check("random"); err != nil {
+		return errTensor(err)
+	}
 	key := rng.NewKey(g.seed, g.stream.Add(1)-1)
 	return New(ops.Random{Meta: ops.Meta{Shape: append([]int(nil), shape...), DType: c.dtype}, Key: key, Dist: dist, P1: p1, P2: p2, Chunks: c.chunks})
 }
@@ -297,5 +318,11 @@ func (g *Generator) RandInt(lo, hi int64, shape []int, opts ...Option) *Tensor {
 // Rechunk changes the chunking of t (see Chunks, ChunkSplits, ChunkBytes).
 func (t *Tensor) Rechunk(opts ...Option) *Tensor {
 	c := newConfig(t.meta.DType, opts)
+	if t == nil || t.err != nil {
+		return New(ops.Rechunk{Chunks: c.chunks}, t)
+	}
+	if err := c.check("rechunk"); err != nil {
+		return errTensor(err)
+	}
 	return New(ops.Rechunk{Chunks: c.chunks}, t)
 }

@@ -25,6 +25,9 @@ import (
 // and are carried by the tensor.
 func FromNpy(path string, opts ...Option) *Tensor {
 	c := newConfig(ndarray.Invalid, opts)
+	if c.err != nil {
+		return errorf("from npy: %w", c.err)
+	}
 	op, err := ops.NewNpyRead(filepath.Clean(path), c.chunks)
 	if err != nil {
 		return errorf("from npy: %w", err)
@@ -71,6 +74,9 @@ func (t *Tensor) ToNpy(path string) *Tensor {
 // path, and it must not change while computations read it.
 func FromZarr(path string, opts ...Option) *Tensor {
 	c := newConfig(ndarray.Invalid, opts)
+	if c.err != nil {
+		return errorf("from zarr: %w", c.err)
+	}
 	op, err := ops.NewZarrRead(filepath.Clean(path), c.chunks)
 	if err != nil {
 		return errorf("from zarr: %w", err)
@@ -104,6 +110,12 @@ func (t *Tensor) ToZarr(path string, opts ...Option) *Tensor {
 	}
 	path = filepath.Clean(path)
 	c := newConfig(t.meta.DType, opts)
+	if c.err != nil {
+		return errorf("to zarr: %w", c.err)
+	}
+	if err := c.chunks.Validate(t.meta.Shape); err != nil {
+		return errorf("to zarr: %w", err)
+	}
 	codec := c.codec
 	switch codec {
 	case "":

@@ -139,6 +139,7 @@ type config struct {
 	dtype  ndarray.DType
 	chunks ops.ChunkSpec
 	codec  string // ToZarr's compressor
+	err    error  // a bad option, reported by the constructor
 }
 
 func newConfig(dt ndarray.DType, opts []Option) config {
@@ -152,7 +153,12 @@ func newConfig(dt ndarray.DType, opts []Option) config {
 // Chunks sets the chunk size: one size for every axis, or one per axis (-1
 // for a whole axis).
 func Chunks(sizes ...int) Option {
-	return func(c *config) { c.chunks = ops.ChunkSpec{Size: append([]int(nil), sizes...)} }
+	return func(c *config) {
+		c.chunks = ops.ChunkSpec{Size: append([]int(nil), sizes...)}
+		if len(sizes) == 0 { // would read as automatic chunks
+			c.setErr(fmt.Errorf("chunks: no chunk size given"))
+		}
+	}
 }
 
 // ChunkSplits sets explicit per-axis chunk sizes, which must add up to each axis.
@@ -164,7 +170,27 @@ func ChunkSplits(splits ...[]int) Option {
 
 // ChunkBytes asks for automatic chunks of about n bytes (default 128 MiB).
 func ChunkBytes(n int64) Option {
-	return func(c *config) { c.chunks = ops.ChunkSpec{Bytes: n} }
+	return func(c *config) {
+		c.chunks = ops.ChunkSpec{Bytes: n}
+		if n == 0 { // would read as the default size; negatives fail in Validate
+			c.setErr(fmt.Errorf("chunks: %d bytes per chunk: want a positive size", n))
+		}
+	}
+}
+
+func (c *config) setErr(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// check reports a bad option as the error of the constructor name, so the
+// tensor carries it when built (New checks the spec against the shape).
+func (c config) check(name string) error {
+	if c.err != nil {
+		return fmt.Errorf("%s: %w", name, c.err)
+	}
+	return nil
 }
 
 // WithDType sets the element type.

@@ -43,6 +43,7 @@ type config struct {
 	token       string      // the cluster's shared token (Connect)
 	tls         *tls.Config // how Connect checks an https:// cluster; nil: system roots
 	noGoLimit   bool        // leave the process's Go memory limit alone
+	inlineMax   int64       // client arrays above this travel as uploads (Connect); <0: all
 }
 
 // WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
@@ -58,6 +59,19 @@ func WithTLSConfig(cfg *tls.Config) Option { return func(c *config) { c.tls = cf
 // --token-file or $PHOBOS_TOKEN); without it a cluster that has one answers
 // 401.
 func WithToken(token string) Option { return func(c *config) { c.token = token } }
+
+// WithInlineLimit sets the size in bytes above which a Connect session
+// uploads a client array (FromArray, FromSlice) chunk by chunk instead of
+// sending it inside the graph (default 1 MiB; 0 uploads every array).
+// Local sessions never copy client arrays.
+func WithInlineLimit(bytes int64) Option {
+	return func(c *config) {
+		c.inlineMax = bytes
+		if bytes == 0 {
+			c.inlineMax = -1
+		}
+	}
+}
 
 // WithMemoryLimit sets each worker's memory budget in bytes.
 func WithMemoryLimit(bytes int64) Option { return func(c *config) { c.memLimit = bytes } }

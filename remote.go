@@ -26,6 +26,9 @@ type remoteBackend struct {
 	base string // the web service, e.g. http://127.0.0.1:7103
 	sid  string
 	http *http.Client
+	ups  uploads
+	// inlineMax: client arrays of more bytes are uploaded (< 0: all).
+	inlineMax int64
 }
 
 // Connect opens a session on the cluster whose web service is at url
@@ -37,7 +40,10 @@ func Connect(ctx context.Context, url string, opts ...Option) (*Session, error) 
 	for _, o := range opts {
 		o(&c)
 	}
-	b := &remoteBackend{base: strings.TrimRight(url, "/"), http: rpc.WithToken(rpc.WithTLS(rpc.NewHTTPClient(), c.tls), c.token)}
+	b := &remoteBackend{base: strings.TrimRight(url, "/"), http: rpc.WithToken(rpc.WithTLS(rpc.NewHTTPClient(), c.tls), c.token), inlineMax: c.inlineMax}
+	if b.inlineMax == 0 {
+		b.inlineMax = inlineMaxBytes
+	}
 	if !strings.Contains(b.base, "://") {
 		b.base = "http://" + b.base
 	}
@@ -119,6 +125,9 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	t0 := time.Now()
 	tg, ids, err := tensor.Build(ts...)
 	if err != nil {
+		return nil, Stats{}, err
+	}
+	if err := b.uploadLiterals(ctx, tg); err != nil {
 		return nil, Stats{}, err
 	}
 	gj, err := graph.EncodeTileable(tg)

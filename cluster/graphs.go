@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
 	"runtime"
 	"slices"
@@ -67,6 +68,7 @@ func (p *SchedulerProc) expireSessions(idle time.Duration) {
 				for _, g := range ss.graphs {
 					p.cancelGraph(g)
 				}
+				p.dropUploads(ss.id)
 			}
 		}
 	}
@@ -186,7 +188,51 @@ func (s *graphService) DeleteSession(ctx context.Context, req *connect.Request[p
 	for _, g := range ss.graphs {
 		p.cancelGraph(g)
 	}
+	p.dropUploads(ss.id)
 	return connect.NewResponse(&pb.DeleteSessionResponse{}), nil
+}
+
+func (s *graphService) GetSession(ctx context.Context, req *connect.Request[pb.GetSessionRequest]) (*connect.Response[pb.GetSessionResponse], error) {
+	p := s.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ss, ok := p.mu.sessions[req.Msg.SessionId]
+	if !ok {
+		return nil, errNoSession(req.Msg.SessionId)
+	}
+	ss.lastUsed = time.Now()
+	return connect.NewResponse(&pb.GetSessionResponse{SessionId: ss.id, Graphs: int32(len(ss.graphs))}), nil
+}
+
+// dropUploads asks every worker to remove the session's uploads, in the
+// background: a worker that does not hear it removes them when it stops.
+func (p *SchedulerProc) dropUploads(sid string) {
+	p.mu.Lock()
+	urls := make([]string, 0, len(p.mu.members))
+	for _, m := range p.mu.members {
+		if m.dead == nil {
+			urls = append(urls, m.url)
+		}
+	}
+	p.mu.Unlock()
+	for _, u := range urls {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, u+"/uploads/"+sid, nil)
+			if err != nil {
+				return
+			}
+			resp, err := p.http.Do(req)
+			if err != nil {
+				p.log.Debug("removing a session's uploads", "session", sid, "worker", u, "err", err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}
 }
 
 func errNoSession(sid string) error {
@@ -225,6 +271,9 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	tg, err := graph.DecodeTileable(m.Graph)
 	if err == nil {
 		err = CheckChunkCounts(tg)
+	}
+	if err == nil {
+		err = checkUploads(tg, m.SessionId)
 	}
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
@@ -619,4 +668,16 @@ func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.Statu
 			Unknown: rs.Unknown, Invalid: rs.Invalid, StalledGraphs: rs.Stalled, FailedOnBugs: rs.Bugs + rs.Panics,
 		},
 	}), nil
+}
+
+// checkUploads refuses a graph that reads another session's uploads: an
+// upload lives as long as its session, and only its session's graphs read
+// it.
+func checkUploads(tg *graph.TileableGraph, sid string) error {
+	for i, nd := range tg.Nodes {
+		if up, ok := nd.Op.(ops.Uploaded); ok && up.Session != sid {
+			return fmt.Errorf("tensor %d reads upload %s of session %q; this graph is in session %q", i, up.Upload, up.Session, sid)
+		}
+	}
+	return nil
 }

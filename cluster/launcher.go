@@ -318,3 +318,14 @@ func (c *ProcCluster) Kill(name string) error {
 	}
 	return fmt.Errorf("no child %q", name)
 }
+
+// PID is the process id of the named child ("scheduler", "worker-0", ...,
+// "web"), or 0 if there is none.
+func (c *ProcCluster) PID(name string) int {
+	for _, ch := range c.children {
+		if ch.name == name && ch.cmd.Process != nil {
+			return ch.cmd.Process.Pid
+		}
+	}
+	return 0
+}

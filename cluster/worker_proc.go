@@ -79,6 +79,7 @@ type WorkerProc struct {
 	rep       *resultBatcher
 	peers     *httpPeers
 	load      loadTracker
+	uploads   *ops.UploadStore
 
 	releaseGo func() // undoes the Go memory limit held for the store
 
@@ -131,12 +132,36 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		done:  make(chan struct{}),
 	}
 	p.load.started = make(map[protocol.ChunkKey]bool)
+	// Uploads are files beside the spill files: they are the client's
+	// data, kept until its session ends or this worker stops.
+	updir := cfg.SpillDir
+	if updir == "" {
+		updir = os.TempDir()
+	}
+	if updir, err = os.MkdirTemp(updir, "phobos-uploads-"); err != nil {
+		return nil, fmt.Errorf("worker: uploads directory: %w", err)
+	}
+	if p.uploads, err = ops.NewUploadStore(updir); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	started := false
+	defer func() {
+		if !started {
+			p.uploads.Close()
+		}
+	}()
 	p.sched = phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...)
 	p.peers = &httpPeers{p: p, urls: make(map[int]string)}
 
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
+	rpc.UploadHandlers(mux, p.uploads, func(ctx context.Context) (int, error) {
+		if err := p.waitReady(ctx); err != nil {
+			return 0, err
+		}
+		return p.id, nil
+	})
 	p.srv, err = listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
@@ -186,8 +211,9 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files}, store, &p.load, p.peers)
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads}, store, &p.load, p.peers)
 	close(p.ready)
+	started = true
 	p.wg.Add(1)
 	go p.heartbeat(interval)
 	p.log.Info("worker registered", "worker", p.id, "url", p.url, "listen", p.srv.url, "scheduler", schedURL, "slots", cfg.Slots)
@@ -241,6 +267,9 @@ func (p *WorkerProc) Close() {
 	p.rep.close()
 	if err := p.w.Store().Close(); err != nil {
 		p.log.Warn("closing the store", "err", err)
+	}
+	if err := p.uploads.Close(); err != nil {
+		p.log.Warn("removing the uploads", "err", err)
 	}
 	p.releaseGo()
 	p.exit(nil)
@@ -618,3 +647,6 @@ func (b *resultBatcher) fail(err error) {
 		go b.stopped(err) // it deregisters: not on the batcher's loop
 	}
 }
+
+// UploadDir is where the worker keeps the chunks clients uploaded.
+func (p *WorkerProc) UploadDir() string { return p.uploads.Dir() }

@@ -19,6 +19,9 @@ type PreEncoded struct {
 	JSON []byte
 }
 
+// Unwrap implements ops.Wrapper.
+func (p PreEncoded) Unwrap() ops.ChunkOp { return p.ChunkOp }
+
 // PreEncode wraps op with its encoding.
 func PreEncode(op ops.ChunkOp) (PreEncoded, error) {
 	if p, ok := op.(PreEncoded); ok {

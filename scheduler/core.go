@@ -264,7 +264,18 @@ func (c *core) now() time.Time {
 func (c *core) dispatch(r *Run, i int32) {
 	nd := &r.g.Nodes[i]
 	w := 0
-	if len(c.slots) > 1 {
+	if pw, ok := ops.PinnedWorker(nd.Op); ok {
+		// Its data is on that worker only (an upload): there or nowhere.
+		w = pw
+		if w < 0 || w >= len(c.slots) || c.dead[w] != nil {
+			err := &PinnedError{Node: i, Op: ops.Label(nd.Op), Worker: w}
+			if w >= 0 && w < len(c.slots) {
+				err.Err = c.dead[w]
+			}
+			c.failWith(r, err)
+			return
+		}
+	} else if len(c.slots) > 1 {
 		if len(nd.Inputs) == 0 {
 			w = max(r.plan.Initial[i], 0)
 		} else {
@@ -595,6 +606,24 @@ func (c *core) landedSince(r *Run, i int32, lost []protocol.ChunkKey) bool {
 	}
 	return true
 }
+
+// PinnedError is a chunk op whose data is on one worker only (an upload)
+// that cannot run: the worker is unknown or dead.
+type PinnedError struct {
+	Node   int32
+	Op     string
+	Worker int
+	Err    error // the worker's death, if it died
+}
+
+func (e *PinnedError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("chunk op %d (%s) reads data held only by worker %d, which is gone (%v): upload the data again", e.Node, e.Op, e.Worker, e.Err)
+	}
+	return fmt.Sprintf("chunk op %d (%s) reads data held only by worker %d, which this cluster does not have", e.Node, e.Op, e.Worker)
+}
+
+func (e *PinnedError) Unwrap() error { return e.Err }
 
 // OpError is a chunk op that failed for good; Execute returns it wrapped.
 type OpError struct {

@@ -72,6 +72,8 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}", s.handle(s.getGraph))
 	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelGraph))
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/results/{i}", s.handle(s.getResult))
+	m.HandleFunc("POST /api/sessions/{sid}/uploads", s.handle(s.createUpload))
+	m.HandleFunc("PUT /api/sessions/{sid}/uploads/{uid}/chunks/{index}", s.handle(s.putChunk))
 	m.HandleFunc("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s (see docs/rest-api.md)", r.Method, r.URL.Path)}
 	}))
@@ -146,7 +148,7 @@ func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.
 // checkIDs refuses session and graph ids that no session or graph could
 // have (they are short, printable ASCII) before they travel further.
 func checkIDs(r *http.Request) error {
-	for _, name := range []string{"sid", "gid"} {
+	for _, name := range []string{"sid", "gid", "uid"} {
 		id := r.PathValue(name)
 		if id == "" {
 			continue
@@ -157,10 +159,7 @@ func checkIDs(r *http.Request) error {
 			ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_'
 		}
 		if !ok {
-			what := "session"
-			if name == "gid" {
-				what = "graph"
-			}
+			what := map[string]string{"sid": "session", "gid": "graph", "uid": "upload"}[name]
 			return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no %s %q: ids are letters, digits, '-' and '_'", what, id)}
 		}
 	}

@@ -53,6 +53,8 @@ type Config struct {
 	// Files, when set, is what file ops may touch (see ops.FileAccess);
 	// nil lets them touch any path the process can (a local session).
 	Files *ops.FileAccess
+	// Uploads, when set, holds the chunks clients uploaded to this worker.
+	Uploads *ops.UploadStore
 }
 
 // DefaultQuietStartBytes is the QuietStartBytes the clusters use.
@@ -183,6 +185,9 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			base := context.Background()
 			if w.cfg.Files != nil {
 				base = ops.WithFileAccess(base, w.cfg.Files)
+			}
+			if w.cfg.Uploads != nil {
+				base = ops.WithUploads(base, w.cfg.Uploads)
 			}
 			ctx, cancel := context.WithCancel(base)
 			g = &graphState{ctx: ctx, cancel: cancel}

@@ -1323,6 +1323,102 @@ func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
 	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{20}
 }
 
+type GetSessionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSessionRequest) Reset() {
+	*x = GetSessionRequest{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSessionRequest) ProtoMessage() {}
+
+func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
+func (*GetSessionRequest) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+type GetSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Graphs        int32                  `protobuf:"varint,2,opt,name=graphs,proto3" json:"graphs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSessionResponse) Reset() {
+	*x = GetSessionResponse{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSessionResponse) ProtoMessage() {}
+
+func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
+func (*GetSessionResponse) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GetSessionResponse) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *GetSessionResponse) GetGraphs() int32 {
+	if x != nil {
+		return x.Graphs
+	}
+	return 0
+}
+
 type SubmitGraphRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -1337,7 +1433,7 @@ type SubmitGraphRequest struct {
 
 func (x *SubmitGraphRequest) Reset() {
 	*x = SubmitGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1445,7 @@ func (x *SubmitGraphRequest) String() string {
 func (*SubmitGraphRequest) ProtoMessage() {}
 
 func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1458,7 @@ func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGraphRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SubmitGraphRequest) GetSessionId() string {
@@ -1404,7 +1500,7 @@ type GetGraphRequest struct {
 
 func (x *GetGraphRequest) Reset() {
 	*x = GetGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1512,7 @@ func (x *GetGraphRequest) String() string {
 func (*GetGraphRequest) ProtoMessage() {}
 
 func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1525,7 @@ func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetGraphRequest) GetSessionId() string {
@@ -1463,7 +1559,7 @@ type CancelGraphRequest struct {
 
 func (x *CancelGraphRequest) Reset() {
 	*x = CancelGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1475,7 +1571,7 @@ func (x *CancelGraphRequest) String() string {
 func (*CancelGraphRequest) ProtoMessage() {}
 
 func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1488,7 +1584,7 @@ func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelGraphRequest.ProtoReflect.Descriptor instead.
 func (*CancelGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CancelGraphRequest) GetSessionId() string {
@@ -1516,7 +1612,7 @@ type ResultInfo struct {
 
 func (x *ResultInfo) Reset() {
 	*x = ResultInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1528,7 +1624,7 @@ func (x *ResultInfo) String() string {
 func (*ResultInfo) ProtoMessage() {}
 
 func (x *ResultInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1541,7 +1637,7 @@ func (x *ResultInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultInfo.ProtoReflect.Descriptor instead.
 func (*ResultInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ResultInfo) GetShape() []int64 {
@@ -1590,7 +1686,7 @@ type GraphStatus struct {
 
 func (x *GraphStatus) Reset() {
 	*x = GraphStatus{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +1698,7 @@ func (x *GraphStatus) String() string {
 func (*GraphStatus) ProtoMessage() {}
 
 func (x *GraphStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +1711,7 @@ func (x *GraphStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphStatus.ProtoReflect.Descriptor instead.
 func (*GraphStatus) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GraphStatus) GetSessionId() string {
@@ -1713,7 +1809,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1821,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1834,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetResultRequest) GetSessionId() string {
@@ -1776,7 +1872,7 @@ type ChunkLocation struct {
 
 func (x *ChunkLocation) Reset() {
 	*x = ChunkLocation{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1788,7 +1884,7 @@ func (x *ChunkLocation) String() string {
 func (*ChunkLocation) ProtoMessage() {}
 
 func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1801,7 +1897,7 @@ func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChunkLocation.ProtoReflect.Descriptor instead.
 func (*ChunkLocation) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ChunkLocation) GetGraph() uint64 {
@@ -1848,7 +1944,7 @@ type Splits struct {
 
 func (x *Splits) Reset() {
 	*x = Splits{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1860,7 +1956,7 @@ func (x *Splits) String() string {
 func (*Splits) ProtoMessage() {}
 
 func (x *Splits) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1873,7 +1969,7 @@ func (x *Splits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Splits.ProtoReflect.Descriptor instead.
 func (*Splits) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Splits) GetSizes() []int64 {
@@ -1897,7 +1993,7 @@ type ResultLayout struct {
 
 func (x *ResultLayout) Reset() {
 	*x = ResultLayout{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2005,7 @@ func (x *ResultLayout) String() string {
 func (*ResultLayout) ProtoMessage() {}
 
 func (x *ResultLayout) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2018,7 @@ func (x *ResultLayout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultLayout.ProtoReflect.Descriptor instead.
 func (*ResultLayout) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ResultLayout) GetShape() []int64 {
@@ -1961,7 +2057,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1973,7 +2069,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1986,7 +2082,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{30}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{32}
 }
 
 type StatusResponse struct {
@@ -2004,7 +2100,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2112,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2125,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{31}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StatusResponse) GetLiveWorkers() int32 {
@@ -2076,7 +2172,7 @@ type ResultStats struct {
 
 func (x *ResultStats) Reset() {
 	*x = ResultStats{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2184,7 @@ func (x *ResultStats) String() string {
 func (*ResultStats) ProtoMessage() {}
 
 func (x *ResultStats) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2197,7 @@ func (x *ResultStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultStats.ProtoReflect.Descriptor instead.
 func (*ResultStats) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{32}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResultStats) GetReceived() int64 {
@@ -2254,7 +2350,14 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
-	"\x15DeleteSessionResponse\"|\n" +
+	"\x15DeleteSessionResponse\"2\n" +
+	"\x11GetSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"K\n" +
+	"\x12GetSessionResponse\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
+	"\x06graphs\x18\x02 \x01(\x05R\x06graphs\"|\n" +
 	"\x12SubmitGraphRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2345,10 +2448,12 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\vListWorkers\x12\x1d.phobos.v1.ListWorkersRequest\x1a\x1e.phobos.v1.ListWorkersResponse\x12[\n" +
 	"\x10DeregisterWorker\x12\".phobos.v1.DeregisterWorkerRequest\x1a#.phobos.v1.DeregisterWorkerResponse2T\n" +
 	"\rWorkerService\x12C\n" +
-	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse2\x84\x04\n" +
+	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse2\xcf\x04\n" +
 	"\fGraphService\x12R\n" +
 	"\rCreateSession\x12\x1f.phobos.v1.CreateSessionRequest\x1a .phobos.v1.CreateSessionResponse\x12R\n" +
-	"\rDeleteSession\x12\x1f.phobos.v1.DeleteSessionRequest\x1a .phobos.v1.DeleteSessionResponse\x12D\n" +
+	"\rDeleteSession\x12\x1f.phobos.v1.DeleteSessionRequest\x1a .phobos.v1.DeleteSessionResponse\x12I\n" +
+	"\n" +
+	"GetSession\x12\x1c.phobos.v1.GetSessionRequest\x1a\x1d.phobos.v1.GetSessionResponse\x12D\n" +
 	"\vSubmitGraph\x12\x1d.phobos.v1.SubmitGraphRequest\x1a\x16.phobos.v1.GraphStatus\x12>\n" +
 	"\bGetGraph\x12\x1a.phobos.v1.GetGraphRequest\x1a\x16.phobos.v1.GraphStatus\x12D\n" +
 	"\vCancelGraph\x12\x1d.phobos.v1.CancelGraphRequest\x1a\x16.phobos.v1.GraphStatus\x12A\n" +
@@ -2368,7 +2473,7 @@ func file_phobos_v1_phobos_proto_rawDescGZIP() []byte {
 }
 
 var file_phobos_v1_phobos_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_phobos_v1_phobos_proto_goTypes = []any{
 	(Outcome)(0),                     // 0: phobos.v1.Outcome
 	(*DeregisterWorkerRequest)(nil),  // 1: phobos.v1.DeregisterWorkerRequest
@@ -2392,19 +2497,21 @@ var file_phobos_v1_phobos_proto_goTypes = []any{
 	(*CreateSessionResponse)(nil),    // 19: phobos.v1.CreateSessionResponse
 	(*DeleteSessionRequest)(nil),     // 20: phobos.v1.DeleteSessionRequest
 	(*DeleteSessionResponse)(nil),    // 21: phobos.v1.DeleteSessionResponse
-	(*SubmitGraphRequest)(nil),       // 22: phobos.v1.SubmitGraphRequest
-	(*GetGraphRequest)(nil),          // 23: phobos.v1.GetGraphRequest
-	(*CancelGraphRequest)(nil),       // 24: phobos.v1.CancelGraphRequest
-	(*ResultInfo)(nil),               // 25: phobos.v1.ResultInfo
-	(*GraphStatus)(nil),              // 26: phobos.v1.GraphStatus
-	(*GetResultRequest)(nil),         // 27: phobos.v1.GetResultRequest
-	(*ChunkLocation)(nil),            // 28: phobos.v1.ChunkLocation
-	(*Splits)(nil),                   // 29: phobos.v1.Splits
-	(*ResultLayout)(nil),             // 30: phobos.v1.ResultLayout
-	(*StatusRequest)(nil),            // 31: phobos.v1.StatusRequest
-	(*StatusResponse)(nil),           // 32: phobos.v1.StatusResponse
-	(*ResultStats)(nil),              // 33: phobos.v1.ResultStats
-	nil,                              // 34: phobos.v1.GraphStatus.ProgressEntry
+	(*GetSessionRequest)(nil),        // 22: phobos.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 23: phobos.v1.GetSessionResponse
+	(*SubmitGraphRequest)(nil),       // 24: phobos.v1.SubmitGraphRequest
+	(*GetGraphRequest)(nil),          // 25: phobos.v1.GetGraphRequest
+	(*CancelGraphRequest)(nil),       // 26: phobos.v1.CancelGraphRequest
+	(*ResultInfo)(nil),               // 27: phobos.v1.ResultInfo
+	(*GraphStatus)(nil),              // 28: phobos.v1.GraphStatus
+	(*GetResultRequest)(nil),         // 29: phobos.v1.GetResultRequest
+	(*ChunkLocation)(nil),            // 30: phobos.v1.ChunkLocation
+	(*Splits)(nil),                   // 31: phobos.v1.Splits
+	(*ResultLayout)(nil),             // 32: phobos.v1.ResultLayout
+	(*StatusRequest)(nil),            // 33: phobos.v1.StatusRequest
+	(*StatusResponse)(nil),           // 34: phobos.v1.StatusResponse
+	(*ResultStats)(nil),              // 35: phobos.v1.ResultStats
+	nil,                              // 36: phobos.v1.GraphStatus.ProgressEntry
 }
 var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	5,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
@@ -2414,11 +2521,11 @@ var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	12, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
 	14, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
 	15, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
-	34, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
-	25, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
-	29, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
-	28, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
-	33, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
+	36, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
+	27, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
+	31, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
+	30, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
+	35, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
 	3,  // 12: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
 	6,  // 13: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
 	9,  // 14: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
@@ -2427,26 +2534,28 @@ var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	16, // 17: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
 	18, // 18: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
 	20, // 19: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
-	22, // 20: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
-	23, // 21: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
-	24, // 22: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
-	27, // 23: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
-	31, // 24: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
-	4,  // 25: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
-	7,  // 26: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
-	10, // 27: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
-	13, // 28: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
-	2,  // 29: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
-	17, // 30: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
-	19, // 31: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
-	21, // 32: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
-	26, // 33: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
-	26, // 34: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
-	26, // 35: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
-	30, // 36: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
-	32, // 37: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
-	25, // [25:38] is the sub-list for method output_type
-	12, // [12:25] is the sub-list for method input_type
+	22, // 20: phobos.v1.GraphService.GetSession:input_type -> phobos.v1.GetSessionRequest
+	24, // 21: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
+	25, // 22: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
+	26, // 23: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
+	29, // 24: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
+	33, // 25: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
+	4,  // 26: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
+	7,  // 27: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
+	10, // 28: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
+	13, // 29: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
+	2,  // 30: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
+	17, // 31: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
+	19, // 32: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
+	21, // 33: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
+	23, // 34: phobos.v1.GraphService.GetSession:output_type -> phobos.v1.GetSessionResponse
+	28, // 35: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
+	28, // 36: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
+	28, // 37: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
+	32, // 38: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
+	34, // 39: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
+	26, // [26:40] is the sub-list for method output_type
+	12, // [12:26] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name
@@ -2463,7 +2572,7 @@ func file_phobos_v1_phobos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_phobos_v1_phobos_proto_rawDesc), len(file_phobos_v1_phobos_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

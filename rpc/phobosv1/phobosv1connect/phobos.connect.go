@@ -66,6 +66,8 @@ const (
 	// GraphServiceDeleteSessionProcedure is the fully-qualified name of the GraphService's
 	// DeleteSession RPC.
 	GraphServiceDeleteSessionProcedure = "/phobos.v1.GraphService/DeleteSession"
+	// GraphServiceGetSessionProcedure is the fully-qualified name of the GraphService's GetSession RPC.
+	GraphServiceGetSessionProcedure = "/phobos.v1.GraphService/GetSession"
 	// GraphServiceSubmitGraphProcedure is the fully-qualified name of the GraphService's SubmitGraph
 	// RPC.
 	GraphServiceSubmitGraphProcedure = "/phobos.v1.GraphService/SubmitGraph"
@@ -349,6 +351,9 @@ type GraphServiceClient interface {
 	CreateSession(context.Context, *connect.Request[phobosv1.CreateSessionRequest]) (*connect.Response[phobosv1.CreateSessionResponse], error)
 	// DeleteSession cancels the session's graphs and frees their results.
 	DeleteSession(context.Context, *connect.Request[phobosv1.DeleteSessionRequest]) (*connect.Response[phobosv1.DeleteSessionResponse], error)
+	// GetSession checks that a session exists and marks it used (uploads
+	// keep a session alive as graphs do).
+	GetSession(context.Context, *connect.Request[phobosv1.GetSessionRequest]) (*connect.Response[phobosv1.GetSessionResponse], error)
 	// SubmitGraph checks a TileableGraph and starts it; compiling (tiling,
 	// culling, fusing) and preparing happen after it returns.
 	SubmitGraph(context.Context, *connect.Request[phobosv1.SubmitGraphRequest]) (*connect.Response[phobosv1.GraphStatus], error)
@@ -383,6 +388,12 @@ func NewGraphServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			httpClient,
 			baseURL+GraphServiceDeleteSessionProcedure,
 			connect.WithSchema(graphServiceMethods.ByName("DeleteSession")),
+			connect.WithClientOptions(opts...),
+		),
+		getSession: connect.NewClient[phobosv1.GetSessionRequest, phobosv1.GetSessionResponse](
+			httpClient,
+			baseURL+GraphServiceGetSessionProcedure,
+			connect.WithSchema(graphServiceMethods.ByName("GetSession")),
 			connect.WithClientOptions(opts...),
 		),
 		submitGraph: connect.NewClient[phobosv1.SubmitGraphRequest, phobosv1.GraphStatus](
@@ -422,6 +433,7 @@ func NewGraphServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 type graphServiceClient struct {
 	createSession *connect.Client[phobosv1.CreateSessionRequest, phobosv1.CreateSessionResponse]
 	deleteSession *connect.Client[phobosv1.DeleteSessionRequest, phobosv1.DeleteSessionResponse]
+	getSession    *connect.Client[phobosv1.GetSessionRequest, phobosv1.GetSessionResponse]
 	submitGraph   *connect.Client[phobosv1.SubmitGraphRequest, phobosv1.GraphStatus]
 	getGraph      *connect.Client[phobosv1.GetGraphRequest, phobosv1.GraphStatus]
 	cancelGraph   *connect.Client[phobosv1.CancelGraphRequest, phobosv1.GraphStatus]
@@ -437,6 +449,11 @@ func (c *graphServiceClient) CreateSession(ctx context.Context, req *connect.Req
 // DeleteSession calls phobos.v1.GraphService.DeleteSession.
 func (c *graphServiceClient) DeleteSession(ctx context.Context, req *connect.Request[phobosv1.DeleteSessionRequest]) (*connect.Response[phobosv1.DeleteSessionResponse], error) {
 	return c.deleteSession.CallUnary(ctx, req)
+}
+
+// GetSession calls phobos.v1.GraphService.GetSession.
+func (c *graphServiceClient) GetSession(ctx context.Context, req *connect.Request[phobosv1.GetSessionRequest]) (*connect.Response[phobosv1.GetSessionResponse], error) {
+	return c.getSession.CallUnary(ctx, req)
 }
 
 // SubmitGraph calls phobos.v1.GraphService.SubmitGraph.
@@ -469,6 +486,9 @@ type GraphServiceHandler interface {
 	CreateSession(context.Context, *connect.Request[phobosv1.CreateSessionRequest]) (*connect.Response[phobosv1.CreateSessionResponse], error)
 	// DeleteSession cancels the session's graphs and frees their results.
 	DeleteSession(context.Context, *connect.Request[phobosv1.DeleteSessionRequest]) (*connect.Response[phobosv1.DeleteSessionResponse], error)
+	// GetSession checks that a session exists and marks it used (uploads
+	// keep a session alive as graphs do).
+	GetSession(context.Context, *connect.Request[phobosv1.GetSessionRequest]) (*connect.Response[phobosv1.GetSessionResponse], error)
 	// SubmitGraph checks a TileableGraph and starts it; compiling (tiling,
 	// culling, fusing) and preparing happen after it returns.
 	SubmitGraph(context.Context, *connect.Request[phobosv1.SubmitGraphRequest]) (*connect.Response[phobosv1.GraphStatus], error)
@@ -499,6 +519,12 @@ func NewGraphServiceHandler(svc GraphServiceHandler, opts ...connect.HandlerOpti
 		GraphServiceDeleteSessionProcedure,
 		svc.DeleteSession,
 		connect.WithSchema(graphServiceMethods.ByName("DeleteSession")),
+		connect.WithHandlerOptions(opts...),
+	)
+	graphServiceGetSessionHandler := connect.NewUnaryHandler(
+		GraphServiceGetSessionProcedure,
+		svc.GetSession,
+		connect.WithSchema(graphServiceMethods.ByName("GetSession")),
 		connect.WithHandlerOptions(opts...),
 	)
 	graphServiceSubmitGraphHandler := connect.NewUnaryHandler(
@@ -537,6 +563,8 @@ func NewGraphServiceHandler(svc GraphServiceHandler, opts ...connect.HandlerOpti
 			graphServiceCreateSessionHandler.ServeHTTP(w, r)
 		case GraphServiceDeleteSessionProcedure:
 			graphServiceDeleteSessionHandler.ServeHTTP(w, r)
+		case GraphServiceGetSessionProcedure:
+			graphServiceGetSessionHandler.ServeHTTP(w, r)
 		case GraphServiceSubmitGraphProcedure:
 			graphServiceSubmitGraphHandler.ServeHTTP(w, r)
 		case GraphServiceGetGraphProcedure:
@@ -562,6 +590,10 @@ func (UnimplementedGraphServiceHandler) CreateSession(context.Context, *connect.
 
 func (UnimplementedGraphServiceHandler) DeleteSession(context.Context, *connect.Request[phobosv1.DeleteSessionRequest]) (*connect.Response[phobosv1.DeleteSessionResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.GraphService.DeleteSession is not implemented"))
+}
+
+func (UnimplementedGraphServiceHandler) GetSession(context.Context, *connect.Request[phobosv1.GetSessionRequest]) (*connect.Response[phobosv1.GetSessionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.GraphService.GetSession is not implemented"))
 }
 
 func (UnimplementedGraphServiceHandler) SubmitGraph(context.Context, *connect.Request[phobosv1.SubmitGraphRequest]) (*connect.Response[phobosv1.GraphStatus], error) {

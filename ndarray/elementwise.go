@@ -621,3 +621,9 @@ func ewBroadcastAll(shape []int, arrs ...*Array) ([]*Array, error) {
 	}
 	return out, nil
 }
+
+// UnaryOpNames are the NumPy names of the unary ops, in order.
+func UnaryOpNames() []string { return append([]string(nil), ewUnaryNames[Neg:]...) }
+
+// BinaryOpNames are the NumPy names of the binary ops, in order.
+func BinaryOpNames() []string { return append([]string(nil), ewBinaryNames[Add:]...) }

@@ -276,11 +276,27 @@ type Generator struct {
 func NewGenerator(seed uint64) *Generator { return &Generator{seed: seed} }
 
 func (g *Generator) random(shape []int, dist rng.Dist, p1, p2 float64, def ndarray.DType, opts []Option) *Tensor {
+	return randomStream(g.seed, g.stream.Add(1)-1, dist, p1, p2, shape, def, opts)
+}
+
+// RandomStream is the tensor a Generator of seed makes as its stream-th
+// (counting from 0) with the same distribution and parameters: a client in
+// another language numbers its random tensors the same way and gets the
+// same numbers. Uniform and Normal are float64, Intn int64, unless WithDType.
+func RandomStream(seed, stream uint64, dist rng.Dist, p1, p2 float64, shape []int, opts ...Option) *Tensor {
+	def := ndarray.Float64
+	if dist == rng.Intn {
+		def = ndarray.Int64
+	}
+	return randomStream(seed, stream, dist, p1, p2, shape, def, opts)
+}
+
+func randomStream(seed, stream uint64, dist rng.Dist, p1, p2 float64, shape []int, def ndarray.DType, opts []Option) *Tensor {
 	c := newConfig(def, opts)
 	if err := c.check("random"); err != nil {
 		return errTensor(err)
 	}
-	key := rng.NewKey(g.seed, g.stream.Add(1)-1)
+	key := rng.NewKey(seed, stream)
 	return New(ops.Random{Meta: ops.Meta{Shape: append([]int(nil), shape...), DType: c.dtype}, Key: key, Dist: dist, P1: p1, P2: p2, Chunks: c.chunks})
 }
 

@@ -220,3 +220,22 @@ func (t *Tensor) Astype(dt ndarray.DType) *Tensor {
 	}
 	return New(ops.Elementwise{Kind: "astype", To: dt}, t)
 }
+
+// Ufunc applies the NumPy ufunc of that name (a unary or binary op of
+// ndarray, by name or alias) to its operands: tensors, Go numbers or bools.
+func Ufunc(name string, args ...any) *Tensor {
+	if op, err := ndarray.ParseUnaryOp(name); err == nil {
+		if len(args) != 1 {
+			return errorf("%s takes 1 operand, got %d", op, len(args))
+		}
+		return unary(op.String(), args[0])
+	}
+	op, err := ndarray.ParseBinaryOp(name)
+	if err != nil {
+		return errorf("no ufunc %q", name)
+	}
+	if len(args) != 2 {
+		return errorf("%s takes 2 operands, got %d", op, len(args))
+	}
+	return binary(op.String(), args[0], args[1])
+}

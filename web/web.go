@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -72,6 +71,9 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}", s.handle(s.getGraph))
 	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelGraph))
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/results/{i}", s.handle(s.getResult))
+	m.HandleFunc("GET /api/functions", s.handle(s.getFunctions))
+	m.HandleFunc("POST /api/describe", s.handle(s.describe))
+	m.HandleFunc("POST /api/sessions/{sid}/programs", s.handle(s.submitProgram))
 	m.HandleFunc("POST /api/sessions/{sid}/uploads", s.handle(s.createUpload))
 	m.HandleFunc("PUT /api/sessions/{sid}/uploads/{uid}/chunks/{index}", s.handle(s.putChunk))
 	m.HandleFunc("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
@@ -88,6 +90,7 @@ func (s *Server) Handler() http.Handler { return s.mux }
 type httpError struct {
 	code int
 	msg  string
+	kind string // the Python exception a client raises, when known
 }
 
 func (e *httpError) Error() string { return e.msg }
@@ -130,18 +133,22 @@ func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.
 			panic(http.ErrAbortHandler)
 		}
 		var he *httpError
-		code, msg := http.StatusInternalServerError, err.Error()
+		code, msg, kind := http.StatusInternalServerError, err.Error(), ""
 		var ce *connect.Error
 		switch {
 		case errors.As(err, &he):
-			code = he.code
+			code, kind = he.code, he.kind
 		case errors.As(err, &ce):
 			code, msg = statusOf(err), ce.Message()
 		}
 		if code >= 500 {
 			s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "err", msg)
 		}
-		writeJSON(w, code, map[string]string{"error": msg})
+		body := map[string]string{"error": msg}
+		if kind != "" {
+			body["kind"] = kind
+		}
+		writeJSON(w, code, body)
 	}
 }
 
@@ -294,37 +301,21 @@ type SubmitRequest struct {
 }
 
 func (s *Server) submitGraph(w http.ResponseWriter, r *http.Request) error {
-	sid := r.PathValue("sid")
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &httpError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds the limit of %d bytes (the web service's --max-request-bytes)", mbe.Limit)}
-		}
-		return badRequest(fmt.Errorf("reading the request body: %w", err))
-	}
 	var req SubmitRequest
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&req); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return badRequest(fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err))
-		case errors.As(err, &te):
-			return badRequest(fmt.Errorf("field %q: want %v, got a JSON %s", te.Field, te.Type, te.Value))
-		case errors.Is(err, io.EOF):
-			return badRequest(errors.New("empty body: want {\"graph\": {...}, \"results\": [...]}"))
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return badRequest(errors.New("malformed JSON: the body ends in the middle of a value"))
+	if err := s.decode(w, r, &req); err != nil {
+		if he := (*httpError)(nil); errors.As(err, &he) && he.msg == "empty body: want a JSON object" {
+			he.msg = `empty body: want {"graph": {...}, "results": [...]}`
 		}
-		return badRequest(fmt.Errorf("bad request body: %v", err))
+		return err
 	}
+	return s.submit(w, r, req)
+}
+
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, req SubmitRequest) error {
 	if len(req.Graph) == 0 || bytes.Equal(req.Graph, []byte("null")) {
 		return badRequest(errors.New(`missing "graph"`))
 	}
-	msg := &pb.SubmitGraphRequest{SessionId: sid, Graph: req.Graph, NoFuse: req.Fuse != nil && !*req.Fuse}
+	msg := &pb.SubmitGraphRequest{SessionId: r.PathValue("sid"), Graph: req.Graph, NoFuse: req.Fuse != nil && !*req.Fuse}
 	for _, x := range req.Results {
 		msg.Results = append(msg.Results, int32(min(max(x, -1), 1<<31-1)))
 	}

@@ -82,6 +82,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		progressTimeout             time.Duration
 		maxFinished                 int
 		dataRoots                   listFlag
+		stopOnEOF                   bool
 	)
 	switch role {
 	case "scheduler":
@@ -111,6 +112,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&spillDir, "spill-dir", "", "parent of the workers' spill directories (default: temporary)")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address of the REST API")
 		fs.Var(&dataRoots, "data-root", "a directory the workers' file ops may use (passed to each worker); repeatable")
+		fs.BoolVar(&stopOnEOF, "stop-on-eof", false, "also stop when stdin ends: a parent holding the other end of a pipe (the Python client) has gone, however it went")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -199,6 +201,12 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		if mem.v == 0 {
 			mem.v = storage.DefaultLimit() / int64(workers)
+		}
+		if stopOnEOF {
+			go func() {
+				_, _ = io.Copy(io.Discard, os.Stdin)
+				stop()
+			}()
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,

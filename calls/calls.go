@@ -1,0 +1,477 @@
+// Package calls is the tensor API by name: a client that is not written in
+// Go (the Python package in python/) describes a computation as a program,
+// a list of calls of named functions ("add", "sum", "reshape", ...) whose
+// arguments are JSON values and references to earlier calls, and the web
+// service builds it with the tensor package. The semantics are therefore
+// the Go API's, NumPy's, in one place; clients list the functions with
+// GET /api/functions and cannot drift from them.
+package calls
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/npy"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// Program is a computation as calls: node i may refer to nodes before it.
+type Program struct {
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is one call, or an array the client holds.
+type Node struct {
+	Fn     string                     `json:"fn,omitempty"`
+	Args   []json.RawMessage          `json:"args,omitempty"`
+	Kwargs map[string]json.RawMessage `json:"kwargs,omitempty"`
+	// Data is an array sent inline: base64 of its .npy bytes, with Chunks.
+	Data   string          `json:"data,omitempty"`
+	Chunks json.RawMessage `json:"chunks,omitempty"`
+	// Uploaded is an array sent as an upload (POST .../uploads).
+	Uploaded *ops.Uploaded `json:"uploaded,omitempty"`
+	// Like stands for an array by its shape, dtype and chunks alone: enough
+	// to describe what a program makes, not to run it.
+	Like *Like `json:"like,omitempty"`
+}
+
+// Like is an array's metadata.
+type Like struct {
+	Shape  []int           `json:"shape"`
+	DType  string          `json:"dtype"`
+	Chunks json.RawMessage `json:"chunks,omitempty"`
+}
+
+// Error is a call that cannot be built; Kind is the Python exception NumPy
+// raises for the same mistake.
+type Error struct {
+	Node int
+	Fn   string
+	Kind string // TypeError, ValueError, IndexError, NotImplementedError
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Fn == "" {
+		return fmt.Sprintf("node %d: %v", e.Node, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Fn, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Limits on what a program may ask for, before anything is built.
+const (
+	MaxNodes = 1 << 16
+	maxRank  = 32
+)
+
+// Build makes the tensor of every node. Like nodes are refused unless
+// like is true (they carry no data).
+func (p Program) Build(like bool) ([]*tensor.Tensor, error) {
+	if len(p.Nodes) > MaxNodes {
+		return nil, &Error{Kind: "ValueError", Err: fmt.Errorf("a program of %d calls (at most %d)", len(p.Nodes), MaxNodes)}
+	}
+	out := make([]*tensor.Tensor, len(p.Nodes))
+	for i, n := range p.Nodes {
+		t, err := n.build(out[:i], like)
+		if err != nil {
+			var ce *Error
+			if errors.As(err, &ce) {
+				ce.Node = i
+				return nil, ce
+			}
+			return nil, &Error{Node: i, Fn: n.Fn, Kind: "ValueError", Err: err}
+		}
+		if err := t.Err(); err != nil {
+			kind := "ValueError"
+			if n.Fn == "getitem" {
+				kind = "IndexError"
+			}
+			return nil, &Error{Node: i, Fn: n.Fn, Kind: kind, Err: err}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func (n Node) build(prev []*tensor.Tensor, like bool) (*tensor.Tensor, error) {
+	kinds := 0
+	for _, b := range []bool{n.Fn != "", n.Data != "", n.Uploaded != nil, n.Like != nil} {
+		if b {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return nil, &Error{Kind: "TypeError", Err: errors.New(`a node is one of {"fn": ...}, {"data": ...}, {"uploaded": ...} or {"like": ...}`)}
+	}
+	switch {
+	case n.Data != "":
+		raw, err := base64.StdEncoding.DecodeString(n.Data)
+		if err != nil {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("data: %w", err)}
+		}
+		a, err := npy.Read(bytes.NewReader(raw))
+		if err != nil {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("data: %w", err)}
+		}
+		opts, err := chunkOpts(n.Chunks)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.FromArray(a, opts...), nil
+	case n.Uploaded != nil:
+		return tensor.New(*n.Uploaded), nil
+	case n.Like != nil:
+		if !like {
+			return nil, &Error{Kind: "TypeError", Err: errors.New(`"like" nodes only describe; send the array's data to run it`)}
+		}
+		dt, err := ndarray.ParseDType(n.Like.DType)
+		if err != nil {
+			return nil, &Error{Kind: "TypeError", Err: err}
+		}
+		if err := checkShape(n.Like.Shape); err != nil {
+			return nil, err
+		}
+		opts, err := chunkOpts(n.Like.Chunks)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Full(n.Like.Shape, 0, append(opts, tensor.WithDType(dt))...), nil
+	}
+	f, ok := table[n.Fn]
+	if !ok {
+		return nil, &Error{Fn: n.Fn, Kind: "NotImplementedError", Err: fmt.Errorf("phobos has no function %q", n.Fn)}
+	}
+	a, err := bind(n, f.params, prev)
+	if err != nil {
+		return nil, err
+	}
+	t, err := f.build(a)
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.Fn = n.Fn
+			return nil, ce
+		}
+		return nil, &Error{Fn: n.Fn, Kind: "TypeError", Err: err}
+	}
+	return t, nil
+}
+
+// Function describes a function for clients.
+type Function struct {
+	Name   string   `json:"name"`
+	Params []string `json:"params"`
+}
+
+// Functions lists every function a program may call, by name.
+func Functions() []Function {
+	out := make([]Function, 0, len(table))
+	for name, f := range table {
+		out = append(out, Function{Name: name, Params: f.params})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// args are a call's arguments bound to its parameter names.
+type args struct {
+	vals map[string]json.RawMessage
+	prev []*tensor.Tensor
+}
+
+func bind(n Node, params []string, prev []*tensor.Tensor) (*args, error) {
+	a := &args{vals: make(map[string]json.RawMessage), prev: prev}
+	variadic := len(params) > 0 && strings.HasPrefix(params[len(params)-1], "*")
+	for i, v := range n.Args {
+		switch {
+		case i < len(params) && !strings.HasPrefix(params[i], "*"):
+			a.vals[params[i]] = v
+		case variadic:
+			name := params[len(params)-1]
+			a.vals[name] = append(append(a.vals[name][:len(a.vals[name]):len(a.vals[name])], ','), v...)
+		default:
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("takes %d positional arguments but %d were given", len(params), len(n.Args))}
+		}
+	}
+	if variadic {
+		name := params[len(params)-1]
+		if v, ok := a.vals[name]; ok {
+			a.vals[name] = append(append([]byte{'['}, v[1:]...), ']')
+		}
+	}
+	for k, v := range n.Kwargs {
+		if !slices.Contains(params, k) {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("got an unexpected keyword argument %q", k)}
+		}
+		if _, dup := a.vals[k]; dup {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("got multiple values for argument %q", k)}
+		}
+		a.vals[k] = v
+	}
+	return a, nil
+}
+
+func typeErr(name string, err error) error {
+	return &Error{Kind: "TypeError", Err: fmt.Errorf("argument %q: %w", name, err)}
+}
+
+// has reports whether the argument was given and is not null.
+func (a *args) has(name string) bool {
+	v, ok := a.vals[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// operand is a tensor (a reference) or a Python number or bool.
+func (a *args) operand(name string) (any, error) {
+	v, ok := a.vals[name]
+	if !ok {
+		return nil, typeErr(name, errors.New("missing"))
+	}
+	return a.value(name, v)
+}
+
+func (a *args) value(name string, v json.RawMessage) (any, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return nil, typeErr(name, errors.New("missing"))
+	}
+	switch v[0] {
+	case '{':
+		var ref struct {
+			Ref *int `json:"ref"`
+		}
+		if err := json.Unmarshal(v, &ref); err != nil || ref.Ref == nil {
+			return nil, typeErr(name, fmt.Errorf("an object argument is a reference, {\"ref\": N}: %s", v))
+		}
+		if *ref.Ref < 0 || *ref.Ref >= len(a.prev) {
+			return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", *ref.Ref))
+		}
+		return a.prev[*ref.Ref], nil
+	case 't', 'f':
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return nil, typeErr(name, err)
+		}
+		return b, nil
+	case '"':
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return nil, typeErr(name, err)
+		}
+		switch s {
+		case "nan", "NaN":
+			return math.NaN(), nil
+		case "inf", "Infinity":
+			return math.Inf(1), nil
+		case "-inf", "-Infinity":
+			return math.Inf(-1), nil
+		}
+		return nil, typeErr(name, fmt.Errorf("a string %q where a number or tensor goes", s))
+	}
+	if !bytes.ContainsAny(v, ".eE") {
+		var i int64
+		if err := json.Unmarshal(v, &i); err == nil {
+			return i, nil
+		}
+	}
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
+		return nil, typeErr(name, fmt.Errorf("want a number, a bool or a tensor: %s", v))
+	}
+	return f, nil
+}
+
+// tensor is an operand as a tensor (numbers become scalars).
+func (a *args) tensor(name string) (*tensor.Tensor, error) {
+	x, err := a.operand(name)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := x.(*tensor.Tensor); ok {
+		return t, nil
+	}
+	return tensor.Scalar(x), nil
+}
+
+// tensors is a list of operands as tensors.
+func (a *args) tensors(name string) ([]*tensor.Tensor, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(a.vals[name], &raws); err != nil {
+		return nil, typeErr(name, errors.New("want a list of tensors"))
+	}
+	out := make([]*tensor.Tensor, len(raws))
+	for i, r := range raws {
+		x, err := a.value(name, r)
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := x.(*tensor.Tensor); ok {
+			out[i] = t
+		} else {
+			out[i] = tensor.Scalar(x)
+		}
+	}
+	return out, nil
+}
+
+func (a *args) float(name string, def float64) (float64, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	x, err := a.operand(name)
+	if err != nil {
+		return 0, err
+	}
+	switch v := x.(type) {
+	case int64:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	case bool:
+		if v {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, typeErr(name, errors.New("want a number, not a tensor"))
+}
+
+func (a *args) int(name string, def int) (int, error) {
+	if !a.has(name) {
+		return def, nil
+	}
+	var i int
+	if err := json.Unmarshal(a.vals[name], &i); err != nil {
+		return 0, typeErr(name, fmt.Errorf("want an integer, got %s", a.vals[name]))
+	}
+	return i, nil
+}
+
+func (a *args) bool(name string) (bool, error) {
+	if !a.has(name) {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(a.vals[name], &b); err != nil {
+		return false, typeErr(name, fmt.Errorf("want true or false, got %s", a.vals[name]))
+	}
+	return b, nil
+}
+
+// ints is an integer or a list of them; ok is false when not given.
+func (a *args) ints(name string) (v []int, ok bool, err error) {
+	if !a.has(name) {
+		return nil, false, nil
+	}
+	raw := a.vals[name]
+	var i int
+	if json.Unmarshal(raw, &i) == nil {
+		return []int{i}, true, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, false, typeErr(name, fmt.Errorf("want an integer or a list of integers, got %s", raw))
+	}
+	if len(v) > maxRank {
+		return nil, false, typeErr(name, fmt.Errorf("%d entries", len(v)))
+	}
+	return v, true, nil
+}
+
+func (a *args) shape(name string) ([]int, error) {
+	s, _, err := a.ints(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShape(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkShape(s []int) error {
+	if len(s) > maxRank {
+		return &Error{Kind: "ValueError", Err: fmt.Errorf("shape %v: at most %d dimensions", s, maxRank)}
+	}
+	n := 1.0
+	for _, d := range s {
+		if d < 0 {
+			return &Error{Kind: "ValueError", Err: fmt.Errorf("negative dimensions are not allowed: %v", s)}
+		}
+		n *= float64(d)
+	}
+	if n > math.MaxInt64/16 {
+		return &Error{Kind: "ValueError", Err: fmt.Errorf("shape %v is too large", s)}
+	}
+	return nil
+}
+
+func (a *args) dtype(name string) (ndarray.DType, bool, error) {
+	if !a.has(name) {
+		return 0, false, nil
+	}
+	var s string
+	if err := json.Unmarshal(a.vals[name], &s); err != nil {
+		return 0, false, typeErr(name, fmt.Errorf("want a dtype name, got %s", a.vals[name]))
+	}
+	dt, err := ndarray.ParseDType(s)
+	if err != nil {
+		return 0, false, &Error{Kind: "TypeError", Err: fmt.Errorf("dtype %q is not supported by phobos (bool, int32, int64, float32, float64 are)", s)}
+	}
+	return dt, true, nil
+}
+
+// opts are the chunks and dtype options of a creation call.
+func (a *args) opts(defDType ndarray.DType) ([]tensor.Option, error) {
+	opts, err := chunkOpts(a.vals["chunks"])
+	if err != nil {
+		return nil, err
+	}
+	dt, ok, err := a.dtype("dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		dt = defDType
+	}
+	return append(opts, tensor.WithDType(dt)), nil
+}
+
+// chunkOpts reads chunks as Mars and Dask take them: null or "auto"
+// (automatic), an integer (every axis), a list of integers (per axis, -1
+// whole), a list of lists (explicit sizes), or {"bytes": N}.
+func chunkOpts(raw json.RawMessage) ([]tensor.Option, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte(`"auto"`)) {
+		return nil, nil
+	}
+	var i int
+	if json.Unmarshal(raw, &i) == nil {
+		return []tensor.Option{tensor.Chunks(i)}, nil
+	}
+	var sizes []int
+	if json.Unmarshal(raw, &sizes) == nil && len(sizes) <= maxRank {
+		return []tensor.Option{tensor.Chunks(sizes...)}, nil
+	}
+	var splits [][]int
+	if json.Unmarshal(raw, &splits) == nil && len(splits) <= maxRank {
+		return []tensor.Option{tensor.ChunkSplits(splits...)}, nil
+	}
+	var b struct {
+		Bytes int64 `json:"bytes"`
+	}
+	if json.Unmarshal(raw, &b) == nil && b.Bytes != 0 {
+		return []tensor.Option{tensor.ChunkBytes(b.Bytes)}, nil
+	}
+	return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("chunks %s: want an integer, a list of integers, a list of lists of integers, \"auto\" or {\"bytes\": N}", raw)}
+}

@@ -1,0 +1,742 @@
+package calls
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ndarray/rng"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+type function struct {
+	params []string
+	build  func(*args) (*tensor.Tensor, error)
+}
+
+// table is every function by name. Parameter names are NumPy's, so Python
+// keyword arguments pass through unchanged; a last parameter "*name"
+// collects the remaining positional arguments.
+var table = map[string]function{}
+
+func init() {
+	for _, name := range ndarray.UnaryOpNames() {
+		table[name] = function{[]string{"x"}, func(a *args) (*tensor.Tensor, error) {
+			x, err := a.operand("x")
+			if err != nil {
+				return nil, err
+			}
+			return tensor.Ufunc(name, x), nil
+		}}
+	}
+	for _, name := range ndarray.BinaryOpNames() {
+		table[name] = function{[]string{"x1", "x2"}, func(a *args) (*tensor.Tensor, error) {
+			x1, err := a.operand("x1")
+			if err != nil {
+				return nil, err
+			}
+			x2, err := a.operand("x2")
+			if err != nil {
+				return nil, err
+			}
+			return tensor.Ufunc(name, x1, x2), nil
+		}}
+	}
+	for _, fn := range []string{"sum", "prod", "mean"} {
+		table[fn] = function{[]string{"a", "axis", "dtype", "keepdims"}, reduction(fn)}
+	}
+	for _, fn := range []string{"min", "max", "any", "all", "count_nonzero", "argmin", "argmax"} {
+		table[fn] = function{[]string{"a", "axis", "keepdims"}, reduction(fn)}
+	}
+	for _, fn := range []string{"var", "std"} {
+		table[fn] = function{[]string{"a", "axis", "dtype", "ddof", "keepdims"}, reduction(fn)}
+	}
+	for _, fn := range []string{"cumsum", "cumprod"} {
+		table[fn] = function{[]string{"a", "axis", "dtype"}, cumulative(fn)}
+	}
+	for name, f := range map[string]function{
+		// creation
+		"zeros":    {[]string{"shape", "dtype", "chunks"}, fill(0)},
+		"ones":     {[]string{"shape", "dtype", "chunks"}, fill(1)},
+		"empty":    {[]string{"shape", "dtype", "chunks"}, fill(0)},
+		"full":     {[]string{"shape", "fill_value", "dtype", "chunks"}, full},
+		"arange":   {[]string{"start", "stop", "step", "dtype", "chunks"}, arange},
+		"linspace": {[]string{"start", "stop", "num", "dtype", "chunks"}, linspace},
+		"eye":      {[]string{"N", "M", "k", "dtype", "chunks"}, eye},
+		"random":   {[]string{"seed", "stream", "dist", "p1", "p2", "shape", "dtype", "chunks"}, random},
+		// elementwise beyond the ufuncs
+		"where":  {[]string{"condition", "x", "y"}, where},
+		"clip":   {[]string{"a", "a_min", "a_max"}, clip},
+		"astype": {[]string{"a", "dtype"}, astype},
+		// shape
+		"reshape":      {[]string{"a", "shape"}, reshape},
+		"transpose":    {[]string{"a", "axes"}, transpose},
+		"ravel":        {[]string{"a"}, ravel},
+		"squeeze":      {[]string{"a", "axis"}, squeeze},
+		"expand_dims":  {[]string{"a", "axis"}, expandDims},
+		"flip":         {[]string{"m", "axis"}, flip},
+		"broadcast_to": {[]string{"array", "shape"}, broadcastTo},
+		"concatenate":  {[]string{"arrays", "axis"}, concatenate},
+		"stack":        {[]string{"arrays", "axis"}, stack},
+		"rechunk":      {[]string{"a", "chunks"}, rechunk},
+		"getitem":      {[]string{"a", "key"}, getitem},
+		// linear algebra
+		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul)},
+		"dot":       {[]string{"a", "b"}, pair(tensor.Dot)},
+		"outer":     {[]string{"a", "b"}, pair(tensor.Outer)},
+		"tensordot": {[]string{"a", "b", "axes"}, tensordot},
+		// files on the workers
+		"from_npy":  {[]string{"path", "chunks"}, fromFile(tensor.FromNpy)},
+		"from_zarr": {[]string{"path", "chunks"}, fromFile(tensor.FromZarr)},
+		"to_npy":    {[]string{"a", "path"}, toNpy},
+		"to_zarr":   {[]string{"a", "path", "chunks", "compressor"}, toZarr},
+	} {
+		table[name] = f
+	}
+}
+
+func valueErr(format string, a ...any) error {
+	return &Error{Kind: "ValueError", Err: fmt.Errorf(format, a...)}
+}
+
+func reduction(fn string) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor("a")
+		if err != nil {
+			return nil, err
+		}
+		var opts []tensor.ReduceOption
+		if axes, ok, err := a.ints("axis"); err != nil {
+			return nil, err
+		} else if ok {
+			if (fn == "argmin" || fn == "argmax") && len(axes) != 1 {
+				return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("axis must be an integer, got %v", axes)}
+			}
+			opts = append(opts, tensor.Axis(axes...))
+		}
+		keep, err := a.bool("keepdims")
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			opts = append(opts, tensor.KeepDims())
+		}
+		ddof, err := a.int("ddof", 0)
+		if err != nil {
+			return nil, err
+		}
+		if ddof != 0 {
+			opts = append(opts, tensor.DDof(ddof))
+		}
+		dt, ok, err := a.dtype("dtype")
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			// NumPy accumulates in dtype: the cast comes first.
+			t = t.Astype(dt)
+		}
+		var r *tensor.Tensor
+		switch fn {
+		case "sum":
+			r = t.Sum(opts...)
+		case "prod":
+			r = t.Prod(opts...)
+		case "mean":
+			r = t.Mean(opts...)
+		case "min":
+			r = t.Min(opts...)
+		case "max":
+			r = t.Max(opts...)
+		case "any":
+			r = t.Any(opts...)
+		case "all":
+			r = t.All(opts...)
+		case "count_nonzero":
+			r = t.CountNonzero(opts...)
+		case "argmin":
+			r = t.ArgMin(opts...)
+		case "argmax":
+			r = t.ArgMax(opts...)
+		case "var":
+			r = t.Var(opts...)
+		case "std":
+			r = t.Std(opts...)
+		}
+		if ok && (fn == "mean" || fn == "var" || fn == "std") && r.Err() == nil && r.DType() != dt {
+			r = r.Astype(dt)
+		}
+		return r, nil
+	}
+}
+
+func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor("a")
+		if err != nil {
+			return nil, err
+		}
+		if dt, ok, err := a.dtype("dtype"); err != nil {
+			return nil, err
+		} else if ok {
+			t = t.Astype(dt)
+		}
+		axis := 0
+		if a.has("axis") {
+			if axis, err = a.int("axis", 0); err != nil {
+				return nil, err
+			}
+		} else {
+			t = t.Ravel() // NumPy: axis=None works on the flattened array
+		}
+		if fn == "cumsum" {
+			return t.CumSum(axis), nil
+		}
+		return t.CumProd(axis), nil
+	}
+}
+
+func fill(v float64) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		shape, err := a.shape("shape")
+		if err != nil {
+			return nil, err
+		}
+		opts, err := a.opts(ndarray.Float64)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.Full(shape, v, opts...), nil
+	}
+}
+
+func full(a *args) (*tensor.Tensor, error) {
+	shape, err := a.shape("shape")
+	if err != nil {
+		return nil, err
+	}
+	x, err := a.operand("fill_value")
+	if err != nil {
+		return nil, err
+	}
+	var v float64
+	def := ndarray.Float64
+	switch x := x.(type) {
+	case bool:
+		def = ndarray.Bool
+		if x {
+			v = 1
+		}
+	case int64:
+		def, v = ndarray.Int64, float64(x)
+	case float64:
+		v = x
+	default:
+		return nil, typeErr("fill_value", errors.New("want a number or a bool"))
+	}
+	opts, err := a.opts(def)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Full(shape, v, opts...), nil
+}
+
+// arange is NumPy's with start, stop and step all given: int64 when all
+// three are integers, float64 otherwise, unless dtype says.
+func arange(a *args) (*tensor.Tensor, error) {
+	def := ndarray.Int64
+	var vals [3]float64
+	for i, name := range []string{"start", "stop", "step"} {
+		x, err := a.operand(name)
+		if err != nil {
+			return nil, err
+		}
+		switch x := x.(type) {
+		case int64:
+			vals[i] = float64(x)
+		case float64:
+			vals[i], def = x, ndarray.Float64
+		default:
+			return nil, typeErr(name, errors.New("want a number"))
+		}
+	}
+	if vals[2] == 0 {
+		return nil, &Error{Kind: "ZeroDivisionError", Err: errors.New("division by zero (step 0)")}
+	}
+	if n := math.Ceil((vals[1] - vals[0]) / vals[2]); n > math.MaxInt64/16 {
+		return nil, valueErr("arange of %v elements is too large", n)
+	}
+	opts, err := a.opts(def)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Arange(vals[0], vals[1], vals[2], opts...), nil
+}
+
+func linspace(a *args) (*tensor.Tensor, error) {
+	start, err := a.float("start", 0)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := a.float("stop", 0)
+	if err != nil {
+		return nil, err
+	}
+	num, err := a.int("num", 50)
+	if err != nil {
+		return nil, err
+	}
+	if num < 0 {
+		return nil, valueErr("Number of samples, %d, must be non-negative.", num)
+	}
+	opts, err := a.opts(ndarray.Float64)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Linspace(start, stop, num, opts...), nil
+}
+
+func eye(a *args) (*tensor.Tensor, error) {
+	n, err := a.int("N", 0)
+	if err != nil {
+		return nil, err
+	}
+	m, err := a.int("M", n)
+	if err != nil {
+		return nil, err
+	}
+	k, err := a.int("k", 0)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || m < 0 {
+		return nil, valueErr("negative dimensions are not allowed: (%d, %d)", n, m)
+	}
+	opts, err := a.opts(ndarray.Float64)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Eye(n, m, k, opts...), nil
+}
+
+// random is a random tensor of a seed and a stream: the client numbers the
+// tensors of one seed as the Go Generator does, so a program gets the same
+// numbers from Go and from Python.
+func random(a *args) (*tensor.Tensor, error) {
+	var seed, stream uint64
+	for _, p := range []struct {
+		name string
+		v    *uint64
+	}{{"seed", &seed}, {"stream", &stream}} {
+		if err := json.Unmarshal(a.vals[p.name], p.v); err != nil {
+			return nil, typeErr(p.name, fmt.Errorf("want an integer in [0, 2**64), got %s", a.vals[p.name]))
+		}
+	}
+	var distName string
+	if err := json.Unmarshal(a.vals["dist"], &distName); err != nil {
+		return nil, typeErr("dist", errors.New("want uniform, normal or randint"))
+	}
+	p1, err := a.float("p1", 0)
+	if err != nil {
+		return nil, err
+	}
+	p2, err := a.float("p2", 1)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := a.shape("shape")
+	if err != nil {
+		return nil, err
+	}
+	var dist rng.Dist
+	def := ndarray.Float64
+	switch distName {
+	case "uniform":
+		dist = rng.Uniform
+		if math.IsInf(p1, 0) || math.IsInf(p2, 0) || math.IsNaN(p1) || math.IsNaN(p2) {
+			return nil, valueErr("uniform: bounds %v and %v must be finite", p1, p2)
+		}
+	case "normal":
+		dist = rng.Normal
+		if p2 < 0 {
+			return nil, valueErr("scale < 0")
+		}
+	case "randint":
+		dist, def = rng.Intn, ndarray.Int64
+		if p2 <= p1 {
+			return nil, valueErr("low >= high")
+		}
+		if p1 != math.Trunc(p1) || p2 != math.Trunc(p2) {
+			return nil, typeErr("p1", errors.New("randint bounds are integers"))
+		}
+	default:
+		return nil, valueErr("unknown distribution %q (uniform, normal, randint)", distName)
+	}
+	opts, err := a.opts(def)
+	if err != nil {
+		return nil, err
+	}
+	if dt, _, _ := a.dtype("dtype"); dist == rng.Intn && a.has("dtype") && !dt.IsInt() {
+		return nil, typeErr("dtype", fmt.Errorf("randint makes integers, not %v", dt))
+	}
+	return tensor.RandomStream(seed, stream, dist, p1, p2, shape, opts...), nil
+}
+
+func where(a *args) (*tensor.Tensor, error) {
+	c, err := a.operand("condition")
+	if err != nil {
+		return nil, err
+	}
+	x, err := a.operand("x")
+	if err != nil {
+		return nil, err
+	}
+	y, err := a.operand("y")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Where(c, x, y), nil
+}
+
+func clip(a *args) (*tensor.Tensor, error) {
+	x, err := a.operand("a")
+	if err != nil {
+		return nil, err
+	}
+	lo, err := a.operand("a_min")
+	if err != nil {
+		return nil, err
+	}
+	hi, err := a.operand("a_max")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Clip(x, lo, hi), nil
+}
+
+func astype(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	dt, ok, err := a.dtype("dtype")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, typeErr("dtype", errors.New("missing"))
+	}
+	return t.Astype(dt), nil
+}
+
+func reshape(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	shape, _, err := a.ints("shape")
+	if err != nil {
+		return nil, err
+	}
+	return t.Reshape(shape...), nil
+}
+
+func transpose(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	axes, _, err := a.ints("axes")
+	if err != nil {
+		return nil, err
+	}
+	return t.Transpose(axes...), nil
+}
+
+func ravel(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	return t.Ravel(), nil
+}
+
+func squeeze(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	axes, _, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	return t.Squeeze(axes...), nil
+}
+
+func expandDims(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	axes, ok, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, typeErr("axis", errors.New("missing"))
+	}
+	// NumPy places several new axes at their positions in the result.
+	nd := t.NDim() + len(axes)
+	norm := make([]int, len(axes))
+	for i, ax := range axes {
+		n, err := ndarray.NormAxis(ax, nd)
+		if err != nil {
+			return nil, &Error{Kind: "AxisError", Err: err}
+		}
+		norm[i] = n
+	}
+	slices.Sort(norm)
+	for i := 1; i < len(norm); i++ {
+		if norm[i] == norm[i-1] {
+			return nil, valueErr("repeated axis")
+		}
+	}
+	for _, ax := range norm {
+		t = t.ExpandDims(ax)
+	}
+	return t, nil
+}
+
+func flip(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("m")
+	if err != nil {
+		return nil, err
+	}
+	axes, ok, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		axes = make([]int, t.NDim())
+		for i := range axes {
+			axes[i] = i
+		}
+	}
+	return t.Flip(axes...), nil
+}
+
+func broadcastTo(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("array")
+	if err != nil {
+		return nil, err
+	}
+	shape, err := a.shape("shape")
+	if err != nil {
+		return nil, err
+	}
+	return t.BroadcastTo(shape...), nil
+}
+
+func concatenate(a *args) (*tensor.Tensor, error) {
+	ts, err := a.tensors("arrays")
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return nil, valueErr("need at least one array to concatenate")
+	}
+	if !a.has("axis") && a.vals["axis"] != nil {
+		// axis=None: NumPy flattens every array first.
+		for i := range ts {
+			ts[i] = ts[i].Ravel()
+		}
+		return tensor.Concatenate(0, ts...), nil
+	}
+	axis, err := a.int("axis", 0)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Concatenate(axis, ts...), nil
+}
+
+func stack(a *args) (*tensor.Tensor, error) {
+	ts, err := a.tensors("arrays")
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return nil, valueErr("need at least one array to stack")
+	}
+	axis, err := a.int("axis", 0)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Stack(axis, ts...), nil
+}
+
+func rechunk(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := chunkOpts(a.vals["chunks"])
+	if err != nil {
+		return nil, err
+	}
+	return t.Rechunk(opts...), nil
+}
+
+// getitem is basic indexing; key is a list whose items are an integer,
+// {"slice": [start, stop, step]} (nulls where Python has None), null
+// (numpy.newaxis) or "..." (Ellipsis).
+func getitem(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(a.vals["key"], &items); err != nil {
+		return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("key: want a list of index items, got %s", a.vals["key"])}
+	}
+	if len(items) > maxRank {
+		return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("too many indices: %d", len(items))}
+	}
+	idx := make([]tensor.Idx, len(items))
+	for i, raw := range items {
+		var s string
+		var n int
+		var sl struct {
+			Slice []*int `json:"slice"`
+		}
+		switch {
+		case string(raw) == "null":
+			idx[i] = tensor.NewAxis()
+		case json.Unmarshal(raw, &s) == nil && s == "...":
+			idx[i] = tensor.Ellipsis()
+		case json.Unmarshal(raw, &n) == nil:
+			idx[i] = tensor.At(n)
+		case json.Unmarshal(raw, &sl) == nil && len(sl.Slice) == 3:
+			x := tensor.All()
+			if sl.Slice[0] != nil {
+				x = x.From(*sl.Slice[0])
+			}
+			if sl.Slice[1] != nil {
+				x = x.To(*sl.Slice[1])
+			}
+			if sl.Slice[2] != nil {
+				if *sl.Slice[2] == 0 {
+					return nil, valueErr("slice step cannot be zero")
+				}
+				x = x.Step(*sl.Slice[2])
+			}
+			idx[i] = x
+		default:
+			return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("only integers, slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) are valid indices; got %s", raw)}
+		}
+	}
+	return t.Index(idx...), nil
+}
+
+func pair(f func(a, b *tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		names := []string{"a", "b"}
+		if _, ok := a.vals["x1"]; ok {
+			names = []string{"x1", "x2"}
+		}
+		x, err := a.tensor(names[0])
+		if err != nil {
+			return nil, err
+		}
+		y, err := a.tensor(names[1])
+		if err != nil {
+			return nil, err
+		}
+		return f(x, y), nil
+	}
+}
+
+// tensordot takes axes as NumPy does: an integer n, or a pair of axis lists
+// (or of single axes).
+func tensordot(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	y, err := a.tensor("b")
+	if err != nil {
+		return nil, err
+	}
+	if !a.has("axes") {
+		return tensor.TensorDotN(x, y, 2), nil
+	}
+	raw := a.vals["axes"]
+	var n int
+	if json.Unmarshal(raw, &n) == nil {
+		return tensor.TensorDotN(x, y, n), nil
+	}
+	var two []json.RawMessage
+	if err := json.Unmarshal(raw, &two); err != nil || len(two) != 2 {
+		return nil, typeErr("axes", fmt.Errorf("want an integer or a pair of axis lists, got %s", raw))
+	}
+	var lists [2][]int
+	for i, r := range two {
+		if json.Unmarshal(r, &n) == nil {
+			lists[i] = []int{n}
+		} else if err := json.Unmarshal(r, &lists[i]); err != nil {
+			return nil, typeErr("axes", fmt.Errorf("want an integer or a pair of axis lists, got %s", raw))
+		}
+	}
+	return tensor.TensorDot(x, y, lists[0], lists[1]), nil
+}
+
+func fromFile(f func(string, ...tensor.Option) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		var path string
+		if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
+			return nil, typeErr("path", errors.New("want a path"))
+		}
+		opts, err := chunkOpts(a.vals["chunks"])
+		if err != nil {
+			return nil, err
+		}
+		return f(path, opts...), nil
+	}
+}
+
+func toNpy(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	var path string
+	if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
+		return nil, typeErr("path", errors.New("want a path"))
+	}
+	return t.ToNpy(path), nil
+}
+
+func toZarr(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	var path string
+	if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
+		return nil, typeErr("path", errors.New("want a path"))
+	}
+	opts, err := chunkOpts(a.vals["chunks"])
+	if err != nil {
+		return nil, err
+	}
+	if a.has("compressor") {
+		var c string
+		if err := json.Unmarshal(a.vals["compressor"], &c); err != nil {
+			return nil, typeErr("compressor", errors.New("want a codec name"))
+		}
+		opts = append(opts, tensor.ZarrCodec(c))
+	}
+	return t.ToZarr(path, opts...), nil
+}

@@ -1,0 +1,47 @@
+"""Errors of the Phobos client: the server's refusals become the exceptions
+NumPy raises for the same mistake."""
+
+import numpy as np
+
+try:
+    AxisError = np.exceptions.AxisError
+except AttributeError:  # NumPy < 1.25
+    AxisError = np.AxisError
+
+
+class PhobosError(RuntimeError):
+    """A graph failed on the cluster, or the cluster answered unexpectedly."""
+
+
+_KINDS = {
+    "TypeError": TypeError,
+    "ValueError": ValueError,
+    "IndexError": IndexError,
+    "NotImplementedError": NotImplementedError,
+    "AxisError": AxisError,
+    "ZeroDivisionError": ZeroDivisionError,
+}
+
+
+def from_response(status, body, what):
+    """The exception for an error answer: status, its JSON body (a dict, or
+    None when it was not JSON) and what the request was."""
+    msg = what
+    kind = None
+    if isinstance(body, dict):
+        msg = body.get("error") or what
+        kind = body.get("kind")
+    if kind in _KINDS:
+        cls = _KINDS[kind]
+        if cls is AxisError:
+            return cls(msg)
+        return cls(msg)
+    if status == 400:
+        return ValueError(msg)
+    if status == 401:
+        return PermissionError(f"{msg} (HTTP 401: the cluster wants a token: new_session(url, token=...))")
+    if status == 404:
+        return LookupError(f"{msg} (HTTP 404)")
+    if status == 413:
+        return ValueError(f"{msg} (HTTP 413)")
+    return PhobosError(f"{msg} (HTTP {status})")

@@ -1,0 +1,369 @@
+"""Sessions: a connection to a Phobos cluster, or a local one this process
+starts and stops."""
+
+import atexit
+import concurrent.futures
+import http.client
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+import numpy as np
+
+from . import _errors
+
+__all__ = ["Session", "new_session", "get_default_session", "execute", "fetch"]
+
+_default = None
+_default_lock = threading.Lock()
+
+# Client arrays above this many bytes are uploaded chunk by chunk instead of
+# travelling inside the program (the server's default request limit is 64 MiB).
+INLINE_LIMIT = 1 << 20
+_UPLOAD_STREAMS = 4
+_TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
+
+
+def _find_binary():
+    path = os.environ.get("PHOBOS_BIN") or shutil.which("phobos")
+    if not path:
+        raise FileNotFoundError(
+            "phobos: no local cluster can start: the phobos binary is neither in $PHOBOS_BIN nor on PATH "
+            "(go build -o ~/bin/phobos ./cmd/phobos in the repository), or pass new_session(url)")
+    return path
+
+
+class _LocalCluster:
+    """A `phobos cluster` child process, stopped when the session closes or
+    when this interpreter exits (it also stops by itself when its stdin, a
+    pipe from this process, closes)."""
+
+    def __init__(self, workers=None, args=()):
+        cmd = [_find_binary(), "cluster", "--stop-on-eof"]
+        if workers:
+            cmd += ["--workers", str(workers)]
+        cmd += list(args)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("http"):
+            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            self.stop()
+            raise ConnectionError(f"phobos: the local cluster ({' '.join(cmd)}) did not start: {line} {err}".strip())
+        self.url = line
+        # Keep draining its logs so the child never blocks on a full pipe.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for _ in self.proc.stderr:
+            pass
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+class Session:
+    """A session on a Phobos cluster: it computes tensors and holds the
+    client arrays it uploaded. Use new_session() to make one."""
+
+    def __init__(self, url=None, token=None, workers=None, cluster_args=()):
+        self._local = None
+        if url is None:
+            self._local = _LocalCluster(workers, cluster_args)
+            url = self._local.url
+        u = urllib.parse.urlsplit(url)
+        if u.scheme not in ("http", "https") or not u.netloc:
+            raise ValueError(f"phobos: {url!r} is not an http(s) URL")
+        self.url = url.rstrip("/")
+        self._scheme, self._netloc = u.scheme, u.netloc
+        self._token = token if token is not None else os.environ.get("PHOBOS_TOKEN")
+        self._tls = threading.local()
+        self._uploads = {}
+        self._upload_lock = threading.Lock()
+        self._closed = False
+        try:
+            self.session_id = self._json("POST", "/api/sessions", want=201)["session_id"]
+        except BaseException:
+            if self._local:
+                self._local.stop()
+            raise
+        atexit.register(self.close)
+
+    # HTTP ---------------------------------------------------------------
+
+    def _conn(self):
+        c = getattr(self._tls, "conn", None)
+        if c is None:
+            cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+            c = cls(self._netloc, timeout=300)
+            self._tls.conn = c
+        return c
+
+    def _request(self, method, path, body=None, headers=None):
+        """One request on this thread's keep-alive connection; the response,
+        whose body the caller reads."""
+        h = dict(headers or {})
+        if self._token:
+            h["Authorization"] = "Bearer " + self._token
+        for attempt in range(2):
+            c = self._conn()
+            try:
+                c.request(method, path, body=body, headers=h)
+                return c.getresponse()
+            except (ConnectionError, http.client.HTTPException, OSError) as e:
+                c.close()
+                self._tls.conn = None
+                # A kept-alive connection the server closed: one fresh try.
+                if attempt == 1 or isinstance(e, TimeoutError):
+                    raise ConnectionError(f"phobos: {method} {self.url}{path}: {e}") from e
+                if hasattr(body, "seek"):
+                    body.seek(0)
+
+    def _json(self, method, path, payload=None, want=200, what=None):
+        body = None
+        headers = {}
+        if payload is not None:
+            body = json.dumps(payload, allow_nan=False).encode()
+            headers["Content-Type"] = "application/json"
+        r = self._request(method, path, body, headers)
+        data = r.read()
+        if r.status != want:
+            raise self._error(r.status, data, what or f"{method} {path}")
+        return json.loads(data) if data else None
+
+    def _error(self, status, data, what):
+        try:
+            body = json.loads(data)
+        except ValueError:
+            body = {"error": data.decode(errors="replace").strip() or what}
+        return _errors.from_response(status, body, what)
+
+    # Programs -----------------------------------------------------------
+
+    def _describe(self, program, nsplits=False):
+        payload = {"program": {"nodes": program}}
+        if nsplits:
+            payload["nsplits"] = True
+        return self._json("POST", "/api/describe", payload)["nodes"][0]
+
+    def functions(self):
+        """The functions the cluster builds, and its ufuncs."""
+        return self._json("GET", "/api/functions")
+
+    def execute(self, *tensors, show_progress=None, fuse=True):
+        """Computes the tensors together (shared parts once) and keeps their
+        values on them; returns the tensor, or a tuple of them."""
+        from .tensor._core import Tensor, _program
+        if self._closed:
+            raise RuntimeError("phobos: the session is closed")
+        ts = [t for t in tensors if isinstance(t, Tensor)]
+        if len(ts) != len(tensors):
+            raise TypeError("phobos: execute takes phobos tensors")
+        if not ts:
+            return ()
+        nodes, roots = _program(ts, self)
+        st = self._json("POST", f"/api/sessions/{self.session_id}/programs",
+                        {"program": {"nodes": nodes}, "results": roots, "fuse": fuse}, want=201)
+        path = st["url"]
+        try:
+            st = self._wait(st, show_progress)
+            if st["state"] != "SUCCEEDED":
+                raise _errors.PhobosError(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
+            for t, res in zip(ts, st["results"]):
+                t._value = self._fetch_result(res["url"])
+        finally:
+            try:
+                r = self._request("DELETE", path)
+                r.read()
+            except ConnectionError:
+                pass
+        return ts[0] if len(ts) == 1 else tuple(ts)
+
+    def _wait(self, st, show_progress):
+        path = st["url"]
+        start = time.monotonic()
+        bar = None
+        tty = sys.stderr.isatty() if show_progress is None else show_progress
+        try:
+            while st["state"] not in _TERMINAL:
+                wait = "0.25" if tty else "5"
+                st = self._json("GET", f"{path}?wait_timeout={wait}")
+                if tty and time.monotonic() - start > 1:
+                    bar = _progress(st, bar)
+        except KeyboardInterrupt:
+            try:
+                r = self._request("DELETE", path)
+                r.read()
+            finally:
+                if bar is not None:
+                    sys.stderr.write("\n")
+            raise
+        if bar is not None:
+            _progress(st, bar)
+            sys.stderr.write("\n")
+        return st
+
+    def _fetch_result(self, path):
+        """A result streamed into its array: nothing is held twice."""
+        r = self._request("GET", path)
+        if r.status != 200:
+            raise self._error(r.status, r.read(), f"GET {path}")
+        version = np.lib.format.read_magic(r)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(r)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(r)
+        out = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        view = memoryview(out.reshape(-1, order="A")).cast("B") if out.size else memoryview(b"")
+        got = 0
+        while got < len(view):
+            n = r.readinto(view[got:])
+            if not n:
+                raise ConnectionError(f"phobos: result {self.url}{path} ended after {got} of {len(view)} bytes")
+            got += n
+        r.read()
+        return out
+
+    def _upload(self, arr, chunks):
+        """Sends a client array chunk by chunk; the node that names it."""
+        key = (id(arr), json.dumps(chunks))
+        with self._upload_lock:
+            hit = self._uploads.get(key)
+        if hit is not None and hit[0] is arr:
+            return hit[1]
+        like = {"like": {"shape": list(arr.shape), "dtype": arr.dtype.name, "chunks": chunks}}
+        splits = self._describe([like], nsplits=True)["nsplits"]
+        up = self._json("POST", f"/api/sessions/{self.session_id}/uploads", want=201)
+        boxes = []
+        grid = [len(s) for s in splits]
+        offs = [np.concatenate([[0], np.cumsum(s)]).astype(int) for s in splits]
+        for idx in np.ndindex(*grid):
+            boxes.append(tuple(slice(offs[ax][j], offs[ax][j + 1]) for ax, j in enumerate(idx)))
+        if not boxes:  # a 0-d array is one chunk
+            boxes = [()]
+        workers = [0] * len(boxes)
+
+        def put(i):
+            buf = io.BytesIO()
+            np.save(buf, np.ascontiguousarray(arr[boxes[i]]), allow_pickle=False)
+            body = buf.getvalue()
+            r = self._request("PUT", f"{up['url']}/chunks/{i}", body,
+                              {"Content-Type": "application/octet-stream"})
+            data = r.read()
+            if r.status != 201:
+                raise self._error(r.status, data, f"upload chunk {i}")
+            workers[i] = json.loads(data)["worker"]
+
+        with concurrent.futures.ThreadPoolExecutor(min(_UPLOAD_STREAMS, len(boxes))) as ex:
+            for f in [ex.submit(put, i) for i in range(len(boxes))]:
+                f.result()
+        node = {"uploaded": {"session": self.session_id, "upload": up["upload_id"],
+                             "meta": {"shape": list(arr.shape), "dtype": arr.dtype.name},
+                             "splits": splits, "workers": workers}}
+        with self._upload_lock:
+            self._uploads[key] = (arr, node)
+        return node
+
+    def close(self):
+        """Ends the session (its results and uploads are freed) and stops
+        the local cluster, if this session started one."""
+        global _default
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            r = self._request("DELETE", f"/api/sessions/{self.session_id}")
+            r.read()
+        except ConnectionError:
+            pass
+        finally:
+            c = getattr(self._tls, "conn", None)
+            if c is not None:
+                c.close()
+            if self._local:
+                self._local.stop()
+            with _default_lock:
+                if _default is self:
+                    _default = None
+            atexit.unregister(self.close)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def as_default(self):
+        global _default
+        with _default_lock:
+            _default = self
+        return self
+
+    def __repr__(self):
+        return f"<phobos.Session {self.url} {self.session_id}{' (local)' if self._local else ''}>"
+
+
+def _progress(st, bar):
+    total = max(st.get("chunk_ops") or 0, 1)
+    p = st.get("progress", {})
+    done = min(p.get("FINISHED", 0) + p.get("FREED", 0), total)
+    width = 40
+    fill = int(width * done / total)
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} chunk ops")
+    sys.stderr.flush()
+    return True
+
+
+def new_session(url=None, token=None, default=True, workers=None, cluster_args=()):
+    """A session on the cluster at url; without one, on a local cluster
+    this process starts (`phobos cluster`, from $PHOBOS_BIN or PATH) and
+    stops when the session closes or the interpreter exits."""
+    s = Session(url, token, workers, cluster_args)
+    if default:
+        s.as_default()
+    return s
+
+
+def get_default_session():
+    """The default session, started on a local cluster when there is none."""
+    global _default
+    with _default_lock:
+        if _default is not None:
+            return _default
+    s = Session()
+    with _default_lock:
+        if _default is None:
+            _default = s
+            return s
+    s.close()
+    return _default
+
+
+def execute(*tensors, session=None, **kw):
+    return (session or get_default_session()).execute(*tensors, **kw)
+
+
+def fetch(*tensors, session=None):
+    """The values of tensors as NumPy arrays, computing those not yet computed."""
+    todo = [t for t in tensors if getattr(t, "_value", None) is None]
+    if todo:
+        execute(*todo, session=session)
+    vals = tuple(t._value for t in tensors)
+    return vals[0] if len(vals) == 1 else vals

@@ -1,0 +1,663 @@
+"""phobos.tensor: NumPy's and Mars's tensor API on a Phobos cluster.
+
+    import phobos.tensor as mt
+    a = mt.random.rand(100, chunks=100)
+    b = mt.random.rand(100, chunks=100)
+    c = (a + b).sum()
+    print(c.execute())
+
+Every function here is a call of a function of the cluster's registry
+(REGISTRY maps each of those to the name it has here)."""
+
+import builtins
+import operator
+
+import numpy as np
+
+from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
+from .. import session as _session
+
+newaxis = None
+pi = np.pi
+e = np.e
+inf = np.inf
+nan = np.nan
+bool_ = np.bool_
+int32 = np.int32
+int64 = np.int64
+float32 = np.float32
+float64 = np.float64
+
+# The cluster's ufuncs (ndarray's op names), by arity.
+UNARY_UFUNCS = (
+    "negative", "absolute", "sign", "sqrt", "square", "exp", "log", "log1p", "sin", "cos", "tan",
+    "tanh", "floor", "ceil", "round", "isnan", "isfinite", "logical_not",
+)
+BINARY_UFUNCS = (
+    "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum",
+    "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+    "logical_and", "logical_or", "logical_xor",
+)
+
+
+def _unary(name):
+    def f(x, out=None, **kw):
+        _no_out(name, out, kw)
+        return call(name, _operand(x))
+    f.__name__ = name
+    f.__doc__ = f"numpy.{name}, elementwise and lazy."
+    return f
+
+
+def _binary(name):
+    def f(x1, x2, out=None, **kw):
+        _no_out(name, out, kw)
+        return call(name, _operand(x1), _operand(x2))
+    f.__name__ = name
+    f.__doc__ = f"numpy.{name}, elementwise with broadcasting, lazy."
+    return f
+
+
+def _no_out(name, out, kw):
+    if out is not None:
+        raise NotImplementedError(f"phobos: {name}(out=...): tensors are immutable; use the result")
+    kw.pop("dtype", None) if kw.get("dtype") is None else None
+    kw.pop("casting", None) if kw.get("casting") in (None, "same_kind") else None
+    kw.pop("where", None) if kw.get("where") is True else None
+    kw.pop("subok", None)
+    kw.pop("signature", None) if kw.get("signature") is None else None
+    if kw:
+        raise NotImplementedError(f"phobos: {name} does not take {sorted(kw)}")
+
+
+def _operand(x):
+    """A call operand: tensors and Python numbers pass as they are (numbers
+    keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (bool, int, float, np.generic)) and np.ndim(x) == 0:
+        if isinstance(x, np.generic) and x.dtype.name not in SUPPORTED_DTYPES:
+            raise TypeError(f"phobos: dtype {x.dtype.name} is not supported")
+        return x.item() if isinstance(x, np.generic) else x
+    return from_numpy(x)
+
+
+g = globals()
+for _n in UNARY_UFUNCS + BINARY_UFUNCS:
+    g[_n] = (_unary if _n in UNARY_UFUNCS else _binary)(_n)
+abs = absolute  # noqa: A001, F821
+divide = true_divide  # noqa: F821
+mod = remainder  # noqa: F821
+round_ = round  # noqa: F821
+around = round  # noqa: F821
+del g, _n
+
+# creation ---------------------------------------------------------------
+
+
+def tensor(data, dtype=None, chunks=None):
+    """A tensor of client data (a NumPy array, a list, a number)."""
+    if isinstance(data, Tensor):
+        t = data if dtype is None else data.astype(dtype)
+        return t if chunks is None else t.rechunk(chunks)
+    arr = np.asarray(data, dtype=None if dtype is None else np.dtype(_dtype_name(dtype)))
+    return from_numpy(arr, chunks)
+
+
+array = tensor
+
+
+def asarray(data, dtype=None, chunks=None):
+    return tensor(data, dtype, chunks)
+
+
+def _creation(fn, shape, dtype, chunks, default="float64"):
+    return call(fn, _shape(shape), dtype=_dtype_name(dtype) or default, chunks=_chunks(chunks))
+
+
+def zeros(shape, dtype=None, chunks=None, order="C"):
+    return _creation("zeros", shape, dtype, chunks)
+
+
+def ones(shape, dtype=None, chunks=None, order="C"):
+    return _creation("ones", shape, dtype, chunks)
+
+
+def empty(shape, dtype=None, chunks=None, order="C"):
+    """Like zeros (a lazy tensor has no garbage to show)."""
+    return _creation("empty", shape, dtype, chunks)
+
+
+def full(shape, fill_value, dtype=None, chunks=None, order="C"):
+    return call("full", _shape(shape), _operand(fill_value), dtype=_dtype_name(dtype), chunks=_chunks(chunks))
+
+
+def _like(a, dtype):
+    a = astensor(a)
+    return a, _dtype_name(dtype) or a.dtype.name
+
+
+def zeros_like(a, dtype=None, chunks=None, shape=None):
+    a, dt = _like(a, dtype)
+    return zeros(a.shape if shape is None else shape, dt, chunks)
+
+
+def ones_like(a, dtype=None, chunks=None, shape=None):
+    a, dt = _like(a, dtype)
+    return ones(a.shape if shape is None else shape, dt, chunks)
+
+
+def empty_like(a, dtype=None, chunks=None, shape=None):
+    a, dt = _like(a, dtype)
+    return empty(a.shape if shape is None else shape, dt, chunks)
+
+
+def full_like(a, fill_value, dtype=None, chunks=None, shape=None):
+    a, dt = _like(a, dtype)
+    return full(a.shape if shape is None else shape, fill_value, dt, chunks)
+
+
+def arange(start, stop=None, step=None, dtype=None, chunks=None):
+    """numpy.arange: arange(stop), arange(start, stop[, step])."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    return call("arange", _operand(start), _operand(stop), _operand(step), dtype=_dtype_name(dtype), chunks=_chunks(chunks))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, chunks=None):
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else np.nan
+    last = stop if endpoint or num <= 1 else start + step * (num - 1)
+    t = call("linspace", float(start), float(last), num, dtype=_dtype_name(dtype), chunks=_chunks(chunks))
+    return (t, step) if retstep else t
+
+
+def eye(N, M=None, k=0, dtype=None, chunks=None):
+    return call("eye", operator.index(N), None if M is None else operator.index(M), operator.index(k),
+                dtype=_dtype_name(dtype) or "float64", chunks=_chunks(chunks))
+
+
+def identity(n, dtype=None, chunks=None):
+    return eye(n, dtype=dtype, chunks=chunks)
+
+
+# elementwise beyond the ufuncs --------------------------------------------
+
+
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        raise NotImplementedError("phobos: where(condition) with one argument (numpy.nonzero) is not supported; give x and y")
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return call("where", _operand(condition), _operand(x), _operand(y))
+
+
+def clip(a, a_min, a_max, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: clip(out=...): tensors are immutable; use the result")
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    lo = -np.inf if a_min is None else a_min
+    hi = np.inf if a_max is None else a_max
+    return call("clip", _operand(a), _operand(lo), _operand(hi))
+
+
+def _round(a, decimals=0, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: round(out=...): tensors are immutable; use the result")
+    a = astensor(a)
+    decimals = operator.index(decimals)
+    if decimals == 0:
+        return call("round", a)
+    if a.dtype.kind in "iub":
+        if decimals > 0:
+            return a
+        f = 10 ** (-decimals)
+        return (call("round", a.astype("float64") / f) * f).astype(a.dtype)
+    f = 10.0 ** decimals
+    return call("round", a * f) / f
+
+
+round = _round  # noqa: A001
+round_ = around = _round
+
+
+def isinf(x):
+    x = _operand(x)
+    return logical_and(logical_not(isfinite(x)), logical_not(isnan(x)))  # noqa: F821
+
+
+def positive(x):
+    return astensor(x) + 0 if astensor(x).dtype != np.bool_ else astensor(x)
+
+
+# reductions ---------------------------------------------------------------
+
+
+def _axis(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return [operator.index(a) for a in axis]
+    return operator.index(axis)
+
+
+def _reduction(fn, has_dtype=False, has_ddof=False):
+    def f(a, axis=None, dtype=None, out=None, keepdims=False, ddof=0, **kw):
+        if out is not None:
+            raise NotImplementedError(f"phobos: {fn}(out=...): tensors are immutable; use the result")
+        if kw.pop("where", True) is not True or kw.pop("initial", None) is not None:
+            raise NotImplementedError(f"phobos: {fn} with where= or initial= is not supported")
+        if kw:
+            raise TypeError(f"{fn}() got unexpected keyword arguments {sorted(kw)}")
+        k = {"axis": _axis(axis), "keepdims": bool(keepdims) or None}
+        if has_dtype:
+            k["dtype"] = _dtype_name(dtype)
+        elif dtype is not None:
+            raise TypeError(f"{fn}() got an unexpected keyword argument 'dtype'")
+        if has_ddof and ddof:
+            k["ddof"] = operator.index(ddof)
+        return call(fn, astensor(a), **k)
+    f.__name__ = fn
+    return f
+
+
+sum = _reduction("sum", has_dtype=True)  # noqa: A001
+prod = _reduction("prod", has_dtype=True)
+mean = _reduction("mean", has_dtype=True)
+var = _reduction("var", has_dtype=True, has_ddof=True)
+std = _reduction("std", has_dtype=True, has_ddof=True)
+min = _reduction("min")  # noqa: A001
+max = _reduction("max")  # noqa: A001
+amin, amax = min, max
+any = _reduction("any")  # noqa: A001
+all = _reduction("all")  # noqa: A001
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return call("count_nonzero", astensor(a), axis=_axis(axis), keepdims=bool(keepdims) or None)
+
+
+def argmin(a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise NotImplementedError("phobos: argmin(out=...): tensors are immutable; use the result")
+    return call("argmin", astensor(a), axis=None if axis is None else operator.index(axis), keepdims=bool(keepdims) or None)
+
+
+def argmax(a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise NotImplementedError("phobos: argmax(out=...): tensors are immutable; use the result")
+    return call("argmax", astensor(a), axis=None if axis is None else operator.index(axis), keepdims=bool(keepdims) or None)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: cumsum(out=...): tensors are immutable; use the result")
+    return call("cumsum", astensor(a), axis=None if axis is None else operator.index(axis), dtype=_dtype_name(dtype))
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: cumprod(out=...): tensors are immutable; use the result")
+    return call("cumprod", astensor(a), axis=None if axis is None else operator.index(axis), dtype=_dtype_name(dtype))
+
+
+# shapes -------------------------------------------------------------------
+
+
+def reshape(a, newshape, order="C"):
+    if order != "C":
+        raise NotImplementedError(f"phobos: reshape(order={order!r}): only C order")
+    return call("reshape", astensor(a), _shape(newshape))
+
+
+def transpose(a, axes=None):
+    return call("transpose", astensor(a), None if axes is None else _shape(axes))
+
+
+def ravel(a, order="C"):
+    if order != "C":
+        raise NotImplementedError(f"phobos: ravel(order={order!r}): only C order")
+    return call("ravel", astensor(a))
+
+
+def squeeze(a, axis=None):
+    return call("squeeze", astensor(a), _axis(axis))
+
+
+def expand_dims(a, axis):
+    return call("expand_dims", astensor(a), _axis(axis))
+
+
+def flip(m, axis=None):
+    return call("flip", astensor(m), _axis(axis))
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def broadcast_to(array, shape):
+    return call("broadcast_to", astensor(array), _shape(shape))
+
+
+def concatenate(arrays, axis=0):
+    ts = [astensor(a) for a in arrays]
+    if axis is None:
+        return call("concatenate", [t.ravel() for t in ts], 0)
+    return call("concatenate", ts, operator.index(axis))
+
+
+def stack(arrays, axis=0):
+    return call("stack", [astensor(a) for a in arrays], operator.index(axis))
+
+
+def vstack(tup):
+    ts = [astensor(a) for a in tup]
+    return concatenate([t.reshape(1, -1) if t.ndim < 2 else t for t in ts], 0)
+
+
+def hstack(tup):
+    ts = [astensor(a) for a in tup]
+    return concatenate(ts, 0 if ts and ts[0].ndim == 1 else 1)
+
+
+def atleast_1d(a):
+    a = astensor(a)
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def atleast_2d(a):
+    a = astensor(a)
+    return a.reshape(1, 1) if a.ndim == 0 else a[None] if a.ndim == 1 else a
+
+
+def rechunk(a, chunks):
+    return call("rechunk", astensor(a), _chunks(chunks))
+
+
+def astype(x, dtype):
+    return call("astype", astensor(x), _dtype_name(dtype))
+
+
+# linear algebra -------------------------------------------------------------
+
+
+def matmul(x1, x2, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: matmul(out=...): tensors are immutable; use the result")
+    return call("matmul", astensor(x1), astensor(x2))
+
+
+def dot(a, b, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: dot(out=...): tensors are immutable; use the result")
+    return call("dot", astensor(a), astensor(b))
+
+
+def outer(a, b, out=None):
+    return call("outer", astensor(a), astensor(b))
+
+
+def tensordot(a, b, axes=2):
+    if isinstance(axes, (int, np.integer)):
+        ax = int(axes)
+    else:
+        ax = [_axis(x) for x in axes]
+    return call("tensordot", astensor(a), astensor(b), ax)
+
+
+# files on the workers ---------------------------------------------------------
+
+
+def from_npy(path, chunks=None):
+    """A .npy file the workers read chunk by chunk (under their --data-root)."""
+    return call("from_npy", str(path), chunks=_chunks(chunks))
+
+
+def from_zarr(path, chunks=None):
+    """A Zarr (format 2) array the workers read chunk by chunk."""
+    return call("from_zarr", str(path), chunks=_chunks(chunks))
+
+
+def to_npy(a, path):
+    """A tensor that, executed, writes a to path as .npy, chunk by chunk."""
+    return call("to_npy", astensor(a), str(path))
+
+
+def to_zarr(a, path, chunks=None, compressor=None):
+    """A tensor that, executed, writes a to path as a Zarr array."""
+    return call("to_zarr", astensor(a), str(path), chunks=_chunks(chunks), compressor=compressor)
+
+
+fromnpy, fromzarr = from_npy, from_zarr
+
+
+def tozarr(path, x, chunks=None, compressor=None):
+    """Mars's argument order."""
+    return to_zarr(x, path, chunks, compressor)
+
+
+# Tensor methods and operators --------------------------------------------------
+
+
+def _method(f):
+    def m(self, *args, **kw):
+        return f(self, *args, **kw)
+    m.__name__ = f.__name__
+    m.__doc__ = f.__doc__
+    return m
+
+
+def _shape_args(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return args[0]
+    return args
+
+
+def _t_reshape(self, *shape, order="C"):
+    return reshape(self, _shape_args(shape), order)
+
+
+def _t_transpose(self, *axes):
+    axes = _shape_args(axes)
+    return transpose(self, axes if axes else None)
+
+
+def _t_astype(self, dtype, copy=True):
+    name = _dtype_name(dtype)
+    if name == self.dtype.name:
+        return self
+    return call("astype", self, name)
+
+
+def _t_getitem(self, key):
+    return call("getitem", self, _index_items(key))
+
+
+def _index_items(key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if k is None:
+            items.append(None)
+        elif k is Ellipsis:
+            items.append("...")
+        elif isinstance(k, slice):
+            items.append({"slice": [None if x is None else operator.index(x) for x in (k.start, k.stop, k.step)]})
+        elif isinstance(k, (bool, np.bool_)):
+            raise NotImplementedError("phobos: indexing with a boolean scalar is not supported")
+        elif isinstance(k, (int, np.integer)):
+            items.append(int(k))
+        elif isinstance(k, (Tensor, list, np.ndarray)):
+            raise NotImplementedError("phobos: fancy and boolean indexing (by arrays) is not supported yet; "
+                                      "basic indexing is: integers, slices, None and ...")
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                             "boolean arrays are valid indices")
+    return items
+
+
+def _t_setitem(self, key, value):
+    raise NotImplementedError("phobos: tensors are immutable (no item assignment); build a new one, e.g. with mt.where")
+
+
+def _reflect(f):
+    return lambda self, other: f(other, self)
+
+
+def _t_invert(self):
+    if self.dtype == np.bool_:
+        return logical_not(self)  # noqa: F821
+    raise NotImplementedError("phobos: ~ on integers (numpy.invert, bitwise) is not supported")
+
+
+def _logical(name, np_name):
+    f = globals()[name]
+
+    def op(a, b):
+        if _kind(a) == "b" and _kind(b) == "b":
+            return f(a, b)
+        raise NotImplementedError(f"phobos: numpy.{np_name} (bitwise, on integers) is not supported; on bool tensors it works")
+    return op
+
+
+def _kind(x):
+    if isinstance(x, Tensor):
+        return x.dtype.kind
+    return np.asarray(x).dtype.kind
+
+
+_and, _or, _xor = _logical("logical_and", "bitwise_and"), _logical("logical_or", "bitwise_or"), _logical("logical_xor", "bitwise_xor")
+
+_OPS = {
+    "__add__": add, "__sub__": subtract, "__mul__": multiply, "__truediv__": true_divide,  # noqa: F821
+    "__floordiv__": floor_divide, "__mod__": remainder, "__pow__": power, "__matmul__": matmul,  # noqa: F821
+    "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,  # noqa: F821
+    "__eq__": equal, "__ne__": not_equal, "__and__": _and, "__or__": _or, "__xor__": _xor,  # noqa: F821
+}
+for _name, _f in _OPS.items():
+    setattr(Tensor, _name, (lambda f: lambda self, other: f(self, other))(_f))
+    if _name not in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        setattr(Tensor, "__r" + _name[2:], _reflect(_f))
+del _name, _f
+Tensor.__neg__ = lambda self: negative(self)  # noqa: F821
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: absolute(self)  # noqa: F821
+Tensor.__invert__ = _t_invert
+Tensor.__getitem__ = _t_getitem
+Tensor.__setitem__ = _t_setitem
+Tensor.__round__ = lambda self, n=None: _round(self, n or 0)
+Tensor.__divmod__ = lambda self, o: (floor_divide(self, o), remainder(self, o))  # noqa: F821
+Tensor.reshape = _t_reshape
+Tensor.transpose = _t_transpose
+Tensor.astype = _t_astype
+for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum, cumprod,
+           ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round):
+    setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
+Tensor.flatten = _method(ravel)
+Tensor.round = _method(_round)
+del _f
+
+from . import random, linalg  # noqa: E402
+
+# REGISTRY names, for each function of the cluster's registry, what calls it
+# here; tests check it against GET /api/functions so the two cannot drift.
+REGISTRY = {n: n for n in UNARY_UFUNCS + BINARY_UFUNCS}
+REGISTRY.update({
+    "zeros": "zeros", "ones": "ones", "empty": "empty", "full": "full", "arange": "arange",
+    "linspace": "linspace", "eye": "eye", "random": "random.RandomState",
+    "where": "where", "clip": "clip", "astype": "Tensor.astype",
+    "sum": "sum", "prod": "prod", "mean": "mean", "var": "var", "std": "std", "min": "min", "max": "max",
+    "any": "any", "all": "all", "count_nonzero": "count_nonzero", "argmin": "argmin", "argmax": "argmax",
+    "cumsum": "cumsum", "cumprod": "cumprod",
+    "reshape": "reshape", "transpose": "transpose", "ravel": "ravel", "squeeze": "squeeze",
+    "expand_dims": "expand_dims", "flip": "flip", "broadcast_to": "broadcast_to",
+    "concatenate": "concatenate", "stack": "stack", "rechunk": "rechunk", "getitem": "Tensor.__getitem__",
+    "matmul": "matmul", "dot": "dot", "outer": "outer", "tensordot": "tensordot",
+    "from_npy": "from_npy", "from_zarr": "from_zarr", "to_npy": "to_npy", "to_zarr": "to_zarr",
+})
+
+# NumPy interoperability ----------------------------------------------------------
+
+_UFUNC_ALIASES = {"divide": "true_divide", "abs": "absolute", "mod": "remainder"}
+_REDUCE = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max",
+           "logical_and": "all", "logical_or": "any"}
+
+
+def _ufunc_dispatch(ufunc, method, inputs, kwargs):
+    name = _UFUNC_ALIASES.get(ufunc.__name__, ufunc.__name__)
+    here = globals()
+    if method == "__call__":
+        if name in UNARY_UFUNCS or name in BINARY_UFUNCS or name in ("isinf", "positive"):
+            f = here[name]
+            if name in ("isinf", "positive"):
+                if kwargs:
+                    raise NotImplementedError(f"phobos: numpy.{ufunc.__name__} with {sorted(kwargs)}")
+                return f(*inputs)
+            return f(*inputs, **kwargs)
+        if name == "matmul":
+            return matmul(*inputs, **kwargs)
+        raise NotImplementedError(f"phobos does not implement the ufunc numpy.{ufunc.__name__}")
+    if method == "reduce" and name in _REDUCE:
+        axis = kwargs.pop("axis", 0)
+        return here[_REDUCE[name]](inputs[0], axis=axis, **kwargs)
+    if method == "accumulate" and name in ("add", "multiply"):
+        axis = kwargs.pop("axis", 0)
+        return (cumsum if name == "add" else cumprod)(inputs[0], axis=axis, **kwargs)
+    raise NotImplementedError(f"phobos does not implement numpy.{ufunc.__name__}.{method}")
+
+
+_FUNCTIONS = {}
+for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "any", "all", "count_nonzero",
+           "argmin", "argmax", "cumsum", "cumprod", "reshape", "transpose", "ravel", "squeeze", "expand_dims",
+           "flip", "fliplr", "flipud", "broadcast_to", "concatenate", "stack", "vstack", "hstack", "where", "clip",
+           "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
+           "atleast_1d", "atleast_2d", "isinf", "ndim", "shape", "size"):
+    if hasattr(np, _n):
+        _FUNCTIONS[getattr(np, _n)] = _n
+del _n
+
+
+def _np_ndim(a):
+    return a.ndim
+
+
+def _np_shape(a):
+    return a.shape
+
+
+def _np_size(a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
+_SPECIAL = {"ndim": _np_ndim, "shape": _np_shape, "size": _np_size}
+
+
+def _function_dispatch(func, args, kwargs):
+    if func is np.linalg.norm:
+        return linalg.norm(*args, **kwargs)
+    name = _FUNCTIONS.get(func)
+    if name is None:
+        raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "
+                                  "(call np.asarray(t) first to compute in NumPy)")
+    if name in _SPECIAL:
+        return _SPECIAL[name](*args, **kwargs)
+    return globals()[name](*args, **kwargs)
+
+
+def _session_functions():
+    return _session.get_default_session().functions()
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "builtins", "operator", "g")]

@@ -1,0 +1,321 @@
+"""Lazy tensors: each is a call of a function of the cluster's registry
+(GET /api/functions) on earlier tensors and plain values. Shapes and dtypes
+come from the cluster, which checks every call when it is made, so the
+client holds no rules of its own about promotion or shapes."""
+
+import base64
+import io
+import math
+import operator
+
+import numpy as np
+
+from .. import session as _session
+
+SUPPORTED_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+
+
+def _default_session():
+    return _session.get_default_session()
+
+
+def _dtype_name(dt):
+    if dt is None:
+        return None
+    if isinstance(dt, str) and dt in SUPPORTED_DTYPES:
+        return dt
+    try:
+        name = np.dtype(dt).name
+    except TypeError as e:
+        raise TypeError(f"phobos: {dt!r} is not a dtype") from e
+    if name not in SUPPORTED_DTYPES:
+        raise TypeError(f"phobos: dtype {name} is not supported (bool, int32, int64, float32, float64 are)")
+    return name
+
+
+def _chunks(chunks):
+    """chunks as the cluster takes them: None, an integer, a list per axis
+    (-1: whole axis), a list of lists of sizes, or {"bytes": N}."""
+    if chunks is None or chunks == "auto":
+        return None
+    if isinstance(chunks, (int, np.integer)):
+        return int(chunks)
+    if isinstance(chunks, dict):
+        return {"bytes": int(chunks["bytes"])}
+    out = []
+    for c in chunks:
+        if isinstance(c, (tuple, list)):
+            out.append([int(x) for x in c])
+        elif c is None:
+            out.append(-1)
+        else:
+            out.append(int(c))
+    return out
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return [operator.index(d) for d in shape]
+
+
+class Tensor:
+    """A lazy n-dimensional array on a Phobos cluster. Operations build new
+    tensors; execute() computes, fetch() and np.asarray() return NumPy arrays."""
+
+    __slots__ = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype",
+                 "_value", "_nsplits", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self):
+        raise TypeError("phobos: make tensors with phobos.tensor functions (mt.tensor, mt.ones, ...)")
+
+    @classmethod
+    def _make(cls, fn=None, args=(), kwargs=None, data=None, chunks=None, meta=None):
+        t = object.__new__(cls)
+        t._fn, t._args, t._kwargs = fn, tuple(args), dict(kwargs or {})
+        t._data, t._chunks = data, chunks
+        t._value = None
+        t._nsplits = None
+        ins = []
+        _collect(t._args, ins)
+        _collect(list(t._kwargs.values()), ins)
+        t._inputs = ins
+        if meta is None:
+            meta = _describe_new(t)
+        t._shape = tuple(meta["shape"])
+        t._dtype = np.dtype(meta["dtype"])
+        return t
+
+    # metadata -------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def size(self):
+        return math.prod(self._shape)
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self._dtype.itemsize
+
+    @property
+    def nsplits(self):
+        """The chunk sizes along each axis."""
+        if self._nsplits is None:
+            nodes, roots = _program([self], None, like=True)
+            m = _default_session()._json("POST", "/api/describe",
+                                         {"program": {"nodes": nodes}, "nodes": roots, "nsplits": True})
+            self._nsplits = tuple(tuple(s) for s in m["nodes"][0]["nsplits"])
+        return self._nsplits
+
+    @property
+    def chunk_shape(self):
+        return tuple(len(s) for s in self.nsplits)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    # computing ------------------------------------------------------------
+    def execute(self, session=None, **kw):
+        """Computes the tensor; returns it, its value kept (print shows it)."""
+        return (session or _default_session()).execute(self, **kw)
+
+    def fetch(self, session=None):
+        """The value as a NumPy array, computed when it was not yet."""
+        if self._value is None:
+            self.execute(session)
+        return self._value
+
+    def __array__(self, dtype=None, copy=None):
+        v = self.fetch()
+        return v if dtype is None else v.astype(dtype)
+
+    def tolist(self):
+        return self.fetch().tolist()
+
+    def _scalar(self, conv):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+                             if conv is bool else f"only tensors of one element convert to Python scalars (shape {self._shape})")
+        return conv(self.fetch().reshape(()))
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __index__(self):
+        if not np.issubdtype(self._dtype, np.integer):
+            raise TypeError("only integer tensors can be used as an index")
+        return self._scalar(int)
+
+    def __repr__(self):
+        if self._value is not None:
+            return repr(self._value)
+        what = self._fn or "data"
+        return f"Tensor <{what}, shape={self._shape}, dtype={self._dtype.name}>"
+
+    def __str__(self):
+        if self._value is not None:
+            return str(self._value)
+        return repr(self)
+
+    __hash__ = object.__hash__
+
+    # NumPy interoperability -------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from . import _ufunc_dispatch
+        return _ufunc_dispatch(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from . import _function_dispatch
+        return _function_dispatch(func, args, kwargs)
+
+
+def _collect(vals, out):
+    for v in vals:
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            _collect(v, out)
+
+
+def _encode(v, ref):
+    """A call argument as JSON: tensors by reference."""
+    if isinstance(v, Tensor):
+        return {"ref": ref(v)}
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f
+    if isinstance(v, (list, tuple)):
+        return [_encode(x, ref) for x in v]
+    if v is None or isinstance(v, (str, dict)):
+        return v
+    raise TypeError(f"phobos: cannot pass {type(v).__name__} {v!r} to the cluster")
+
+
+def _node(t, ref, session, like):
+    if t._fn is None:
+        if like:
+            return {"like": {"shape": list(t._shape), "dtype": t._dtype.name, "chunks": t._chunks}}
+        arr = t._data
+        if session is not None and arr.nbytes > _session.INLINE_LIMIT:
+            return session._upload(arr, t._chunks)
+        buf = io.BytesIO()
+        np.save(buf, arr, allow_pickle=False)
+        return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": t._chunks}
+    n = {"fn": t._fn}
+    if t._args:
+        n["args"] = [_encode(a, ref) for a in t._args]
+    if t._kwargs:
+        n["kwargs"] = {k: _encode(v, ref) for k, v in t._kwargs.items()}
+    return n
+
+
+def _program(roots, session, like=False):
+    """The program computing roots (each tensor once), and the node of each
+    root. Iterative: deep chains of operations are fine."""
+    index = {}
+    nodes = []
+
+    def ref(t):
+        return index[id(t)]
+
+    for root in roots:
+        if id(root) in index:
+            continue
+        stack = [(root, 0)]
+        seen = {id(root)}
+        while stack:
+            t, i = stack[-1]
+            if i < len(t._inputs):
+                stack[-1] = (t, i + 1)
+                child = t._inputs[i]
+                if id(child) not in index and id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+                continue
+            stack.pop()
+            if id(t) not in index:
+                nodes.append(_node(t, ref, session, like))
+                index[id(t)] = len(nodes) - 1
+    return nodes, [index[id(r)] for r in roots]
+
+
+def _describe_new(t):
+    """The shape and dtype of a new call, checked by the cluster: its
+    inputs travel as their metadata alone."""
+    nodes = []
+    index = {}
+    for x in t._inputs:
+        if id(x) not in index:
+            index[id(x)] = len(nodes)
+            nodes.append({"like": {"shape": list(x._shape), "dtype": x._dtype.name}})
+    me = Tensor.__new__(Tensor)
+    me._fn, me._args, me._kwargs = t._fn, t._args, t._kwargs
+    nodes.append(_node(me, lambda x: index[id(x)], None, True))
+    return _default_session()._describe(nodes)
+
+
+def call(fn, *args, **kwargs):
+    """A new tensor: the cluster's function fn on args (None kwargs are left out)."""
+    return Tensor._make(fn, args, {k: v for k, v in kwargs.items() if v is not None})
+
+
+def from_numpy(arr, chunks=None):
+    arr = np.asarray(arr)
+    name = arr.dtype.name
+    if name not in SUPPORTED_DTYPES:
+        raise TypeError(f"phobos: dtype {name} is not supported (bool, int32, int64, float32, float64 are)")
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    ch = _chunks(chunks)
+    t = Tensor._make(data=arr, chunks=ch, meta={"shape": arr.shape, "dtype": arr.dtype.name})
+    if ch is not None:
+        # the cluster checks the chunks now, as it would any call
+        _default_session()._describe([_node(t, None, None, True)])
+    return t
+
+
+def astensor(x):
+    if isinstance(x, Tensor):
+        return x
+    return from_numpy(x)

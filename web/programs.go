@@ -1,0 +1,179 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/phobos-tensor/phobos/calls"
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// maxDescribeChunkOps bounds the tiling a describe request with nsplits may
+// ask for: chunk sizes are arithmetic, but tiling makes every chunk op.
+const maxDescribeChunkOps = 1 << 20
+
+// FunctionsJSON is the body of GET /api/functions.
+type FunctionsJSON struct {
+	APIVersion int              `json:"api_version"`
+	Functions  []calls.Function `json:"functions"`
+	Ufuncs     UfuncsJSON       `json:"ufuncs"`
+}
+
+// UfuncsJSON names the elementwise functions by arity.
+type UfuncsJSON struct {
+	Unary  []string `json:"unary"`
+	Binary []string `json:"binary"`
+}
+
+func (s *Server) getFunctions(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, FunctionsJSON{
+		APIVersion: APIVersion, Functions: calls.Functions(),
+		Ufuncs: UfuncsJSON{Unary: ndarray.UnaryOpNames(), Binary: ndarray.BinaryOpNames()},
+	})
+	return nil
+}
+
+// DescribeRequest asks what a program makes without running it.
+type DescribeRequest struct {
+	Program calls.Program `json:"program"`
+	// Nodes are the nodes to describe (default: the last).
+	Nodes []int `json:"nodes,omitempty"`
+	// NSplits asks for the chunk sizes along each axis too.
+	NSplits bool `json:"nsplits,omitempty"`
+}
+
+// MetaJSON is what a node makes.
+type MetaJSON struct {
+	Shape   []int   `json:"shape"`
+	DType   string  `json:"dtype"`
+	NSplits [][]int `json:"nsplits,omitempty"`
+}
+
+func (s *Server) describe(w http.ResponseWriter, r *http.Request) error {
+	var req DescribeRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return err
+	}
+	ts, err := req.Program.Build(true)
+	if err != nil {
+		return programError(err)
+	}
+	nodes := req.Nodes
+	if nodes == nil {
+		nodes = []int{len(ts) - 1}
+	}
+	sel := make([]*tensor.Tensor, len(nodes))
+	for i, n := range nodes {
+		if n < 0 || n >= len(ts) {
+			return badRequest(fmt.Errorf("nodes: %d is not a node of a program of %d", n, len(ts)))
+		}
+		sel[i] = ts[n]
+	}
+	out := make([]MetaJSON, len(sel))
+	for i, t := range sel {
+		out[i] = MetaJSON{Shape: append([]int{}, t.Shape()...), DType: t.DType().String()}
+	}
+	if req.NSplits && len(sel) > 0 {
+		tg, ids, err := tensor.Build(sel...)
+		if err != nil {
+			return programError(err)
+		}
+		_, tiled, err := graph.TileWithin(tg, maxDescribeChunkOps)
+		if err != nil {
+			return badRequest(fmt.Errorf("chunks: %w", err))
+		}
+		for i, id := range ids {
+			out[i].NSplits = tiled[id].NSplits
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"nodes": out})
+	return nil
+}
+
+// ProgramRequest submits a program's results for computing.
+type ProgramRequest struct {
+	Program calls.Program `json:"program"`
+	Results []int         `json:"results"`
+	Fuse    *bool         `json:"fuse,omitempty"`
+}
+
+func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
+	var req ProgramRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return err
+	}
+	ts, err := req.Program.Build(false)
+	if err != nil {
+		return programError(err)
+	}
+	if len(req.Results) == 0 {
+		return badRequest(errors.New(`"results": name at least one node to compute`))
+	}
+	sel := make([]*tensor.Tensor, len(req.Results))
+	for i, n := range req.Results {
+		if n < 0 || n >= len(ts) {
+			return badRequest(fmt.Errorf("results: %d is not a node of a program of %d", n, len(ts)))
+		}
+		sel[i] = ts[n]
+	}
+	tg, ids, err := tensor.Build(sel...)
+	if err != nil {
+		return programError(err)
+	}
+	gj, err := graph.EncodeTileable(tg)
+	if err != nil {
+		return badRequest(err)
+	}
+	return s.submit(w, r, SubmitRequest{Graph: gj, Results: ids, Fuse: req.Fuse})
+}
+
+// programError is a program that cannot be built: a 400 whose kind is the
+// Python exception NumPy raises for the same mistake.
+func programError(err error) error {
+	he := &httpError{code: http.StatusBadRequest, msg: err.Error(), kind: "ValueError"}
+	var ce *calls.Error
+	if errors.As(err, &ce) {
+		he.kind = ce.Kind
+	}
+	return he
+}
+
+// decode reads a JSON body of at most MaxRequestBytes into v, refusing
+// unknown fields.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &httpError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds the limit of %d bytes (the web service's --max-request-bytes)", mbe.Limit)}
+		}
+		return badRequest(fmt.Errorf("reading the request body: %w", err))
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return badRequest(fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err))
+		case errors.As(err, &te):
+			return badRequest(fmt.Errorf("field %q: want %v, got a JSON %s", te.Field, te.Type, te.Value))
+		case errors.Is(err, io.EOF):
+			return badRequest(errors.New("empty body: want a JSON object"))
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return badRequest(errors.New("malformed JSON: the body ends in the middle of a value"))
+		}
+		return badRequest(fmt.Errorf("bad request body: %v", err))
+	}
+	if d.More() {
+		return badRequest(errors.New("trailing data after the JSON object"))
+	}
+	return nil
+}

@@ -181,13 +181,13 @@ class Tensor:
 
     def __repr__(self):
         if self._value is not None:
-            return repr(self._value)
+            return repr(self._value[()] if self._value.ndim == 0 else self._value)
         what = self._fn or "data"
         return f"Tensor <{what}, shape={self._shape}, dtype={self._dtype.name}>"
 
     def __str__(self):
         if self._value is not None:
-            return str(self._value)
+            return str(self._value[()] if self._value.ndim == 0 else self._value)
         return repr(self)
 
     __hash__ = object.__hash__

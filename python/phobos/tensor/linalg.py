@@ -12,13 +12,13 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm for vectors (ord None, 2, 1, inf, -inf, 0 or any
     p) along one axis, and the Frobenius norm over two axes or of a whole
     tensor (ord None or 'fro')."""
-    from . import sqrt, absolute, sum, max, min, count_nonzero, power  # noqa: A004
+    from . import sqrt, square, absolute, sum, max, min, count_nonzero, power  # noqa: A004
     x = _core.astensor(x)
     if x.dtype.kind in "biu":
         x = x.astype("float64")
     if axis is None:
         if ord is None or (ord == "fro" and x.ndim == 2):
-            return sqrt(sum(x * x, keepdims=keepdims))
+            return sqrt(sum(square(x), keepdims=keepdims))
         if x.ndim == 1:
             axis = 0
         else:
@@ -27,12 +27,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if len(axis) == 1:
             axis = axis[0]
         elif len(axis) == 2 and ord in (None, "fro"):
-            return sqrt(sum(x * x, axis=tuple(axis), keepdims=keepdims))
+            return sqrt(sum(square(x), axis=tuple(axis), keepdims=keepdims))
         else:
             raise NotImplementedError(f"phobos: linalg.norm(ord={ord!r}, axis={axis!r}): matrix norms other than 'fro'")
     axis = operator.index(axis)
     if ord is None or ord == 2:
-        return sqrt(sum(x * x, axis=axis, keepdims=keepdims))
+        return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     if ord == math.inf:

@@ -1,0 +1,180 @@
+"""Sessions, data in and out, errors and the registry, against a real cluster."""
+
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import phobos
+import phobos.tensor as mt
+from phobos.tensor import _core
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def test_registry_matches_the_cluster(session):
+    # The client is checked against the server's registry: a function on
+    # one side only fails here.
+    fns = session.functions()
+    server = {f["name"] for f in fns["functions"]}
+    client = set(mt.REGISTRY)
+    assert server - client == set(), "functions of the cluster the client does not call"
+    assert client - server == set(), "functions the client calls that the cluster does not have"
+    for name, where in mt.REGISTRY.items():
+        obj = mt
+        for part in where.split("."):
+            obj = getattr(obj, part)
+        assert callable(obj), f"{name}: {where} is not callable"
+    assert tuple(fns["ufuncs"]["unary"]) == mt.UNARY_UFUNCS
+    assert tuple(fns["ufuncs"]["binary"]) == mt.BINARY_UFUNCS
+    for name in mt.UNARY_UFUNCS + mt.BINARY_UFUNCS:
+        assert callable(getattr(mt, name))
+
+
+def test_every_call_names_its_parameters_as_the_cluster_does(session):
+    params = {f["name"]: f["params"] for f in session.functions()["functions"]}
+    x = mt.ones((4, 3), chunks=2)
+    made = [x.sum(axis=0, keepdims=True, dtype="float32"), x.var(ddof=1), mt.cumsum(x, axis=1),
+            mt.full((2,), 3), mt.arange(1, 9, 2), mt.eye(3, k=1), mt.random.randint(5, size=3),
+            mt.to_npy(x, os.path.join(session.data_root, "p.npy")), mt.tensordot(x, x.T, 1)]
+    for t in made:
+        assert set(t._kwargs) <= set(params[t._fn]), t._fn
+
+
+def test_seeds_example_verbatim():
+    src = "import phobos.tensor as mt\na = mt.random.rand(100, chunks=100)\nb = mt.random.rand(100, chunks=100)\nc = (a + b).sum()\nprint(c.execute())\n"
+    out = subprocess.run([sys.executable, "-c", src], env=dict(os.environ, PYTHONPATH=str(HERE.parent)),
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert 0 < float(out.stdout) < 200
+
+
+def test_mars_readme_pi():
+    out = subprocess.run([sys.executable, str(HERE.parent / "examples" / "pi.py"), "2e6"],
+                         env=dict(os.environ, PYTHONPATH=str(HERE.parent)),
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert abs(float(out.stdout) - np.pi) < 0.01
+
+
+def test_execute_several_shares_one_graph(session):
+    a = mt.arange(10, chunks=3)
+    b = a * 2
+    c = b.sum()
+    rb, rc = session.execute(b, c)
+    assert rb is b and rc is c
+    np.testing.assert_array_equal(b.fetch(), np.arange(10) * 2)
+    assert c.fetch() == 90
+    assert "90" == str(c)
+
+
+def test_a_second_session_on_the_same_cluster(session):
+    s2 = phobos.new_session(session.url, default=False)
+    try:
+        t = mt.ones((3, 3), chunks=2) * 3
+        s2.execute(t)
+        np.testing.assert_array_equal(t.fetch(), np.full((3, 3), 3.0))
+    finally:
+        s2.close()
+
+
+def test_local_cluster_stops_with_its_session():
+    s = phobos.new_session(default=False, workers=1)
+    proc = s._local.proc
+    t = mt.arange(5)
+    s.execute(t)
+    np.testing.assert_array_equal(t.fetch(), np.arange(5))
+    s.close()
+    assert proc.poll() is not None
+
+
+def test_unreachable_cluster_names_the_url():
+    with pytest.raises(ConnectionError, match="127.0.0.1:9"):
+        phobos.new_session("http://127.0.0.1:9", default=False)
+
+
+def test_bad_url():
+    with pytest.raises(ValueError):
+        phobos.new_session("ftp://example.org", default=False)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "float32"])
+def test_big_arrays_travel_as_uploads(session, dtype):
+    rng = np.random.default_rng(3)
+    data = (rng.random((1100, 301)) * 100).astype(dtype)  # over the 1 MiB inline limit for 4+ byte types
+    if data.nbytes <= phobos.session.INLINE_LIMIT:
+        data = np.concatenate([data] * 8)
+    t = mt.tensor(data, chunks=(257, 100))
+    nodes, _ = _core._program([t], session)
+    assert "uploaded" in nodes[0]
+    r = (t[::3] == t[::3]).all()
+    u = t.sum(axis=0)
+    session.execute(t, r, u)
+    np.testing.assert_array_equal(t.fetch(), data)
+    assert bool(r.fetch())
+    np.testing.assert_allclose(u.fetch(), data.sum(axis=0), rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_large_result_streams(session):
+    t = mt.arange(6_000_000, chunks=1_000_000).astype("float64") * 0.5
+    v = t.fetch()
+    assert v.shape == (6_000_000,) and v.dtype == np.float64
+    np.testing.assert_array_equal(v[-3:], np.arange(5_999_997, 6_000_000) * 0.5)
+
+
+def test_ctrl_c_cancels_the_graph(session, monkeypatch):
+    seen = {}
+    real = phobos.Session._json
+
+    def interrupting(self, method, path, payload=None, want=200, what=None):
+        out = real(self, method, path, payload, want, what)
+        if method == "POST" and path.endswith("/programs"):
+            seen["url"] = out["url"]
+            out = dict(out, state="RUNNING")
+        elif method == "GET" and "wait_timeout" in path:
+            raise KeyboardInterrupt
+        return out
+
+    monkeypatch.setattr(phobos.Session, "_json", interrupting)
+    t = mt.random.rand(2000, 2000, chunks=100).sum()
+    with pytest.raises(KeyboardInterrupt):
+        session.execute(t)
+    monkeypatch.undo()
+    # the graph was deleted on the cluster
+    r = session._request("GET", seen["url"])
+    body = json.loads(r.read())
+    assert r.status == 404, body
+
+
+def test_files_on_the_workers(session):
+    path = os.path.join(session.data_root, "x.npy")
+    x = mt.arange(24, chunks=5).reshape(4, 6) * 1.5
+    mt.to_npy(x, path).execute()
+    np.testing.assert_array_equal(np.load(path), np.arange(24).reshape(4, 6) * 1.5)
+    y = mt.from_npy(path, chunks=3)
+    assert y.shape == (4, 6) and y.dtype == np.float64
+    np.testing.assert_array_equal((y + 1).fetch(), np.load(path) + 1)
+    zpath = os.path.join(session.data_root, "x.zarr")
+    x.to_zarr(zpath, chunks=(2, 4)).execute()
+    np.testing.assert_array_equal(mt.from_zarr(zpath).fetch(), np.load(path))
+
+
+def test_file_outside_the_data_root_is_refused(session):
+    with pytest.raises(phobos.PhobosError, match="data-root|data root"):
+        mt.to_npy(mt.ones(3), "/tmp/phobos-not-allowed.npy").execute()
+
+
+def test_result_repr_and_scalars(session):
+    t = mt.ones((2, 2)).sum()
+    assert "Tensor <sum" in repr(t)
+    assert float(t) == 4.0 and int(t) == 4
+    assert repr(t) == repr(np.float64(4.0))
+
+
+def test_progress_bar_on_request(session, capsys):
+    t = mt.arange(10).sum()
+    session.execute(t, show_progress=True)
+    assert t.fetch() == 45

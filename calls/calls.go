@@ -88,6 +88,9 @@ func (p Program) Build(like bool) ([]*tensor.Tensor, error) {
 			var ce *Error
 			if errors.As(err, &ce) {
 				ce.Node = i
+				if ce.Fn == "" {
+					ce.Fn = n.Fn
+				}
 				return nil, ce
 			}
 			return nil, &Error{Node: i, Fn: n.Fn, Kind: "ValueError", Err: err}

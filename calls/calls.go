@@ -96,15 +96,27 @@ func (p Program) Build(like bool) ([]*tensor.Tensor, error) {
 			return nil, &Error{Node: i, Fn: n.Fn, Kind: "ValueError", Err: err}
 		}
 		if err := t.Err(); err != nil {
-			kind := "ValueError"
-			if n.Fn == "getitem" {
-				kind = "IndexError"
-			}
-			return nil, &Error{Node: i, Fn: n.Fn, Kind: kind, Err: err}
+			return nil, &Error{Node: i, Fn: n.Fn, Kind: kindOf(n.Fn, err), Err: err}
 		}
 		out[i] = t
 	}
 	return out, nil
+}
+
+// kindOf is the Python exception NumPy raises for a tensor that cannot be
+// built.
+func kindOf(fn string, err error) string {
+	var ae *ndarray.AxisError
+	var de *ndarray.DTypeError
+	switch {
+	case errors.As(err, &ae):
+		return "AxisError"
+	case errors.As(err, &de):
+		return "TypeError"
+	case fn == "getitem":
+		return "IndexError"
+	}
+	return "ValueError"
 }
 
 func (n Node) build(prev []*tensor.Tensor, like bool) (*tensor.Tensor, error) {
@@ -158,6 +170,11 @@ func (n Node) build(prev []*tensor.Tensor, like bool) (*tensor.Tensor, error) {
 	a, err := bind(n, f.params, prev)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range f.params[:f.required] {
+		if _, ok := a.vals[p]; !ok {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("missing required argument %q", strings.TrimPrefix(p, "*"))}
+		}
 	}
 	t, err := f.build(a)
 	if err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 type function struct {
-	params []string
-	build  func(*args) (*tensor.Tensor, error)
+	params   []string
+	build    func(*args) (*tensor.Tensor, error)
+	required int // the first params a call must give
 }
 
 // table is every function by name. Parameter names are NumPy's, so Python
@@ -24,7 +25,7 @@ var table = map[string]function{}
 
 func init() {
 	for _, name := range ndarray.UnaryOpNames() {
-		table[name] = function{[]string{"x"}, func(a *args) (*tensor.Tensor, error) {
+		table[name] = function{params: []string{"x"}, required: 1, build: func(a *args) (*tensor.Tensor, error) {
 			x, err := a.operand("x")
 			if err != nil {
 				return nil, err
@@ -33,7 +34,7 @@ func init() {
 		}}
 	}
 	for _, name := range ndarray.BinaryOpNames() {
-		table[name] = function{[]string{"x1", "x2"}, func(a *args) (*tensor.Tensor, error) {
+		table[name] = function{params: []string{"x1", "x2"}, required: 2, build: func(a *args) (*tensor.Tensor, error) {
 			x1, err := a.operand("x1")
 			if err != nil {
 				return nil, err
@@ -46,53 +47,53 @@ func init() {
 		}}
 	}
 	for _, fn := range []string{"sum", "prod", "mean"} {
-		table[fn] = function{[]string{"a", "axis", "dtype", "keepdims"}, reduction(fn)}
+		table[fn] = function{[]string{"a", "axis", "dtype", "keepdims"}, reduction(fn), 1}
 	}
 	for _, fn := range []string{"min", "max", "any", "all", "count_nonzero", "argmin", "argmax"} {
-		table[fn] = function{[]string{"a", "axis", "keepdims"}, reduction(fn)}
+		table[fn] = function{[]string{"a", "axis", "keepdims"}, reduction(fn), 1}
 	}
 	for _, fn := range []string{"var", "std"} {
-		table[fn] = function{[]string{"a", "axis", "dtype", "ddof", "keepdims"}, reduction(fn)}
+		table[fn] = function{[]string{"a", "axis", "dtype", "ddof", "keepdims"}, reduction(fn), 1}
 	}
 	for _, fn := range []string{"cumsum", "cumprod"} {
-		table[fn] = function{[]string{"a", "axis", "dtype"}, cumulative(fn)}
+		table[fn] = function{[]string{"a", "axis", "dtype"}, cumulative(fn), 1}
 	}
 	for name, f := range map[string]function{
 		// creation
-		"zeros":    {[]string{"shape", "dtype", "chunks"}, fill(0)},
-		"ones":     {[]string{"shape", "dtype", "chunks"}, fill(1)},
-		"empty":    {[]string{"shape", "dtype", "chunks"}, fill(0)},
-		"full":     {[]string{"shape", "fill_value", "dtype", "chunks"}, full},
-		"arange":   {[]string{"start", "stop", "step", "dtype", "chunks"}, arange},
-		"linspace": {[]string{"start", "stop", "num", "dtype", "chunks"}, linspace},
-		"eye":      {[]string{"N", "M", "k", "dtype", "chunks"}, eye},
-		"random":   {[]string{"seed", "stream", "dist", "p1", "p2", "shape", "dtype", "chunks"}, random},
+		"zeros":    {[]string{"shape", "dtype", "chunks"}, fill(0), 1},
+		"ones":     {[]string{"shape", "dtype", "chunks"}, fill(1), 1},
+		"empty":    {[]string{"shape", "dtype", "chunks"}, fill(0), 1},
+		"full":     {[]string{"shape", "fill_value", "dtype", "chunks"}, full, 2},
+		"arange":   {[]string{"start", "stop", "step", "dtype", "chunks"}, arange, 3},
+		"linspace": {[]string{"start", "stop", "num", "dtype", "chunks"}, linspace, 2},
+		"eye":      {[]string{"N", "M", "k", "dtype", "chunks"}, eye, 1},
+		"random":   {[]string{"seed", "stream", "dist", "p1", "p2", "shape", "dtype", "chunks"}, random, 3},
 		// elementwise beyond the ufuncs
-		"where":  {[]string{"condition", "x", "y"}, where},
-		"clip":   {[]string{"a", "a_min", "a_max"}, clip},
-		"astype": {[]string{"a", "dtype"}, astype},
+		"where":  {[]string{"condition", "x", "y"}, where, 3},
+		"clip":   {[]string{"a", "a_min", "a_max"}, clip, 3},
+		"astype": {[]string{"a", "dtype"}, astype, 2},
 		// shape
-		"reshape":      {[]string{"a", "shape"}, reshape},
-		"transpose":    {[]string{"a", "axes"}, transpose},
-		"ravel":        {[]string{"a"}, ravel},
-		"squeeze":      {[]string{"a", "axis"}, squeeze},
-		"expand_dims":  {[]string{"a", "axis"}, expandDims},
-		"flip":         {[]string{"m", "axis"}, flip},
-		"broadcast_to": {[]string{"array", "shape"}, broadcastTo},
-		"concatenate":  {[]string{"arrays", "axis"}, concatenate},
-		"stack":        {[]string{"arrays", "axis"}, stack},
-		"rechunk":      {[]string{"a", "chunks"}, rechunk},
-		"getitem":      {[]string{"a", "key"}, getitem},
+		"reshape":      {[]string{"a", "shape"}, reshape, 2},
+		"transpose":    {[]string{"a", "axes"}, transpose, 1},
+		"ravel":        {[]string{"a"}, ravel, 1},
+		"squeeze":      {[]string{"a", "axis"}, squeeze, 1},
+		"expand_dims":  {[]string{"a", "axis"}, expandDims, 2},
+		"flip":         {[]string{"m", "axis"}, flip, 1},
+		"broadcast_to": {[]string{"array", "shape"}, broadcastTo, 2},
+		"concatenate":  {[]string{"arrays", "axis"}, concatenate, 1},
+		"stack":        {[]string{"arrays", "axis"}, stack, 1},
+		"rechunk":      {[]string{"a", "chunks"}, rechunk, 2},
+		"getitem":      {[]string{"a", "key"}, getitem, 2},
 		// linear algebra
-		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul)},
-		"dot":       {[]string{"a", "b"}, pair(tensor.Dot)},
-		"outer":     {[]string{"a", "b"}, pair(tensor.Outer)},
-		"tensordot": {[]string{"a", "b", "axes"}, tensordot},
+		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
+		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
+		"outer":     {[]string{"a", "b"}, pair(tensor.Outer), 2},
+		"tensordot": {[]string{"a", "b", "axes"}, tensordot, 2},
 		// files on the workers
-		"from_npy":  {[]string{"path", "chunks"}, fromFile(tensor.FromNpy)},
-		"from_zarr": {[]string{"path", "chunks"}, fromFile(tensor.FromZarr)},
-		"to_npy":    {[]string{"a", "path"}, toNpy},
-		"to_zarr":   {[]string{"a", "path", "chunks", "compressor"}, toZarr},
+		"from_npy":  {[]string{"path", "chunks"}, fromFile(tensor.FromNpy), 1},
+		"from_zarr": {[]string{"path", "chunks"}, fromFile(tensor.FromZarr), 1},
+		"to_npy":    {[]string{"a", "path"}, toNpy, 2},
+		"to_zarr":   {[]string{"a", "path", "chunks", "compressor"}, toZarr, 2},
 	} {
 		table[name] = f
 	}
@@ -166,7 +167,9 @@ func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 		case "std":
 			r = t.Std(opts...)
 		}
-		if ok && (fn == "mean" || fn == "var" || fn == "std") && r.Err() == nil && r.DType() != dt {
+		if ok && fn != "argmin" && fn != "argmax" && r.Err() == nil && r.DType() != dt {
+			// NumPy reduces in dtype and answers in it: a sum of int32 in
+			// int64 cast back wraps as NumPy's int32 sum does.
 			r = r.Astype(dt)
 		}
 		return r, nil
@@ -179,9 +182,11 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dt, ok, err := a.dtype("dtype"); err != nil {
+		dt, hasDT, err := a.dtype("dtype")
+		if err != nil {
 			return nil, err
-		} else if ok {
+		}
+		if hasDT {
 			t = t.Astype(dt)
 		}
 		axis := 0
@@ -192,10 +197,14 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 		} else {
 			t = t.Ravel() // NumPy: axis=None works on the flattened array
 		}
+		r := t.CumProd(axis)
 		if fn == "cumsum" {
-			return t.CumSum(axis), nil
+			r = t.CumSum(axis)
 		}
-		return t.CumProd(axis), nil
+		if hasDT && r.Err() == nil && r.DType() != dt {
+			r = r.Astype(dt)
+		}
+		return r, nil
 	}
 }
 
@@ -263,6 +272,11 @@ func arange(a *args) (*tensor.Tensor, error) {
 			return nil, typeErr(name, errors.New("want a number"))
 		}
 	}
+	for i, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, valueErr("arange: cannot compute length (%s is %v)", []string{"start", "stop", "step"}[i], v)
+		}
+	}
 	if vals[2] == 0 {
 		return nil, &Error{Kind: "ZeroDivisionError", Err: errors.New("division by zero (step 0)")}
 	}
@@ -312,8 +326,8 @@ func eye(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n < 0 || m < 0 {
-		return nil, valueErr("negative dimensions are not allowed: (%d, %d)", n, m)
+	if err := checkShape([]int{n, m}); err != nil {
+		return nil, err
 	}
 	opts, err := a.opts(ndarray.Float64)
 	if err != nil {
@@ -347,6 +361,9 @@ func random(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := a.vals["shape"]; !ok {
+		return nil, &Error{Kind: "TypeError", Err: errors.New(`missing required argument "shape"`)}
+	}
 	shape, err := a.shape("shape")
 	if err != nil {
 		return nil, err
@@ -371,6 +388,9 @@ func random(a *args) (*tensor.Tensor, error) {
 		}
 		if p1 != math.Trunc(p1) || p2 != math.Trunc(p2) {
 			return nil, typeErr("p1", errors.New("randint bounds are integers"))
+		}
+		if p1 < math.MinInt64 || p2 > math.MaxInt64 {
+			return nil, valueErr("randint bounds [%v, %v) are out of bounds for int64", p1, p2)
 		}
 	default:
 		return nil, valueErr("unknown distribution %q (uniform, normal, randint)", distName)

@@ -73,12 +73,12 @@ func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	switch op {
 	case Neg:
 		if in == Bool {
-			return 0, 0, fmt.Errorf("ndarray: negative: not supported for bool (numpy raises); use logical_not")
+			return 0, 0, &DTypeError{Msg: "ndarray: negative: not supported for bool (numpy raises); use logical_not"}
 		}
 		return in, in, nil
 	case Sign:
 		if in == Bool {
-			return 0, 0, fmt.Errorf("ndarray: sign: no loop for bool input (numpy raises)")
+			return 0, 0, &DTypeError{Msg: "ndarray: sign: no loop for bool input (numpy raises)"}
 		}
 		return in, in, nil
 	case Abs:
@@ -286,7 +286,7 @@ func ewBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		return p, p, nil
 	case Sub:
 		if p == Bool {
-			return 0, 0, fmt.Errorf("ndarray: subtract: not supported for bool and bool (numpy raises); use logical_xor")
+			return 0, 0, &DTypeError{Msg: "ndarray: subtract: not supported for bool and bool (numpy raises); use logical_xor"}
 		}
 		return p, p, nil
 	case FloorDiv, Mod, Pow:

@@ -7,7 +7,7 @@ import (
 // NormAxis turns a possibly negative axis into 0..ndim-1.
 func NormAxis(axis, ndim int) (int, error) {
 	if axis < -ndim || axis >= ndim {
-		return 0, fmt.Errorf("axis %d is out of bounds for array of dimension %d", axis, ndim)
+		return 0, &AxisError{Axis: axis, NDim: ndim}
 	}
 	if axis < 0 {
 		axis += ndim

@@ -18,6 +18,13 @@ import (
 // numexpr's choice, a few L1/L2-resident blocks per op.
 const DefaultTile = 4096
 
+// A fused moments reduction over leading axes evaluates at least
+// momentsTileRows rows per tile, up to momentsTile elements.
+const (
+	momentsTileRows = 64
+	momentsTile     = 1 << 16
+)
+
 // FusedNode is one op inside a Fused kernel. Args name its operands: an
 // index >= 0 is an earlier node, -1-k is the kernel's k-th input chunk.
 type FusedNode struct {
@@ -123,7 +130,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 	if len(axes) == nd {
 		return modeAll, ndarray.Size(shape)
 	}
-	if isMoments || len(axes) == 0 {
+	if len(axes) == 0 {
 		return modeNone, 0
 	}
 	prefix, suffix := true, true
@@ -136,9 +143,11 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 		}
 	}
 	switch {
-	case suffix:
+	case suffix && !isMoments:
 		return modeTrailing, ndarray.Size(shape[axes[0]:])
 	case prefix:
+		// Moments over leading axes (x.var(axis=0)) keep, per column, the
+		// moments of a tile of whole rows, merged tile by tile.
 		return modeLeading, ndarray.Size(shape[len(axes):])
 	}
 	return modeNone, 0
@@ -216,6 +225,12 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		if mode, K = FusedReduceMode(red, rootShape); mode == modeNone || (K1 > 1 && mode != modeAll) {
 			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, rootShape)
 		}
+	}
+	moments := isReduce && (red.Func == "mean" || red.Func == "var" || red.Func == "std")
+	if moments && mode == modeLeading {
+		// Whole rows per tile, and enough of them that merging the tiles'
+		// moments costs little beside computing them.
+		T = max(T, K, min(momentsTileRows*K, momentsTile))
 	}
 	var out *ndarray.Array
 	if !isReduce {
@@ -371,6 +386,20 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				}
 			}
 		case modeLeading:
+			if moments {
+				x2, err := x.Reshape(L/K, K)
+				if err != nil {
+					return nil, err
+				}
+				part, err := ndarray.Moments(x2, []int{0})
+				if err != nil {
+					return nil, err
+				}
+				if acc, err = combineParts(red, acc, part); err != nil {
+					return nil, err
+				}
+				break
+			}
 			if K <= T && red.Func == "sum" && x.DType() == ndarray.Float64 && root.Meta.DType == ndarray.Float64 {
 				// Column sums of whole rows: add each row into the
 				// accumulator in order, as the unfused reduction does,

@@ -9,6 +9,7 @@ package calls
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -75,15 +76,27 @@ const (
 	maxRank  = 32
 )
 
+// Opener opens a file source ("npy" or "zarr") where it will be read: a
+// web service asks a worker, under the worker's data roots.
+type Opener func(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error)
+
 // Build makes the tensor of every node. Like nodes are refused unless
-// like is true (they carry no data).
+// like is true (they carry no data). File sources are opened in this
+// process, with no restriction on paths, as a local session opens them.
 func (p Program) Build(like bool) ([]*tensor.Tensor, error) {
+	return p.BuildWith(context.Background(), like, func(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error) {
+		return ops.OpenSource(ctx, kind, path, spec)
+	})
+}
+
+// BuildWith is Build with file sources opened by open.
+func (p Program) BuildWith(ctx context.Context, like bool, open Opener) ([]*tensor.Tensor, error) {
 	if len(p.Nodes) > MaxNodes {
 		return nil, &Error{Kind: "ValueError", Err: fmt.Errorf("a program of %d calls (at most %d)", len(p.Nodes), MaxNodes)}
 	}
 	out := make([]*tensor.Tensor, len(p.Nodes))
 	for i, n := range p.Nodes {
-		t, err := n.build(out[:i], like)
+		t, err := n.build(ctx, out[:i], like, open)
 		if err != nil {
 			var ce *Error
 			if errors.As(err, &ce) {
@@ -119,7 +132,7 @@ func kindOf(fn string, err error) string {
 	return "ValueError"
 }
 
-func (n Node) build(prev []*tensor.Tensor, like bool) (*tensor.Tensor, error) {
+func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open Opener) (*tensor.Tensor, error) {
 	kinds := 0
 	for _, b := range []bool{n.Fn != "", n.Data != "", n.Uploaded != nil, n.Like != nil} {
 		if b {
@@ -168,6 +181,9 @@ func (n Node) build(prev []*tensor.Tensor, like bool) (*tensor.Tensor, error) {
 		return nil, &Error{Fn: n.Fn, Kind: "NotImplementedError", Err: fmt.Errorf("phobos has no function %q", n.Fn)}
 	}
 	a, err := bind(n, f.params, prev)
+	if a != nil {
+		a.ctx, a.open = ctx, open
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +224,8 @@ func Functions() []Function {
 type args struct {
 	vals map[string]json.RawMessage
 	prev []*tensor.Tensor
+	ctx  context.Context
+	open Opener
 }
 
 func bind(n Node, params []string, prev []*tensor.Tensor) (*args, error) {
@@ -467,31 +485,47 @@ func (a *args) opts(defDType ndarray.DType) ([]tensor.Option, error) {
 	return append(opts, tensor.WithDType(dt)), nil
 }
 
-// chunkOpts reads chunks as Mars and Dask take them: null or "auto"
+// chunkSpec reads chunks as Mars and Dask take them: null or "auto"
 // (automatic), an integer (every axis), a list of integers (per axis, -1
 // whole), a list of lists (explicit sizes), or {"bytes": N}.
-func chunkOpts(raw json.RawMessage) ([]tensor.Option, error) {
+func chunkSpec(raw json.RawMessage) (ops.ChunkSpec, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte(`"auto"`)) {
-		return nil, nil
+		return ops.ChunkSpec{}, nil
 	}
 	var i int
 	if json.Unmarshal(raw, &i) == nil {
-		return []tensor.Option{tensor.Chunks(i)}, nil
+		return ops.ChunkSpec{Size: []int{i}}, nil
 	}
 	var sizes []int
-	if json.Unmarshal(raw, &sizes) == nil && len(sizes) <= maxRank {
-		return []tensor.Option{tensor.Chunks(sizes...)}, nil
+	if json.Unmarshal(raw, &sizes) == nil && len(sizes) > 0 && len(sizes) <= maxRank {
+		return ops.ChunkSpec{Size: sizes}, nil
 	}
 	var splits [][]int
 	if json.Unmarshal(raw, &splits) == nil && len(splits) <= maxRank {
-		return []tensor.Option{tensor.ChunkSplits(splits...)}, nil
+		return ops.ChunkSpec{Splits: splits}, nil
 	}
 	var b struct {
 		Bytes int64 `json:"bytes"`
 	}
 	if json.Unmarshal(raw, &b) == nil && b.Bytes != 0 {
-		return []tensor.Option{tensor.ChunkBytes(b.Bytes)}, nil
+		return ops.ChunkSpec{Bytes: b.Bytes}, nil
 	}
-	return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("chunks %s: want an integer, a list of integers, a list of lists of integers, \"auto\" or {\"bytes\": N}", raw)}
+	return ops.ChunkSpec{}, &Error{Kind: "TypeError", Err: fmt.Errorf("chunks %s: want an integer, a list of integers, a list of lists of integers, \"auto\" or {\"bytes\": N}", raw)}
+}
+
+// chunkOpts is chunkSpec as tensor options.
+func chunkOpts(raw json.RawMessage) ([]tensor.Option, error) {
+	spec, err := chunkSpec(raw)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(spec.Size) > 0:
+		return []tensor.Option{tensor.Chunks(spec.Size...)}, nil
+	case spec.Splits != nil:
+		return []tensor.Option{tensor.ChunkSplits(spec.Splits...)}, nil
+	case spec.Bytes != 0:
+		return []tensor.Option{tensor.ChunkBytes(spec.Bytes)}, nil
+	}
+	return nil, nil
 }

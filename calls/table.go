@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -90,8 +92,8 @@ func init() {
 		"outer":     {[]string{"a", "b"}, pair(tensor.Outer), 2},
 		"tensordot": {[]string{"a", "b", "axes"}, tensordot, 2},
 		// files on the workers
-		"from_npy":  {[]string{"path", "chunks"}, fromFile(tensor.FromNpy), 1},
-		"from_zarr": {[]string{"path", "chunks"}, fromFile(tensor.FromZarr), 1},
+		"from_npy":  {[]string{"path", "chunks", "dtype"}, fromFile("npy"), 1},
+		"from_zarr": {[]string{"path", "chunks", "dtype"}, fromFile("zarr"), 1},
 		"to_npy":    {[]string{"a", "path"}, toNpy, 2},
 		"to_zarr":   {[]string{"a", "path", "chunks", "compressor"}, toZarr, 2},
 	} {
@@ -712,17 +714,41 @@ func tensordot(a *args) (*tensor.Tensor, error) {
 	return tensor.TensorDot(x, y, lists[0], lists[1]), nil
 }
 
-func fromFile(f func(string, ...tensor.Option) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+// fromFile is a file source, opened by the program's Opener; its chunks
+// follow the stored ones unless chunks says otherwise, and dtype casts.
+func fromFile(kind string) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		var path string
 		if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
 			return nil, typeErr("path", errors.New("want a path"))
 		}
-		opts, err := chunkOpts(a.vals["chunks"])
+		spec, err := chunkSpec(a.vals["chunks"])
 		if err != nil {
 			return nil, err
 		}
-		return f(path, opts...), nil
+		dt, hasDT, err := a.dtype("dtype")
+		if err != nil {
+			return nil, err
+		}
+		op, err := a.open(a.ctx, kind, path, spec)
+		if err != nil {
+			var ce *Error
+			var fae *ops.FileAccessError
+			switch {
+			case errors.As(err, &ce):
+				return nil, ce
+			case errors.As(err, &fae):
+				return nil, &Error{Kind: "PermissionError", Err: err}
+			case errors.Is(err, fs.ErrNotExist):
+				return nil, &Error{Kind: "FileNotFoundError", Err: err}
+			}
+			return nil, &Error{Kind: "OSError", Err: err}
+		}
+		t := tensor.New(op)
+		if hasDT && t.Err() == nil && t.DType() != dt {
+			t = t.Astype(dt)
+		}
+		return t, nil
 	}
 }
 

@@ -95,3 +95,33 @@ func (fa *FileAccess) Check(path string) error {
 	}
 	return refuse("outside the data roots")
 }
+
+// OpenSource opens the file source of kind ("npy" or "zarr") at path as a
+// worker that reads it would, under ctx's FileAccess, and returns its op;
+// only the header or the metadata is read. A web service building a
+// program asks a worker for this rather than opening files itself.
+func OpenSource(ctx context.Context, kind, path string, spec ChunkSpec) (TensorOp, error) {
+	if path == "" {
+		return nil, errors.New("file source: empty path")
+	}
+	path = filepath.Clean(path)
+	if err := checkPath(ctx, path); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "npy":
+		return NewNpyRead(path, spec)
+	case "zarr":
+		// The metadata file too: it may be a link leading out.
+		for _, name := range []string{".zarray", "zarr.json"} {
+			p := filepath.Join(path, name)
+			if _, err := os.Lstat(p); err == nil {
+				if err := checkPath(ctx, p); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return NewZarrRead(path, spec)
+	}
+	return nil, fmt.Errorf("file source %s: unknown kind %q (npy, zarr)", path, kind)
+}

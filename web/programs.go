@@ -2,15 +2,22 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+
+	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/calls"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -60,7 +67,7 @@ func (s *Server) describe(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	ts, err := req.Program.Build(true)
+	ts, err := req.Program.BuildWith(r.Context(), true, s.openSource)
 	if err != nil {
 		return programError(err)
 	}
@@ -108,7 +115,7 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	ts, err := req.Program.Build(false)
+	ts, err := req.Program.BuildWith(r.Context(), false, s.openSource)
 	if err != nil {
 		return programError(err)
 	}
@@ -136,6 +143,10 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 // programError is a program that cannot be built: a 400 whose kind is the
 // Python exception NumPy raises for the same mistake.
 func programError(err error) error {
+	var unavailable *httpError
+	if errors.As(err, &unavailable) {
+		return unavailable
+	}
 	he := &httpError{code: http.StatusBadRequest, msg: err.Error(), kind: "ValueError"}
 	var ce *calls.Error
 	if errors.As(err, &ce) {
@@ -176,4 +187,35 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 		return badRequest(errors.New("trailing data after the JSON object"))
 	}
 	return nil
+}
+
+// openSource opens a file source on a live worker, under its data roots:
+// the web service itself reads no file a program names.
+func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error) {
+	resp, err := s.cfg.Scheduler.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return nil, &httpError{code: statusOf(err), msg: fmt.Sprintf("opening %s: listing the workers: %v", path, err)}
+	}
+	var to *pb.WorkerInfo
+	for _, wi := range resp.Msg.Workers {
+		if wi.Alive && (to == nil || wi.Id < to.Id) {
+			to = wi
+		}
+	}
+	if to == nil {
+		return nil, &httpError{code: http.StatusServiceUnavailable, msg: fmt.Sprintf("opening %s: no live worker", path)}
+	}
+	op, err := rpc.OpenSource(ctx, s.http, to.Url, rpc.SourceRequest{Kind: kind, Path: path, Chunks: spec})
+	var se *rpc.SourceError
+	switch {
+	case err == nil:
+		return op, nil
+	case errors.As(err, &se) && se.Status == http.StatusForbidden:
+		return nil, &calls.Error{Kind: "PermissionError", Err: err}
+	case errors.As(err, &se) && strings.Contains(se.Msg, "no such file or directory"):
+		return nil, &calls.Error{Kind: "FileNotFoundError", Err: err}
+	case errors.As(err, &se):
+		return nil, &calls.Error{Kind: "OSError", Err: err}
+	}
+	return nil, &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("opening %s on worker %d: %v", path, to.Id, err)}
 }

@@ -20,6 +20,9 @@ _KINDS = {
     "NotImplementedError": NotImplementedError,
     "AxisError": AxisError,
     "ZeroDivisionError": ZeroDivisionError,
+    "PermissionError": PermissionError,
+    "FileNotFoundError": FileNotFoundError,
+    "OSError": OSError,
 }
 
 

@@ -162,9 +162,23 @@ def test_files_on_the_workers(session):
     np.testing.assert_array_equal(mt.from_zarr(zpath).fetch(), np.load(path))
 
 
-def test_file_outside_the_data_root_is_refused(session):
+def test_file_outside_the_data_root_is_refused(session, tmp_path):
     with pytest.raises(phobos.PhobosError, match="data-root|data root"):
         mt.to_npy(mt.ones(3), "/tmp/phobos-not-allowed.npy").execute()
+    outside = tmp_path / "secret.npy"
+    np.save(outside, np.arange(3))
+    # the header is read by a worker, under its data roots: the web service
+    # reads no file, and says nothing of one a worker may not read
+    with pytest.raises(PermissionError, match="data-root"):
+        mt.from_npy(str(outside))
+    link = os.path.join(session.data_root, "link.npy")
+    os.symlink(outside, link)
+    with pytest.raises(PermissionError):
+        mt.from_npy(link)
+    with pytest.raises(PermissionError):
+        mt.from_npy(os.path.join(session.data_root, "..", "x.npy"))
+    with pytest.raises(FileNotFoundError):
+        mt.from_npy(os.path.join(session.data_root, "missing.npy"))
 
 
 def test_result_repr_and_scalars(session):

@@ -419,14 +419,16 @@ def tensordot(a, b, axes=2):
 # files on the workers ---------------------------------------------------------
 
 
-def from_npy(path, chunks=None):
-    """A .npy file the workers read chunk by chunk (under their --data-root)."""
-    return call("from_npy", str(path), chunks=_chunks(chunks))
+def from_npy(path, chunks=None, dtype=None):
+    """A .npy file the workers read chunk by chunk (under their --data-root;
+    a worker reads its header now)."""
+    return call("from_npy", str(path), chunks=_chunks(chunks), dtype=_dtype_name(dtype))
 
 
-def from_zarr(path, chunks=None):
-    """A Zarr (format 2) array the workers read chunk by chunk."""
-    return call("from_zarr", str(path), chunks=_chunks(chunks))
+def from_zarr(path, chunks=None, dtype=None):
+    """A Zarr array the workers read chunk by chunk (its stored chunks unless
+    chunks says otherwise)."""
+    return call("from_zarr", str(path), chunks=_chunks(chunks), dtype=_dtype_name(dtype))
 
 
 def to_npy(a, path):

@@ -1,0 +1,112 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// SourcePath is where a worker opens file sources.
+const SourcePath = "/files/source"
+
+// SourceRequest asks a worker to open a file source (POST SourcePath).
+type SourceRequest struct {
+	Kind   string        `json:"kind"` // "npy" or "zarr"
+	Path   string        `json:"path"`
+	Chunks ops.ChunkSpec `json:"chunks"`
+}
+
+// SourceReply is the op reading the source, as the graph JSON has ops.
+type SourceReply struct {
+	Op json.RawMessage `json:"op"`
+}
+
+// SourceError is a worker's refusal to open a file source.
+type SourceError struct {
+	Status int
+	Msg    string
+}
+
+func (e *SourceError) Error() string { return e.Msg }
+
+// SourceHandler serves POST SourcePath: the file is opened under the
+// worker's data roots (files), so a client learns nothing of a path the
+// worker may not read.
+func SourceHandler(files *ops.FileAccess) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req SourceRequest
+		d := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&req); err != nil {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf("file source request: %v", err))
+			return
+		}
+		op, err := ops.OpenSource(ops.WithFileAccess(r.Context(), files), req.Kind, req.Path, req.Chunks)
+		if err != nil {
+			code := http.StatusBadRequest
+			var fae *ops.FileAccessError
+			if errors.As(err, &fae) {
+				code = http.StatusForbidden
+			}
+			writeJSONError(w, code, err.Error())
+			return
+		}
+		raw, err := ops.MarshalOp(op)
+		if err != nil {
+			writeJSONError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(SourceReply{Op: raw})
+	}
+}
+
+// OpenSource asks the worker at base (its URL) to open a file source.
+func OpenSource(ctx context.Context, client *http.Client, base string, req SourceRequest) (ops.TensorOp, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+SourcePath, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+			e.Error = fmt.Sprintf("worker %s: HTTP %d", base, resp.StatusCode)
+		}
+		return nil, &SourceError{Status: resp.StatusCode, Msg: e.Error}
+	}
+	var rep SourceReply
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return nil, fmt.Errorf("worker %s: file source reply: %w", base, err)
+	}
+	op, err := ops.UnmarshalTensorOp(rep.Op)
+	if err != nil {
+		return nil, fmt.Errorf("worker %s: file source reply: %w", base, err)
+	}
+	if k := op.Type(); k != req.Kind+"_read" {
+		return nil, fmt.Errorf("worker %s: asked for a %s source, got a %s op", base, req.Kind, k)
+	}
+	return op, nil
+}

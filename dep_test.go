@@ -12,7 +12,7 @@ import (
 
 // layers ranks every package; a package may import only packages of a
 // lower rank (DESIGN.md: ndarray <- ops <- tensor/graph/optimize <-
-// scheduler/worker <- cluster/web <- phobos <- cmd). A new package must be
+// scheduler/worker/calls <- web <- cluster <- phobos <- cmd). A new package must be
 // ranked here, so the layering is decided, not drifted into.
 var layers = map[string]int{
 	"ndarray":                      0,
@@ -32,11 +32,12 @@ var layers = map[string]int{
 	"storage":                      4,
 	"rpc":                          4,
 	"worker":                       5,
-	"web":                          5,
-	"cluster":                      6,
-	".":                            7,
-	"workloads":                    8,
-	"cmd/phobos":                   9,
+	"calls":                        5,
+	"web":                          6,
+	"cluster":                      7,
+	".":                            8,
+	"workloads":                    9,
+	"cmd/phobos":                   10,
 }
 
 const module = "github.com/phobos-tensor/phobos"

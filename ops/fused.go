@@ -280,6 +280,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 	}
 	var group *ndarray.Array // running reduction of a run longer than a tile
+	var scratch []float64    // RowMoments' working rows
 	// Whole-chunk sums keep a scalar accumulator: no array per tile.
 	var fs fastSum
 	fast := isReduce && mode == modeAll && fs.init(red, root.Meta.DType)
@@ -386,6 +387,16 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				}
 			}
 		case modeLeading:
+			if moments && x.DType() == ndarray.Float64 && x.IsContiguous() {
+				if acc == nil {
+					if acc, err = ndarray.New(ndarray.Float64, 3, 1, K); err != nil {
+						return nil, err
+					}
+					scratch = make([]float64, 2*K)
+				}
+				ndarray.RowMoments(acc.Float64s(), x.Float64s()[:L], scratch, L/K, K)
+				break
+			}
 			if moments {
 				x2, err := x.Reshape(L/K, K)
 				if err != nil {

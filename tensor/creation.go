@@ -239,9 +239,11 @@ func operands(xs ...any) []*Tensor {
 		}
 	}
 	if !hasND {
-		// only scalars and 0-d tensors: ordinary promotion among the strong ones
+		// Only scalars and 0-d tensors: NumPy 1.24 casts by value only
+		// when scalars meet arrays, so here Python numbers count as their
+		// default types (int64, float64) in ordinary promotion.
 		for _, t := range ts {
-			if t.err == nil && !t.weak {
+			if t.err == nil {
 				if strong == ndarray.Invalid {
 					strong = t.meta.DType
 				} else {

@@ -129,6 +129,8 @@ def empty(shape, dtype=None, chunks=None, order="C"):
 
 
 def full(shape, fill_value, dtype=None, chunks=None, order="C"):
+    if dtype is None and isinstance(fill_value, np.generic):
+        dtype = fill_value.dtype  # NumPy keeps a NumPy scalar's type
     return call("full", _shape(shape), _operand(fill_value), dtype=_dtype_name(dtype), chunks=_chunks(chunks))
 
 
@@ -202,9 +204,11 @@ def clip(a, a_min, a_max, out=None):
         raise NotImplementedError("phobos: clip(out=...): tensors are immutable; use the result")
     if a_min is None and a_max is None:
         raise ValueError("One of max or min must be given")
-    lo = -np.inf if a_min is None else a_min
-    hi = np.inf if a_max is None else a_max
-    return call("clip", _operand(a), _operand(lo), _operand(hi))
+    if a_min is None:
+        return minimum(a, a_max)  # noqa: F821
+    if a_max is None:
+        return maximum(a, a_min)  # noqa: F821
+    return call("clip", _operand(a), _operand(a_min), _operand(a_max))
 
 
 def _round(a, decimals=0, out=None):
@@ -521,6 +525,8 @@ def _reflect(f):
 def _t_invert(self):
     if self.dtype == np.bool_:
         return logical_not(self)  # noqa: F821
+    if self.dtype.kind == "f":
+        raise TypeError("ufunc 'invert' not supported for the input types")
     raise NotImplementedError("phobos: ~ on integers (numpy.invert, bitwise) is not supported")
 
 

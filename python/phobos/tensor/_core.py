@@ -119,7 +119,7 @@ class Tensor:
             nodes, roots = _program([self], None, like=True)
             m = _default_session()._json("POST", "/api/describe",
                                          {"program": {"nodes": nodes}, "nodes": roots, "nsplits": True})
-            self._nsplits = tuple(tuple(s) for s in m["nodes"][0]["nsplits"])
+            self._nsplits = tuple(tuple(s) for s in m["nodes"][0].get("nsplits") or ())
         return self._nsplits
 
     @property
@@ -161,8 +161,10 @@ class Tensor:
 
     def _scalar(self, conv):
         if self.size != 1:
-            raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
-                             if conv is bool else f"only tensors of one element convert to Python scalars (shape {self._shape})")
+            if conv is bool:
+                raise ValueError("The truth value of an array with more than one element is ambiguous. "
+                                 "Use a.any() or a.all()")
+            raise TypeError(f"only size-1 arrays can be converted to Python scalars (shape {self._shape})")
         return conv(self.fetch().reshape(()))
 
     def __bool__(self):

@@ -43,7 +43,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
         return count_nonzero(x, axis=axis, keepdims=keepdims).astype(x.dtype)
     if ord == 1:
         return sum(absolute(x), axis=axis, keepdims=keepdims)
-    return power(sum(power(absolute(x), ord), axis=axis, keepdims=keepdims), 1.0 / ord)
+    s = sum(power(absolute(x), ord), axis=axis, keepdims=keepdims)
+    # NumPy raises to 1/ord in the sum's own type
+    return power(s, _core.from_numpy(np.asarray(1.0 / ord, dtype=s.dtype)))
 
 
 def matmul(x1, x2):

@@ -602,7 +602,7 @@ func (k redSumF[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
 	if as == 1 && is == 1 {
 		a, s := acc[ao:ao+n], k.in[io:io+n]
 		if f, ok := any(s).([]float64); ok {
-			floats.Add(a, f) // SIMD on amd64
+			AddFloat64s(a, a, f) // AVX-512 where the CPU has it
 			return
 		}
 		for i := range a {

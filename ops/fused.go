@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/floats"
@@ -155,12 +156,13 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
-	op   Fused
-	k1   int              // level-0 elements per level-1 element (1 if one level)
-	in   []*ndarray.Array // the inputs as given
-	ext  []*ndarray.Array // inputs broadcast to the iteration shape
-	flat []*ndarray.Array // contiguous inputs as flat views, else nil
-	ns   []nodeState      // per node of op.Nodes
+	op     Fused
+	k1     int              // level-0 elements per level-1 element (1 if one level)
+	in     []*ndarray.Array // the inputs as given
+	ext    []*ndarray.Array // inputs broadcast to the iteration shape
+	flat   []*ndarray.Array // contiguous inputs as flat views, else nil
+	ns     []nodeState      // per node of op.Nodes
+	period []int            // per input: see periodOf (-1 not known yet)
 	// gathered holds, per strided or broadcast input, a reused tile buffer,
 	// with the tile start its current view holds (gatheredAt), so an input read by several
 	// nodes is gathered once per tile and no buffer is allocated per tile.
@@ -563,8 +565,15 @@ func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 		return v, nil
 	}
 	// Strided or broadcast input: gather the tile into a reused buffer.
-	if v := st.gatheredView[k]; v != nil && st.gatheredAt[k] == f && v.Size() == L {
-		return v, nil
+	if v := st.gatheredView[k]; v != nil && v.Size() == L {
+		if st.gatheredAt[k] == f {
+			return v, nil
+		}
+		// A row broadcast (x - x.mean(axis=0)) over tiles of whole rows
+		// is the same tile every time.
+		if p := st.periodOf(k); p > 0 && f%p == 0 && st.gatheredAt[k]%p == 0 {
+			return v, nil
+		}
 	}
 	buf := st.gathered[k]
 	if buf == nil || buf.Size() < L {
@@ -582,6 +591,33 @@ func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 	}
 	st.gatheredView[k], st.gatheredAt[k] = buf, f
 	return buf, ndarray.GatherFlat(buf, x, f)
+}
+
+// periodOf is P when input k, broadcast to the iteration space, repeats
+// the same P contiguous elements (its own) over and over; else 0.
+func (st *fusedState) periodOf(k int) int {
+	if st.period == nil {
+		st.period = make([]int, len(st.in))
+		for i := range st.period {
+			st.period[i] = -1
+		}
+	}
+	if p := st.period[k]; p >= 0 {
+		return p
+	}
+	p := 0
+	in, x := st.in[k], st.ext[k]
+	if in.IsContiguous() && in.Size() > 1 {
+		s, xs := in.Shape(), x.Shape()
+		for len(s) > 0 && s[0] == 1 {
+			s = s[1:]
+		}
+		if len(s) <= len(xs) && slices.Equal(s, xs[len(xs)-len(s):]) && ndarray.Size(xs) > in.Size() {
+			p = in.Size()
+		}
+	}
+	st.period[k] = p
+	return p
 }
 
 // tileBuf is node i's buffer cut to the tile of L level-0 elements.

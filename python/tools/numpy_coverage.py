@@ -70,6 +70,16 @@ PARTIAL = {
     "empty_like": "filled with zeros",
     "tensordot": "",
     "ravel": "order='C' only",
+    "diagonal": "2-d tensors only; a -0.0 on the diagonal reads as 0.0",
+    "trace": "2-d tensors only",
+    "tril": "2-d and more only",
+    "triu": "2-d and more only",
+    "repeat": "one repeat count for all elements (no per-element counts)",
+    "cov": "fweights and aweights are missing",
+    "cross": "3-vectors only",
+    "logspace": "axis=0 only",
+    "linspace": "axis=0 only",
+    "diff": "",
     "reshape": "order='C' only",
 }
 

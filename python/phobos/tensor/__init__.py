@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
+from . import _compose
 from .. import session as _session
 
 newaxis = None
@@ -574,10 +575,22 @@ for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum
            ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round):
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
 Tensor.flatten = _method(ravel)
+Tensor.ptp = _method(_compose.ptp)
+Tensor.repeat = _method(_compose.repeat)
+Tensor.swapaxes = _method(_compose.swapaxes)
+Tensor.diagonal = _method(_compose.diagonal)
+Tensor.trace = _method(_compose.trace)
+Tensor.copy = _method(_compose.copy)
 Tensor.round = _method(_round)
 del _f
 
 from . import random, linalg  # noqa: E402
+
+for _n in _compose.NAMES:
+    globals()[_n] = getattr(_compose, _n)
+del _n
+product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
+asanyarray = asarray
 
 # REGISTRY names, for each function of the cluster's registry, what calls it
 # here; tests check it against GET /api/functions so the two cannot drift.
@@ -631,7 +644,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "argmin", "argmax", "cumsum", "cumprod", "reshape", "transpose", "ravel", "squeeze", "expand_dims",
            "flip", "fliplr", "flipud", "broadcast_to", "concatenate", "stack", "vstack", "hstack", "where", "clip",
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
-           "atleast_1d", "atleast_2d", "isinf", "ndim", "shape", "size"):
+           "atleast_1d", "atleast_2d", "isinf", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
+           "sometrue", "row_stack") + tuple(_compose.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

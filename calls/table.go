@@ -95,7 +95,7 @@ func init() {
 		"from_npy":  {[]string{"path", "chunks", "dtype"}, fromFile("npy"), 1},
 		"from_zarr": {[]string{"path", "chunks", "dtype"}, fromFile("zarr"), 1},
 		"to_npy":    {[]string{"a", "path"}, toNpy, 2},
-		"to_zarr":   {[]string{"a", "path", "chunks", "compressor"}, toZarr, 2},
+		"to_zarr":   {[]string{"a", "path", "chunks", "compressor", "zarr_format"}, toZarr, 2},
 	} {
 		table[name] = f
 	}
@@ -783,6 +783,13 @@ func toZarr(a *args) (*tensor.Tensor, error) {
 			return nil, typeErr("compressor", errors.New("want a codec name"))
 		}
 		opts = append(opts, tensor.ZarrCodec(c))
+	}
+	if a.has("zarr_format") {
+		f, err := a.int("zarr_format", 2)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, tensor.ZarrFormat(f))
 	}
 	return t.ToZarr(path, opts...), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/zarr"
@@ -14,9 +15,12 @@ func init() {
 	Register("zarr_read_chunk", ZarrReadChunk{})
 }
 
-// ZarrStore is what a worker needs to read a Zarr v2 array's chunks: the
-// metadata, copied from the .zarray when the tensor was built, so workers
-// read only chunk files.
+// ZarrStore is what a worker needs to read a Zarr array's chunks: the
+// metadata, copied from the .zarray (format 2) or zarr.json (format 3) when
+// the tensor was built, so workers read only chunk files. A format 3 array
+// carries its zarr.json (without attributes) in V3, which the worker parses
+// again; its Chunks are the stored chunks, or a sharded array's inner
+// chunks.
 type ZarrStore struct {
 	Path      string        `json:"path"`
 	Shape     []int         `json:"shape"`
@@ -27,25 +31,49 @@ type ZarrStore struct {
 	Fill      float64       `json:"fill"`
 	Separator string        `json:"separator"`
 	Codec     string        `json:"codec,omitempty"`
+	V3        string        `json:"v3,omitempty"`
 }
 
-func (s ZarrStore) array(ctx context.Context) *zarr.Array {
+func (s ZarrStore) array(ctx context.Context) (*zarr.Array, error) {
+	check := func(path string) error { return checkPath(ctx, path) }
+	if s.V3 != "" {
+		a, err := s.parseV3()
+		if err != nil {
+			return nil, err
+		}
+		a.Check = check
+		return a, nil
+	}
 	return &zarr.Array{
 		Path: s.Path, Shape: s.Shape, Chunks: s.Chunks, DType: s.DType, BigEndian: s.BigEndian,
-		Fortran: s.Fortran, Fill: s.Fill, Separator: s.Separator, Codec: s.Codec,
-		Check: func(path string) error { return checkPath(ctx, path) },
-	}
+		Fortran: s.Fortran, Fill: s.Fill, Separator: s.Separator, Codec: s.Codec, Check: check,
+	}, nil
 }
 
-// ZarrRead is a tensor whose data is a Zarr v2 array's, read by the
-// workers chunk by chunk. By default its chunks are the stored ones; any
-// other chunking reads the stored chunks each overlaps.
+// parseV3 reads the store's zarr.json, which must agree with its fields.
+func (s ZarrStore) parseV3() (*zarr.Array, error) {
+	a, err := zarr.ParseV3(s.Path, []byte(s.V3))
+	if err != nil {
+		return nil, fmt.Errorf("zarr_read: %w", err)
+	}
+	if !slices.Equal(a.Shape, s.Shape) || !slices.Equal(a.Chunks, s.Chunks) || a.DType != s.DType || a.Separator != s.Separator ||
+		s.Codec != "" || s.BigEndian || s.Fortran {
+		return nil, fmt.Errorf("zarr_read %s: its zarr.json (%v %v, chunks %v) disagrees with the op (%v %v, chunks %v)",
+			s.Path, a.DType, a.Shape, a.Chunks, s.DType, s.Shape, s.Chunks)
+	}
+	return a, nil
+}
+
+// ZarrRead is a tensor whose data is a Zarr array's (format 2 or 3), read
+// by the workers chunk by chunk. By default its chunks are the stored ones
+// (a sharded array's inner chunks); any other chunking reads the stored
+// chunks each overlaps.
 type ZarrRead struct {
 	Store  ZarrStore `json:"store"`
 	Chunks ChunkSpec `json:"chunks"`
 }
 
-// NewZarrRead reads the metadata of the Zarr v2 array at path.
+// NewZarrRead reads the metadata of the Zarr array at path (format 2 or 3).
 func NewZarrRead(path string, spec ChunkSpec) (ZarrRead, error) {
 	a, err := zarr.Open(path)
 	if err != nil {
@@ -59,7 +87,7 @@ func NewZarrRead(path string, spec ChunkSpec) (ZarrRead, error) {
 	}
 	return ZarrRead{Chunks: spec, Store: ZarrStore{
 		Path: path, Shape: a.Shape, Chunks: a.Chunks, DType: a.DType, BigEndian: a.BigEndian,
-		Fortran: a.Fortran, Fill: a.Fill, Separator: a.Separator, Codec: a.Codec,
+		Fortran: a.Fortran, Fill: a.Fill, Separator: a.Separator, Codec: a.Codec, V3: string(a.V3Meta()),
 	}}, nil
 }
 
@@ -109,6 +137,10 @@ func (s ZarrStore) check() error {
 	if elems*float64(s.DType.Size()) > math.MaxInt32 {
 		return fmt.Errorf("zarr_read %s: stored chunks %v of %v are over 2 GiB", s.Path, s.Chunks, s.DType)
 	}
+	if s.V3 != "" {
+		_, err := s.parseV3()
+		return err
+	}
 	return nil
 }
 
@@ -147,7 +179,11 @@ func (op ZarrReadChunk) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.
 	if err := checkChunkAlloc("zarr_read_chunk "+op.Store.Path, op.Shape, op.Store.DType); err != nil {
 		return nil, err
 	}
-	return op.Store.array(ctx).ReadRegion(op.Offset, op.Shape)
+	a, err := op.Store.array(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.ReadRegion(op.Offset, op.Shape)
 }
 
 // checkChunkAlloc refuses a chunk of a file op too large to hold: the shape

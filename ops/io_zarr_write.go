@@ -19,7 +19,8 @@ func init() {
 	Register("zarr_commit", ZarrCommit{})
 }
 
-// ZarrWrite writes its input as a Zarr v2 array in the directory Path and
+// ZarrWrite writes its input as a Zarr array (format 2, or 3 when Format is
+// 3) in the directory Path and
 // is the bytes of chunk data written, a 0-d int64. Its input must be
 // chunked as the store is (Chunks, the last chunk of an axis shorter): each
 // chunk op writes one stored chunk. The array goes into the temporary
@@ -30,6 +31,7 @@ type ZarrWrite struct {
 	Temp   string `json:"temp"`
 	Chunks []int  `json:"chunks"`
 	Codec  string `json:"codec,omitempty"`
+	Format int    `json:"format,omitempty"` // 0 or 2, or 3
 }
 
 // Type implements TensorOp.
@@ -43,7 +45,7 @@ func (op ZarrWrite) Infer(in []Meta) (Meta, error) {
 	if op.Path == "" || op.Temp == "" || filepath.Dir(op.Temp) != filepath.Dir(op.Path) {
 		return Meta{}, fmt.Errorf("zarr_write %q: its temporary directory %q must sit beside it", op.Path, op.Temp)
 	}
-	if _, err := zarr.NewArray(in[0].Shape, op.Chunks, in[0].DType, op.Codec); err != nil {
+	if _, err := zarr.NewArray(in[0].Shape, op.Chunks, in[0].DType, op.Codec, zarr.WithFormat(op.Format)); err != nil {
 		return Meta{}, fmt.Errorf("zarr_write %s: %w", op.Path, err)
 	}
 	return Meta{Shape: []int{}, DType: ndarray.Int64}, nil
@@ -60,10 +62,10 @@ func (op ZarrWrite) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 	}
 	scalar := Meta{Shape: []int{}, DType: ndarray.Int64}
-	create := b.AddChunk(ZarrCreate{Path: op.Path, Temp: op.Temp, Shape: x.Meta.Shape, Chunks: op.Chunks, DType: x.Meta.DType, Codec: op.Codec}, nil, Meta{Shape: []int{3}, DType: ndarray.Int64})
+	create := b.AddChunk(ZarrCreate{Path: op.Path, Temp: op.Temp, Shape: x.Meta.Shape, Chunks: op.Chunks, DType: x.Meta.DType, Codec: op.Codec, Format: op.Format}, nil, Meta{Shape: []int{3}, DType: ndarray.Int64})
 	writes := make([]ChunkRef, 0, len(x.Chunks))
 	ForEachGrid(x.Grid(), func(idx []int) {
-		w := ZarrWriteChunk{Path: op.Path, Temp: op.Temp, Shape: x.Meta.Shape, Chunks: op.Chunks, DType: x.Meta.DType, Codec: op.Codec, Index: append([]int(nil), idx...)}
+		w := ZarrWriteChunk{Path: op.Path, Temp: op.Temp, Shape: x.Meta.Shape, Chunks: op.Chunks, DType: x.Meta.DType, Codec: op.Codec, Format: op.Format, Index: append([]int(nil), idx...)}
 		writes = append(writes, b.AddChunk(w, []ChunkRef{x.At(idx), create}, scalar))
 	})
 	level := writes
@@ -82,7 +84,7 @@ func (op ZarrWrite) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 }
 
 // ZarrCreate makes the temporary directory of a Zarr sink and writes its
-// .zarray. Its output identifies the directory (device and inode), by which
+// .zarray (zarr.json for format 3). Its output identifies the directory (device and inode), by which
 // Finalize removes the directory it made and no other.
 type ZarrCreate struct {
 	Path   string        `json:"path"`
@@ -91,6 +93,7 @@ type ZarrCreate struct {
 	Chunks []int         `json:"chunks"`
 	DType  ndarray.DType `json:"dtype"`
 	Codec  string        `json:"codec,omitempty"`
+	Format int           `json:"format,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -105,7 +108,7 @@ func (op ZarrCreate) Exec(ctx context.Context, _ []*ndarray.Array) (*ndarray.Arr
 	if _, err := os.Stat(op.Path); err == nil {
 		return nil, fail(errors.New("it exists: remove it or write elsewhere"))
 	}
-	a, err := zarr.NewArray(op.Shape, op.Chunks, op.DType, op.Codec)
+	a, err := zarr.NewArray(op.Shape, op.Chunks, op.DType, op.Codec, zarr.WithFormat(op.Format))
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -150,6 +153,7 @@ type ZarrWriteChunk struct {
 	Chunks []int         `json:"chunks"`
 	DType  ndarray.DType `json:"dtype"`
 	Codec  string        `json:"codec,omitempty"`
+	Format int           `json:"format,omitempty"`
 	Index  []int         `json:"index"`
 }
 
@@ -161,7 +165,7 @@ func (op ZarrWriteChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarra
 	if err := checkSinkPaths(ctx, op.Path, op.Temp); err != nil {
 		return nil, err
 	}
-	a, err := zarr.NewArray(op.Shape, op.Chunks, op.DType, op.Codec)
+	a, err := zarr.NewArray(op.Shape, op.Chunks, op.DType, op.Codec, zarr.WithFormat(op.Format))
 	if err == nil && (len(in) < 1 || in[0] == nil || in[0].DType() != op.DType || len(op.Index) != len(op.Shape)) {
 		err = errors.New("no data chunk of the sink's dtype and rank")
 	}
@@ -214,6 +218,9 @@ func (op ZarrCommit) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Ar
 		if _, serr := os.Stat(op.Temp); errors.Is(serr, fs.ErrNotExist) {
 			// A repeated commit: the first renamed the directory.
 			if _, perr := os.Stat(filepath.Join(op.Path, ".zarray")); perr == nil {
+				return scalarInt(n), nil
+			}
+			if _, perr := os.Stat(filepath.Join(op.Path, "zarr.json")); perr == nil {
 				return scalarInt(n), nil
 			}
 			err = errors.New("the temporary directory is gone (a chunk failed or the write was cancelled)")

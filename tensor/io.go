@@ -3,6 +3,7 @@ package tensor
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -63,15 +64,20 @@ func (t *Tensor) ToNpy(path string) *Tensor {
 	return New(ops.NpyWrite{Path: path, Temp: ops.SinkTemp(path, hex.EncodeToString(tag[:]))}, t)
 }
 
-// FromZarr is a tensor of the Zarr format 2 array in the directory at path
-// (written by zarr-python, Dask or xarray). Only the .zarray metadata is
-// read now; each chunk is read by the worker that computes it, from the
-// stored chunks it overlaps, decompressed there (zlib, gzip, zstd, blosc
-// with lz4, lz4hc, zlib or zstd, byte or bit shuffle). Missing stored
-// chunks read as the array's fill value. By default the tensor's chunks are
-// the stored ones (Chunks, ChunkSplits and ChunkBytes choose others);
-// WithDType casts after reading. The workers must see the directory at
-// path, and it must not change while computations read it.
+// FromZarr is a tensor of the Zarr array in the directory at path, format
+// 2 (.zarray, written by zarr-python 2, Dask or xarray) or format 3
+// (zarr.json, written by zarr-python 3, zarrita or tensorstore), told apart
+// by the metadata file found. Only the metadata is read now; each chunk is
+// read by the worker that computes it, from the stored chunks it overlaps,
+// decoded there (format 2: zlib, gzip, zstd, blosc with lz4, lz4hc, zlib or
+// zstd, byte or bit shuffle; format 3: the transpose, bytes, gzip, zstd,
+// blosc and crc32c codecs, and sharding_indexed, whose inner chunks are
+// read by byte range, never the whole shard). Missing stored chunks (and
+// empty inner chunks) read as the array's fill value. By default the
+// tensor's chunks are the stored ones, a sharded array's inner chunks
+// (Chunks, ChunkSplits and ChunkBytes choose others); WithDType casts after
+// reading. The workers must see the directory at path, and it must not
+// change while computations read it.
 func FromZarr(path string, opts ...Option) *Tensor {
 	c := newConfig(ndarray.Invalid, opts)
 	if c.err != nil {
@@ -88,12 +94,14 @@ func FromZarr(path string, opts ...Option) *Tensor {
 	return t
 }
 
-// ToZarr is a sink: executing it writes t as a Zarr format 2 array in the
-// directory at path (C order, little-endian, fill value 0), which must not
-// exist. Chunks sets the stored chunk shape (default: chunks of about 16 MiB;
-// t is rechunked to it when its chunks differ); ZarrCodec the
-// compressor (default "blosc": lz4 with byte shuffle, zarr-python's
-// default; also "zstd", "zlib", "gzip", or "none"). Each stored chunk is
+// ToZarr is a sink: executing it writes t as a Zarr array in the directory
+// at path (C order, little-endian, fill value 0), which must not exist:
+// format 2 by default, format 3 with ZarrFormat(3) (zarr.json, the default
+// chunk key encoding "c/1/2", the bytes codec then the compressor). Chunks
+// sets the stored chunk shape (default: chunks of about 16 MiB; t is
+// rechunked to it when its chunks differ); ZarrCodec the compressor
+// (default "blosc": lz4 with byte shuffle, zarr-python's default; also
+// "zstd", "gzip", or "none", and for format 2 "zlib"). Each stored chunk is
 // written by the worker that computes it, into a temporary directory beside
 // path renamed to path when every chunk is written: a failure or a cancel
 // leaves nothing at path. Its value is the bytes of chunk data written, a
@@ -116,7 +124,10 @@ func (t *Tensor) ToZarr(path string, opts ...Option) *Tensor {
 	if err := c.chunks.Validate(t.meta.Shape); err != nil {
 		return errorf("to zarr: %w", err)
 	}
-	codec := c.codec
+	codec, format := c.codec, c.zarrFormat
+	if format == 2 {
+		format = 0 // the op's default, so format 2 graphs encode as before
+	}
 	switch codec {
 	case "":
 		codec = "blosc"
@@ -149,7 +160,7 @@ func (t *Tensor) ToZarr(path string, opts ...Option) *Tensor {
 		return errorf("to zarr %s: %w", path, err)
 	}
 	x := t.Rechunk(Chunks(chunks...))
-	return New(ops.ZarrWrite{Path: path, Temp: ops.SinkTemp(path, hex.EncodeToString(tag[:])), Chunks: chunks, Codec: codec}, x)
+	return New(ops.ZarrWrite{Path: path, Temp: ops.SinkTemp(path, hex.EncodeToString(tag[:])), Chunks: chunks, Codec: codec, Format: format}, x)
 }
 
 // zarrChunkBytes is the size of ToZarr's default stored chunks.
@@ -157,3 +168,14 @@ const zarrChunkBytes = 16 << 20
 
 // ZarrCodec sets the compressor ToZarr writes chunks with.
 func ZarrCodec(name string) Option { return func(c *config) { c.codec = name } }
+
+// ZarrFormat sets the Zarr format ToZarr writes: 2 (the default) or 3.
+func ZarrFormat(format int) Option {
+	return func(c *config) {
+		if format != 2 && format != 3 {
+			c.setErr(fmt.Errorf("zarr format %d (2 or 3)", format))
+			return
+		}
+		c.zarrFormat = format
+	}
+}

@@ -139,7 +139,9 @@ type config struct {
 	dtype  ndarray.DType
 	chunks ops.ChunkSpec
 	codec  string // ToZarr's compressor
-	err    error  // a bad option, reported by the constructor
+	// zarrFormat is ToZarr's format (0: the default, 2)
+	zarrFormat int
+	err        error // a bad option, reported by the constructor
 }
 
 func newConfig(dt ndarray.DType, opts []Option) config {

@@ -6,9 +6,13 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -19,10 +23,28 @@ import (
 // Codecs names the compressors Encode writes.
 var Codecs = []string{"", "zlib", "gzip", "zstd", "blosc"}
 
-// NewArray describes a Zarr v2 array to write: C order, little-endian, fill
-// value 0, "." separators, codec one of Codecs ("blosc" is lz4 with byte
-// shuffle, zarr-python's default).
-func NewArray(shape, chunks []int, dt ndarray.DType, codec string) (*Array, error) {
+// Option sets how NewArray writes an array.
+type Option func(*writeOptions)
+
+type writeOptions struct {
+	format int
+}
+
+// WithFormat chooses the Zarr format written: 2 (the default; 0 means 2)
+// or 3.
+func WithFormat(format int) Option { return func(o *writeOptions) { o.format = format } }
+
+// NewArray describes a Zarr array to write: C order, little-endian, fill
+// value 0 (false), codec one of Codecs ("blosc" is lz4 with byte shuffle,
+// zarr-python's default). Format 2 writes .zarray with "." separators;
+// format 3 (WithFormat(3)) writes zarr.json with the default chunk key
+// encoding ("c/1/2") and the codecs bytes (little-endian) then gzip, zstd or
+// blosc ("zlib" is not a Zarr v3 codec: it is refused).
+func NewArray(shape, chunks []int, dt ndarray.DType, codec string, opts ...Option) (*Array, error) {
+	var o writeOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	if len(chunks) != len(shape) {
 		return nil, fmt.Errorf("zarr: chunks %v for shape %v", chunks, shape)
 	}
@@ -42,7 +64,61 @@ func NewArray(shape, chunks []int, dt ndarray.DType, codec string) (*Array, erro
 	default:
 		return nil, fmt.Errorf("zarr: compressor %q (write: none, zlib, gzip, zstd, blosc)", codec)
 	}
-	return &Array{Shape: shape, Chunks: chunks, DType: dt, Separator: ".", Codec: codec}, nil
+	switch o.format {
+	case 0, 2:
+		return &Array{Shape: shape, Chunks: chunks, DType: dt, Separator: ".", Codec: codec}, nil
+	case 3:
+		doc, err := metaV3(shape, chunks, dt, codec)
+		if err != nil {
+			return nil, err
+		}
+		a, err := parseV3(doc)
+		if err != nil {
+			return nil, fmt.Errorf("zarr: %w", err)
+		}
+		a.Codec, a.v3.writable = codec, true
+		return a, nil
+	}
+	return nil, fmt.Errorf("zarr: format %d (2 or 3 are written)", o.format)
+}
+
+// metaV3 is the zarr.json NewArray writes for format 3.
+func metaV3(shape, chunks []int, dt ndarray.DType, codec string) ([]byte, error) {
+	if shape == nil { // 0-d: [] in JSON, not null
+		shape, chunks = []int{}, []int{}
+	}
+	bytesCodec := map[string]any{"name": "bytes"}
+	if dt.Size() > 1 {
+		bytesCodec["configuration"] = map[string]any{"endian": "little"}
+	}
+	codecs := []any{bytesCodec}
+	switch codec {
+	case "":
+	case "gzip":
+		codecs = append(codecs, map[string]any{"name": "gzip", "configuration": map[string]any{"level": 1}})
+	case "zstd":
+		codecs = append(codecs, map[string]any{"name": "zstd", "configuration": map[string]any{"level": 1, "checksum": false}})
+	case "blosc":
+		shuffle := "shuffle"
+		if dt.Size() == 1 {
+			shuffle = "noshuffle"
+		}
+		codecs = append(codecs, map[string]any{"name": "blosc", "configuration": map[string]any{
+			"cname": "lz4", "clevel": 5, "shuffle": shuffle, "typesize": dt.Size(), "blocksize": 0}})
+	default:
+		return nil, fmt.Errorf("zarr: compressor %q is not a Zarr v3 codec (write: none, gzip, zstd, blosc)", codec)
+	}
+	var fill any = 0
+	if dt == ndarray.Bool {
+		fill = false
+	}
+	m := map[string]any{
+		"zarr_format": 3, "node_type": "array", "shape": shape, "data_type": typeName(dt),
+		"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": chunks}},
+		"chunk_key_encoding": map[string]any{"name": "default", "configuration": map[string]any{"separator": "/"}},
+		"fill_value":         fill, "codecs": codecs, "attributes": map[string]any{},
+	}
+	return json.MarshalIndent(m, "", "    ")
 }
 
 func typeString(dt ndarray.DType) (string, error) {
@@ -61,8 +137,19 @@ func typeString(dt ndarray.DType) (string, error) {
 	return "", fmt.Errorf("zarr: dtype %v cannot be written", dt)
 }
 
-// WriteMeta writes the array's .zarray into dir.
+// WriteMeta writes the array's .zarray (format 2) or zarr.json (format 3)
+// into dir.
 func (a *Array) WriteMeta(dir string) error {
+	if a.v3 != nil && !a.v3.writable {
+		return errors.New("zarr: an opened format 3 array is not written (make one with NewArray)")
+	}
+	if a.Format == 3 {
+		doc, err := metaV3(a.Shape, a.Chunks, a.DType, a.Codec)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "zarr.json"), doc, 0o644)
+	}
 	dt, err := typeString(a.DType)
 	if err != nil {
 		return err
@@ -89,8 +176,15 @@ func (a *Array) WriteMeta(dir string) error {
 
 // WriteChunk encodes the stored chunk at grid index idx from data (the part
 // of the array it covers, which edge chunks pad to the full chunk shape
-// with zeros) into dir, and returns the bytes written.
+// with zeros) into dir, and returns the bytes written. The directories of
+// a format 3 key ("c/1/2") are made below dir, never dir itself.
 func (a *Array) WriteChunk(dir string, idx []int, data *ndarray.Array) (int64, error) {
+	if a.v3 != nil && !a.v3.writable {
+		return 0, errors.New("zarr: an opened format 3 array is not written (make one with NewArray)")
+	}
+	if len(idx) != len(a.Chunks) || data == nil || data.NDim() != len(a.Chunks) || data.DType() != a.DType {
+		return 0, fmt.Errorf("zarr: chunk %v: data of shape %v for chunks %v", idx, shapeOf(data), a.Chunks)
+	}
 	key := a.Key(idx)
 	full, err := ndarray.New(a.DType, a.Chunks...)
 	if err != nil {
@@ -112,11 +206,37 @@ func (a *Array) WriteChunk(dir string, idx []int, data *ndarray.Array) (int64, e
 	if err != nil {
 		return 0, fmt.Errorf("zarr: chunk %s: %w", key, err)
 	}
-	name := filepath.Join(dir, key)
+	if err := mkdirsBelow(dir, path.Dir(key)); err != nil {
+		return 0, fmt.Errorf("zarr: chunk %s: %w", key, err)
+	}
+	name := filepath.Join(dir, filepath.FromSlash(key))
 	if err := os.WriteFile(name, enc, 0o644); err != nil {
 		return 0, fmt.Errorf("zarr: chunk %s: %w", key, err)
 	}
 	return int64(len(enc)), nil
+}
+
+func shapeOf(a *ndarray.Array) []int {
+	if a == nil {
+		return nil
+	}
+	return a.Shape()
+}
+
+// mkdirsBelow makes the directories of rel (a slash path) inside dir, one
+// by one: dir itself must exist.
+func mkdirsBelow(dir, rel string) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	cur := dir
+	for _, part := range strings.Split(rel, "/") {
+		cur = filepath.Join(cur, part)
+		if err := os.Mkdir(cur, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (a *Array) encode(raw []byte) ([]byte, error) {

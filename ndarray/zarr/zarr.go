@@ -1,10 +1,35 @@
-// Package zarr reads Zarr format 2 arrays from a directory store, in our own
-// code: the .zarray metadata (shape, chunks, dtype with its byte order, C
-// or F order, fill_value, dimension_separator) and stored chunks compressed
-// with zlib, gzip, zstd or blosc (lz4, lz4hc, zlib or zstd inside, byte or
-// bit shuffle). A missing chunk reads as fill_value. Chunks are read one at
-// a time, so a worker reads only the chunks its op needs; reading is safe
-// from several goroutines.
+// Package zarr reads and writes Zarr arrays in a directory store, in our
+// own code, in format 2 and format 3.
+//
+// Format 2: the .zarray metadata (shape, chunks, dtype with its byte order,
+// C or F order, fill_value, dimension_separator) and stored chunks
+// compressed with zlib, gzip, zstd or blosc (lz4, lz4hc, zlib or zstd
+// inside, byte or bit shuffle).
+//
+// Format 3 (the v3.0 core specification): zarr.json with node_type
+// "array", data_type bool, int32, int64, float32 or float64 (others are
+// refused, naming the type), the "regular" chunk grid, the "default" ("c/1/2",
+// "c" for 0-d) and "v2" ("1.2", "0" for 0-d) chunk key encodings with either
+// separator, fill_value in every form the specification permits (numbers,
+// booleans, "NaN", "Infinity", "-Infinity", "0x" bit patterns), and the
+// codecs transpose, bytes (either endian), gzip, zstd, blosc, crc32c (the
+// checksum is verified) and sharding_indexed (index at the start or the end,
+// through bytes and crc32c index codecs; empty inner chunks read as the fill
+// value). A sharded array's chunks, as this package shows them (Chunks,
+// Grid, ReadChunk), are its inner chunks: a reader reads a shard's index and
+// then only the byte ranges of the inner chunks it needs. Unknown codecs,
+// chunk grids, key encodings, storage transformers and members without
+// "must_understand": false are refused with an error naming the store.
+//
+// A missing chunk reads as fill_value. Chunks are read one at a time, so a
+// worker reads only the chunks its op needs; reading is safe from several
+// goroutines. Everything read from disk is checked before it is allocated:
+// stored chunks are bounded by MaxChunkBytes, shard indexes by
+// MaxShardIndexBytes, and a chunk's stored bytes by what its decoded size
+// can encode to.
+//
+// NewArray describes an array to write, format 2 by default or format 3
+// with WithFormat(3) (codecs bytes, little-endian, then gzip, zstd or blosc).
 package zarr
 
 import (
@@ -28,8 +53,9 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
-// Array is an opened Zarr v2 array: its metadata, no data.
+// Array is an opened Zarr array: its metadata, no data.
 type Array struct {
+	Format    int           // 2 (or 0) or 3
 	Path      string        // the array's directory
 	Shape     []int         // the array
 	Chunks    []int         // a stored chunk (edge chunks are stored whole)
@@ -38,11 +64,13 @@ type Array struct {
 	Fortran   bool          // each chunk in F order
 	Fill      float64       // what a missing chunk holds (NaN allowed)
 	Separator string        // between chunk indexes in keys: "." or "/"
-	Codec     string        // "" (none), "zlib", "gzip", "zstd" or "blosc"
+	Codec     string        // "" (none), "zlib", "gzip", "zstd" or "blosc" (v2)
 
 	// Check, when set, vets each file before it is read (a worker's data
 	// roots: a chunk file may be a symbolic link leading out).
 	Check func(path string) error
+
+	v3 *v3Meta // format 3: its zarr.json, parsed
 }
 
 type meta struct {
@@ -57,14 +85,23 @@ type meta struct {
 	Separator  string            `json:"dimension_separator"`
 }
 
-// Open reads the array's .zarray.
+// maxMetaBytes bounds a metadata document.
+const maxMetaBytes = 64 << 20
+
+// Open reads the array's metadata: its .zarray (format 2) or, without one,
+// its zarr.json (format 3).
 func Open(path string) (*Array, error) {
-	raw, err := os.ReadFile(filepath.Join(path, ".zarray"))
+	raw, err := readMeta(filepath.Join(path, ".zarray"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			if _, err3 := os.Stat(filepath.Join(path, "zarr.json")); err3 == nil {
-				return nil, fmt.Errorf("zarr %s: Zarr format 3 is not read yet (only format 2)", path)
+			doc, err3 := readMeta(filepath.Join(path, "zarr.json"))
+			if err3 == nil {
+				return ParseV3(path, doc)
 			}
+			if !errors.Is(err3, fs.ErrNotExist) {
+				return nil, fmt.Errorf("zarr %s: %w", path, err3)
+			}
+			return nil, fmt.Errorf("zarr %s: no .zarray (format 2) or zarr.json (format 3): %w", path, err)
 		}
 		return nil, fmt.Errorf("zarr %s: %w", path, err)
 	}
@@ -74,6 +111,20 @@ func Open(path string) (*Array, error) {
 	}
 	a.Path = path
 	return a, nil
+}
+
+// readMeta reads a metadata document of at most maxMetaBytes.
+func readMeta(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+	if err == nil && len(b) > maxMetaBytes {
+		err = fmt.Errorf("%s is over %d bytes", name, maxMetaBytes)
+	}
+	return b, err
 }
 
 func parse(raw []byte) (*Array, error) {
@@ -216,8 +267,12 @@ func (a *Array) Grid() []int {
 	return g
 }
 
-// Key is the store key of the chunk at grid index idx.
+// Key is the store key of the stored chunk at grid index idx (for a
+// sharded array, of the shard at shard-grid index idx).
 func (a *Array) Key(idx []int) string {
+	if a.v3 != nil {
+		return a.keyV3(idx)
+	}
 	if len(idx) == 0 {
 		return "0"
 	}
@@ -230,8 +285,15 @@ func (a *Array) Key(idx []int) string {
 
 // ReadChunk returns the stored chunk at grid index idx, whole (edge chunks
 // as stored, beyond the array's end included), in C order; a missing chunk
-// is filled with Fill.
+// is filled with Fill. For a sharded array idx is an inner chunk's index.
 func (a *Array) ReadChunk(idx []int) (*ndarray.Array, error) {
+	return a.readChunk(idx, nil)
+}
+
+func (a *Array) readChunk(idx []int, cache shardCache) (*ndarray.Array, error) {
+	if a.v3 != nil {
+		return a.readChunkV3(idx, cache)
+	}
 	key := a.Key(idx)
 	name := filepath.Join(a.Path, filepath.FromSlash(key))
 	fail := func(err error) error { return fmt.Errorf("zarr %s: chunk %s: %w", a.Path, key, err) }
@@ -248,14 +310,14 @@ func (a *Array) ReadChunk(idx []int) (*ndarray.Array, error) {
 			return nil, err
 		}
 	}
-	raw, err := os.ReadFile(name)
+	want := out.Nbytes()
+	raw, err := readBounded(name, encodedCap(want))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ndarray.FillScalar(a.DType, a.Chunks, a.Fill), nil
 	}
 	if err != nil {
 		return nil, fail(err)
 	}
-	want := out.Nbytes()
 	data, err := a.decode(raw, want)
 	if err != nil {
 		return nil, fail(err)
@@ -364,9 +426,14 @@ func (a *Array) ReadRegion(off, shape []int) (*ndarray.Array, error) {
 		lo[i] = off[i] / a.Chunks[i]
 		hi[i] = (off[i] + shape[i] - 1) / a.Chunks[i]
 	}
+	var cache shardCache
+	if a.v3 != nil && a.v3.shard != nil {
+		cache = shardCache{}
+		defer cache.close()
+	}
 	idx := append([]int(nil), lo...)
 	for {
-		c, err := a.ReadChunk(idx)
+		c, err := a.readChunk(idx, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -399,4 +466,30 @@ func (a *Array) ReadRegion(off, shape []int) (*ndarray.Array, error) {
 			return out, nil
 		}
 	}
+}
+
+// readBounded reads a stored chunk file of at most limit bytes: a file
+// larger than any encoding of its chunk could be is refused before it is
+// read into memory.
+func readBounded(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("the file has %d bytes, more than any encoding of the chunk (at most %d)", fi.Size(), limit)
+	}
+	raw := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }

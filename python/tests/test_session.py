@@ -160,6 +160,12 @@ def test_files_on_the_workers(session):
     zpath = os.path.join(session.data_root, "x.zarr")
     x.to_zarr(zpath, chunks=(2, 4)).execute()
     np.testing.assert_array_equal(mt.from_zarr(zpath).fetch(), np.load(path))
+    z3 = os.path.join(session.data_root, "x3.zarr")
+    x.to_zarr(z3, chunks=(3, 5), compressor="zstd", zarr_format=3).execute()
+    assert os.path.exists(os.path.join(z3, "zarr.json"))
+    y3 = mt.from_zarr(z3)
+    assert y3.nsplits == ((3, 1), (5, 1))
+    np.testing.assert_array_equal(y3.fetch(), np.load(path))
 
 
 def test_file_outside_the_data_root_is_refused(session, tmp_path):

@@ -441,17 +441,19 @@ def to_npy(a, path):
     return call("to_npy", astensor(a), str(path))
 
 
-def to_zarr(a, path, chunks=None, compressor=None):
-    """A tensor that, executed, writes a to path as a Zarr array."""
-    return call("to_zarr", astensor(a), str(path), chunks=_chunks(chunks), compressor=compressor)
+def to_zarr(a, path, chunks=None, compressor=None, zarr_format=None):
+    """A tensor that, executed, writes a to path as a Zarr array (format 2,
+    or 3 with zarr_format=3)."""
+    return call("to_zarr", astensor(a), str(path), chunks=_chunks(chunks), compressor=compressor,
+                zarr_format=zarr_format)
 
 
 fromnpy, fromzarr = from_npy, from_zarr
 
 
-def tozarr(path, x, chunks=None, compressor=None):
+def tozarr(path, x, chunks=None, compressor=None, zarr_format=None):
     """Mars's argument order."""
-    return to_zarr(x, path, chunks, compressor)
+    return to_zarr(x, path, chunks, compressor, zarr_format)
 
 
 # Tensor methods and operators --------------------------------------------------

@@ -157,6 +157,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
 	mux.Handle("POST "+rpc.SourcePath, rpc.SourceHandler(files))
+	mux.Handle("POST "+rpc.CheckPath, rpc.CheckHandler(files))
 	rpc.UploadHandlers(mux, p.uploads, func(ctx context.Context) (int, error) {
 		if err := p.waitReady(ctx); err != nil {
 			return 0, err

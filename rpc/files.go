@@ -110,3 +110,60 @@ func OpenSource(ctx context.Context, client *http.Client, base string, req Sourc
 	}
 	return op, nil
 }
+
+// CheckPath is where a worker checks paths against its data roots.
+const CheckPath = "/files/check"
+
+// CheckRequest asks a worker whether its data roots allow paths.
+type CheckRequest struct {
+	Paths []string `json:"paths"`
+}
+
+// CheckHandler serves POST CheckPath: 204 when every path is allowed, 403
+// naming the first that is not.
+func CheckHandler(files *ops.FileAccess) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req CheckRequest
+		d := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&req); err != nil {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf("file check request: %v", err))
+			return
+		}
+		if err := ops.CheckPaths(ops.WithFileAccess(r.Context(), files), req.Paths); err != nil {
+			writeJSONError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// CheckFiles asks the worker at base whether its data roots allow paths; a
+// refusal is a *SourceError with Status 403.
+func CheckFiles(ctx context.Context, client *http.Client, base string, paths []string) error {
+	body, err := json.Marshal(CheckRequest{Paths: paths})
+	if err != nil {
+		return err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+CheckPath, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(hr)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+		e.Error = fmt.Sprintf("worker %s: HTTP %d", base, resp.StatusCode)
+	}
+	return &SourceError{Status: resp.StatusCode, Msg: e.Error}
+}

@@ -133,6 +133,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return programError(err)
 	}
+	if err := s.checkFiles(r.Context(), tg); err != nil {
+		return err
+	}
 	gj, err := graph.EncodeTileable(tg)
 	if err != nil {
 		return badRequest(err)
@@ -218,4 +221,40 @@ func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.Chu
 		return nil, &calls.Error{Kind: "OSError", Err: err}
 	}
 	return nil, &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("opening %s on worker %d: %v", path, to.Id, err)}
+}
+
+// checkFiles refuses a graph whose file ops name paths the workers' data
+// roots do not allow (403, the worker's words), before it is accepted.
+func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error {
+	var paths []string
+	for _, nd := range tg.Nodes {
+		if fu, ok := nd.Op.(ops.FileUser); ok {
+			paths = append(paths, fu.FilePaths()...)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	resp, err := s.cfg.Scheduler.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return &httpError{code: statusOf(err), msg: fmt.Sprintf("checking file paths: listing the workers: %v", err)}
+	}
+	var to *pb.WorkerInfo
+	for _, wi := range resp.Msg.Workers {
+		if wi.Alive && (to == nil || wi.Id < to.Id) {
+			to = wi
+		}
+	}
+	if to == nil {
+		return &httpError{code: http.StatusServiceUnavailable, msg: "checking file paths: no live worker"}
+	}
+	err = rpc.CheckFiles(ctx, s.http, to.Url, paths)
+	var se *rpc.SourceError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Status == http.StatusForbidden:
+		return &httpError{code: http.StatusForbidden, msg: se.Msg, kind: "PermissionError"}
+	}
+	return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("checking file paths with worker %d: %v", to.Id, err)}
 }

@@ -17,6 +17,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/graph"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -314,6 +315,15 @@ func (s *Server) submitGraph(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, req SubmitRequest) error {
 	if len(req.Graph) == 0 || bytes.Equal(req.Graph, []byte("null")) {
 		return badRequest(errors.New(`missing "graph"`))
+	}
+	if bytes.Contains(req.Graph, []byte(`"npy_`)) || bytes.Contains(req.Graph, []byte(`"zarr_`)) {
+		// File ops: their paths are checked now. A graph that does not
+		// decode is left for the scheduler to refuse, with its reasons.
+		if tg, err := graph.DecodeTileable(req.Graph); err == nil {
+			if err := s.checkFiles(r.Context(), tg); err != nil {
+				return err
+			}
+		}
 	}
 	msg := &pb.SubmitGraphRequest{SessionId: r.PathValue("sid"), Graph: req.Graph, NoFuse: req.Fuse != nil && !*req.Fuse}
 	for _, x := range req.Results {

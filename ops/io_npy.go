@@ -233,23 +233,6 @@ func (op NpyReadChunk) read(ctx context.Context, buf []byte, global, off, shape 
 	}
 	defer f.Close()
 	isz := int64(op.DType.Size())
-	// Announce every run first (runs closer than a page apart as one).
-	var from, to int64 = -1, -1
-	_ = npy.RegionRuns(global, off, shape, func(start, n int64) error {
-		at, end := op.DataOffset+start*isz, op.DataOffset+(start+n)*isz
-		if from >= 0 && at-to > 4096 {
-			willNeed(f, from, to-from)
-			from = -1
-		}
-		if from < 0 {
-			from = at
-		}
-		to = end
-		return nil
-	})
-	if from >= 0 {
-		willNeed(f, from, to-from)
-	}
 	var pos int64
 	err = npy.RegionRuns(global, off, shape, func(start, n int64) error {
 		if err := ctx.Err(); err != nil {

@@ -291,9 +291,13 @@ func TestBuildEveryFunction(t *testing.T) {
 		t.Errorf("Functions() is not sorted by name")
 	}
 	listed := map[string]bool{}
+	ufuncs := map[string]bool{}
+	for _, n := range append(ndarray.UnaryOpNames(), ndarray.BinaryOpNames()...) {
+		ufuncs[n] = true // TestEveryUfuncBuilds
+	}
 	for _, f := range fns {
 		listed[f.Name] = true
-		if !covered[f.Name] {
+		if !covered[f.Name] && !ufuncs[f.Name] {
 			t.Errorf("function %q (params %v) has no build case", f.Name, f.Params)
 		}
 	}
@@ -608,4 +612,64 @@ func FuzzProgram(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every ufunc of ndarray is a function of the registry and builds, from
+// each dtype, what the Go API builds (or refuses it alike).
+func TestEveryUfuncBuilds(t *testing.T) {
+	dts := []string{"bool", "int32", "int64", "float32", "float64"}
+	likes := make([]*tensor.Tensor, len(dts))
+	for i, dt := range dts {
+		d, err := ndarray.ParseDType(dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		likes[i] = tensor.Full([]int{2, 3}, 0, tensor.WithDType(d))
+	}
+	listed := map[string]bool{}
+	for _, f := range calls.Functions() {
+		listed[f.Name] = true
+	}
+	check := func(name string, args []string, direct *tensor.Tensor) {
+		t.Helper()
+		nodes := []string{}
+		for _, dt := range dts {
+			nodes = append(nodes, `{"like":{"shape":[2,3],"dtype":"`+dt+`"}}`)
+		}
+		nodes = append(nodes, `{"fn":"`+name+`","args":[`+strings.Join(args, ",")+`]}`)
+		ts, err := parse(t, nodes...).Build(true)
+		if direct.Err() != nil {
+			if err == nil {
+				t.Errorf("%s%v: built, the Go API refuses: %v", name, args, direct.Err())
+			}
+			return
+		}
+		if err != nil {
+			t.Errorf("%s%v: %v", name, args, err)
+			return
+		}
+		got := ts[len(ts)-1]
+		if !slices.Equal(got.Shape(), direct.Shape()) || got.DType() != direct.DType() {
+			t.Errorf("%s%v: got %v %v, the Go API gives %v %v", name, args, got.Shape(), got.DType(), direct.Shape(), direct.DType())
+		}
+	}
+	for _, name := range ndarray.UnaryOpNames() {
+		if !listed[name] {
+			t.Errorf("ufunc %q is not a registry function", name)
+		}
+		for i := range dts {
+			check(name, []string{fmt.Sprintf(`{"ref":%d}`, i)}, tensor.Ufunc(name, likes[i]))
+		}
+	}
+	for _, name := range ndarray.BinaryOpNames() {
+		if !listed[name] {
+			t.Errorf("ufunc %q is not a registry function", name)
+		}
+		for i := range dts {
+			for j := range dts {
+				check(name, []string{fmt.Sprintf(`{"ref":%d}`, i), fmt.Sprintf(`{"ref":%d}`, j)}, tensor.Ufunc(name, likes[i], likes[j]))
+			}
+			check(name, []string{fmt.Sprintf(`{"ref":%d}`, i), "2"}, tensor.Ufunc(name, likes[i], int64(2)))
+		}
+	}
 }

@@ -75,13 +75,13 @@ func init() {
 		"clip":   {[]string{"a", "a_min", "a_max"}, clip, 3},
 		"astype": {[]string{"a", "dtype"}, astype, 2},
 		// shape
-		"reshape":      {[]string{"a", "shape"}, reshape, 2},
-		"transpose":    {[]string{"a", "axes"}, transpose, 1},
-		"ravel":        {[]string{"a"}, ravel, 1},
-		"squeeze":      {[]string{"a", "axis"}, squeeze, 1},
+		"reshape":      {[]string{"a", "shape"}, withInts("a", "shape", func(t *tensor.Tensor, v []int, _ bool) *tensor.Tensor { return t.Reshape(v...) }), 2},
+		"transpose":    {[]string{"a", "axes"}, withInts("a", "axes", func(t *tensor.Tensor, v []int, _ bool) *tensor.Tensor { return t.Transpose(v...) }), 1},
+		"ravel":        {[]string{"a"}, withInts("a", "", func(t *tensor.Tensor, _ []int, _ bool) *tensor.Tensor { return t.Ravel() }), 1},
+		"squeeze":      {[]string{"a", "axis"}, withInts("a", "axis", func(t *tensor.Tensor, v []int, _ bool) *tensor.Tensor { return t.Squeeze(v...) }), 1},
 		"expand_dims":  {[]string{"a", "axis"}, expandDims, 2},
-		"flip":         {[]string{"m", "axis"}, flip, 1},
-		"broadcast_to": {[]string{"array", "shape"}, broadcastTo, 2},
+		"flip":         {[]string{"m", "axis"}, withInts("m", "axis", flipAxes), 1},
+		"broadcast_to": {[]string{"array", "shape"}, withShape("array", (*tensor.Tensor).BroadcastTo), 2},
 		"concatenate":  {[]string{"arrays", "axis"}, concatenate, 1},
 		"stack":        {[]string{"arrays", "axis"}, stack, 1},
 		"rechunk":      {[]string{"a", "chunks"}, rechunk, 2},
@@ -454,48 +454,49 @@ func astype(a *args) (*tensor.Tensor, error) {
 	return t.Astype(dt), nil
 }
 
-func reshape(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
+// withInts is a function of a tensor (parameter tname) and an integer or a
+// list of them (iname; given says whether it was).
+func withInts(tname, iname string, f func(t *tensor.Tensor, v []int, given bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor(tname)
+		if err != nil {
+			return nil, err
+		}
+		var v []int
+		var given bool
+		if iname != "" {
+			if v, given, err = a.ints(iname); err != nil {
+				return nil, err
+			}
+		}
+		return f(t, v, given), nil
 	}
-	shape, _, err := a.ints("shape")
-	if err != nil {
-		return nil, err
-	}
-	return t.Reshape(shape...), nil
 }
 
-func transpose(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
+// withShape is a function of a tensor and a checked shape.
+func withShape(tname string, f func(t *tensor.Tensor, shape ...int) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor(tname)
+		if err != nil {
+			return nil, err
+		}
+		shape, err := a.shape("shape")
+		if err != nil {
+			return nil, err
+		}
+		return f(t, shape...), nil
 	}
-	axes, _, err := a.ints("axes")
-	if err != nil {
-		return nil, err
-	}
-	return t.Transpose(axes...), nil
 }
 
-func ravel(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
+// flipAxes is np.flip: every axis unless some are given.
+func flipAxes(t *tensor.Tensor, axes []int, given bool) *tensor.Tensor {
+	if !given {
+		axes = make([]int, t.NDim())
+		for i := range axes {
+			axes[i] = i
+		}
 	}
-	return t.Ravel(), nil
-}
-
-func squeeze(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	axes, _, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	return t.Squeeze(axes...), nil
+	return t.Flip(axes...)
 }
 
 func expandDims(a *args) (*tensor.Tensor, error) {
@@ -530,36 +531,6 @@ func expandDims(a *args) (*tensor.Tensor, error) {
 		t = t.ExpandDims(ax)
 	}
 	return t, nil
-}
-
-func flip(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("m")
-	if err != nil {
-		return nil, err
-	}
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		axes = make([]int, t.NDim())
-		for i := range axes {
-			axes[i] = i
-		}
-	}
-	return t.Flip(axes...), nil
-}
-
-func broadcastTo(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("array")
-	if err != nil {
-		return nil, err
-	}
-	shape, err := a.shape("shape")
-	if err != nil {
-		return nil, err
-	}
-	return t.BroadcastTo(shape...), nil
 }
 
 func concatenate(a *args) (*tensor.Tensor, error) {

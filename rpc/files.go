@@ -70,32 +70,12 @@ func SourceHandler(files *ops.FileAccess) http.HandlerFunc {
 
 // OpenSource asks the worker at base (its URL) to open a file source.
 func OpenSource(ctx context.Context, client *http.Client, base string, req SourceRequest) (ops.TensorOp, error) {
-	body, err := json.Marshal(req)
+	status, raw, err := postJSON(ctx, client, base, SourcePath, req)
 	if err != nil {
 		return nil, err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+SourcePath, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
-			e.Error = fmt.Sprintf("worker %s: HTTP %d", base, resp.StatusCode)
-		}
-		return nil, &SourceError{Status: resp.StatusCode, Msg: e.Error}
+	if status != http.StatusOK {
+		return nil, replyError(base, status, raw)
 	}
 	var rep SourceReply
 	if err := json.Unmarshal(raw, &rep); err != nil {
@@ -109,6 +89,38 @@ func OpenSource(ctx context.Context, client *http.Client, base string, req Sourc
 		return nil, fmt.Errorf("worker %s: asked for a %s source, got a %s op", base, req.Kind, k)
 	}
 	return op, nil
+}
+
+// postJSON posts v as JSON to a worker and returns its answer (at most
+// 16 MiB of it).
+func postJSON(ctx context.Context, client *http.Client, base, path string, v any) (int, []byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return 0, nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(hr)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, raw, err
+}
+
+// replyError is a worker's refusal, with its words when it gave them.
+func replyError(base string, status int, raw []byte) error {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+		e.Error = fmt.Sprintf("worker %s: HTTP %d", base, status)
+	}
+	return &SourceError{Status: status, Msg: e.Error}
 }
 
 // CheckPath is where a worker checks paths against its data roots.
@@ -141,29 +153,12 @@ func CheckHandler(files *ops.FileAccess) http.HandlerFunc {
 // CheckFiles asks the worker at base whether its data roots allow paths; a
 // refusal is a *SourceError with Status 403.
 func CheckFiles(ctx context.Context, client *http.Client, base string, paths []string) error {
-	body, err := json.Marshal(CheckRequest{Paths: paths})
+	status, raw, err := postJSON(ctx, client, base, CheckPath, CheckRequest{Paths: paths})
 	if err != nil {
 		return err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+CheckPath, bytes.NewReader(body))
-	if err != nil {
-		return err
+	if status != http.StatusNoContent {
+		return replyError(base, status, raw)
 	}
-	hr.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(hr)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNoContent {
-		return nil
-	}
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
-		e.Error = fmt.Sprintf("worker %s: HTTP %d", base, resp.StatusCode)
-	}
-	return &SourceError{Status: resp.StatusCode, Msg: e.Error}
+	return nil
 }

@@ -195,18 +195,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 // openSource opens a file source on a live worker, under its data roots:
 // the web service itself reads no file a program names.
 func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error) {
-	resp, err := s.cfg.Scheduler.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	to, err := s.firstWorker(ctx, "opening "+path)
 	if err != nil {
-		return nil, &httpError{code: statusOf(err), msg: fmt.Sprintf("opening %s: listing the workers: %v", path, err)}
-	}
-	var to *pb.WorkerInfo
-	for _, wi := range resp.Msg.Workers {
-		if wi.Alive && (to == nil || wi.Id < to.Id) {
-			to = wi
-		}
-	}
-	if to == nil {
-		return nil, &httpError{code: http.StatusServiceUnavailable, msg: fmt.Sprintf("opening %s: no live worker", path)}
+		return nil, err
 	}
 	op, err := rpc.OpenSource(ctx, s.http, to.Url, rpc.SourceRequest{Kind: kind, Path: path, Chunks: spec})
 	var se *rpc.SourceError
@@ -235,18 +226,9 @@ func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error 
 	if len(paths) == 0 {
 		return nil
 	}
-	resp, err := s.cfg.Scheduler.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	to, err := s.firstWorker(ctx, "checking file paths")
 	if err != nil {
-		return &httpError{code: statusOf(err), msg: fmt.Sprintf("checking file paths: listing the workers: %v", err)}
-	}
-	var to *pb.WorkerInfo
-	for _, wi := range resp.Msg.Workers {
-		if wi.Alive && (to == nil || wi.Id < to.Id) {
-			to = wi
-		}
-	}
-	if to == nil {
-		return &httpError{code: http.StatusServiceUnavailable, msg: "checking file paths: no live worker"}
+		return err
 	}
 	err = rpc.CheckFiles(ctx, s.http, to.Url, paths)
 	var se *rpc.SourceError
@@ -257,4 +239,23 @@ func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error 
 		return &httpError{code: http.StatusForbidden, msg: se.Msg, kind: "PermissionError"}
 	}
 	return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("checking file paths with worker %d: %v", to.Id, err)}
+}
+
+// firstWorker is the live worker of lowest id: the one asked about files,
+// whose data roots all workers of a sane cluster share.
+func (s *Server) firstWorker(ctx context.Context, what string) (*pb.WorkerInfo, error) {
+	resp, err := s.cfg.Scheduler.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	if err != nil {
+		return nil, &httpError{code: statusOf(err), msg: fmt.Sprintf("%s: listing the workers: %v", what, err)}
+	}
+	var to *pb.WorkerInfo
+	for _, wi := range resp.Msg.Workers {
+		if wi.Alive && (to == nil || wi.Id < to.Id) {
+			to = wi
+		}
+	}
+	if to == nil {
+		return nil, &httpError{code: http.StatusServiceUnavailable, msg: what + ": no live worker"}
+	}
+	return to, nil
 }

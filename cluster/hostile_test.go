@@ -114,6 +114,36 @@ func hostileRequests(web, sched, worker, sid string) []hostile {
 	rest("put sessions", "PUT", "/api/sessions", "{}", "")
 	rest("delete unknown session", "DELETE", "/api/sessions/ffffffffffffffff", "", "no session")
 
+	// Programs of calls: malformed, hostile or impossible.
+	programs := "/api/sessions/" + sid + "/programs"
+	for i, b := range []string{
+		``, `{`, `{"program":1}`, `{"program":{"nodes":[]},"results":[0]}`, `{"program":{"nodes":[{"fn":"zeros","args":[3]}]},"results":[]}`,
+		`{"program":{"nodes":[{"fn":"nope"}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"zeros","args":[[1000000000,1000000000,1000000000]]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"zeros","args":[[-3]]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"add","args":[{"ref":5},1]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"add","args":[{"ref":0},1]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"like":{"shape":[3],"dtype":"float64"}}]},"results":[0]}`,
+		`{"program":{"nodes":[{"data":"bm90IG5weQ=="}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"zeros","args":[3],"data":"x"}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"getitem","args":[{"ref":0},[{"slice":[0,1,0]}]]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"random","args":[1,0,"cauchy",0,1,[3]]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"from_npy","args":["/etc/passwd"]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"from_zarr","args":["../../../../etc"]}]},"results":[0]}`,
+		`{"program":{"nodes":[{"fn":"zeros","args":[3]},{"fn":"to_npy","args":[{"ref":0},"/tmp/phobos-hostile.npy"]}]},"results":[1]}`,
+		`{"program":{"nodes":[{"fn":"zeros","args":[3]}]},"results":[7]}`,
+	} {
+		rest(fmt.Sprintf("program %d", i), "POST", programs, b, "")
+		rest(fmt.Sprintf("describe %d", i), "POST", "/api/describe", b, "")
+	}
+	rest("describe too many chunks", "POST", "/api/describe", `{"program":{"nodes":[{"fn":"zeros","args":[[100000000]],"kwargs":{"chunks":1}}]},"nsplits":true}`, "")
+	// A worker's file endpoints: it has no data roots here, so every path
+	// is refused.
+	for i, b := range []string{``, `{`, `{"kind":"npy","path":"/etc/passwd"}`, `{"kind":"zarr","path":"/"}`, `{"kind":"tar","path":"/x"}`, `{"paths":["/etc/shadow","../x"]}`} {
+		hs = append(hs, hostile{name: fmt.Sprintf("worker file source %d", i), method: "POST", url: worker + "/files/source", ctype: "application/json", body: []byte(b)})
+		hs = append(hs, hostile{name: fmt.Sprintf("worker file check %d", i), method: "POST", url: worker + "/files/check", ctype: "application/json", body: []byte(b)})
+	}
+
 	// The scheduler's RPC: results naming workers, graphs and ops that do
 	// not exist, and malformed ones.
 	report := "/phobos.v1.SchedulerService/ReportResults"

@@ -170,15 +170,16 @@ class Session:
     def execute(self, *tensors, show_progress=None, fuse=True):
         """Computes the tensors together (shared parts once) and keeps their
         values on them; returns the tensor, or a tuple of them."""
-        from .tensor._core import Tensor, _program
         if self._closed:
             raise RuntimeError("phobos: the session is closed")
-        ts = [t for t in tensors if isinstance(t, Tensor)]
+        # A tensor knows how to write itself and what it needs as a program
+        # (phobos.tensor); the session only sends programs.
+        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
         if len(ts) != len(tensors):
             raise TypeError("phobos: execute takes phobos tensors")
         if not ts:
             return ()
-        nodes, roots = _program(ts, self)
+        nodes, roots = ts[0]._phobos_program(ts, self)
         st = self._json("POST", f"/api/sessions/{self.session_id}/programs",
                         {"program": {"nodes": nodes}, "results": roots, "fuse": fuse}, want=201)
         path = st["url"]

@@ -28,6 +28,44 @@ const (
 	IsNaN
 	IsFinite
 	Not
+	// The ufuncs of ufunc.go.
+	ArcSin
+	ArcCos
+	ArcTan
+	Sinh
+	Cosh
+	ArcSinh
+	ArcCosh
+	ArcTanh
+	Exp2
+	Expm1
+	Log2
+	Log10
+	Cbrt
+	Reciprocal
+	Rint
+	Trunc
+	Fix
+	Spacing
+	SignBit
+	Degrees
+	Radians
+	Deg2Rad
+	Rad2Deg
+	Fabs
+	Positive
+	IsInf
+	IsNegInf
+	IsPosInf
+	NanToNum
+	Invert
+	// Parts of the two-result ufuncs frexp and modf (np.modf's integral
+	// part is trunc). They are ops of their own so each result is a plain
+	// one-result elementwise op; UnaryOpNames leaves them out.
+	FrexpMantissa
+	FrexpExponent
+	ModfFrac
+	ewUnaryEnd // one past the last unary op
 )
 
 var ewUnaryNames = [...]string{
@@ -35,17 +73,25 @@ var ewUnaryNames = [...]string{
 	Exp: "exp", Log: "log", Log1p: "log1p", Sin: "sin", Cos: "cos", Tan: "tan",
 	Tanh: "tanh", Floor: "floor", Ceil: "ceil", Round: "round", IsNaN: "isnan",
 	IsFinite: "isfinite", Not: "logical_not",
+	ArcSin: "arcsin", ArcCos: "arccos", ArcTan: "arctan", Sinh: "sinh", Cosh: "cosh",
+	ArcSinh: "arcsinh", ArcCosh: "arccosh", ArcTanh: "arctanh", Exp2: "exp2", Expm1: "expm1",
+	Log2: "log2", Log10: "log10", Cbrt: "cbrt", Reciprocal: "reciprocal", Rint: "rint",
+	Trunc: "trunc", Fix: "fix", Spacing: "spacing", SignBit: "signbit", Degrees: "degrees",
+	Radians: "radians", Deg2Rad: "deg2rad", Rad2Deg: "rad2deg", Fabs: "fabs", Positive: "positive",
+	IsInf: "isinf", IsNegInf: "isneginf", IsPosInf: "isposinf", NanToNum: "nan_to_num", Invert: "invert",
+	FrexpMantissa: "frexp_mantissa", FrexpExponent: "frexp_exponent", ModfFrac: "modf_fractional",
 }
 
 // String is the NumPy ufunc name.
 func (op UnaryOp) String() string {
-	if op >= Neg && op <= Not {
+	if op >= Neg && op < ewUnaryEnd {
 		return ewUnaryNames[op]
 	}
 	return fmt.Sprintf("UnaryOp(%d)", uint8(op))
 }
 
-// ParseUnaryOp accepts the NumPy names (and the aliases abs, around).
+// ParseUnaryOp accepts the NumPy names (and the aliases abs, around,
+// bitwise_not).
 func ParseUnaryOp(name string) (UnaryOp, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	switch n {
@@ -53,8 +99,10 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 		return Abs, nil
 	case "around", "round_":
 		return Round, nil
+	case "bitwise_not":
+		return Invert, nil
 	}
-	for op := Neg; op <= Not; op++ {
+	for op := Neg; op < ewUnaryEnd; op++ {
 		if ewUnaryNames[op] == n {
 			return op, nil
 		}
@@ -99,6 +147,9 @@ func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	case IsNaN, IsFinite, Not:
 		return in, Bool, nil
 	}
+	if op > Not && op < ewUnaryEnd {
+		return ufuncUnaryTypes(op, in)
+	}
 	return 0, 0, fmt.Errorf("ndarray: unknown unary op %d", uint8(op))
 }
 
@@ -136,6 +187,10 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 
 // ewUnaryKernel runs op over x, already of the computation type ct, into out.
 func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
+	if op > Not {
+		ufuncUnaryKernel(op, ct, out, x)
+		return
+	}
 	switch ct {
 	case Float64:
 		if f, ok := vecUnary64(op); ok {
@@ -238,6 +293,27 @@ const (
 	And
 	Or
 	Xor
+	// The ufuncs of ufunc.go.
+	ArcTan2
+	Hypot
+	LogAddExp
+	LogAddExp2
+	CopySign
+	NextAfter
+	Ldexp
+	Fmod
+	Heaviside
+	FloatPower
+	Fmax
+	Fmin
+	Gcd
+	Lcm
+	BitwiseAnd
+	BitwiseOr
+	BitwiseXor
+	LeftShift
+	RightShift
+	ewBinaryEnd // one past the last binary op
 )
 
 var ewBinaryNames = [...]string{
@@ -246,11 +322,16 @@ var ewBinaryNames = [...]string{
 	Minimum: "minimum", Less: "less", LessEqual: "less_equal", Greater: "greater",
 	GreaterEqual: "greater_equal", Equal: "equal", NotEqual: "not_equal",
 	And: "logical_and", Or: "logical_or", Xor: "logical_xor",
+	ArcTan2: "arctan2", Hypot: "hypot", LogAddExp: "logaddexp", LogAddExp2: "logaddexp2",
+	CopySign: "copysign", NextAfter: "nextafter", Ldexp: "ldexp", Fmod: "fmod", Heaviside: "heaviside",
+	FloatPower: "float_power", Fmax: "fmax", Fmin: "fmin", Gcd: "gcd", Lcm: "lcm",
+	BitwiseAnd: "bitwise_and", BitwiseOr: "bitwise_or", BitwiseXor: "bitwise_xor",
+	LeftShift: "left_shift", RightShift: "right_shift",
 }
 
 // String is the NumPy ufunc name.
 func (op BinaryOp) String() string {
-	if op >= Add && op <= Xor {
+	if op >= Add && op < ewBinaryEnd {
 		return ewBinaryNames[op]
 	}
 	return fmt.Sprintf("BinaryOp(%d)", uint8(op))
@@ -265,7 +346,7 @@ func ParseBinaryOp(name string) (BinaryOp, error) {
 	case "mod":
 		return Mod, nil
 	}
-	for op := Add; op <= Xor; op++ {
+	for op := Add; op < ewBinaryEnd; op++ {
 		if ewBinaryNames[op] == n {
 			return op, nil
 		}
@@ -299,6 +380,9 @@ func ewBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		return f, f, nil
 	case Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual, And, Or, Xor:
 		return p, Bool, nil
+	}
+	if op > Xor && op < ewBinaryEnd {
+		return ufuncBinaryTypes(op, a, b)
 	}
 	return 0, 0, fmt.Errorf("ndarray: unknown binary op %d", uint8(op))
 }
@@ -369,6 +453,10 @@ func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 	yb, err := y.BroadcastTo(out.shape)
 	if err != nil {
 		return fmt.Errorf("ndarray: %v: %w", op, err)
+	}
+	if op > Xor {
+		ufuncBinaryKernel(op, ct, out, xb, yb)
+		return nil
 	}
 	switch ct {
 	case Float64:
@@ -622,8 +710,10 @@ func ewBroadcastAll(shape []int, arrs ...*Array) ([]*Array, error) {
 	return out, nil
 }
 
-// UnaryOpNames are the NumPy names of the unary ops, in order.
-func UnaryOpNames() []string { return append([]string(nil), ewUnaryNames[Neg:]...) }
+// UnaryOpNames are the NumPy names of the unary ops, in order: the ufuncs
+// and the one-array functions (fix, isneginf, isposinf, nan_to_num), but not
+// the parts of frexp and modf, which NumPy computes as one function.
+func UnaryOpNames() []string { return append([]string(nil), ewUnaryNames[Neg:FrexpMantissa]...) }
 
 // BinaryOpNames are the NumPy names of the binary ops, in order.
-func BinaryOpNames() []string { return append([]string(nil), ewBinaryNames[Add:]...) }
+func BinaryOpNames() []string { return append([]string(nil), ewBinaryNames[Add:ewBinaryEnd]...) }

@@ -627,7 +627,7 @@ func ewFloatFuncLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 		return func(d, x []T) {
 			x = x[:len(d)]
 			for i := range d {
-				d[i] = T(math.Exp(float64(x[i])))
+				d[i] = T(ewExp(float64(x[i]))) // not math.Exp: see ewExp
 			}
 		}
 	case Log:

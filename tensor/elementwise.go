@@ -237,5 +237,8 @@ func Ufunc(name string, args ...any) *Tensor {
 	if len(args) != 2 {
 		return errorf("%s takes 2 operands, got %d", op, len(args))
 	}
+	if op == ndarray.Ldexp {
+		return Ldexp(args[0], args[1]) // an integer exponent stays one
+	}
 	return binary(op.String(), args[0], args[1])
 }

@@ -1,0 +1,553 @@
+package ndarray
+
+import "math"
+
+// Scalar math for the ufuncs of ufunc.go. Where Go's math package is less
+// accurate than the C library NumPy calls, or wrong (asin and acos near ±1,
+// log2 near 1, log10 of powers of ten, exp, sinh and cosh just below
+// overflow, atan2 when y/x underflows, hypot's last bit), the functions here
+// follow the C algorithms instead. Explicit float64(...) conversions keep
+// products from being fused into FMAs, so the results are the same on every
+// platform.
+
+// ---- inverse trigonometric (fdlibm e_asin.c, e_acos.c, as in FreeBSD's libm) ----
+
+const (
+	ewPio2Hi = 1.57079632679489655800e+00 // 0x3FF921FB54442D18
+	ewPio2Lo = 6.12323399573676603587e-17 // 0x3C91A62633145C07
+	ewPio4Hi = 7.85398163397448278999e-01 // 0x3FE921FB54442D18
+	ewPiHi   = 3.14159265358979311600e+00 // 0x400921FB54442D18
+)
+
+// ewAsinR is fdlibm's rational approximation of (asin(x)-x)/x in t = x*x.
+func ewAsinR(t float64) float64 {
+	const (
+		pS0 = 1.66666666666666657415e-01
+		pS1 = -3.25565818622400915405e-01
+		pS2 = 2.01212532134862925881e-01
+		pS3 = -4.00555345006794114027e-02
+		pS4 = 7.91534994289814532176e-04
+		pS5 = 3.47933107596021167570e-05
+		qS1 = -2.40339491173441421878e+00
+		qS2 = 2.02094576023350569471e+00
+		qS3 = -6.88283971605453293030e-01
+		qS4 = 7.70381505559019352791e-02
+	)
+	p := t * (pS0 + t*(pS1+t*(pS2+t*(pS3+t*(pS4+t*pS5)))))
+	q := 1 + t*(qS1+t*(qS2+t*(qS3+t*qS4)))
+	return p / q
+}
+
+// ewAsin is arcsin, within 1 ULP (Go's math.Asin loses up to hundreds of ULPs
+// near ±1, where it takes sqrt(1 - x*x)).
+func ewAsin(x float64) float64 {
+	ax := math.Abs(x)
+	switch {
+	case ax >= 1:
+		if ax == 1 {
+			return float64(x*ewPio2Hi) + float64(x*ewPio2Lo)
+		}
+		return math.NaN() // |x| > 1 and NaN
+	case ax < 0.5:
+		if ax < 0x1p-26 {
+			return x
+		}
+		return x + float64(x*ewAsinR(x*x))
+	}
+	t := (1 - ax) * 0.5
+	r := ewAsinR(t)
+	s := math.Sqrt(t)
+	var v float64
+	if ax >= 0.9749999046325684 { // fdlibm's 0x3FEF3333
+		v = ewPio2Hi - (2*(s+float64(s*r)) - ewPio2Lo)
+	} else {
+		w := math.Float64frombits(math.Float64bits(s) &^ 0xffffffff)
+		c := (t - float64(w*w)) / (s + w)
+		p := float64(2*s*r) - (ewPio2Lo - 2*c)
+		q := ewPio4Hi - 2*w
+		v = ewPio4Hi - (p - q)
+	}
+	if x < 0 {
+		return -v
+	}
+	return v
+}
+
+// ewAcos is arccos, within 1 ULP (Go's math.Acos is pi/2 - asin(x), which
+// cancels near 1).
+func ewAcos(x float64) float64 {
+	ax := math.Abs(x)
+	switch {
+	case ax >= 1:
+		if x == 1 {
+			return 0
+		}
+		if x == -1 {
+			return ewPiHi + 2*ewPio2Lo
+		}
+		return math.NaN()
+	case ax < 0.5:
+		if ax < 6.938900521352129e-18 { // fdlibm's high word <= 0x3c600000
+			return ewPio2Hi + ewPio2Lo
+		}
+		r := ewAsinR(x * x)
+		return ewPio2Hi - (x - (ewPio2Lo - float64(x*r)))
+	case x < 0:
+		z := (1 + x) * 0.5
+		r := ewAsinR(z)
+		s := math.Sqrt(z)
+		w := float64(r*s) - ewPio2Lo
+		return ewPiHi - 2*(s+w)
+	}
+	z := (1 - x) * 0.5
+	s := math.Sqrt(z)
+	df := math.Float64frombits(math.Float64bits(s) &^ 0xffffffff)
+	c := (z - float64(df*df)) / (s + df)
+	r := ewAsinR(z)
+	w := float64(r*s) + c
+	return 2 * (df + w)
+}
+
+// ewAtan2 is arctan2(y, x), fdlibm's e_atan2.c: the quadrant comes from
+// the signs, so it is right when y/x underflows (Go's math.Atan2(-5e-324,
+// -149.5) is +Pi, for -Pi) or overflows. Signed zeros and infinities follow
+// C99 Annex F, as NumPy's do.
+func ewAtan2(y, x float64) float64 {
+	const (
+		piO2 = 1.5707963267948965580e+00
+		piLo = 1.2246467991473531772e-16
+	)
+	ay, ax := math.Abs(y), math.Abs(x)
+	if !(ax > 0 && ay > 0 && ax <= math.MaxFloat64 && ay <= math.MaxFloat64) {
+		return ewAtan2Special(y, x) // zeros, infinities, NaN
+	}
+	if x == 1 {
+		return math.Atan(y)
+	}
+	// The difference of the high words, about that of the exponents,
+	// decides whether y/x is safe (fdlibm's k).
+	k := (int32(math.Float64bits(ay)>>32) - int32(math.Float64bits(ax)>>32)) >> 20
+	left := x < 0
+	var z float64 // atan(|y/x|), then the angle for y >= 0
+	switch {
+	case k > 60: // |y/x| > 2**60: ±pi/2 whatever x's sign
+		z = piO2 + 0.5*piLo
+		left = false
+	case left && k < -60: // 0 > |y|/x > -2**-60
+		z = 0
+	default:
+		z = math.Atan(ay / ax)
+	}
+	if left {
+		z = ewPiHi - (z - piLo)
+	}
+	if y < 0 {
+		return -z
+	}
+	return z
+}
+
+// ewAtan2Special is ewAtan2 where x or y is zero, infinite or NaN.
+func ewAtan2Special(y, x float64) float64 {
+	const (
+		piO4 = 7.8539816339744827900e-01
+		piO2 = 1.5707963267948965580e+00
+	)
+	if x != x || y != y {
+		return x + y
+	}
+	var z float64 // the angle for y >= 0
+	switch ay, ax := math.Abs(y), math.Abs(x); {
+	case ay == 0:
+		if !math.Signbit(x) {
+			return y // atan2(±0, x >= +0) = ±0
+		}
+		z = ewPiHi
+	case ax == 0:
+		z = piO2
+	case math.IsInf(ax, 0):
+		switch {
+		case math.IsInf(ay, 0) && x > 0:
+			z = piO4
+		case math.IsInf(ay, 0):
+			z = 3 * piO4
+		case x > 0:
+			z = 0
+		default:
+			z = ewPiHi
+		}
+	default: // y infinite, x finite
+		z = piO2
+	}
+	if math.Signbit(y) {
+		return -z
+	}
+	return z
+}
+
+// ---- exponential ----
+
+// ewExp is e**x by the exp core of pow (glibc's algorithm, within 0.52 ULP).
+// Go's math.Exp on amd64 returns +Inf from x = 709.44 on, although results
+// up to x = 709.78 are finite (NumPy's exp(709.5) is 1.35e308).
+func ewExp(x float64) float64 {
+	if x != x {
+		return x
+	}
+	return ewPowExp(x, 0, 0)
+}
+
+// ---- hyperbolic (fdlibm e_sinh.c, e_cosh.c) ----
+
+// ewSinh is sinh, finite up to the true overflow threshold (Go's math.Sinh
+// overflows from exp(x) at 709.78 although sinh(710) is finite).
+func ewSinh(x float64) float64 {
+	ax := math.Abs(x)
+	h := 0.5
+	if math.Signbit(x) {
+		h = -0.5
+	}
+	switch {
+	case ax != ax || math.IsInf(ax, 0):
+		return x + x
+	case ax < 22:
+		if ax < 0x1p-28 {
+			return x
+		}
+		t := math.Expm1(ax)
+		if ax < 1 {
+			return h * (2*t - float64(t*t)/(t+1))
+		}
+		return h * (t + t/(t+1))
+	case ax < 709.7822265625: // fdlibm's 0x40862E42, just below log(MaxFloat64)
+		return h * ewExp(ax)
+	case ax <= 710.4758600739439: // the overflow threshold
+		w := ewExp(0.5 * ax)
+		return float64(h*w) * w
+	}
+	return x * 1e307 // overflow
+}
+
+// ewCosh is cosh, finite up to the true overflow threshold.
+func ewCosh(x float64) float64 {
+	ax := math.Abs(x)
+	switch {
+	case ax != ax || math.IsInf(ax, 0):
+		return x * x
+	case ax < 0.3465735912322998: // about 0.5*ln2, fdlibm's 0x3fd62e43
+		t := math.Expm1(ax)
+		w := 1 + t
+		if ax < 0x1p-55 {
+			return w
+		}
+		return 1 + float64(t*t)/(w+w)
+	case ax < 22:
+		t := ewExp(ax)
+		return 0.5*t + 0.5/t
+	case ax < 709.7822265625:
+		return 0.5 * ewExp(ax)
+	case ax <= 710.4758600739439:
+		w := ewExp(0.5 * ax)
+		return float64(0.5*w) * w
+	}
+	return math.Inf(1)
+}
+
+// ---- logarithms ----
+
+// ewLogScaled returns log(x)*(chi+clo) for finite x > 0, from the
+// double-double log of pow (about 68 bits) times a double-double constant:
+// correctly rounded but for rare near-ties, and exact where the result is
+// an integer (log2 of a power of two, log10 of a power of ten).
+func ewLogScaled(x, chi, clo float64) float64 {
+	ix := math.Float64bits(x)
+	if ix>>52 == 0 { // subnormal: normalise, as pow does
+		ix = math.Float64bits(x * 0x1p52)
+		ix -= 52 << 52
+	}
+	hi, lo := ewPowLog(ix)
+	p := hi * chi
+	e := math.FMA(hi, chi, -p)
+	return p + (e + float64(lo*chi) + float64(hi*clo))
+}
+
+func ewLogSpecial(x float64) (float64, bool) {
+	switch {
+	case x != x:
+		return x, true
+	case x < 0:
+		return math.NaN(), true
+	case x == 0:
+		return math.Inf(-1), true
+	case math.IsInf(x, 1):
+		return x, true
+	}
+	return 0, false
+}
+
+// ewLog2 is log2 (Go's math.Log2 cancels near 1).
+func ewLog2(x float64) float64 {
+	if v, ok := ewLogSpecial(x); ok {
+		return v
+	}
+	return ewLogScaled(x, 0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56)
+}
+
+// ewLog10 is log10 (Go's math.Log10(1000) is 2.9999999999999996).
+func ewLog10(x float64) float64 {
+	if v, ok := ewLogSpecial(x); ok {
+		return v
+	}
+	return ewLogScaled(x, 0x1.bcb7b1526e50ep-2, 0x1.95355baaafad3p-57)
+}
+
+// NumPy's logaddexp and logaddexp2 (npy_math_internal.h), rounding to T
+// where NumPy's float and double versions do: each elementary function's
+// result, and the sums. (So float32 logaddexp2(0, -150) is 0, as exp2f(-150)
+// is.)
+
+func ewLogAddExp[T ewFloat](x, y T) T {
+	if x == y { // also infinities of one sign
+		return x + T(math.Ln2)
+	}
+	t := x - y
+	switch {
+	case t > 0:
+		return x + T(math.Log1p(float64(T(ewExp(-float64(t))))))
+	case t <= 0:
+		return y + T(math.Log1p(float64(T(ewExp(float64(t))))))
+	}
+	return t // NaN
+}
+
+func ewLogAddExp2[T ewFloat](x, y T) T {
+	if x == y {
+		return x + 1
+	}
+	t := x - y
+	switch {
+	case t > 0:
+		return x + T(math.Log2E)*T(math.Log1p(float64(T(math.Exp2(-float64(t))))))
+	case t <= 0:
+		return y + T(math.Log2E)*T(math.Log1p(float64(T(math.Exp2(float64(t))))))
+	}
+	return t
+}
+
+// ---- hypot (glibc 2.35+ e_hypot.c and e_hypotf.c, which NumPy calls) ----
+
+// ewHypotKernel needs ax >= ay >= 0 with ax*ax, ay*ay and (ax-ay)^2 in
+// range; it is glibc's correction of sqrt(ax*ax + ay*ay) without FMA
+// (Borges, "An Improved Algorithm for hypot(a,b)", 2019).
+func ewHypotKernel(ax, ay float64) float64 {
+	h := math.Sqrt(float64(ax*ax) + float64(ay*ay))
+	var t1, t2 float64
+	if h <= 2*ay {
+		delta := h - ay
+		t1 = ax * (2*delta - ax)
+		t2 = float64((delta - 2*(ax-ay)) * delta)
+	} else {
+		delta := h - ax
+		t1 = 2 * delta * (ax - 2*ay)
+		t2 = float64((4*delta-ay)*ay) + float64(delta*delta)
+	}
+	return h - (t1+t2)/(2*h)
+}
+
+// ewHypot is sqrt(x*x + y*y) without undue overflow or underflow, bit for
+// bit glibc's (Go's math.Hypot is up to an ULP off).
+func ewHypot(x, y float64) float64 {
+	const (
+		scale = 0x1p-600
+		large = 0x1p+511
+		tiny  = 0x1p-459
+		eps   = 0x1p-54
+	)
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return math.Inf(1)
+	}
+	if x != x || y != y {
+		return x + y
+	}
+	x, y = math.Abs(x), math.Abs(y)
+	ax, ay := x, y
+	if x < y {
+		ax, ay = y, x
+	}
+	switch {
+	case ax > large:
+		if ay <= ax*eps {
+			return ax + ay
+		}
+		return ewHypotKernel(ax*scale, ay*scale) / scale
+	case ay < tiny:
+		if ax >= ay/eps {
+			return ax + ay
+		}
+		return ewHypotKernel(ax/scale, ay/scale) * scale
+	case ay <= ax*eps:
+		return ax + ay
+	}
+	return ewHypotKernel(ax, ay)
+}
+
+// ewHypot32 is glibc's hypotf: the float64 sum of squares, which is exact
+// but for one rounding, rooted and rounded to float32.
+func ewHypot32(x, y float32) float32 {
+	if math.IsInf(float64(x), 0) || math.IsInf(float64(y), 0) {
+		return float32(math.Inf(1))
+	}
+	if x != x || y != y {
+		return x + y
+	}
+	a, b := float64(x), float64(y)
+	return float32(math.Sqrt(float64(a*a) + float64(b*b)))
+}
+
+// ---- floating-point manipulation ----
+
+func ewCopySign64(x, y float64) float64 { return math.Copysign(x, y) }
+
+func ewCopySign32(x, y float32) float32 {
+	return math.Float32frombits(math.Float32bits(x)&^(1<<31) | math.Float32bits(y)&(1<<31))
+}
+
+// ewNextAfter64 is C's nextafter: unlike Go's math.Nextafter it returns y
+// when x == y, so nextafter(0.0, -0.0) is -0.0.
+func ewNextAfter64(x, y float64) float64 {
+	switch {
+	case x != x || y != y:
+		return x + y
+	case x == y:
+		return y
+	case x == 0:
+		return math.Copysign(math.Float64frombits(1), y)
+	case (y > x) == (x > 0):
+		return math.Float64frombits(math.Float64bits(x) + 1)
+	}
+	return math.Float64frombits(math.Float64bits(x) - 1)
+}
+
+// ewNextAfter32 is C's nextafterf.
+func ewNextAfter32(x, y float32) float32 {
+	switch {
+	case x != x || y != y:
+		return x + y
+	case x == y:
+		return y
+	case x == 0:
+		return ewCopySign32(math.Float32frombits(1), y)
+	case (y > x) == (x > 0):
+		return math.Float32frombits(math.Float32bits(x) + 1)
+	}
+	return math.Float32frombits(math.Float32bits(x) - 1)
+}
+
+// ewSpacing64 is NumPy's npy_spacing: the distance from x to the next
+// float of larger magnitude, with x's sign (+min subnormal for ±0), NaN
+// for infinities and NaN, ±Inf at ±MaxFloat64.
+func ewSpacing64(x float64) float64 {
+	b := math.Float64bits(x)
+	switch {
+	case math.IsInf(x, 0):
+		return math.NaN()
+	case x != x:
+		return x
+	case b&^(1<<63) == 0:
+		return math.Float64frombits(1)
+	}
+	return math.Float64frombits(b+1) - x
+}
+
+func ewSpacing32(x float32) float32 {
+	b := math.Float32bits(x)
+	switch {
+	case math.IsInf(float64(x), 0):
+		return float32(math.NaN())
+	case x != x:
+		return x
+	case b&^(1<<31) == 0:
+		return math.Float32frombits(1)
+	}
+	return math.Float32frombits(b+1) - x
+}
+
+// ewLdexp is x * 2**e with e an integer carried in T (ldexp's inputs are
+// cast to the mantissa's float type): exact but for one rounding into the
+// subnormals. Exponents beyond ±2**20 give the same result as ±2**20.
+func ewLdexp[T ewFloat](x, e T) T {
+	f := float64(e)
+	f = max(min(f, 1<<20), -(1 << 20))
+	return T(math.Ldexp(float64(x), int(f)))
+}
+
+// ewHeaviside is NumPy's npy_heaviside: NaN for NaN, h0 at zero.
+func ewHeaviside[T ewFloat](x, h0 T) T {
+	switch {
+	case x != x:
+		return x
+	case x == 0:
+		return h0
+	case x < 0:
+		return 0
+	}
+	return 1
+}
+
+// ---- integers ----
+
+// ewFmodInt is C's %, which NumPy's fmod is for integers, with x fmod 0 = 0.
+// Go's % already gives MinInt % -1 = 0.
+func ewFmodInt[T ewInt](x, y T) T {
+	if y == 0 {
+		return 0
+	}
+	return x % y
+}
+
+// ewUabs is |x| as an unsigned magnitude (2**63 for MinInt64).
+func ewUabs[T ewInt](x T) uint64 {
+	switch v := any(x).(type) {
+	case int32:
+		if v < 0 {
+			return uint64(-uint32(v))
+		}
+		return uint64(v)
+	case int64:
+		if v < 0 {
+			return -uint64(v)
+		}
+		return uint64(v)
+	}
+	return 0
+}
+
+func ewGcdU(a, b uint64) uint64 {
+	for a != 0 {
+		a, b = b%a, a
+	}
+	return b
+}
+
+// ewGcd is NumPy's npy_gcd: Euclid on the unsigned magnitudes, so
+// gcd(MinInt, 0) is MinInt.
+func ewGcd[T ewInt](x, y T) T { return T(ewGcdU(ewUabs(x), ewUabs(y))) }
+
+// ewLcm is NumPy's npy_lcm: |x| / gcd * |y| in unsigned arithmetic,
+// wrapping on overflow.
+func ewLcm[T ewInt](x, y T) T {
+	a, b := ewUabs(x), ewUabs(y)
+	g := ewGcdU(a, b)
+	if g == 0 {
+		return 0
+	}
+	return T(a / g * b)
+}
+
+// ewLeftShift is NumPy's npy_lshift: 0 for shifts of the bit width or more,
+// and for negative shifts (which C sees as huge unsigned ones). Go defines
+// shifts by large unsigned counts the same way.
+func ewLeftShift[T ewInt](x, y T) T { return x << uint64(y) }
+
+// ewRightShift is npy_rshift: arithmetic, so -1 or 0 for large shifts.
+func ewRightShift[T ewInt](x, y T) T { return x >> uint64(y) }

@@ -170,6 +170,13 @@ var buildCases = []struct {
 	{"random", `[]`, `{"seed":1,"stream":5,"dist":"normal","shape":4,"dtype":"float32"}`, []int{4}, "float32", nil},
 	{"random", `[2, 1, "randint", 0, 10, [3]]`, ``, []int{3}, "int64", nil},
 	// elementwise beyond the ufuncs
+	{"frexp", `[@A,0]`, ``, []int{2, 3}, "float64", nil},
+	{"frexp", `[@A,1]`, ``, []int{2, 3}, "int32", nil},
+	{"modf", `[@A,0]`, ``, []int{2, 3}, "float64", nil},
+	{"isclose", `[@A,@A]`, `{"rtol":0.1,"equal_nan":true}`, []int{2, 3}, "bool", nil},
+	{"allclose", `[@A,1]`, ``, []int{}, "bool", nil},
+	{"array_equal", `[@A,@A]`, `{"equal_nan":true}`, []int{}, "bool", nil},
+	{"array_equiv", `[@A,2.5]`, ``, []int{}, "bool", nil},
 	{"where", `[@B, @A, 0]`, ``, []int{2, 3}, "float64", func(p pre) *tensor.Tensor { return tensor.Where(p[B], p[A], 0) }},
 	{"where", `[@B, 1, 2]`, ``, []int{2, 3}, "int64", nil},
 	{"where", `[@B, @I4, 1.5]`, ``, []int{2, 3}, "float64", nil},

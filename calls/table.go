@@ -71,9 +71,15 @@ func init() {
 		"eye":      {[]string{"N", "M", "k", "dtype", "chunks"}, eye, 1},
 		"random":   {[]string{"seed", "stream", "dist", "p1", "p2", "shape", "dtype", "chunks"}, random, 3},
 		// elementwise beyond the ufuncs
-		"where":  {[]string{"condition", "x", "y"}, where, 3},
-		"clip":   {[]string{"a", "a_min", "a_max"}, clip, 3},
-		"astype": {[]string{"a", "dtype"}, astype, 2},
+		"frexp":       {[]string{"x", "out"}, twoOutputs(tensor.Frexp), 2},
+		"modf":        {[]string{"x", "out"}, twoOutputs(tensor.Modf), 2},
+		"isclose":     {[]string{"a", "b", "rtol", "atol", "equal_nan"}, closeness(tensor.IsClose), 2},
+		"allclose":    {[]string{"a", "b", "rtol", "atol", "equal_nan"}, closeness(tensor.AllClose), 2},
+		"array_equal": {[]string{"a1", "a2", "equal_nan"}, arrayEqual, 2},
+		"array_equiv": {[]string{"a1", "a2"}, arrayEquiv, 2},
+		"where":       {[]string{"condition", "x", "y"}, where, 3},
+		"clip":        {[]string{"a", "a_min", "a_max"}, clip, 3},
+		"astype":      {[]string{"a", "dtype"}, astype, 2},
 		// shape
 		"reshape":      {[]string{"a", "shape"}, withInts("a", "shape", func(t *tensor.Tensor, v []int, _ bool) *tensor.Tensor { return t.Reshape(v...) }), 2},
 		"transpose":    {[]string{"a", "axes"}, withInts("a", "axes", func(t *tensor.Tensor, v []int, _ bool) *tensor.Tensor { return t.Transpose(v...) }), 1},
@@ -763,4 +769,83 @@ func toZarr(a *args) (*tensor.Tensor, error) {
 		opts = append(opts, tensor.ZarrFormat(f))
 	}
 	return t.ToZarr(path, opts...), nil
+}
+
+// twoOutputs is one result of a two-result function (np.frexp, np.modf):
+// out says which, 0 or 1. A client asks for each; the cluster computes
+// each once.
+func twoOutputs(f func(x any) (*tensor.Tensor, *tensor.Tensor)) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		x, err := a.operand("x")
+		if err != nil {
+			return nil, err
+		}
+		out, err := a.int("out", -1)
+		if err != nil {
+			return nil, err
+		}
+		r0, r1 := f(x)
+		switch out {
+		case 0:
+			return r0, nil
+		case 1:
+			return r1, nil
+		}
+		return nil, valueErr("out %d: 0 or 1", out)
+	}
+}
+
+// closeness is isclose or allclose with NumPy's defaults.
+func closeness(f func(a, b any, rtol, atol float64, equalNaN bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		x, err := a.operand("a")
+		if err != nil {
+			return nil, err
+		}
+		y, err := a.operand("b")
+		if err != nil {
+			return nil, err
+		}
+		rtol, err := a.float("rtol", 1e-5)
+		if err != nil {
+			return nil, err
+		}
+		atol, err := a.float("atol", 1e-8)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := a.bool("equal_nan")
+		if err != nil {
+			return nil, err
+		}
+		return f(x, y, rtol, atol, eq), nil
+	}
+}
+
+func arrayEqual(a *args) (*tensor.Tensor, error) {
+	x, err := a.operand("a1")
+	if err != nil {
+		return nil, err
+	}
+	y, err := a.operand("a2")
+	if err != nil {
+		return nil, err
+	}
+	eq, err := a.bool("equal_nan")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.ArrayEqual(x, y, eq), nil
+}
+
+func arrayEquiv(a *args) (*tensor.Tensor, error) {
+	x, err := a.operand("a1")
+	if err != nil {
+		return nil, err
+	}
+	y, err := a.operand("a2")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.ArrayEquiv(x, y), nil
 }

@@ -104,6 +104,18 @@ CASES = {
     "sinc": ((np.array([0.0, 0.5, -1.0, 2.5, 1e-30]),), lambda xp, a: xp.sinc(a)),
     "select": ((F,), lambda xp, a: xp.select([a < -0.5, a > 0.5], [a * 2, a * 3], default=-1.0)),
     "nanmean-col-allnan": ((FN,), lambda xp, a: xp.nanmean(a, axis=0)),
+    "frexp": ((F * 1000,), lambda xp, a: xp.frexp(a)),
+    "modf": ((F * 3,), lambda xp, a: xp.modf(a)),
+    "divmod": ((F * 5, V[:1] + 2), lambda xp, a, b: xp.divmod(a, b)),
+    "divmod-int": ((I, I.T[:1] % 4 + 1), lambda xp, a, b: xp.divmod(a, b.reshape(1, -1)[:, :1])),
+    "isclose": ((F, F + 1e-9), lambda xp, a, b: xp.isclose(a, b)),
+    "isclose-nan": ((FN, FN), lambda xp, a, b: xp.isclose(a, b, equal_nan=True)),
+    "allclose": ((F, F * (1 + 1e-7)), lambda xp, a, b: xp.allclose(a, b)),
+    "allclose-not": ((F, F + 0.1), lambda xp, a, b: xp.allclose(a, b, atol=0.01)),
+    "array_equal": ((I, I), lambda xp, a, b: xp.array_equal(a, b)),
+    "array_equal-nan": ((FN, FN), lambda xp, a, b: xp.array_equal(a, b, equal_nan=True)),
+    "array_equiv": ((F, F[:1]), lambda xp, a, b: xp.array_equiv(a, b)),
+    "nan_to_num": ((FN / 0.0,), lambda xp, a: xp.nan_to_num(a)),
 }
 
 WHOLE = {  # functions of shapes, not arrays: no chunks to vary

@@ -32,12 +32,17 @@ float64 = np.float64
 # The cluster's ufuncs (ndarray's op names), by arity.
 UNARY_UFUNCS = (
     "negative", "absolute", "sign", "sqrt", "square", "exp", "log", "log1p", "sin", "cos", "tan",
-    "tanh", "floor", "ceil", "round", "isnan", "isfinite", "logical_not",
+    "tanh", "floor", "ceil", "round", "isnan", "isfinite", "logical_not", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt",
+    "reciprocal", "rint", "trunc", "fix", "spacing", "signbit", "degrees", "radians", "deg2rad",
+    "rad2deg", "fabs", "positive", "isinf", "isneginf", "isposinf", "nan_to_num", "invert",
 )
 BINARY_UFUNCS = (
     "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum",
     "minimum", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-    "logical_and", "logical_or", "logical_xor",
+    "logical_and", "logical_or", "logical_xor", "arctan2", "hypot", "logaddexp", "logaddexp2",
+    "copysign", "nextafter", "ldexp", "fmod", "heaviside", "float_power", "fmax", "fmin", "gcd", "lcm",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
 )
 
 
@@ -89,6 +94,55 @@ for _n in UNARY_UFUNCS + BINARY_UFUNCS:
 abs = absolute  # noqa: A001, F821
 divide = true_divide  # noqa: F821
 mod = remainder  # noqa: F821
+bitwise_not = invert  # noqa: F821
+_nan_to_num = nan_to_num  # noqa: F821
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """numpy.nan_to_num with its defaults (NaN to 0, infinities to the
+    dtype's extremes)."""
+    if nan != 0.0 or posinf is not None or neginf is not None:
+        raise NotImplementedError("phobos: nan_to_num with nan=, posinf= or neginf= other than the defaults")
+    return _nan_to_num(x)
+
+
+def frexp(x, out=None):
+    """(mantissa, exponent) with x = mantissa * 2**exponent."""
+    if out is not None:
+        raise NotImplementedError("phobos: frexp(out=...): tensors are immutable; use the result")
+    x = _operand(x)
+    return call("frexp", x, 0), call("frexp", x, 1)
+
+
+def modf(x, out=None):
+    """(fractional part, integral part), both with x's sign."""
+    if out is not None:
+        raise NotImplementedError("phobos: modf(out=...): tensors are immutable; use the result")
+    x = _operand(x)
+    return call("modf", x, 0), call("modf", x, 1)
+
+
+def divmod(x1, x2, out=None):  # noqa: A001
+    """(x1 // x2, x1 % x2)."""
+    if out is not None:
+        raise NotImplementedError("phobos: divmod(out=...): tensors are immutable; use the result")
+    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F821
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return call("isclose", _operand(a), _operand(b), float(rtol), float(atol), bool(equal_nan))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return call("allclose", _operand(a), _operand(b), float(rtol), float(atol), bool(equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    return call("array_equal", _operand(a1), _operand(a2), bool(equal_nan))
+
+
+def array_equiv(a1, a2):
+    return call("array_equiv", _operand(a1), _operand(a2))
 round_ = round  # noqa: F821
 around = round  # noqa: F821
 del g, _n
@@ -230,15 +284,6 @@ def _round(a, decimals=0, out=None):
 
 round = _round  # noqa: A001
 round_ = around = _round
-
-
-def isinf(x):
-    x = _operand(x)
-    return logical_and(logical_not(isfinite(x)), logical_not(isnan(x)))  # noqa: F821
-
-
-def positive(x):
-    return astensor(x) + 0 if astensor(x).dtype != np.bool_ else astensor(x)
 
 
 # reductions ---------------------------------------------------------------
@@ -528,18 +573,15 @@ def _reflect(f):
 def _t_invert(self):
     if self.dtype == np.bool_:
         return logical_not(self)  # noqa: F821
-    if self.dtype.kind == "f":
-        raise TypeError("ufunc 'invert' not supported for the input types")
-    raise NotImplementedError("phobos: ~ on integers (numpy.invert, bitwise) is not supported")
+    return invert(self)  # noqa: F821
 
 
-def _logical(name, np_name):
-    f = globals()[name]
+def _bitwise(logical, bitwise):
+    lf, bf = globals()[logical], globals()[bitwise]
 
     def op(a, b):
-        if _kind(a) == "b" and _kind(b) == "b":
-            return f(a, b)
-        raise NotImplementedError(f"phobos: numpy.{np_name} (bitwise, on integers) is not supported; on bool tensors it works")
+        # NumPy's &, |, ^: logical on bools (the same values), bitwise on integers
+        return lf(a, b) if _kind(a) == "b" and _kind(b) == "b" else bf(a, b)
     return op
 
 
@@ -549,13 +591,15 @@ def _kind(x):
     return np.asarray(x).dtype.kind
 
 
-_and, _or, _xor = _logical("logical_and", "bitwise_and"), _logical("logical_or", "bitwise_or"), _logical("logical_xor", "bitwise_xor")
+_and, _or, _xor = (_bitwise("logical_and", "bitwise_and"), _bitwise("logical_or", "bitwise_or"),
+                   _bitwise("logical_xor", "bitwise_xor"))
 
 _OPS = {
     "__add__": add, "__sub__": subtract, "__mul__": multiply, "__truediv__": true_divide,  # noqa: F821
     "__floordiv__": floor_divide, "__mod__": remainder, "__pow__": power, "__matmul__": matmul,  # noqa: F821
     "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,  # noqa: F821
     "__eq__": equal, "__ne__": not_equal, "__and__": _and, "__or__": _or, "__xor__": _xor,  # noqa: F821
+    "__lshift__": left_shift, "__rshift__": right_shift,  # noqa: F821
 }
 for _name, _f in _OPS.items():
     setattr(Tensor, _name, (lambda f: lambda self, other: f(self, other))(_f))
@@ -569,7 +613,8 @@ Tensor.__invert__ = _t_invert
 Tensor.__getitem__ = _t_getitem
 Tensor.__setitem__ = _t_setitem
 Tensor.__round__ = lambda self, n=None: _round(self, n or 0)
-Tensor.__divmod__ = lambda self, o: (floor_divide(self, o), remainder(self, o))  # noqa: F821
+Tensor.__divmod__ = lambda self, o: divmod(self, o)
+Tensor.__rdivmod__ = lambda self, o: divmod(o, self)
 Tensor.reshape = _t_reshape
 Tensor.transpose = _t_transpose
 Tensor.astype = _t_astype
@@ -609,11 +654,13 @@ REGISTRY.update({
     "concatenate": "concatenate", "stack": "stack", "rechunk": "rechunk", "getitem": "Tensor.__getitem__",
     "matmul": "matmul", "dot": "dot", "outer": "outer", "tensordot": "tensordot",
     "from_npy": "from_npy", "from_zarr": "from_zarr", "to_npy": "to_npy", "to_zarr": "to_zarr",
+    "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
+    "array_equal": "array_equal", "array_equiv": "array_equiv",
 })
 
 # NumPy interoperability ----------------------------------------------------------
 
-_UFUNC_ALIASES = {"divide": "true_divide", "abs": "absolute", "mod": "remainder"}
+_UFUNC_ALIASES = {"divide": "true_divide", "abs": "absolute", "mod": "remainder", "bitwise_not": "invert"}
 _REDUCE = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max",
            "logical_and": "all", "logical_or": "any"}
 
@@ -622,13 +669,8 @@ def _ufunc_dispatch(ufunc, method, inputs, kwargs):
     name = _UFUNC_ALIASES.get(ufunc.__name__, ufunc.__name__)
     here = globals()
     if method == "__call__":
-        if name in UNARY_UFUNCS or name in BINARY_UFUNCS or name in ("isinf", "positive"):
-            f = here[name]
-            if name in ("isinf", "positive"):
-                if kwargs:
-                    raise NotImplementedError(f"phobos: numpy.{ufunc.__name__} with {sorted(kwargs)}")
-                return f(*inputs)
-            return f(*inputs, **kwargs)
+        if name in UNARY_UFUNCS or name in BINARY_UFUNCS or name in ("frexp", "modf", "divmod"):
+            return here[name](*inputs, **kwargs)
         if name == "matmul":
             return matmul(*inputs, **kwargs)
         raise NotImplementedError(f"phobos does not implement the ufunc numpy.{ufunc.__name__}")
@@ -646,7 +688,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "argmin", "argmax", "cumsum", "cumprod", "reshape", "transpose", "ravel", "squeeze", "expand_dims",
            "flip", "fliplr", "flipud", "broadcast_to", "concatenate", "stack", "vstack", "hstack", "where", "clip",
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
-           "atleast_1d", "atleast_2d", "isinf", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
+           "atleast_1d", "atleast_2d", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
+           "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack") + tuple(_compose.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n

@@ -55,6 +55,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "W1", "-reps", "0"}, exitUsage, "-reps"},
 		{[]string{"run", "W1", "-chunk", "0"}, exitUsage, "chunk"},
 		{[]string{"version"}, 0, "blas"},
+		{[]string{"version"}, 0, "lapack: "},
 		{[]string{"help"}, 0, "Usage"},
 	} {
 		var out, errb bytes.Buffer

@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"graph":                        3,
 	"protocol":                     3,
 	"tensor":                       4,
+	"linalg":                       5,
 	"optimize":                     4,
 	"scheduler":                    4,
 	"storage":                      4,

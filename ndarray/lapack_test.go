@@ -494,3 +494,23 @@ func TestLAPACKStacks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQRChunk is the work of one W6 chunk: factor a 1e5×50 block and
+// form its Q (times a 50×50 matrix from the tree above).
+func BenchmarkQRChunk(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	a := laRand(r, Float64, 100_000, 50)
+	y := laRand(r, Float64, 50, 50)
+	for _, step := range []string{"factor", "apply"} {
+		b.Run(step, func(b *testing.B) {
+			f, _ := QRFactor([]*Array{a}, Float64)
+			for b.Loop() {
+				if step == "factor" {
+					f, _ = QRFactor([]*Array{a}, Float64)
+				} else {
+					QRFactorApply(f, 100_000, 50, y, 50)
+				}
+			}
+		})
+	}
+}

@@ -188,7 +188,7 @@ func SolveTriangular(a, b *tensor.Tensor, t Triangular) *tensor.Tensor {
 // Lstsq is numpy.linalg.lstsq(a, b, rcond) for a 2-D a (M, N) and b (M,)
 // or (M, K): the least-squares solution x ((N,) or (N, K); of least norm
 // when a is rank deficient), the squared residual norms ((K,), or (1,) for
-// a 1-D b, when M > N, else (0,)), a's effective rank (an int64 0-d tensor)
+// a 1-D b, when M > N, else (0,)), a's effective rank (an int32 0-d tensor, as NumPy's)
 // and its singular values (min(M, N),). Singular values at most rcond times
 // the largest count as zero; without rcond it is NumPy 2's default,
 // machine epsilon times max(M, N) (NumPy 1.x's rcond=-1, machine epsilon,
@@ -226,5 +226,5 @@ func Lstsq(a, b *tensor.Tensor, rcond ...float64) (x, residuals, rank, s *tensor
 	if b.NDim() == 2 {
 		x = x.Reshape(n, k)
 	}
-	return x, f.Index(tensor.Range(resAt, resAt+nres)), f.Index(tensor.At(rankAt)).Astype(ndarray.Int64), f.Index(tensor.Range(sAt, size))
+	return x, f.Index(tensor.Range(resAt, resAt+nres)), f.Index(tensor.At(rankAt)).Astype(ndarray.Int32), f.Index(tensor.Range(sAt, size))
 }

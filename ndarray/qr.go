@@ -25,8 +25,12 @@ import (
 // type, laid out by qrPlan from (m, n) alone:
 //
 //	R (k×n, row-major, zero below the diagonal), then for every node, level
-//	by level from the leaves: V (rows×k, row-major, unit diagonal and zeros
-//	above it written out) and T (k×k, row-major, zero below the diagonal).
+//	by level from the leaves: V (rows×k, column-major as LAPACK leaves it,
+//	with its unit diagonal and the zeros above it written out) and T (k×k,
+//	column-major, zero below the diagonal).
+//
+// Column-major V is row-major Vᵀ, so the products read it in place with a
+// transposed gemm, and it leaves LAPACK's output by a plain copy.
 
 // qrBlockElems is the size of the leaf row blocks, in elements (512 KiB of
 // float64: a block, its column-major copy and V stay in a core's L2).
@@ -183,8 +187,10 @@ func qrFactor[T float32 | float64](lf *lapackFuncs[T], parts []*Array, plan qrPl
 	if plan.k == 0 {
 		return
 	}
+	// Each block is transposed into scratch, factored there while it is
+	// in cache, and its V copied out: the copy is what first touches the
+	// packed factor's fresh memory, in order.
 	scratch := make([]T, plan.maxRows()*n)
-	t := make([]T, n*n)
 	var below []T // the level below's R factors, stacked row-major
 	for l, level := range plan.levels {
 		rowsR := 0
@@ -198,45 +204,30 @@ func qrFactor[T float32 | float64](lf *lapackFuncs[T], parts []*Array, plan qrPl
 		r0 := 0
 		for _, nd := range level {
 			rows, k := nd.hi-nd.lo, nd.k
-			a := scratch[:rows*n]
+			v := packed[nd.off : nd.off+rows*k]
+			tt := packed[nd.off+rows*k : nd.off+rows*k+k*k]
+			a := scratch[:rows*n] // the block, column-major
 			if l == 0 {
 				qrGather(parts, nd.lo, nd.hi, n, a)
 			} else {
-				for i := range rows {
-					row := below[(nd.lo+i)*n : (nd.lo+i+1)*n]
-					for j, v := range row {
-						a[j*rows+i] = v
-					}
-				}
+				toCol(below[nd.lo*n:nd.hi*n], rows, n, a, rows)
 			}
-			if info := lf.geqrt(rows, n, a, rows, t, k); info != 0 {
+			if info := lf.geqrt(rows, n, a, rows, tt, k); info != 0 {
 				panic(fmt.Sprintf("ndarray: geqrt(%d, %d) returned info %d", rows, n, info))
 			}
-			v := packed[nd.off : nd.off+rows*k]
-			for i := range rows {
-				vr := v[i*k : (i+1)*k]
-				for j := range vr {
-					switch {
-					case j < i:
-						vr[j] = a[j*rows+i]
-					case j == i:
-						vr[j] = 1
-					default:
-						vr[j] = 0
-					}
+			// R: the upper triangle of the first k rows.
+			for j := range n {
+				col := a[j*rows : j*rows+min(j+1, k)]
+				for i, x := range col {
+					stack[(r0+i)*n+j] = x
 				}
 			}
-			tt := packed[nd.off+rows*k : nd.off+rows*k+k*k]
-			for i := range k {
-				for j := i; j < k; j++ {
-					tt[i*k+j] = t[j*k+i]
-				}
-			}
-			for i := range k {
-				row := stack[(r0+i)*n : (r0+i+1)*n]
-				for j := i; j < n; j++ {
-					row[j] = a[j*rows+i]
-				}
+			copy(v, a[:rows*k])
+			// V's unit diagonal and the zeros above it; T's zeros below.
+			for j := range k {
+				clear(v[j*rows : j*rows+j])
+				v[j*rows+j] = 1
+				clear(tt[j*k+j+1 : (j+1)*k])
 			}
 			r0 += k
 		}
@@ -344,13 +335,14 @@ func qrApply[T float32 | float64](lf *lapackFuncs[T], plan qrPlan, packed, y []T
 			tt := packed[nd.off+rows*k : nd.off+rows*k+k*k]
 			yn := ys[y0*p : (y0+k)*p]
 			o := dst[nd.lo*ldd:]
-			// W = T (V[:k]ᵀ Y); O = [Y; 0] - V W
-			lf.gemm(blas.Trans, blas.NoTrans, k, p, k, 1, v, k, yn, p, 0, w1, p)
-			lf.gemm(blas.NoTrans, blas.NoTrans, k, p, k, 1, tt, k, w1, p, 0, w, p)
+			// W = T (V[:k]ᵀ Y); O = [Y; 0] - V W. v is row-major Vᵀ
+			// (k×rows) and tt row-major Tᵀ.
+			lf.gemm(blas.NoTrans, blas.NoTrans, k, p, k, 1, v, rows, yn, p, 0, w1, p)
+			lf.gemm(blas.Trans, blas.NoTrans, k, p, k, 1, tt, k, w1, p, 0, w, p)
 			for i := range k {
 				copy(o[i*ldd:i*ldd+p], yn[i*p:(i+1)*p])
 			}
-			lf.gemm(blas.NoTrans, blas.NoTrans, rows, p, k, -1, v, k, w, p, 1, o, ldd)
+			lf.gemm(blas.Trans, blas.NoTrans, rows, p, k, -1, v, rows, w, p, 1, o, ldd)
 			y0 += k
 		}
 		ys = dst
@@ -410,12 +402,13 @@ func qrApplyT[T float32 | float64](lf *lapackFuncs[T], plan qrPlan, packed, b []
 			v := packed[nd.off : nd.off+rows*k]
 			tt := packed[nd.off+rows*k : nd.off+rows*k+k*k]
 			z := in[nd.lo*p : nd.hi*p]
-			// (Q_nodeᵀ z)[:k] = z[:k] - V[:k] (Tᵀ (Vᵀ z))
-			lf.gemm(blas.Trans, blas.NoTrans, k, p, rows, 1, v, k, z, p, 0, w1, p)
-			lf.gemm(blas.Trans, blas.NoTrans, k, p, k, 1, tt, k, w1, p, 0, w, p)
+			// (Q_nodeᵀ z)[:k] = z[:k] - V[:k] (Tᵀ (Vᵀ z)); v is row-major
+			// Vᵀ (k×rows), tt row-major Tᵀ.
+			lf.gemm(blas.NoTrans, blas.NoTrans, k, p, rows, 1, v, rows, z, p, 0, w1, p)
+			lf.gemm(blas.NoTrans, blas.NoTrans, k, p, k, 1, tt, k, w1, p, 0, w, p)
 			o := next[r0*p : (r0+k)*p]
 			copy(o, z[:k*p])
-			lf.gemm(blas.NoTrans, blas.NoTrans, k, p, k, -1, v, k, w, p, 1, o, p)
+			lf.gemm(blas.Trans, blas.NoTrans, k, p, k, -1, v, rows, w, p, 1, o, p)
 			r0 += k
 		}
 		in = next

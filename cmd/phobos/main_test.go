@@ -47,7 +47,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, exitUsage, "Usage"},
 		{[]string{"frob"}, exitUsage, `unknown command "frob"`},
 		{[]string{"run"}, exitUsage, "name a workload"},
-		{[]string{"run", "W6"}, exitUsage, `unknown workload "W6"`},
+		{[]string{"run", "W42"}, exitUsage, `unknown workload "W42"`},
 		{[]string{"run", "W9", "-data", "/nonexistent"}, exitUsage, "write it with: phobos gen-data W9 -data /nonexistent -format npy"},
 		{[]string{"gen-data", "W1"}, exitUsage, "not a file-backed workload"},
 		{[]string{"run", "W1", "-bogus"}, exitUsage, "-bogus"},

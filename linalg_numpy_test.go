@@ -156,6 +156,76 @@ func laTol64(c npCase) npCase { return c.tol(1e-9, 1e-11, laWhy) }
 func laTol32(c npCase) npCase { return c.tol(1e-3, 1e-4, laWhy+", in float32") }
 
 func laCases() []npCase {
+	return append(laCoreCases(), laNormCases()...)
+}
+
+// laNormCases are numpy.linalg.norm's: vector and matrix orders, axes, stacks.
+func laNormCases() []npCase {
+	type nc struct {
+		name, py string
+		a        *ndarray.Array
+		ord      any
+		axes     []int
+	}
+	inf, ninf := math.Inf(1), math.Inf(-1)
+	var cases []npCase
+	for _, c := range []nc{
+		{"norm", "", laTall, nil, nil},
+		{"norm int", "", laIntTall, nil, nil},
+		{"norm stack", "", laStack, nil, nil},
+		{"norm vector", "", laB37, nil, nil},
+		{"norm vector 2", "ord=2", laB37, 2, nil},
+		{"norm vector 1", "ord=1", laB37, 1, nil},
+		{"norm vector inf", "ord=np.inf", laB37, inf, nil},
+		{"norm vector -inf", "ord=-np.inf", laB37, ninf, nil},
+		{"norm vector 0", "ord=0", laB37, 0, nil},
+		{"norm vector 3", "ord=3", laB37, 3, nil},
+		{"norm vector 0.5", "ord=0.5", laB37, 0.5, nil},
+		{"norm rows 2", "axis=1", laTall, nil, []int{1}},
+		{"norm columns 1", "ord=1, axis=0", laTall, 1, []int{0}},
+		{"norm rows inf", "ord=np.inf, axis=-1", laTall, inf, []int{-1}},
+		{"norm fro", "ord='fro'", laTall, "fro", nil},
+		{"norm nuc", "ord='nuc'", laTall, "nuc", nil},
+		{"norm nuc wide", "ord='nuc'", laWide, "nuc", nil},
+		{"norm matrix 1", "ord=1", laTall, 1, nil},
+		{"norm matrix -1", "ord=-1", laTall, -1, nil},
+		{"norm matrix inf", "ord=np.inf", laTall, inf, nil},
+		{"norm matrix -inf", "ord=-np.inf", laTall, ninf, nil},
+		{"norm matrix 2", "ord=2", laTall, 2, nil},
+		{"norm matrix -2", "ord=-2", laTall, -2, nil},
+		{"norm matrix 2 axes 1,0", "ord=2, axis=(1, 0)", laTall, 2, []int{1, 0}},
+		{"norm matrix 1 axes 1,0", "ord=1, axis=(1, 0)", laTall, 1, []int{1, 0}},
+		{"norm stack fro", "ord='fro', axis=(-2, -1)", laStack, "fro", []int{-2, -1}},
+		{"norm stack 1", "ord=1, axis=(1, 3)", laStack, 1, []int{1, 3}},
+		{"norm stack inf", "ord=np.inf, axis=(3, 0)", laStack, inf, []int{3, 0}},
+		{"norm float32", "ord=1", laTall32, 1, nil},
+	} {
+		expr := "np.linalg.norm(a)"
+		if c.py != "" {
+			expr = "np.linalg.norm(a, " + c.py + ")"
+		}
+		ord, axes := c.ord, c.axes
+		cases = append(cases, laTol64(npOne(c.name, expr, ins("a", c.a), func(e *npEnv) *tensor.Tensor {
+			return linalg.Norm(e.v("a"), ord, axes...)
+		})))
+		if c.a.DType() == dF32 {
+			cases[len(cases)-1] = laTol32(cases[len(cases)-1])
+		}
+	}
+	fail := func(name, expr string, a *ndarray.Array, ord any, axes ...int) npCase {
+		return npOne(name, expr, ins("a", a), func(e *npEnv) *tensor.Tensor { return linalg.Norm(e.v("a"), ord, axes...) }).fails()
+	}
+	return append(cases,
+		fail("norm bad ord", "np.linalg.norm(a, ord='bad')", laTall, "bad"),
+		fail("norm vector fro", "np.linalg.norm(a, ord='fro')", laB37, "fro"),
+		fail("norm matrix 3", "np.linalg.norm(a, ord=3)", laTall, 3),
+		fail("norm 3-D with ord", "np.linalg.norm(a, ord=1)", laStack, 1),
+		fail("norm duplicate axes", "np.linalg.norm(a, axis=(1, 1))", laTall, nil, 1, 1),
+		fail("norm axis out of range", "np.linalg.norm(a, axis=2)", laTall, nil, 2),
+	)
+}
+
+func laCoreCases() []npCase {
 	qr := func(name string, a *ndarray.Array, mode string) npCase {
 		expr := npQRSigned + "(*np.linalg.qr(a, mode='" + mode + "'))"
 		return npMany(name, expr, ins("a", a), func(e *npEnv) []*tensor.Tensor {

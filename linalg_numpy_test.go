@@ -156,7 +156,92 @@ func laTol64(c npCase) npCase { return c.tol(1e-9, 1e-11, laWhy) }
 func laTol32(c npCase) npCase { return c.tol(1e-3, 1e-4, laWhy+", in float32") }
 
 func laCases() []npCase {
-	return append(laCoreCases(), laNormCases()...)
+	return append(append(laCoreCases(), laNormCases()...), laEinsumCases()...)
+}
+
+// laEinsumCases are numpy.einsum's, planned as tensordot, multiply and sum.
+func laEinsumCases() []npCase {
+	b3 := npR(dF64, 130, 2, 4, 4)
+	c3 := npR(dF64, 131, 2, 4, 3)
+	t3 := npR(dF64, 132, 3, 6, 4)
+	i32a := npI(dI32, 133, -9, 9, 5, 6)
+	i32b := npI(dI32, 134, -9, 9, 6, 4)
+	boa := npB(135, 5, 6)
+	bob := npB(136, 6, 4)
+	v6 := npR(dF64, 137, 6)
+	v3 := npR(dF64, 138, 3)
+	type ec struct {
+		sub  string
+		args []*ndarray.Array
+	}
+	var cases []npCase
+	for _, c := range []ec{
+		{"ij,jk->ik", []*ndarray.Array{laSq, laB63}},
+		{"ij,jk", []*ndarray.Array{laSq, laB63}},
+		{"ij->ji", []*ndarray.Array{laTall}},
+		{"ij->", []*ndarray.Array{laTall}},
+		{"ij->j", []*ndarray.Array{laTall}},
+		{"ii->i", []*ndarray.Array{laSq}},
+		{"ii", []*ndarray.Array{laSq}},
+		{"i,i->", []*ndarray.Array{laB6, v6}},
+		{"i,j->ij", []*ndarray.Array{laB6, v3}},
+		{"bij,bjk->bik", []*ndarray.Array{b3, c3}},
+		{"ijk,jl->ikl", []*ndarray.Array{t3, laB63}},
+		{"ij,jk,kl->il", []*ndarray.Array{laSq, laSq, laB63}},
+		{"ij,ij->i", []*ndarray.Array{laSq, laTri}},
+		{"ji,jk->ki", []*ndarray.Array{laSq, laB63}},
+		{"ij,jk->ik int32", []*ndarray.Array{i32a, i32b}},
+		{"ij,jk->ik bool", []*ndarray.Array{boa, bob}},
+		{"ij->i int32", []*ndarray.Array{i32a}},
+		{"ij,ij->j bool", []*ndarray.Array{boa, boa}},
+		{"iij->j", []*ndarray.Array{npR(dF64, 139, 3, 3, 5)}},
+		{"ij,jk->ik float32", []*ndarray.Array{laSq32, laSq32}},
+	} {
+		sub, _, _ := strings.Cut(c.sub, " ")
+		var names []string
+		var pairs []any
+		for i, a := range c.args {
+			n := string(rune('a' + i))
+			names = append(names, n)
+			pairs = append(pairs, n, a)
+		}
+		expr := fmt.Sprintf("np.einsum(%q, %s)", sub, strings.Join(names, ", "))
+		cs := npOne("einsum "+c.sub, expr, ins(pairs...), func(e *npEnv) *tensor.Tensor {
+			var ts []*tensor.Tensor
+			for _, n := range names {
+				ts = append(ts, e.v(n))
+			}
+			return linalg.Einsum(sub, ts...)
+		})
+		if c.args[0].DType() == dF32 {
+			cs = laTol32(cs)
+		} else if c.args[0].DType() == dF64 {
+			cs = cs.tol(1e-12, 1e-13, "einsum sums in another order than NumPy's")
+		}
+		cases = append(cases, cs)
+	}
+	fail := func(name, sub string, args ...*ndarray.Array) npCase {
+		var names []string
+		var pairs []any
+		for i, a := range args {
+			n := string(rune('a' + i))
+			names = append(names, n)
+			pairs = append(pairs, n, a)
+		}
+		return npOne(name, fmt.Sprintf("np.einsum(%q, %s)", sub, strings.Join(names, ", ")), ins(pairs...), func(e *npEnv) *tensor.Tensor {
+			var ts []*tensor.Tensor
+			for _, n := range names {
+				ts = append(ts, e.v(n))
+			}
+			return linalg.Einsum(sub, ts...)
+		}).fails()
+	}
+	return append(cases,
+		fail("einsum size mismatch", "ij,jk->ik", laTall, laB63),
+		fail("einsum too many subscripts", "ijk->i", laTall),
+		fail("einsum unknown output", "ij->k", laTall),
+		fail("einsum operand count", "ij,jk->ik", laSq),
+	)
 }
 
 // laNormCases are numpy.linalg.norm's: vector and matrix orders, axes, stacks.
@@ -496,6 +581,10 @@ func TestLinalgErrors(t *testing.T) {
 		{"lstsq bad b", first4(linalg.Lstsq(m2, g.Rand([]int{3}))), "Incompatible dimensions"},
 		{"lstsq two rconds", first4(linalg.Lstsq(m2, g.Rand([]int{4}), 1, 2)), "2 rcond values"},
 		{"qr nil", second(linalg.QR(nil, "")), "nil tensor"},
+		{"einsum ellipsis", linalg.Einsum("...ij->...ji", m2), "ellipses (...) are not supported"},
+		{"einsum repeated output", linalg.Einsum("ij->ii", m2), "appears more than once"},
+		{"norm ord type", linalg.Norm(m2, "2"), `invalid norm order "2"`},
+		{"norm nuc of a stack", linalg.Norm(g.Rand([]int{2, 3, 3}), "nuc", 1, 2), "take a 2-D tensor"},
 	} {
 		if err := c.t.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)

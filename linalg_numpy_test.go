@@ -400,6 +400,14 @@ func laCoreCases() []npCase {
 			x, res, rank, s := linalg.Lstsq(a, b, 1e-3)
 			return []*tensor.Tensor{x, res, rank, s}
 		})),
+		// Empty matrices.
+		qr("qr 0x3", npR(dF64, 140, 0, 3), "reduced"),
+		qr("qr 3x0", npR(dF64, 141, 3, 0), "reduced"),
+		qr("qr complete 3x0", npR(dF64, 141, 3, 0), "complete"),
+		one("det 0x0", "np.linalg.det(a)", npR(dF64, 142, 0, 0), linalg.Det),
+		one("inv 0x0", "np.linalg.inv(a)", npR(dF64, 142, 0, 0), linalg.Inv),
+		one("cholesky 0x0", "np.linalg.cholesky(a)", npR(dF64, 142, 0, 0), linalg.Cholesky),
+		one("det of an empty stack", "np.linalg.det(a)", npR(dF64, 143, 0, 3, 3), linalg.Det),
 		// What NumPy refuses.
 		one("inv singular", "np.linalg.inv(a)", laSing, linalg.Inv).fails(),
 		two("solve singular", "np.linalg.solve(a, b)", laSing, npR(dF64, 125, 3), linalg.Solve).fails(),

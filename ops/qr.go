@@ -89,16 +89,16 @@ func (op QR) Infer(in []Meta) (Meta, error) {
 func (op QR) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	t := in[0]
 	m, n := t.Meta.Shape[0], t.Meta.Shape[1]
-	if min(m, n) == 0 {
-		return zeroSized(b, out), nil
-	}
-	if op.Complete && m > n {
+	if op.Complete && m > n { // also m×0: Q is the identity
 		one, err := denseWhole(b, t, "qr")
 		if err != nil {
 			return nil, err
 		}
 		ref := b.AddChunk(QRComplete{}, []ChunkRef{one.Chunks[0]}, out)
 		return &Tiled{Meta: out, NSplits: wholeSplits(out.Shape), Chunks: []ChunkRef{ref}}, nil
+	}
+	if min(m, n) == 0 {
+		return zeroSized(b, out), nil
 	}
 	tr, err := newTSQR(b, t, out.DType, op.FanIn, "qr")
 	if err != nil {

@@ -514,3 +514,17 @@ func BenchmarkQRChunk(b *testing.B) {
 		})
 	}
 }
+
+// QRFactorSize counts what newQRPlan lays out, without laying it out.
+func TestQRFactorSize(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 50, 255, 256, 257, 300, 1000, 5000} {
+		for _, m := range []int{0, 1, 2, 5, 49, 50, 51, 1000, 1310, 1311, 2621, 65535, 65536, 100_000, 1_000_003, 3_000_000} {
+			if got, want := QRFactorSize(m, n), newQRPlan(m, n).size; got != want {
+				t.Fatalf("QRFactorSize(%d, %d) = %d, plan says %d", m, n, got, want)
+			}
+		}
+	}
+	if QRFactorSize(1<<40, 1<<30) != -1 || QRFactorSize(-1, 3) != -1 {
+		t.Error("a size that does not fit an int is not -1")
+	}
+}

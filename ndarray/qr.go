@@ -106,7 +106,40 @@ func (p qrPlan) maxRows() int {
 }
 
 // QRFactorSize is the length of the packed factorisation of an m×n matrix.
-func QRFactorSize(m, n int) int { return newQRPlan(m, n).size }
+// It is computed level by level from counts alone, without laying out the
+// nodes, so that sizing a factor (when a graph is tiled, before any data
+// exists) costs nothing whatever m is; an m or n so large that the size
+// does not fit an int gives -1.
+func QRFactorSize(m, n int) int {
+	if m < 0 || n < 0 {
+		return -1
+	}
+	k := min(m, n)
+	if k == 0 {
+		return 0
+	}
+	const lim = 1 << 62
+	if float64(m)*float64(n)*3 > lim {
+		return -1
+	}
+	bRows := max(n, qrBlockElems/n)
+	nb := max(1, m/bRows)
+	// Leaves: nb blocks of m/nb or m/nb+1 rows (k = n when nb > 1).
+	size := k * n
+	q, r := m/nb, m%nb
+	leaf := func(rows int) int { kk := min(rows, n); return rows*kk + kk*kk }
+	size += (nb-r)*leaf(q) + r*leaf(q+1)
+	group := max(2, bRows/n)
+	for count := nb; count > 1; {
+		ng := (count + group - 1) / group
+		// Groups of count/ng or count/ng+1 children, each of k = n rows.
+		c, cr := count/ng, count%ng
+		node := func(children int) int { rows := children * n; return rows*n + n*n }
+		size += (ng-cr)*node(c) + cr*node(c+1)
+		count = ng
+	}
+	return size
+}
 
 // LinalgFloat is the float type NumPy's linalg computes and returns for an
 // input of dtype d: float32 stays float32, everything else is float64.

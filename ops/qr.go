@@ -189,6 +189,11 @@ func newTSQR(b Builder, t *Tiled, dt ndarray.DType, fan int, name string) (*tsqr
 	if err := admitGrid(b, []int{p}, 6); err != nil {
 		return nil, err
 	}
+	for _, rows := range t.NSplits[0] {
+		if ndarray.QRFactorSize(rows, n) < 0 {
+			return nil, fmt.Errorf("%s: a chunk of %d rows and %d columns is too large to factor", name, rows, n)
+		}
+	}
 	tr := &tsqr{n: n}
 	leaves := make([]tsqrNode, p)
 	for i, rows := range t.NSplits[0] {

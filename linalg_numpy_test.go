@@ -630,3 +630,28 @@ func TestLinalgErrors(t *testing.T) {
 func second(_, b *tensor.Tensor) *tensor.Tensor       { return b }
 func second3(_, b, _ *tensor.Tensor) *tensor.Tensor   { return b }
 func first4(a, _, _, _ *tensor.Tensor) *tensor.Tensor { return a }
+
+// TestLinalgQRRankDeficient: a zero matrix, repeated columns and a
+// constant matrix still give an orthonormal Q with Q R = A.
+func TestLinalgQRRankDeficient(t *testing.T) {
+	sess := laSession(t)
+	g := tensor.NewGenerator(9)
+	col := g.Rand([]int{300, 1}, tensor.Chunks(37, 1))
+	for name, a := range map[string]*tensor.Tensor{
+		"zeros":    tensor.Zeros([]int{300, 5}, tensor.Chunks(37, -1)),
+		"repeated": tensor.Concatenate(1, col, col, col.Mul(2), g.Rand([]int{300, 2}, tensor.Chunks(37, 2))),
+		"constant": tensor.Ones([]int{300, 4}, tensor.Chunks(1, -1)),
+	} {
+		q, r := linalg.QR(a, "")
+		k := r.Shape()[0]
+		got, err := sess.Execute(context.Background(),
+			q.T().MatMul(q).Sub(tensor.Eye(k, k, 0)).Abs().Max(),
+			q.MatMul(r).Sub(a).Abs().Max())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if o, d := got[0].AtFlat(0), got[1].AtFlat(0); !(o < 1e-12) || !(d < 1e-12) {
+			t.Errorf("%s: |QᵀQ - I| = %g, |QR - A| = %g", name, o, d)
+		}
+	}
+}

@@ -112,6 +112,14 @@ var (
 	laNotPD   = npFill(dF64, 0, []int{2, 2}, func(i int, _ *npLCG) float64 { return []float64{1, 2, 2, 1}[i] })
 	laVec     = npR(dF64, 123, 5)
 	laRect    = npR(dF64, 124, 3, 4)
+	// laRankDef is 37×5 of rank 4: column 4 = column 1 + column 2.
+	laRankDef = npFill(dF64, 0, []int{37, 5}, func(i int, _ *npLCG) float64 {
+		r, c := i/5, i%5
+		if c == 4 {
+			return laTall.AtFlat(r*5+1) + laTall.AtFlat(r*5+2)
+		}
+		return laTall.AtFlat(i)
+	})
 )
 
 // laAddDiag is a + v·I (a square).
@@ -400,6 +408,11 @@ func laCoreCases() []npCase {
 			x, res, rank, s := linalg.Lstsq(a, b, 1e-3)
 			return []*tensor.Tensor{x, res, rank, s}
 		})),
+		laTol64(npMany("lstsq rank deficient", "(lambda r: (r[0], r[2], r[3]))(np.linalg.lstsq(a, b, rcond=None))", ins("a", laRankDef, "b", laB372),
+			func(e *npEnv) []*tensor.Tensor {
+				x, _, rank, s := linalg.Lstsq(e.v("a"), e.v("b"))
+				return []*tensor.Tensor{x, rank, s}
+			})).tol(1e-8, 1e-10, laWhy+"; a rank-deficient least-norm solution"),
 		// Empty matrices.
 		qr("qr 0x3", npR(dF64, 140, 0, 3), "reduced"),
 		qr("qr 3x0", npR(dF64, 141, 3, 0), "reduced"),
@@ -653,5 +666,34 @@ func TestLinalgQRRankDeficient(t *testing.T) {
 		if o, d := got[0].AtFlat(0), got[1].AtFlat(0); !(o < 1e-12) || !(d < 1e-12) {
 			t.Errorf("%s: |QᵀQ - I| = %g, |QR - A| = %g", name, o, d)
 		}
+	}
+}
+
+// TestLinalgLstsqTall: least squares of a tall tensor in many row chunks
+// satisfies the normal equations, and a tall a is not limited to one
+// chunk's size (it is TSQR, not a one-chunk kernel).
+func TestLinalgLstsqTall(t *testing.T) {
+	sess := laSession(t)
+	g := tensor.NewGenerator(11)
+	a := g.Uniform(-1, 1, []int{100_000, 8}, tensor.Chunks(9_999, -1))
+	b := g.Uniform(-1, 1, []int{100_000, 3}, tensor.Chunks(20_000, -1))
+	x, res, rank, _ := linalg.Lstsq(a, b)
+	resid := a.MatMul(x).Sub(b)
+	got, err := sess.Execute(context.Background(), a.T().MatMul(resid).Abs().Max(), res.Sub(resid.Square().Sum(tensor.Axis(0))).Abs().Max(), rank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := got[0].AtFlat(0); !(v < 1e-9) {
+		t.Errorf("|Aᵀ(Ax - b)| = %g", v)
+	}
+	if v := got[1].AtFlat(0); !(v < 1e-8) {
+		t.Errorf("residuals differ from |Ax - b|² by %g", v)
+	}
+	if got[2].AtFlat(0) != 8 {
+		t.Errorf("rank %v, want 8", got[2])
+	}
+	huge, _, _, _ := linalg.Lstsq(tensor.Zeros([]int{100_000_000, 2}), tensor.Zeros([]int{100_000_000}))
+	if err := huge.Err(); err != nil {
+		t.Errorf("lstsq of a 1e8x2 tensor: %v", err)
 	}
 }

@@ -8,12 +8,15 @@
 // rechunked to one column chunk when it has at most ops.MaxTSQRColumns
 // (4096) columns; wider ones are refused with an error saying so.
 //
-// Cholesky, Solve, SolveTriangular, Inv, Det, Slogdet and Lstsq compute
-// each matrix whole in one chunk (LAPACK through package ndarray), after
-// rechunking it into a single chunk: matrices of up to ops.MaxDenseElems
-// (2^26, e.g. 8192×8192) elements; larger ones are refused with an error.
-// Stacks of matrices (..., M, M) are supported by Cholesky, Inv, Det and
-// Slogdet; Solve, SolveTriangular and Lstsq take a 2-D a.
+// Lstsq of a tall matrix is distributed too (TSQR, then a chunked Qᵀ b and
+// the SVD of the small R). Cholesky, Solve, SolveTriangular, Inv, Det,
+// Slogdet and Lstsq of a wide matrix compute each matrix whole in one chunk
+// (LAPACK through package ndarray), after rechunking it into a single
+// chunk: matrices of up to ops.MaxDenseElems (2^26, e.g. 8192×8192)
+// elements; larger ones are refused with an error. Stacks of matrices (...,
+// M, M) are supported by Cholesky, Inv, Det and Slogdet; Solve,
+// SolveTriangular and Lstsq take a 2-D a. Norm and Einsum are compositions
+// of tensor operations.
 //
 // Results are float32 for float32 input and float64 otherwise, as in
 // NumPy. Mistakes (wrong shapes, a non-2-D input) ride along as the
@@ -188,14 +191,21 @@ func SolveTriangular(a, b *tensor.Tensor, t Triangular) *tensor.Tensor {
 // Lstsq is numpy.linalg.lstsq(a, b, rcond) for a 2-D a (M, N) and b (M,)
 // or (M, K): the least-squares solution x ((N,) or (N, K); of least norm
 // when a is rank deficient), the squared residual norms ((K,), or (1,) for
-// a 1-D b, when M > N, else (0,)), a's effective rank (an int32 0-d tensor, as NumPy's)
-// and its singular values (min(M, N),). Singular values at most rcond times
-// the largest count as zero; without rcond it is NumPy 2's default,
-// machine epsilon times max(M, N) (NumPy 1.x's rcond=-1, machine epsilon,
-// is any negative rcond). It is computed through QR (the SVD of the small R
-// gives the singular values and rank). One difference: NumPy's residuals
-// are empty when a turns out rank deficient, but a tensor's shape is fixed
-// before it runs, so Phobos returns the residuals of its x then too.
+// a 1-D b, when M > N, else (0,)), a's effective rank (an int32 0-d tensor,
+// as NumPy's) and its singular values (min(M, N),). Singular values at most
+// rcond times the largest count as zero; without rcond it is NumPy 2's
+// default, machine epsilon times max(M, N) (NumPy 1.x's rcond=-1, machine
+// epsilon, is any negative rcond).
+//
+// It goes through QR. A tall (or square) a is distributed: a = Q R by TSQR
+// over its row chunks, c = Qᵀ b by a chunked matrix product, and the SVD of
+// the small R = U diag(s) Vᵀ gives the singular values, the rank and x = V
+// diag(1/s) Uᵀ c over the singular values above the cutoff (R⁻¹ Qᵀ b at
+// full rank), so a has no size limit. A wide a is solved whole in one
+// chunk (ops.MaxDenseElems) through the QR of aᵀ. One difference: NumPy's
+// residuals are empty when a turns out rank deficient, but a tensor's
+// shape is fixed before it runs, so Phobos returns the residuals of its x
+// then too.
 func Lstsq(a, b *tensor.Tensor, rcond ...float64) (x, residuals, rank, s *tensor.Tensor) {
 	if e := matrix("lstsq", a); e != nil {
 		return e, e, e, e
@@ -203,20 +213,23 @@ func Lstsq(a, b *tensor.Tensor, rcond ...float64) (x, residuals, rank, s *tensor
 	if e := bad("lstsq", b); e != nil {
 		return e, e, e, e
 	}
-	var op ops.Lstsq
+	var rc *float64
 	switch len(rcond) {
 	case 0:
 	case 1:
-		op.RCond = &rcond[0]
+		rc = &rcond[0]
 	default:
 		e := tensor.Error(fmt.Errorf("lstsq: %d rcond values given; want at most one", len(rcond)))
 		return e, e, e, e
 	}
-	f := tensor.New(op, a, b)
+	m, n := a.Shape()[0], a.Shape()[1]
+	if m >= n && n > 0 && (b.NDim() == 1 || b.NDim() == 2) && b.Shape()[0] == m {
+		return lstsqTall(a, b, rc)
+	}
+	f := tensor.New(ops.Lstsq{RCond: rc}, a, b)
 	if f.Err() != nil {
 		return f, f, f, f
 	}
-	m, n := a.Shape()[0], a.Shape()[1]
 	k := 1
 	if b.NDim() == 2 {
 		k = b.Shape()[1]
@@ -227,4 +240,43 @@ func Lstsq(a, b *tensor.Tensor, rcond ...float64) (x, residuals, rank, s *tensor
 		x = x.Reshape(n, k)
 	}
 	return x, f.Index(tensor.Range(resAt, resAt+nres)), f.Index(tensor.At(rankAt)).Astype(ndarray.Int32), f.Index(tensor.Range(sAt, size))
+}
+
+// lstsqTall is Lstsq of a tall or square a (M >= N > 0), as tensor ops.
+func lstsqTall(a, b *tensor.Tensor, rcond *float64) (x, residuals, rank, s *tensor.Tensor) {
+	m, n := a.Shape()[0], a.Shape()[1]
+	dt := ndarray.LinalgFloat(ndarray.Promote(a.DType(), b.DType()))
+	cut := ndarray.LstsqRcondDefault(m, n, dt)
+	if rcond != nil {
+		cut = *rcond
+		if cut < 0 {
+			cut = ndarray.LstsqRcondDefault(1, 1, dt)
+		}
+	}
+	b2 := b
+	if b.NDim() == 1 {
+		b2 = b.Reshape(m, 1)
+	}
+	q, r := QR(a, "")
+	c := q.T().MatMul(b2.Astype(dt)) // Qᵀ b, (N, K)
+	u, sv, vt := SVD(r, false)
+	s = sv.Astype(dt)
+	keep := s.Greater(s.Max().Mul(cut))
+	inv := tensor.Where(keep, tensor.Div(1, s), 0)
+	x = vt.T().MatMul(u.T().MatMul(c).Mul(inv.Reshape(n, 1))).Astype(dt)
+	rank = keep.Sum().Astype(ndarray.Int32)
+	if m > n {
+		residuals = b2.Astype(dt).Sub(a.Astype(dt).MatMul(x)).Square().Sum(tensor.Axis(0))
+	} else {
+		residuals = tensor.Zeros([]int{0}, tensor.WithDType(dt))
+	}
+	if b.NDim() == 1 {
+		x = x.Reshape(n)
+	}
+	for _, t := range []*tensor.Tensor{x, residuals, rank, s} {
+		if t.Err() != nil {
+			return t, t, t, t
+		}
+	}
+	return x, residuals, rank, s
 }

@@ -12,7 +12,7 @@ import (
 
 // layers ranks every package; a package may import only packages of a
 // lower rank (DESIGN.md: ndarray <- ops <- tensor/graph/optimize <-
-// scheduler/worker/calls <- web <- cluster <- phobos <- cmd). A new package must be
+// scheduler/worker/linalg <- calls <- web <- cluster <- phobos <- cmd). A new package must be
 // ranked here, so the layering is decided, not drifted into.
 var layers = map[string]int{
 	"ndarray":                      0,
@@ -27,17 +27,18 @@ var layers = map[string]int{
 	"graph":                        3,
 	"protocol":                     3,
 	"tensor":                       4,
+	"linalg":                       5,
 	"optimize":                     4,
 	"scheduler":                    4,
 	"storage":                      4,
 	"rpc":                          4,
 	"worker":                       5,
-	"calls":                        5,
-	"web":                          6,
-	"cluster":                      7,
-	".":                            8,
-	"workloads":                    9,
-	"cmd/phobos":                   10,
+	"calls":                        6,
+	"web":                          7,
+	"cluster":                      8,
+	".":                            9,
+	"workloads":                    10,
+	"cmd/phobos":                   11,
 }
 
 const module = "github.com/phobos-tensor/phobos"

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/linalg"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/optimize"
 	"github.com/phobos-tensor/phobos/tensor"
@@ -23,6 +24,12 @@ func FuzzDecodeTileable(f *testing.F) {
 		x.Sub(x.Mean(tensor.Axis(1), tensor.KeepDims())).Std(),
 		tensor.Ones([]int{5, 1}, tensor.Chunks(2, 1)).Add(tensor.Ones([]int{1, 6}, tensor.Chunks(1, 4))),
 	}
+	// numpy.linalg: TSQR (QR, SVD) and the whole-matrix kernels.
+	q, r := linalg.QR(x, "")
+	_, s, _ := linalg.SVD(x, false)
+	sq := x.Index(tensor.To(30))
+	lx, _, _, _ := linalg.Lstsq(x, x.Index(tensor.All(), tensor.At(0)))
+	seeds = append(seeds, q.MatMul(r), s, linalg.Inv(sq).Add(linalg.Det(sq)), linalg.Solve(sq, sq), lx)
 	for _, s := range seeds {
 		tg, _, err := tensor.Build(s)
 		if err != nil {

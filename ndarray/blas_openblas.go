@@ -43,8 +43,13 @@ type mmOpenBLAS struct {
 	core  string // the kernels OpenBLAS chose (openblas_get_corename), if it says
 	dgemm func(order, tA, tB, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
 	sgemm func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
-	sem   chan struct{}
-	pure  gonum.Implementation // argument checking and degenerate sizes
+	// dtrsm and strsm are cblas_dtrsm/cblas_strsm, nil if the library
+	// lacks them (then the linear-algebra kernels use gonum's).
+	dtrsm  func(order, side, uplo, tA, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
+	strsm  func(order, side, uplo, tA, diag, m, n int32, alpha float32, a *float32, lda int32, b *float32, ldb int32)
+	handle uintptr // the dlopen handle, for the LAPACK symbols (lapack_openblas.go)
+	sem    chan struct{}
+	pure   gonum.Implementation // argument checking and degenerate sizes
 }
 
 // mmStartupCore is the OpenBLAS core named in the C environment at process
@@ -89,9 +94,15 @@ func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
 			_ = purego.Dlclose(h)
 			continue
 		}
-		ob := &mmOpenBLAS{path: path, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
+		ob := &mmOpenBLAS{path: path, handle: h, sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))}
 		purego.RegisterFunc(&ob.dgemm, d)
 		purego.RegisterFunc(&ob.sgemm, s)
+		dt, err1 := purego.Dlsym(h, "cblas_dtrsm")
+		st, err2 := purego.Dlsym(h, "cblas_strsm")
+		if err1 == nil && err2 == nil {
+			purego.RegisterFunc(&ob.dtrsm, dt)
+			purego.RegisterFunc(&ob.strsm, st)
+		}
 		if t, err := purego.Dlsym(h, "openblas_set_num_threads"); err == nil {
 			var setThreads func(n int32)
 			purego.RegisterFunc(&setThreads, t)

@@ -20,3 +20,7 @@ type mmOpenBLAS struct {
 func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
 	return nil, errors.New("ndarray: built without OpenBLAS support (tag phobos_noopenblas)")
 }
+
+func openblasLapackBackend(*mmOpenBLAS) (*lapackBackend, error) {
+	return nil, errors.New("ndarray: built without OpenBLAS support (tag phobos_noopenblas)")
+}

@@ -115,6 +115,21 @@ func init() {
 		// linear algebra
 		"tensordot": TensorDot{},
 		"matmul":    MatMul{},
+		// numpy.linalg: TSQR and the SVD through it, whole-matrix kernels
+		"qr":               QR{},
+		"svd":              SVD{},
+		"qr_factor":        QRFactorChunk{},
+		"qr_r":             QRRChunk{},
+		"qr_apply":         QRApply{},
+		"svd_small":        SVDSmall{},
+		"qr_complete":      QRComplete{},
+		"cholesky":         Cholesky{},
+		"inv":              Inv{},
+		"det":              Det{},
+		"slogdet":          Slogdet{},
+		"solve":            Solve{},
+		"solve_triangular": SolveTriangular{},
+		"lstsq":            Lstsq{},
 		// indexing, shapes and chunking
 		"index":            Index{},
 		"transpose":        Transpose{},

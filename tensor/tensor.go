@@ -63,6 +63,16 @@ func errTensor(err error) *Tensor { return &Tensor{err: err} }
 // Errorf makes a tensor that carries an error.
 func errorf(format string, args ...any) *Tensor { return errTensor(fmt.Errorf(format, args...)) }
 
+// Error is a tensor that carries only err, for packages that build tensors
+// on this one (linalg) and find a mistake before they apply any op. Every
+// tensor built from it carries err, and Execute returns it.
+func Error(err error) *Tensor {
+	if err == nil {
+		err = fmt.Errorf("tensor: Error(nil)")
+	}
+	return errTensor(err)
+}
+
 // New applies a tensor op to inputs, inferring the output meta. It is the
 // one place tensors are made, so errors propagate uniformly.
 func New(op ops.TensorOp, inputs ...*Tensor) *Tensor {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/linalg"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -170,6 +171,47 @@ func sumAll(a *ndarray.Array) (float64, error) {
 	return s, nil
 }
 
+// w6Result is abs(r).sum(), after checking that (q*q).sum(), the squared
+// Frobenius norm of a matrix with n orthonormal columns, is n.
+func w6Result(a *ndarray.Array) (float64, error) {
+	if a.Size() != 2 {
+		return 0, fmt.Errorf("W6: %d values, want abs(r).sum() and (q*q).sum()", a.Size())
+	}
+	v, qq := a.AtFlat(0), a.AtFlat(1)
+	n := math.Round(qq)
+	if n < 1 || math.Abs(qq-n) > 1e-9*n {
+		return 0, fmt.Errorf("W6: (q*q).sum() = %.15g, want the column count: Q is not orthonormal", qq)
+	}
+	return v, nil
+}
+
+// w6Expected: for x of i.i.d. U[0,1) entries, xᵀx ≈ m(I/12 + J/4), and r
+// is its Cholesky factor up to the signs of its rows, so abs(r).sum() is
+// about Σ|chol(m(I/12 + J/4))| (the anchors' spread: 3/√m of it).
+func w6Expected(p Params) (float64, float64) {
+	m, n := float64(p["m"]), p["n"]
+	g, err := ndarray.New(ndarray.Float64, n, n)
+	if err != nil {
+		return math.NaN(), 0
+	}
+	for i := range n * n {
+		v := m / 4
+		if i/n == i%n {
+			v += m / 12
+		}
+		g.SetFlat(i, v)
+	}
+	l, err := ndarray.Cholesky(g)
+	if err != nil {
+		return math.NaN(), 0
+	}
+	s := 0.0
+	for _, v := range l.ToFloat64s() {
+		s += math.Abs(v)
+	}
+	return s, s * 3 / math.Sqrt(m)
+}
+
 func piExpected(p Params) (float64, float64) {
 	q := math.Pi / 4
 	return math.Pi, 4 * math.Sqrt(q*(1-q)/float64(p["N"]))
@@ -275,6 +317,18 @@ func init() {
 			bias := sigma/2 + excess/(8*sigma*sigma*sigma)
 			return float64(p["n"])*sigma - bias, math.Sqrt(excess / (4 * sigma * sigma))
 		},
+	})
+	register(&Workload{
+		Name:     "W6",
+		Desc:     "tall-skinny QR: x = rand(m,n) in chunks of (chunk, n) rows; q, r = qr(x) (reduced, Q materialised, TSQR); result abs(r).sum(), checked with (q*q).sum() = n (-n sets m)",
+		Defaults: Params{"m": 2_000_000, "n": 50, "chunk": 100_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			x := tensor.NewGenerator(seed).Rand([]int{p["m"], p["n"]}, tensor.Chunks(p["chunk"], p["n"]))
+			q, r := linalg.QR(x, "reduced")
+			return tensor.Stack(0, r.Abs().Sum(), q.Mul(q).Sum())
+		},
+		Result:   w6Result,
+		Expected: w6Expected,
 	})
 	register(&Workload{
 		Name:     "W7",

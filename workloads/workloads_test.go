@@ -20,13 +20,14 @@ var small = map[string]Params{
 	"W3": {"n": 120, "chunk": 50},
 	"W4": {"n": 200, "chunk": 50},
 	"W5": {"n": 20_000, "chunk": 100},
+	"W6": {"m": 20_000, "n": 10, "chunk": 1500},
 	"W7": {"n": 300, "chunk": 70},
 	"W8": {"n": 300, "chunk": 70},
 	"W9": {"n": 300, "chunk": 70},
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "W1", "W2", "W3", "W4", "W5", "W7", "W8", "W9"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {
@@ -130,7 +131,7 @@ func TestResolve(t *testing.T) {
 	if _, err := w.Resolve(Params{"chunk": 0}); err == nil {
 		t.Error("chunk 0: want an error")
 	}
-	if _, ok := Get("W6"); ok {
-		t.Error("Get(W6) found something")
+	if _, ok := Get("W42"); ok {
+		t.Error("Get(W42) found something")
 	}
 }

@@ -8,7 +8,7 @@
 //	phobos explain <workload>       the chunk graph after each optimisation pass
 //	phobos scheduler|worker|web     one cluster role
 //	phobos cluster --workers N      a whole cluster on this machine
-//	phobos version                  version, Go, platform and BLAS backend
+//	phobos version                  version, Go, platform, BLAS and LAPACK backends
 //	phobos help                     usage
 package main
 
@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "scheduler", "worker", "web", "cluster":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "phobos %s\n%s %s/%s\nblas: %s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, ndarray.BLASBackend())
+		fmt.Fprintf(stdout, "phobos %s\n%s %s/%s\nblas: %s\nlapack: %s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, ndarray.BLASBackend(), ndarray.LAPACKBackend())
 		return 0
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
@@ -82,7 +82,7 @@ Usage:
   phobos gen-data <workload> [-n N] [-chunk C] [-data DIR] [-format npy|zarr] [-memory M]
                                   write the input file of a file-backed
                                   workload (W9), deterministic for -seed
-  phobos version                  print version, Go version, platform and BLAS
+  phobos version                  print version, Go version, platform, BLAS and LAPACK
   phobos help                     print this help
 `+rolesUsage+`
 Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):

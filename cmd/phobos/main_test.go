@@ -47,7 +47,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, exitUsage, "Usage"},
 		{[]string{"frob"}, exitUsage, `unknown command "frob"`},
 		{[]string{"run"}, exitUsage, "name a workload"},
-		{[]string{"run", "W6"}, exitUsage, `unknown workload "W6"`},
+		{[]string{"run", "W42"}, exitUsage, `unknown workload "W42"`},
 		{[]string{"run", "W9", "-data", "/nonexistent"}, exitUsage, "write it with: phobos gen-data W9 -data /nonexistent -format npy"},
 		{[]string{"gen-data", "W1"}, exitUsage, "not a file-backed workload"},
 		{[]string{"run", "W1", "-bogus"}, exitUsage, "-bogus"},
@@ -55,6 +55,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "W1", "-reps", "0"}, exitUsage, "-reps"},
 		{[]string{"run", "W1", "-chunk", "0"}, exitUsage, "chunk"},
 		{[]string{"version"}, 0, "blas"},
+		{[]string{"version"}, 0, "lapack: "},
 		{[]string{"help"}, 0, "Usage"},
 	} {
 		var out, errb bytes.Buffer

@@ -108,6 +108,7 @@ type record struct {
 	Slots           int                 `json:"slots"`
 	GOMAXPROCS      int                 `json:"gomaxprocs"`
 	BLAS            string              `json:"blas,omitempty"`
+	LAPACK          string              `json:"lapack,omitempty"`
 	TS              string              `json:"ts"`
 	WarmupS         []float64           `json:"warmup_s,omitempty"`
 	Status          string              `json:"status"`
@@ -262,6 +263,7 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	}
 	if wl.Name == "W3" {
 		rec.BLAS = ndarray.BLASBackend()
+		rec.LAPACK = ndarray.LAPACKBackend()
 	}
 	bar := newProgressView(stderr)
 	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots), phobos.WithFusion(!o.noFuse)}

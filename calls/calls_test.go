@@ -50,12 +50,13 @@ var prelude = []string{
 	`{"like":{"shape":[4],"dtype":"f8"}}`,
 	`{"like":{"shape":[1,3,1],"dtype":"float64"}}`,
 	`{"like":{"shape":[2,3,4],"dtype":"float64"}}`,
+	`{"like":{"shape":[3,3],"dtype":"float64"}}`,
 }
 
 // refs expands @NAME into a reference to a prelude node ("@I4" before "@I").
 var refs = strings.NewReplacer(
 	"@A", `{"ref":0}`, "@I4", `{"ref":4}`, "@I", `{"ref":1}`, "@B", `{"ref":2}`,
-	"@F4", `{"ref":3}`, "@M", `{"ref":5}`, "@V", `{"ref":6}`, "@Z131", `{"ref":7}`, "@Z234", `{"ref":8}`,
+	"@F4", `{"ref":3}`, "@M", `{"ref":5}`, "@V", `{"ref":6}`, "@Z131", `{"ref":7}`, "@Z234", `{"ref":8}`, "@S", `{"ref":9}`,
 )
 
 func parse(t testing.TB, nodes ...string) calls.Program {
@@ -169,6 +170,19 @@ var buildCases = []struct {
 	}},
 	{"random", `[]`, `{"seed":1,"stream":5,"dist":"normal","shape":4,"dtype":"float32"}`, []int{4}, "float32", nil},
 	{"random", `[2, 1, "randint", 0, 10, [3]]`, ``, []int{3}, "int64", nil},
+	// linear algebra
+	{"linalg.qr", `[@M]`, ``, []int{3, 3}, "float64", nil},
+	{"linalg.qr", `[@M]`, `{"out":1}`, []int{3, 4}, "float64", nil},
+	{"linalg.qr", `[@A]`, `{"mode":"r"}`, []int{2, 3}, "float64", nil},
+	{"linalg.svd", `[@M]`, `{"full_matrices":false,"out":1}`, []int{3}, "float64", nil},
+	{"linalg.svdvals", `[@S]`, ``, []int{3}, "float64", nil},
+	{"linalg.cholesky", `[@S]`, ``, []int{3, 3}, "float64", nil},
+	{"linalg.inv", `[@S]`, ``, []int{3, 3}, "float64", nil},
+	{"linalg.det", `[@S]`, ``, []int{}, "float64", nil},
+	{"linalg.slogdet", `[@S,1]`, ``, []int{}, "float64", nil},
+	{"linalg.solve", `[@S,@M]`, ``, []int{3, 4}, "float64", nil},
+	{"linalg.solve_triangular", `[@S,@M]`, `{"lower":true}`, []int{3, 4}, "float64", nil},
+	{"linalg.lstsq", `[@M,@S]`, ``, []int{4, 3}, "float64", nil},
 	// elementwise beyond the ufuncs
 	{"frexp", `[@A,0]`, ``, []int{2, 3}, "float64", nil},
 	{"frexp", `[@A,1]`, ``, []int{2, 3}, "int32", nil},

@@ -656,6 +656,10 @@ REGISTRY.update({
     "from_npy": "from_npy", "from_zarr": "from_zarr", "to_npy": "to_npy", "to_zarr": "to_zarr",
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
+    "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
+    "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
+    "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
+    "linalg.solve_triangular": "linalg.solve_triangular", "linalg.lstsq": "linalg.lstsq",
 })
 
 # NumPy interoperability ----------------------------------------------------------
@@ -712,8 +716,8 @@ _SPECIAL = {"ndim": _np_ndim, "shape": _np_shape, "size": _np_size}
 
 
 def _function_dispatch(func, args, kwargs):
-    if func is np.linalg.norm:
-        return linalg.norm(*args, **kwargs)
+    if getattr(func, "__module__", "") == "numpy.linalg" and hasattr(linalg, func.__name__):
+        return getattr(linalg, func.__name__)(*args, **kwargs)
     name = _FUNCTIONS.get(func)
     if name is None:
         raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "

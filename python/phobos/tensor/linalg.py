@@ -51,3 +51,81 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def matmul(x1, x2):
     from . import matmul as mm
     return mm(x1, x2)
+
+
+# The cluster's linear algebra (package linalg): TSQR for tall-skinny QR,
+# SVD and least squares; the others on matrices that fit one chunk.
+
+def _call(fn, *args, **kw):
+    return _core.call("linalg." + fn, *args, **kw)
+
+
+def qr(a, mode="reduced"):
+    """numpy.linalg.qr: (q, r), or r alone with mode='r'."""
+    a = _core.astensor(a)
+    if mode == "r":
+        return _call("qr", a, mode="r", out=0)
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    return _call("qr", a, mode=mode, out=0), _call("qr", a, mode=mode, out=1)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """numpy.linalg.svd: (u, s, vh), or s alone with compute_uv=False."""
+    a = _core.astensor(a)
+    if not compute_uv:
+        return _call("svdvals", a)
+    return tuple(_call("svd", a, full_matrices=bool(full_matrices), out=i) for i in range(3))
+
+
+def cholesky(a):
+    return _call("cholesky", _core.astensor(a))
+
+
+def inv(a):
+    return _call("inv", _core.astensor(a))
+
+
+def det(a):
+    return _call("det", _core.astensor(a))
+
+
+def slogdet(a):
+    a = _core.astensor(a)
+    return _call("slogdet", a, 0), _call("slogdet", a, 1)
+
+
+def solve(a, b):
+    return _call("solve", _core.astensor(a), _core.astensor(b))
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False):
+    """scipy.linalg.solve_triangular's solve of a x = b (aᵀ x = b with trans)."""
+    return _call("solve_triangular", _core.astensor(a), _core.astensor(b), lower=bool(lower),
+                 trans=bool(trans), unit_diagonal=bool(unit_diagonal))
+
+
+def lstsq(a, b, rcond=None):
+    """numpy.linalg.lstsq: (x, residuals, rank, s); rcond None is NumPy's
+    default (machine precision times the larger dimension)."""
+    a, b = _core.astensor(a), _core.astensor(b)
+    kw = {} if rcond is None else {"rcond": float(rcond)}
+    return tuple(_call("lstsq", a, b, out=i, **kw) for i in range(4))
+
+
+def matrix_power(a, n):
+    from . import matmul as mm, eye
+    a = _core.astensor(a)
+    n = operator.index(n)
+    if n < 0:
+        a, n = inv(a), -n
+    if n == 0:
+        return eye(a.shape[-1], dtype=a.dtype)
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else mm(result, base)
+        n >>= 1
+        if n:
+            base = mm(base, base)
+    return result

@@ -6,10 +6,11 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// QR factorisations of tall matrices as trees (TSQR). A matrix is factored
-// in row blocks small enough to stay in cache; the R factors of up to
-// qrGroup neighbouring blocks are stacked and factored again, level by
-// level, until one R is left. Every node keeps its Householder vectors V and
+// QR factorisations of tall matrices as trees (TSQR). A skinny matrix (at
+// most qrBlockedCols columns) is factored in row blocks small enough to
+// stay in cache; the R factors of neighbouring blocks are stacked and
+// factored again, level by level, until one R is left (a wider matrix is
+// one block: one LAPACK call). Every node keeps its Householder vectors V and
 // the triangular T of the compact WY form Q_node = I - V T Vᵀ, so that Q
 // applied to a k×p matrix Y is, top-down, at each node
 //

@@ -404,6 +404,11 @@ func laCoreCases() []npCase {
 		laTol64(lstsq("lstsq tall matrix", laTall, laB372, "None", lst)),
 		laTol32(lstsq("lstsq float32", laTall32, laB37f, "None", lst)),
 		laTol64(lstsq("lstsq wide", laWide, laB5, "None", lst)),
+		laTol32(lstsq("lstsq wide float32", laWide32, npR(dF32, 144, 4), "None", lst)),
+		laTol64(lstsq("lstsq int", laIntTall, npI(dI64, 145, -5, 5, 20), "None", lst)),
+		laTol64(two("solve int", "np.linalg.solve(a, b)", laAddDiag(npI(dI64, 146, -3, 3, 5, 5).Astype(dF64), 9).Astype(dI64), npI(dI32, 147, -5, 5, 5), linalg.Solve)),
+		laTol64(one("det int", "np.linalg.det(a)", npI(dI32, 148, -3, 3, 4, 4), linalg.Det)),
+		laTol64(one("inv bool", "np.linalg.inv(a)", laAddDiag(npI(dI64, 149, 0, 0, 3, 3).Astype(dF64), 1).Astype(dBo), linalg.Inv)),
 		laTol64(lstsq("lstsq square rcond", laSq, laB63, "1e-3", func(a, b *tensor.Tensor) []*tensor.Tensor {
 			x, res, rank, s := linalg.Lstsq(a, b, 1e-3)
 			return []*tensor.Tensor{x, res, rank, s}

@@ -129,6 +129,46 @@ func rowToCol[T float32 | float64](w []float64, m, n, ldw int, a []T, lda int) {
 	}
 }
 
+// The QR adapters call gonum's unblocked Dgeqr2 and Dorg2r, not Dgeqrf and
+// Dorgqr, whose blocked paths (over 128 columns) build their block
+// reflectors with that Dlarft.
+//
+// larftForward is LAPACK's DLARFT (forward, columnwise) on the reflectors
+// that Dgeqrf left in the row-major m×n w (leading dimension ld): the k×k
+// upper-triangular T (row-major) with H_0 H_1 ... H_{k-1} = I - V T Vᵀ.
+// gonum's own Dlarft is not used: in v0.17 it translates LAPACK's 1-based
+// "IF (I > 1)" as "i > 1" with a 0-based i, so after the second reflector
+// it forgets where the first one's nonzeros end, and its T is wrong when
+// reflectors end in zeros, as those of stacked R factors and
+// rank-deficient blocks do (TestQRTreeRankDeficient).
+func larftForward(m, k int, w []float64, ld int, tau []float64) []float64 {
+	t := make([]float64, k*k)
+	z := make([]float64, k)
+	for i := range k {
+		if tau[i] == 0 {
+			continue // H_i = I: column i of T is zero
+		}
+		// z = -tau_i Vᵀ v_i over the reflectors before i (v_i is 0 above
+		// row i and 1 at it; V is unit lower trapezoidal).
+		for j := range i {
+			s := w[i*ld+j]
+			for l := i + 1; l < m; l++ {
+				s += w[l*ld+j] * w[l*ld+i]
+			}
+			z[j] = -tau[i] * s
+		}
+		for r := range i {
+			acc := 0.0
+			for c := r; c < i; c++ {
+				acc += t[r*k+c] * z[c]
+			}
+			t[r*k+i] = acc
+		}
+		t[i*k+i] = tau[i]
+	}
+	return t
+}
+
 // gonumWork runs a gonum routine's workspace query and returns the work slice.
 func gonumWork(query func(work []float64, lwork int)) []float64 {
 	w := make([]float64, 1)
@@ -148,10 +188,8 @@ func gonumLapack[T float32 | float64]() lapackFuncs[T] {
 			}
 			w := colToRow64(a, m, n, lda)
 			tau := make([]float64, k)
-			work := gonumWork(func(work []float64, lwork int) { impl.Dgeqrf(m, n, w, n, tau, work, lwork) })
-			impl.Dgeqrf(m, n, w, n, tau, work, len(work))
-			tt := make([]float64, k*k)
-			impl.Dlarft(lapack.Forward, lapack.ColumnWise, m, k, w, n, tau, tt, k)
+			impl.Dgeqr2(m, n, w, n, tau, make([]float64, n))
+			tt := larftForward(m, k, w, n, tau)
 			rowToCol(w, m, n, n, a, lda)
 			rowToCol(tt, k, k, k, t, ldt)
 			return 0
@@ -163,8 +201,7 @@ func gonumLapack[T float32 | float64]() lapackFuncs[T] {
 			}
 			w := colToRow64(a, m, n, lda)
 			tw := make([]float64, k)
-			work := gonumWork(func(work []float64, lwork int) { impl.Dgeqrf(m, n, w, n, tw, work, lwork) })
-			impl.Dgeqrf(m, n, w, n, tw, work, len(work))
+			impl.Dgeqr2(m, n, w, n, tw, make([]float64, n))
 			rowToCol(w, m, n, n, a, lda)
 			for i, v := range tw {
 				tau[i] = T(v)
@@ -180,8 +217,7 @@ func gonumLapack[T float32 | float64]() lapackFuncs[T] {
 			for i := range tw {
 				tw[i] = float64(tau[i])
 			}
-			work := gonumWork(func(work []float64, lwork int) { impl.Dorgqr(m, n, k, w, n, tw, work, lwork) })
-			impl.Dorgqr(m, n, k, w, n, tw, work, len(work))
+			impl.Dorg2r(m, n, k, w, n, tw, make([]float64, n))
 			rowToCol(w, m, n, n, a, lda)
 			return 0
 		},

@@ -528,3 +528,47 @@ func TestQRFactorSize(t *testing.T) {
 		t.Error("a size that does not fit an int is not -1")
 	}
 }
+
+// TestQRTreeRankDeficient factors the row blocks of a rank-deficient
+// matrix, stacks their R factors and forms Q top-down as the distributed
+// TSQR does: Q stays orthonormal on both backends. (gonum's Dlarft gets T
+// wrong for such reflectors, which end in zeros; larftForward replaces it.)
+func TestQRTreeRankDeficient(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	m := 300
+	a := newArray(Float64, []int{m, 5})
+	for i := range m {
+		c := r.Float64()
+		a.SetFlat(i*5+0, c)
+		a.SetFlat(i*5+1, c)
+		a.SetFlat(i*5+2, 2*c)
+		a.SetFlat(i*5+3, r.Float64())
+		a.SetFlat(i*5+4, r.Float64())
+	}
+	for _, lb := range laBackends(t) {
+		var rs, fs []*Array
+		for i := 0; i < m; i += 50 {
+			blk, _ := a.Slice([]Range{{i, 1, 50}, {0, 1, 5}})
+			f, _ := qrFactorWith(lb, []*Array{blk}, Float64)
+			rr, _ := QRFactorR(f, 50, 5)
+			rs, fs = append(rs, rr), append(fs, f)
+		}
+		f, _ := qrFactorWith(lb, rs, Float64)
+		z, _ := qrApplyWith(lb, f, 30, 5, nil, 5)
+		q := newArray(Float64, []int{m, 5})
+		for i, fi := range fs {
+			y, _ := z.Slice([]Range{{i * 5, 1, 5}, {0, 1, 5}})
+			qi, _ := qrApplyWith(lb, fi, 50, 5, y, 5)
+			for j := range 250 {
+				q.SetFlat(i*250+j, qi.AtFlat(j))
+			}
+		}
+		rr, _ := QRFactorR(f, 30, 5)
+		if d := laMaxDiff(t, laMul(t, laT(q), q), laEye(5)); d > 1e-14 {
+			t.Errorf("%s: QᵀQ - I = %g", lb.name, d)
+		}
+		if d := laMaxDiff(t, laMul(t, q, rr), a); d > 1e-13 {
+			t.Errorf("%s: QR - A = %g", lb.name, d)
+		}
+	}
+}

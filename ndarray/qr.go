@@ -6,10 +6,11 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// QR factorisations of tall matrices as trees (TSQR). A matrix is factored
-// in row blocks small enough to stay in cache; the R factors of up to
-// qrGroup neighbouring blocks are stacked and factored again, level by
-// level, until one R is left. Every node keeps its Householder vectors V and
+// QR factorisations of tall matrices as trees (TSQR). A skinny matrix (at
+// most qrBlockedCols columns) is factored in row blocks small enough to
+// stay in cache; the R factors of neighbouring blocks are stacked and
+// factored again, level by level, until one R is left (a wider matrix is
+// one block: one LAPACK call). Every node keeps its Householder vectors V and
 // the triangular T of the compact WY form Q_node = I - V T Vᵀ, so that Q
 // applied to a k×p matrix Y is, top-down, at each node
 //
@@ -36,6 +37,21 @@ import (
 // float64: a block, its column-major copy and V stay in a core's L2).
 const qrBlockElems = 1 << 16
 
+// qrBlockedCols is the widest matrix factored in row blocks: a block of
+// a wider one is no longer small, and LAPACK's own blocking over the whole
+// matrix does better than a tree of stacked triangles.
+const qrBlockedCols = 64
+
+// qrBlockRows is the height of the leaf blocks of an m×n matrix: about
+// qrBlockElems elements, and at least 4n rows so that a node stacking the
+// R factors of its children costs less than they do.
+func qrBlockRows(m, n int) int {
+	if n > qrBlockedCols {
+		return max(m, 1)
+	}
+	return max(4*n, qrBlockElems/n)
+}
+
 // qrNode is one factorisation of the tree.
 type qrNode struct {
 	// lo, hi are the rows the node factors: at level 0 rows of the
@@ -58,7 +74,7 @@ func newQRPlan(m, n int) qrPlan {
 	if p.k == 0 {
 		return p
 	}
-	bRows := max(n, qrBlockElems/n)
+	bRows := qrBlockRows(m, n)
 	nb := max(1, m/bRows)
 	leaves := make([]qrNode, nb)
 	for j := range leaves {
@@ -122,7 +138,7 @@ func QRFactorSize(m, n int) int {
 	if float64(m)*float64(n)*3 > lim {
 		return -1
 	}
-	bRows := max(n, qrBlockElems/n)
+	bRows := qrBlockRows(m, n)
 	nb := max(1, m/bRows)
 	// Leaves: nb blocks of m/nb or m/nb+1 rows (k = n when nb > 1).
 	size := k * n

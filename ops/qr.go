@@ -181,6 +181,9 @@ func newTSQR(b Builder, t *Tiled, dt ndarray.DType, fan int, name string) (*tsqr
 		}
 		t = RechunkTiled(b, t, [][]int{t.NSplits[0], {n}})
 	}
+	if merged := tallSplits(t.NSplits[0], n); merged != nil {
+		t = RechunkTiled(b, t, [][]int{merged, {n}})
+	}
 	if fan < 2 {
 		fan = DefaultFanIn
 	}
@@ -218,6 +221,37 @@ func newTSQR(b Builder, t *Tiled, dt ndarray.DType, fan int, name string) (*tsqr
 		below = level
 	}
 	return tr, nil
+}
+
+// tallSplits merges row chunks of fewer than n rows with their neighbours
+// until every chunk has at least n rows (a chunk that short would pass up
+// an R of fewer rows than columns and deepen the tree for nothing), and
+// returns nil when no chunk is short. Chunks already tall enough stay as
+// they are, so they are reused whole.
+func tallSplits(rows []int, n int) []int {
+	short := false
+	for _, r := range rows {
+		short = short || r < n
+	}
+	if !short || len(rows) < 2 {
+		return nil
+	}
+	var out []int
+	acc := 0
+	for _, r := range rows {
+		acc += r
+		if acc >= n {
+			out = append(out, acc)
+			acc = 0
+		}
+	}
+	if acc > 0 { // a short tail joins the last chunk
+		if len(out) == 0 {
+			return []int{acc}
+		}
+		out[len(out)-1] += acc
+	}
+	return out
 }
 
 // factor adds the factorisation of the inputs stacked (rows in all) and

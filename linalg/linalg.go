@@ -6,7 +6,8 @@
 // up a tree (TSQR); Q (or U) is formed block by block from the top of the
 // tree down, never gathered. A tensor in several column chunks is first
 // rechunked to one column chunk when it has at most ops.MaxTSQRColumns
-// (4096) columns; wider ones are refused with an error saying so.
+// (4096) columns; wider ones are refused with an error saying so. Row
+// chunks shorter than the width are merged with their neighbours first.
 //
 // Lstsq of a tall matrix is distributed too (TSQR, then a chunked Qᵀ b and
 // the SVD of the small R). Cholesky, Solve, SolveTriangular, Inv, Det,

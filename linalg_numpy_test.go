@@ -164,7 +164,65 @@ func laTol64(c npCase) npCase { return c.tol(1e-9, 1e-11, laWhy) }
 func laTol32(c npCase) npCase { return c.tol(1e-3, 1e-4, laWhy+", in float32") }
 
 func laCases() []npCase {
-	return append(append(laCoreCases(), laNormCases()...), laEinsumCases()...)
+	return append(append(append(laCoreCases(), laNormCases()...), laEinsumCases()...), laComposedCases()...)
+}
+
+// laComposedCases are matrix_rank, pinv, cond, multi_dot and matrix_power.
+func laComposedCases() []npCase {
+	one := func(name, expr string, a *ndarray.Array, f func(*tensor.Tensor) *tensor.Tensor) npCase {
+		return laTol64(npOne(name, expr, ins("a", a), func(e *npEnv) *tensor.Tensor { return f(e.v("a")) }))
+	}
+	var cases []npCase
+	for _, c := range []struct {
+		name string
+		a    *ndarray.Array
+	}{{"tall", laTall}, {"wide", laWide}, {"rank deficient", laRankDef}, {"square", laSq}} {
+		cases = append(cases,
+			one("matrix_rank "+c.name, "np.linalg.matrix_rank(a)", c.a, func(a *tensor.Tensor) *tensor.Tensor { return linalg.MatrixRank(a) }),
+			one("pinv "+c.name, "np.linalg.pinv(a)", c.a, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Pinv(a) }),
+		)
+		if c.a != laRankDef { // there s_min is rounding noise: cond is ~1e16 of no fixed value
+			cases = append(cases, one("cond "+c.name, "np.linalg.cond(a)", c.a, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Cond(a, nil) }))
+		}
+	}
+	for _, p := range []struct {
+		py  string
+		ord any
+	}{{"2", 2}, {"-2", -2}, {"'fro'", "fro"}, {"'nuc'", "nuc"}, {"1", 1}, {"-1", -1}, {"np.inf", math.Inf(1)}, {"-np.inf", math.Inf(-1)}} {
+		ord := p.ord
+		cases = append(cases, one("cond p="+p.py, "np.linalg.cond(a, "+p.py+")", laSq, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Cond(a, ord) }).
+			tol(1e-8, 0, "a condition number multiplies two norms, one of an inverse"))
+	}
+	cases = append(cases,
+		one("matrix_rank tol", "np.linalg.matrix_rank(a, tol=0.5)", laTall, func(a *tensor.Tensor) *tensor.Tensor { return linalg.MatrixRank(a, 0.5) }),
+		one("pinv rcond", "np.linalg.pinv(a, rcond=0.1)", laTall, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Pinv(a, 0.1) }),
+		one("pinv float32", "np.linalg.pinv(a)", laTall32, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Pinv(a) }).tol(1e-3, 1e-4, laWhy+", in float32"),
+	)
+	for _, n := range []int{0, 1, 2, 3, 5, -1, -2} {
+		cases = append(cases, one(fmt.Sprintf("matrix_power %d", n), fmt.Sprintf("np.linalg.matrix_power(a, %d)", n), laSq,
+			func(a *tensor.Tensor) *tensor.Tensor { return linalg.MatrixPower(a, n) }).tol(1e-9, 1e-9, "powers and inverses accumulate rounding"))
+	}
+	cases = append(cases,
+		one("matrix_power stack", "np.linalg.matrix_power(a, 3)", laStack, func(a *tensor.Tensor) *tensor.Tensor { return linalg.MatrixPower(a, 3) }),
+		npOne("matrix_power int", "np.linalg.matrix_power(a, 3)", ins("a", npI(dI64, 150, -3, 3, 4, 4)), func(e *npEnv) *tensor.Tensor { return linalg.MatrixPower(e.v("a"), 3) }),
+		npOne("matrix_power int 0", "np.linalg.matrix_power(a, 0)", ins("a", npI(dI32, 151, -3, 3, 4, 4)), func(e *npEnv) *tensor.Tensor { return linalg.MatrixPower(e.v("a"), 0) }),
+		laTol64(npOne("multi_dot", "np.linalg.multi_dot([a, b, c])", ins("a", laSq, "b", laB63, "c", npR(dF64, 152, 3, 7)), func(e *npEnv) *tensor.Tensor {
+			return linalg.MultiDot(e.v("a"), e.v("b"), e.v("c"))
+		})),
+		laTol64(npOne("multi_dot vectors", "np.linalg.multi_dot([u, a, b, v])", ins("u", laB6, "a", laSq, "b", laB63, "v", npR(dF64, 153, 3)), func(e *npEnv) *tensor.Tensor {
+			return linalg.MultiDot(e.v("u"), e.v("a"), e.v("b"), e.v("v"))
+		})),
+		laTol64(npOne("multi_dot row", "np.linalg.multi_dot([u, a, b])", ins("u", laB6, "a", laSq, "b", laB63), func(e *npEnv) *tensor.Tensor {
+			return linalg.MultiDot(e.v("u"), e.v("a"), e.v("b"))
+		})),
+		npOne("multi_dot misaligned", "np.linalg.multi_dot([a, b])", ins("a", laSq, "b", laTall), func(e *npEnv) *tensor.Tensor {
+			return linalg.MultiDot(e.v("a"), e.v("b"))
+		}).fails(),
+		npOne("matrix_power not square", "np.linalg.matrix_power(a, 2)", ins("a", laTall), func(e *npEnv) *tensor.Tensor {
+			return linalg.MatrixPower(e.v("a"), 2)
+		}).fails(),
+	)
+	return cases
 }
 
 // laEinsumCases are numpy.einsum's, planned as tensordot, multiply and sum.

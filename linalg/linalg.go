@@ -6,7 +6,8 @@
 // up a tree (TSQR); Q (or U) is formed block by block from the top of the
 // tree down, never gathered. A tensor in several column chunks is first
 // rechunked to one column chunk when it has at most ops.MaxTSQRColumns
-// (4096) columns; wider ones are refused with an error saying so.
+// (4096) columns; wider ones are refused with an error saying so. Row
+// chunks shorter than the width are merged with their neighbours first.
 //
 // Lstsq of a tall matrix is distributed too (TSQR, then a chunked Qᵀ b and
 // the SVD of the small R). Cholesky, Solve, SolveTriangular, Inv, Det,
@@ -15,8 +16,9 @@
 // chunk: matrices of up to ops.MaxDenseElems (2^26, e.g. 8192×8192)
 // elements; larger ones are refused with an error. Stacks of matrices (...,
 // M, M) are supported by Cholesky, Inv, Det and Slogdet; Solve,
-// SolveTriangular and Lstsq take a 2-D a. Norm and Einsum are compositions
-// of tensor operations.
+// SolveTriangular and Lstsq take a 2-D a. Norm, Einsum, MatrixRank, Pinv,
+// Cond, MultiDot and MatrixPower are compositions of tensor operations and
+// of the functions above.
 //
 // Results are float32 for float32 input and float64 otherwise, as in
 // NumPy. Mistakes (wrong shapes, a non-2-D input) ride along as the

@@ -183,6 +183,13 @@ var buildCases = []struct {
 	{"linalg.solve", `[@S,@M]`, ``, []int{3, 4}, "float64", nil},
 	{"linalg.solve_triangular", `[@S,@M]`, `{"lower":true}`, []int{3, 4}, "float64", nil},
 	{"linalg.lstsq", `[@M,@S]`, ``, []int{4, 3}, "float64", nil},
+	{"linalg.pinv", `[@M]`, ``, []int{4, 3}, "float64", nil},
+	{"linalg.matrix_rank", `[@S]`, `{"tol":1e-9}`, []int{}, "int64", nil},
+	{"linalg.cond", `[@S]`, `{"p":"fro"}`, []int{}, "float64", nil},
+	{"linalg.norm", `[@M]`, `{"ord":1}`, []int{}, "float64", nil},
+	{"linalg.norm", `[@Z234]`, `{"axis":[1,2]}`, []int{2}, "float64", nil},
+	{"linalg.multi_dot", `[@A,@M,@V]`, ``, []int{2}, "float64", nil},
+	{"einsum", `["ij,jk->ik",@A,@M]`, ``, []int{2, 4}, "float64", nil},
 	// elementwise beyond the ufuncs
 	{"frexp", `[@A,0]`, ``, []int{2, 3}, "float64", nil},
 	{"frexp", `[@A,1]`, ``, []int{2, 3}, "int32", nil},

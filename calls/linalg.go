@@ -22,6 +22,12 @@ func init() {
 		"linalg.solve":            {[]string{"a", "b"}, solve, 2},
 		"linalg.solve_triangular": {[]string{"a", "b", "lower", "trans", "unit_diagonal"}, solveTriangular, 2},
 		"linalg.lstsq":            {[]string{"a", "b", "rcond", "out"}, lstsq, 2},
+		"linalg.pinv":             {[]string{"a", "rcond"}, withTol("rcond", linalg.Pinv), 1},
+		"linalg.matrix_rank":      {[]string{"a", "tol"}, withTol("tol", linalg.MatrixRank), 1},
+		"linalg.cond":             {[]string{"x", "p"}, cond, 1},
+		"linalg.norm":             {[]string{"x", "ord", "axis"}, norm, 1},
+		"linalg.multi_dot":        {[]string{"*arrays"}, multiDot, 1},
+		"einsum":                  {[]string{"subscripts", "*operands"}, einsum, 1},
 	} {
 		table[name] = f
 	}
@@ -156,4 +162,87 @@ func jsonString(a *args, name string, dst *string) error {
 		return typeErr(name, errors.New("want a string"))
 	}
 	return nil
+}
+
+// withTol is a function of a matrix and an optional tolerance.
+func withTol(name string, f func(*tensor.Tensor, ...float64) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor("a")
+		if err != nil {
+			return nil, err
+		}
+		if !a.has(name) {
+			return f(t), nil
+		}
+		v, err := a.float(name, 0)
+		if err != nil {
+			return nil, err
+		}
+		return f(t, v), nil
+	}
+}
+
+// order is a norm order as NumPy takes it: null, a number, "fro" or "nuc"
+// (and "inf"/"-inf" for the infinities JSON lacks).
+func order(a *args, name string) (any, error) {
+	if !a.has(name) {
+		return nil, nil
+	}
+	var s string
+	if json.Unmarshal(a.vals[name], &s) == nil && (s == "fro" || s == "nuc") {
+		return s, nil
+	}
+	v, err := a.float(name, 0)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func cond(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("x")
+	if err != nil {
+		return nil, err
+	}
+	p, err := order(a, "p")
+	if err != nil {
+		return nil, err
+	}
+	return linalg.Cond(t, p), nil
+}
+
+func norm(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("x")
+	if err != nil {
+		return nil, err
+	}
+	o, err := order(a, "ord")
+	if err != nil {
+		return nil, err
+	}
+	axes, _, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	return linalg.Norm(t, o, axes...), nil
+}
+
+func multiDot(a *args) (*tensor.Tensor, error) {
+	ts, err := a.tensors("*arrays")
+	if err != nil {
+		return nil, err
+	}
+	return linalg.MultiDot(ts...), nil
+}
+
+func einsum(a *args) (*tensor.Tensor, error) {
+	var sub string
+	if err := jsonString(a, "subscripts", &sub); err != nil {
+		return nil, err
+	}
+	ts, err := a.tensors("*operands")
+	if err != nil {
+		return nil, err
+	}
+	return linalg.Einsum(sub, ts...), nil
 }

@@ -113,7 +113,9 @@ func vectorNorm(x *tensor.Tensor, o normOrder, axis int) *tensor.Tensor {
 	case p == 1:
 		return x.Abs().Sum(ax)
 	}
-	return x.Abs().Pow(p).Sum(ax).Pow(1 / p)
+	// NumPy raises to 1/p in the sum's own dtype (a 0-d float32 sum stays
+	// float32).
+	return x.Abs().Pow(p).Sum(ax).Pow(tensor.Scalar(1 / p).Astype(x.DType()))
 }
 
 func matrixNorm(x *tensor.Tensor, o normOrder, r, c int) *tensor.Tensor {

@@ -47,6 +47,17 @@ def test_svd(session, chunks):
     ("lstsq", lambda m, a, b: m.linalg.lstsq(a, b, rcond=None)[0]),
     ("matrix_power", lambda m, a, b: m.linalg.matrix_power(a, 3)),
     ("norm", lambda m, a, b: m.linalg.norm(a)),
+    ("norm-nuc", lambda m, a, b: m.linalg.norm(a, "nuc")),
+    ("norm-inf", lambda m, a, b: m.linalg.norm(a, np.inf)),
+    ("norm-axis", lambda m, a, b: m.linalg.norm(a, 3, axis=0)),
+    ("pinv", lambda m, a, b: m.linalg.pinv(a)),
+    ("matrix_rank", lambda m, a, b: m.linalg.matrix_rank(a)),
+    ("cond", lambda m, a, b: m.linalg.cond(a)),
+    ("cond-fro", lambda m, a, b: m.linalg.cond(a, "fro")),
+    ("multi_dot", lambda m, a, b: m.linalg.multi_dot([a, a, b])),
+    ("einsum", lambda m, a, b: m.einsum("ij,jk->ik", a, b)),
+    ("einsum-trace", lambda m, a, b: m.einsum("ii", a)),
+    ("einsum-outer", lambda m, a, b: m.einsum("ij,kl->ikjl", a, b)),
 ])
 @pytest.mark.parametrize("chunks", [2, 5, None], ids=str)
 def test_against_numpy(session, name, f, chunks):

@@ -442,6 +442,14 @@ def astype(x, dtype):
 # linear algebra -------------------------------------------------------------
 
 
+def einsum(subscripts, *operands, out=None, optimize=False, **kw):
+    """numpy.einsum, planned as tensordot, transpose and diagonal steps
+    (no '...' broadcasting)."""
+    if out is not None or kw:
+        raise NotImplementedError("phobos: einsum with out= or dtype/order/casting arguments")
+    return call("einsum", str(subscripts), *[astensor(o) for o in operands])
+
+
 def matmul(x1, x2, out=None):
     if out is not None:
         raise NotImplementedError("phobos: matmul(out=...): tensors are immutable; use the result")
@@ -660,6 +668,8 @@ REGISTRY.update({
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
     "linalg.solve_triangular": "linalg.solve_triangular", "linalg.lstsq": "linalg.lstsq",
+    "linalg.pinv": "linalg.pinv", "linalg.matrix_rank": "linalg.matrix_rank", "linalg.cond": "linalg.cond",
+    "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
 })
 
 # NumPy interoperability ----------------------------------------------------------
@@ -692,7 +702,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "argmin", "argmax", "cumsum", "cumprod", "reshape", "transpose", "ravel", "squeeze", "expand_dims",
            "flip", "fliplr", "flipud", "broadcast_to", "concatenate", "stack", "vstack", "hstack", "where", "clip",
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
-           "atleast_1d", "atleast_2d", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
+           "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack") + tuple(_compose.NAMES):
     if hasattr(np, _n):

@@ -9,6 +9,20 @@ from . import _core
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm: vector orders and the matrix orders fro, nuc, 1,
+    -1, inf, -inf, 2, -2 (the cluster's linalg.norm)."""
+    x = _core.astensor(x)
+    if not keepdims:
+        o = ord
+        if isinstance(o, float) and math.isinf(o):
+            o = "inf" if o > 0 else "-inf"
+        ax = None if axis is None else ([operator.index(axis)] if isinstance(axis, (int, np.integer))
+                                        else [operator.index(a) for a in axis])
+        return _call("norm", x, ord=o, axis=ax)
+    return _norm_composed(x, ord, axis, keepdims)
+
+
+def _norm_composed(x, ord=None, axis=None, keepdims=False):
     """numpy.linalg.norm for vectors (ord None, 2, 1, inf, -inf, 0 or any
     p) along one axis, and the Frobenius norm over two axes or of a whole
     tensor (ord None or 'fro')."""
@@ -129,3 +143,24 @@ def matrix_power(a, n):
         if n:
             base = mm(base, base)
     return result
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    return _call("pinv", _core.astensor(a), rcond=float(rcond))
+
+
+def matrix_rank(A, tol=None, hermitian=False):
+    A = _core.astensor(A)
+    return _call("matrix_rank", A) if tol is None else _call("matrix_rank", A, tol=float(tol))
+
+
+def cond(x, p=None):
+    if isinstance(p, float) and math.isinf(p):
+        p = "inf" if p > 0 else "-inf"
+    return _call("cond", _core.astensor(x), p=p)
+
+
+def multi_dot(arrays, *, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: multi_dot(out=...): tensors are immutable; use the result")
+    return _call("multi_dot", *[_core.astensor(a) for a in arrays])

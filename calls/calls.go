@@ -330,6 +330,32 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 	return f, nil
 }
 
+// operands are the named arguments as operands, in order.
+func (a *args) operands(names ...string) ([]any, error) {
+	out := make([]any, len(names))
+	for i, n := range names {
+		x, err := a.operand(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// tensorArgs are the named arguments as tensors, in order.
+func (a *args) tensorArgs(names ...string) ([]*tensor.Tensor, error) {
+	out := make([]*tensor.Tensor, len(names))
+	for i, n := range names {
+		t, err := a.tensor(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
 // tensor is an operand as a tensor (numbers become scalars).
 func (a *args) tensor(name string) (*tensor.Tensor, error) {
 	x, err := a.operand(name)

@@ -103,23 +103,15 @@ func slogdet(a *args) (*tensor.Tensor, error) {
 }
 
 func solve(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensor("a")
+	x, err := a.tensorArgs("a", "b")
 	if err != nil {
 		return nil, err
 	}
-	y, err := a.tensor("b")
-	if err != nil {
-		return nil, err
-	}
-	return linalg.Solve(x, y), nil
+	return linalg.Solve(x[0], x[1]), nil
 }
 
 func solveTriangular(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	y, err := a.tensor("b")
+	ab, err := a.tensorArgs("a", "b")
 	if err != nil {
 		return nil, err
 	}
@@ -133,15 +125,11 @@ func solveTriangular(a *args) (*tensor.Tensor, error) {
 	if tr.UnitDiagonal, err = a.bool("unit_diagonal"); err != nil {
 		return nil, err
 	}
-	return linalg.SolveTriangular(x, y, tr), nil
+	return linalg.SolveTriangular(ab[0], ab[1], tr), nil
 }
 
 func lstsq(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	y, err := a.tensor("b")
+	ab, err := a.tensorArgs("a", "b")
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +141,7 @@ func lstsq(a *args) (*tensor.Tensor, error) {
 		}
 		rc = append(rc, v)
 	}
-	sol, res, rank, s := linalg.Lstsq(x, y, rc...)
+	sol, res, rank, s := linalg.Lstsq(ab[0], ab[1], rc...)
 	return pick(a, sol, res, rank, s)
 }
 

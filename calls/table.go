@@ -414,35 +414,19 @@ func random(a *args) (*tensor.Tensor, error) {
 }
 
 func where(a *args) (*tensor.Tensor, error) {
-	c, err := a.operand("condition")
+	x, err := a.operands("condition", "x", "y")
 	if err != nil {
 		return nil, err
 	}
-	x, err := a.operand("x")
-	if err != nil {
-		return nil, err
-	}
-	y, err := a.operand("y")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Where(c, x, y), nil
+	return tensor.Where(x[0], x[1], x[2]), nil
 }
 
 func clip(a *args) (*tensor.Tensor, error) {
-	x, err := a.operand("a")
+	x, err := a.operands("a", "a_min", "a_max")
 	if err != nil {
 		return nil, err
 	}
-	lo, err := a.operand("a_min")
-	if err != nil {
-		return nil, err
-	}
-	hi, err := a.operand("a_max")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Clip(x, lo, hi), nil
+	return tensor.Clip(x[0], x[1], x[2]), nil
 }
 
 func astype(a *args) (*tensor.Tensor, error) {
@@ -798,11 +782,7 @@ func twoOutputs(f func(x any) (*tensor.Tensor, *tensor.Tensor)) func(*args) (*te
 // closeness is isclose or allclose with NumPy's defaults.
 func closeness(f func(a, b any, rtol, atol float64, equalNaN bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		x, err := a.operand("a")
-		if err != nil {
-			return nil, err
-		}
-		y, err := a.operand("b")
+		x, err := a.operands("a", "b")
 		if err != nil {
 			return nil, err
 		}
@@ -818,16 +798,12 @@ func closeness(f func(a, b any, rtol, atol float64, equalNaN bool) *tensor.Tenso
 		if err != nil {
 			return nil, err
 		}
-		return f(x, y, rtol, atol, eq), nil
+		return f(x[0], x[1], rtol, atol, eq), nil
 	}
 }
 
 func arrayEqual(a *args) (*tensor.Tensor, error) {
-	x, err := a.operand("a1")
-	if err != nil {
-		return nil, err
-	}
-	y, err := a.operand("a2")
+	x, err := a.operands("a1", "a2")
 	if err != nil {
 		return nil, err
 	}
@@ -835,17 +811,13 @@ func arrayEqual(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tensor.ArrayEqual(x, y, eq), nil
+	return tensor.ArrayEqual(x[0], x[1], eq), nil
 }
 
 func arrayEquiv(a *args) (*tensor.Tensor, error) {
-	x, err := a.operand("a1")
+	x, err := a.operands("a1", "a2")
 	if err != nil {
 		return nil, err
 	}
-	y, err := a.operand("a2")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.ArrayEquiv(x, y), nil
+	return tensor.ArrayEquiv(x[0], x[1]), nil
 }

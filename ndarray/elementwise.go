@@ -181,21 +181,22 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	if out == nil {
 		out = newArray(rt, a.shape)
 	}
-	ewUnaryKernel(op, ct, out, x)
+	if err := ewUnaryKernel(op, ct, out, x); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // ewUnaryKernel runs op over x, already of the computation type ct, into out.
-func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
+func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
 	if op > Not {
-		ufuncUnaryKernel(op, ct, out, x)
-		return
+		return ufuncUnaryKernel(op, ct, out, x)
 	}
 	switch ct {
 	case Float64:
 		if f, ok := vecUnary64(op); ok {
 			ewUnaryRun(f, out, x)
-			return
+			return nil
 		}
 		ewUnaryFloat[float64](op, out, x)
 	case Float32:
@@ -207,6 +208,7 @@ func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
 	case Bool:
 		ewUnaryBool(op, out, x)
 	}
+	return nil
 }
 
 func ewUnaryFloat[T ewFloat](op UnaryOp, out, x *Array) {
@@ -455,8 +457,7 @@ func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 		return fmt.Errorf("ndarray: %v: %w", op, err)
 	}
 	if op > Xor {
-		ufuncBinaryKernel(op, ct, out, xb, yb)
-		return nil
+		return ufuncBinaryKernel(op, ct, out, xb, yb)
 	}
 	switch ct {
 	case Float64:

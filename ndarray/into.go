@@ -28,8 +28,7 @@ func UnaryInto(op UnaryOp, out, a *Array) error {
 	if a.dtype != ct {
 		x = a.Astype(ct)
 	}
-	ewUnaryKernel(op, ct, out, x)
-	return nil
+	return ewUnaryKernel(op, ct, out, x)
 }
 
 // BinaryInto is Binary writing into out, a contiguous array of the broadcast

@@ -92,23 +92,29 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 }
 
 // ufuncUnaryKernel runs a unary op of this file over x, already of the
-// computation type ct, into out.
-func ufuncUnaryKernel(op UnaryOp, ct DType, out, x *Array) {
+// computation type ct, into out. Type resolution admits only the pairs
+// that have a loop; one that has none is an error, never a silent output.
+func ufuncUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
+	var ran bool
 	switch ct {
 	case Float64:
-		ufuncUnaryFloat[float64](op, out, x)
+		ran = ufuncUnaryFloat[float64](op, out, x)
 	case Float32:
-		ufuncUnaryFloat[float32](op, out, x)
+		ran = ufuncUnaryFloat[float32](op, out, x)
 	case Int64:
-		ufuncUnaryInt[int64](op, out, x)
+		ran = ufuncUnaryInt[int64](op, out, x)
 	case Int32:
-		ufuncUnaryInt[int32](op, out, x)
+		ran = ufuncUnaryInt[int32](op, out, x)
 	case Bool:
-		ufuncUnaryBool(op, out, x)
+		ran = ufuncUnaryBool(op, out, x)
 	}
+	if !ran {
+		return fmt.Errorf("ndarray: %v: no loop for %v", op, ct)
+	}
+	return nil
 }
 
-func ufuncUnaryFloat[T ewFloat](op UnaryOp, out, x *Array) {
+func ufuncUnaryFloat[T ewFloat](op UnaryOp, out, x *Array) bool {
 	switch op {
 	case SignBit:
 		ewUnaryRun(ewSignBitLoop[T], out, x)
@@ -123,11 +129,16 @@ func ufuncUnaryFloat[T ewFloat](op UnaryOp, out, x *Array) {
 	case Positive:
 		ewUnaryRun(ewCopyLoop[T], out, x)
 	default:
-		ewUnaryRun(ufuncFloatLoop[T](op), out, x)
+		f := ufuncFloatLoop[T](op)
+		if f == nil {
+			return false
+		}
+		ewUnaryRun(f, out, x)
 	}
+	return true
 }
 
-func ufuncUnaryInt[T ewInt](op UnaryOp, out, x *Array) {
+func ufuncUnaryInt[T ewInt](op UnaryOp, out, x *Array) bool {
 	switch op {
 	case Reciprocal:
 		ewUnaryRun(ewReciprocalIntLoop[T], out, x)
@@ -139,10 +150,13 @@ func ufuncUnaryInt[T ewInt](op UnaryOp, out, x *Array) {
 		ewUnaryRun(ewFalseLoop[T], out, x)
 	case Invert:
 		ewUnaryRun(ewInvertLoop[T], out, x)
+	default:
+		return false
 	}
+	return true
 }
 
-func ufuncUnaryBool(op UnaryOp, out, x *Array) {
+func ufuncUnaryBool(op UnaryOp, out, x *Array) bool {
 	switch op {
 	case Reciprocal:
 		// NumPy's int8 loop computes (int8)(1.0/x): 1 for true and, for
@@ -154,27 +168,36 @@ func ufuncUnaryBool(op UnaryOp, out, x *Array) {
 		ewUnaryRun(ewFalseLoop[uint8], out, x)
 	case Invert:
 		ewUnaryRun(ewNotLoop[uint8], out, x)
+	default:
+		return false
 	}
+	return true
 }
 
 // ufuncBinaryKernel runs a binary op of this file over x and y, already of
-// the computation type ct and broadcast to out's shape, into out.
-func ufuncBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) {
+// the computation type ct and broadcast to out's shape, into out; a pair
+// with no loop is an error, as in ufuncUnaryKernel.
+func ufuncBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
+	var ran bool
 	switch ct {
 	case Float64:
-		ufuncBinaryFloat64(op, out, x, y)
+		ran = ufuncBinaryFloat64(op, out, x, y)
 	case Float32:
-		ufuncBinaryFloat32(op, out, x, y)
+		ran = ufuncBinaryFloat32(op, out, x, y)
 	case Int64:
-		ufuncBinaryInt[int64](op, out, x, y)
+		ran = ufuncBinaryInt[int64](op, out, x, y)
 	case Int32:
-		ufuncBinaryInt[int32](op, out, x, y)
+		ran = ufuncBinaryInt[int32](op, out, x, y)
 	case Bool:
-		ufuncBinaryBool(op, out, x, y)
+		ran = ufuncBinaryBool(op, out, x, y)
 	}
+	if !ran {
+		return fmt.Errorf("ndarray: %v: no loop for %v", op, ct)
+	}
+	return nil
 }
 
-func ufuncBinaryFloat64(op BinaryOp, out, x, y *Array) {
+func ufuncBinaryFloat64(op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case Hypot:
 		ewBinaryRun(ewBinKernel[float64, float64]{ewHypotVV, ewHypotVS, ewHypotSV}, out, x, y)
@@ -184,15 +207,16 @@ func ufuncBinaryFloat64(op BinaryOp, out, x, y *Array) {
 		// The loops of power, whose float64 kernel is float_power's.
 		if k, ok := vecKernel64(Pow); ok {
 			ewBinaryRun(k, out, x, y)
-			return
+			return true
 		}
 		ewBinaryRun(ewBinKernel[float64, float64]{ewPowFloatVV[float64], ewPowFloatVS[float64], ewPowFloatSV[float64]}, out, x, y)
 	default:
-		ufuncBinaryFloat[float64](op, out, x, y)
+		return ufuncBinaryFloat[float64](op, out, x, y)
 	}
+	return true
 }
 
-func ufuncBinaryFloat32(op BinaryOp, out, x, y *Array) {
+func ufuncBinaryFloat32(op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case Hypot:
 		ewBinaryRun(ewBinFunc(ewHypot32), out, x, y)
@@ -203,11 +227,12 @@ func ufuncBinaryFloat32(op BinaryOp, out, x, y *Array) {
 	case NextAfter:
 		ewBinaryRun(ewBinFunc(ewNextAfter32), out, x, y)
 	default:
-		ufuncBinaryFloat[float32](op, out, x, y)
+		return ufuncBinaryFloat[float32](op, out, x, y)
 	}
+	return true
 }
 
-func ufuncBinaryFloat[T ewFloat](op BinaryOp, out, x, y *Array) {
+func ufuncBinaryFloat[T ewFloat](op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case CopySign:
 		ewBinaryRun(ewBinFunc(func(a, b T) T { return T(ewCopySign64(float64(a), float64(b))) }), out, x, y)
@@ -227,10 +252,13 @@ func ufuncBinaryFloat[T ewFloat](op BinaryOp, out, x, y *Array) {
 		ewBinaryRun(ewBinKernel[T, T]{ewFmaxVV[T], ewFmaxVS[T], ewFmaxSV[T]}, out, x, y)
 	case Fmin:
 		ewBinaryRun(ewBinKernel[T, T]{ewFminVV[T], ewFminVS[T], ewFminSV[T]}, out, x, y)
+	default:
+		return false
 	}
+	return true
 }
 
-func ufuncBinaryInt[T ewInt](op BinaryOp, out, x, y *Array) {
+func ufuncBinaryInt[T ewInt](op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case Fmod:
 		ewBinaryRun(ewBinFunc(ewFmodInt[T]), out, x, y)
@@ -247,24 +275,26 @@ func ufuncBinaryInt[T ewInt](op BinaryOp, out, x, y *Array) {
 	case RightShift:
 		ewBinaryRun(ewBinFunc(ewRightShift[T]), out, x, y)
 	default:
-		ewBitwise[T](op, out, x, y)
+		return ewBitwise[T](op, out, x, y)
 	}
+	return true
 }
 
-func ufuncBinaryBool(op BinaryOp, out, x, y *Array) {
+func ufuncBinaryBool(op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case Fmax: // numpy: logical or
 		ewBinaryCommon[uint8](Maximum, out, x, y)
 	case Fmin: // numpy: logical and
 		ewBinaryCommon[uint8](Minimum, out, x, y)
 	default:
-		ewBitwise[uint8](op, out, x, y)
+		return ewBitwise[uint8](op, out, x, y)
 	}
+	return true
 }
 
 // ewBitwise runs bitwise_and/or/xor; bools are 0/1 bytes, so the byte ops
 // are NumPy's logical ones.
-func ewBitwise[T ewInt | uint8](op BinaryOp, out, x, y *Array) {
+func ewBitwise[T ewInt | uint8](op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case BitwiseAnd:
 		ewBinaryRun(ewBinKernel[T, T]{ewBitAndVV[T], ewBitAndVS[T], func(d []T, s T, v []T) { ewBitAndVS(d, v, s) }}, out, x, y)
@@ -272,5 +302,8 @@ func ewBitwise[T ewInt | uint8](op BinaryOp, out, x, y *Array) {
 		ewBinaryRun(ewBinKernel[T, T]{ewBitOrVV[T], ewBitOrVS[T], func(d []T, s T, v []T) { ewBitOrVS(d, v, s) }}, out, x, y)
 	case BitwiseXor:
 		ewBinaryRun(ewBinKernel[T, T]{ewBitXorVV[T], ewBitXorVS[T], func(d []T, s T, v []T) { ewBitXorVS(d, v, s) }}, out, x, y)
+	default:
+		return false
 	}
+	return true
 }

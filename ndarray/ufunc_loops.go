@@ -42,7 +42,8 @@ func ewMapLoop[T ewFloat](f func(float64) float64) func(d, x []T) {
 	}
 }
 
-// ufuncFloatLoop returns the loop of a float -> same-float unary op.
+// ufuncFloatLoop returns the loop of a float -> same-float unary op, or
+// nil when op has none.
 func ufuncFloatLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 	switch op {
 	case ArcSin:
@@ -94,7 +95,7 @@ func ufuncFloatLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 	case ModfFrac:
 		return ewModfFracLoop[T]
 	}
-	panic("ndarray: no float loop for " + op.String())
+	return nil
 }
 
 func ewReciprocalLoop[T ewFloat](d, x []T) {

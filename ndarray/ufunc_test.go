@@ -380,3 +380,23 @@ func TestUfuncExactValues(t *testing.T) {
 		t.Errorf("asin(-1) = %v", got)
 	}
 }
+
+// A computation type an op has no loop for is an error from the kernel,
+// never an output left as it was (type resolution refuses these first;
+// the kernels do not rely on it).
+func TestUfuncKernelWithoutLoopIsAnError(t *testing.T) {
+	x, err := FromFloat64s([]int{3}, []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := newArray(Float64, []int{3})
+	if err := ufuncUnaryKernel(Invert, Float64, out, x); err == nil {
+		t.Error("invert of float64 ran")
+	}
+	if err := ufuncBinaryKernel(Gcd, Float64, out, x, x); err == nil {
+		t.Error("gcd of float64 ran")
+	}
+	if err := ufuncUnaryKernel(ArcSin, Float64, out, x); err != nil {
+		t.Errorf("arcsin of float64: %v", err)
+	}
+}

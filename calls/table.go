@@ -111,6 +111,15 @@ func valueErr(format string, a ...any) error {
 	return &Error{Kind: "ValueError", Err: fmt.Errorf(format, a...)}
 }
 
+// reductions are the tensor methods behind the reduction functions.
+var reductions = map[string]func(*tensor.Tensor, ...tensor.ReduceOption) *tensor.Tensor{
+	"sum": (*tensor.Tensor).Sum, "prod": (*tensor.Tensor).Prod, "mean": (*tensor.Tensor).Mean,
+	"min": (*tensor.Tensor).Min, "max": (*tensor.Tensor).Max, "any": (*tensor.Tensor).Any,
+	"all": (*tensor.Tensor).All, "count_nonzero": (*tensor.Tensor).CountNonzero,
+	"argmin": (*tensor.Tensor).ArgMin, "argmax": (*tensor.Tensor).ArgMax,
+	"var": (*tensor.Tensor).Var, "std": (*tensor.Tensor).Std,
+}
+
 func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		t, err := a.tensor("a")
@@ -148,33 +157,7 @@ func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 			// NumPy accumulates in dtype: the cast comes first.
 			t = t.Astype(dt)
 		}
-		var r *tensor.Tensor
-		switch fn {
-		case "sum":
-			r = t.Sum(opts...)
-		case "prod":
-			r = t.Prod(opts...)
-		case "mean":
-			r = t.Mean(opts...)
-		case "min":
-			r = t.Min(opts...)
-		case "max":
-			r = t.Max(opts...)
-		case "any":
-			r = t.Any(opts...)
-		case "all":
-			r = t.All(opts...)
-		case "count_nonzero":
-			r = t.CountNonzero(opts...)
-		case "argmin":
-			r = t.ArgMin(opts...)
-		case "argmax":
-			r = t.ArgMax(opts...)
-		case "var":
-			r = t.Var(opts...)
-		case "std":
-			r = t.Std(opts...)
-		}
+		r := reductions[fn](t, opts...)
 		if ok && fn != "argmin" && fn != "argmax" && r.Err() == nil && r.DType() != dt {
 			// NumPy reduces in dtype and answers in it: a sum of int32 in
 			// int64 cast back wraps as NumPy's int32 sum does.
@@ -205,9 +188,11 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 		} else {
 			t = t.Ravel() // NumPy: axis=None works on the flattened array
 		}
-		r := t.CumProd(axis)
+		var r *tensor.Tensor
 		if fn == "cumsum" {
 			r = t.CumSum(axis)
+		} else {
+			r = t.CumProd(axis)
 		}
 		if hasDT && r.Err() == nil && r.DType() != dt {
 			r = r.Astype(dt)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos"
-	"github.com/phobos-tensor/phobos/internal/numpytest"
 	"github.com/phobos-tensor/phobos/linalg"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
@@ -509,20 +508,7 @@ func TestLinalgNumpyDifferential(t *testing.T) {
 		}
 	}
 	npCheckTable(t, cases)
-	pyCases := make([]numpytest.Case, len(cases))
-	for i, c := range cases {
-		m := map[string]*ndarray.Array{}
-		for _, in := range c.inputs {
-			m[in.name] = in.arr
-		}
-		pyCases[i] = numpytest.Case{Name: c.name, Inputs: m, Expr: c.expr}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	want, pyErrs, err := npRunner.Eval(ctx, pyCases)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, pyErrs := npEvaluate(t, cases)
 	total := 0
 	for _, c := range cases {
 		total += len(c.chunkings)

@@ -367,20 +367,7 @@ func TestNumpyDifferential(t *testing.T) {
 	cases := npCases()
 	npCheckTable(t, cases)
 
-	pyCases := make([]numpytest.Case, len(cases))
-	for i, c := range cases {
-		m := map[string]*ndarray.Array{}
-		for _, in := range c.inputs {
-			m[in.name] = in.arr
-		}
-		pyCases[i] = numpytest.Case{Name: c.name, Inputs: m, Expr: c.expr}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	want, pyErrs, err := npRunner.Eval(ctx, pyCases)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, pyErrs := npEvaluate(t, cases)
 	pyTime := time.Since(start)
 
 	total := 0
@@ -625,4 +612,25 @@ func npBitsEqual(a, b *ndarray.Array) (int, bool) {
 		}
 	}
 	return 0, true
+}
+
+// npEvaluate has NumPy evaluate every case's expression on its inputs:
+// the results, and per case the error NumPy raised (or nil).
+func npEvaluate(t *testing.T, cases []npCase) ([][]*ndarray.Array, []error) {
+	t.Helper()
+	pyCases := make([]numpytest.Case, len(cases))
+	for i, c := range cases {
+		m := map[string]*ndarray.Array{}
+		for _, in := range c.inputs {
+			m[in.name] = in.arr
+		}
+		pyCases[i] = numpytest.Case{Name: c.name, Inputs: m, Expr: c.expr}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	want, pyErrs, err := npRunner.Eval(ctx, pyCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, pyErrs
 }

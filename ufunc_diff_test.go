@@ -985,20 +985,7 @@ func TestUfuncDifferential(t *testing.T) {
 		cases[i].chunkings = plain[i].chunkings
 	}
 
-	pyCases := make([]numpytest.Case, len(cases))
-	for i, c := range cases {
-		m := map[string]*ndarray.Array{}
-		for _, in := range c.inputs {
-			m[in.name] = in.arr
-		}
-		pyCases[i] = numpytest.Case{Name: c.name, Inputs: m, Expr: c.expr}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	want, pyErrs, err := npRunner.Eval(ctx, pyCases)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, pyErrs := npEvaluate(t, plain)
 	pyTime := time.Since(start)
 
 	total := 0

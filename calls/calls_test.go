@@ -246,9 +246,6 @@ var buildCases = []struct {
 	{"to_zarr", `[@A, "$DIR/out.zarr"]`, `{"chunks":[1,3],"compressor":"zstd"}`, []int{}, "int64", nil},
 }
 
-// buildBugs are build cases that fail because of a bug in calls, by fn+args+kwargs.
-var buildBugs = map[string]string{}
-
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -280,12 +277,8 @@ func TestBuildEveryFunction(t *testing.T) {
 	dir := fileDir(t)
 	covered := map[string]bool{}
 	for i, c := range buildCases {
-		bug, isBug := buildBugs[c.fn+c.args+c.kwargs]
-		covered[c.fn] = covered[c.fn] || !isBug
+		covered[c.fn] = true
 		t.Run(fmt.Sprintf("%d_%s", i, c.fn), func(t *testing.T) {
-			if isBug {
-				t.Skip("bug: " + bug)
-			}
 			node := `{"fn":"` + c.fn + `","args":` + c.args
 			if c.kwargs != "" {
 				node += `,"kwargs":` + c.kwargs
@@ -556,9 +549,6 @@ var errorCases = []struct {
 	{"slice step 0", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[{"slice":[null,null,0]}]]}`}, false, "ValueError", 1},
 }
 
-// errorBugs are error cases that fail because of a bug in calls, by name.
-var errorBugs = map[string]string{}
-
 func checkKind(t *testing.T, err error, kind string, node int) {
 	t.Helper()
 	var ce *calls.Error
@@ -573,9 +563,6 @@ func checkKind(t *testing.T, err error, kind string, node int) {
 func TestBuildErrors(t *testing.T) {
 	for _, c := range errorCases {
 		t.Run(c.name, func(t *testing.T) {
-			if bug, ok := errorBugs[c.name]; ok {
-				t.Skip("bug: " + bug)
-			}
 			ts, err := parse(t, c.nodes...).Build(c.like)
 			if err == nil {
 				t.Fatalf("no error; built %v", ts[len(ts)-1])

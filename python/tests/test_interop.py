@@ -14,10 +14,6 @@ CHUNKINGS = (1, 3, 1000, None)
 AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
 
 
-def bug(reason):
-    return pytest.mark.xfail(reason="bug: " + reason, strict=True)
-
-
 def check(got, want, what=""):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, what

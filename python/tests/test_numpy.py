@@ -19,18 +19,7 @@ SUBST = {"float16": "float64", "int8": "int32"}
 RAISES = (TypeError, ValueError, IndexError, NotImplementedError, ZeroDivisionError)
 
 
-def bug(reason):
-    return pytest.mark.xfail(reason="bug: " + reason, strict=True)
-
-
-BUGS = {}  # case id: what goes wrong (none known)
-_USED = set()
-
-
 def P(id, *values, marks=()):
-    if id in BUGS:
-        _USED.add(id)
-        marks = (bug(BUGS[id]),)
     return pytest.param(*values, id=id, marks=marks)
 
 
@@ -564,6 +553,3 @@ def test_norm(session, shape, ord, axis, keepdims, dtype):
     x.reshape(-1)[1] = 0
     run(session, lambda m, a: m.linalg.norm(a, ord=ord, axis=axis, keepdims=keepdims), x)
 
-
-def test_every_known_bug_names_a_case():
-    assert _USED == set(BUGS)

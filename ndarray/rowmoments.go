@@ -5,7 +5,7 @@ package ndarray
 // out a partial over axis 0: the count of each column in acc[:k], its mean
 // in acc[k:2k] and M2 in acc[2k:3k] (all zero for an empty accumulator).
 // The rows' own moments take two passes (sums, then squared deviations
-// from their mean), then merge with Chan et al.'s formulas, so the result
+// from their mean), then merge with CombineMoments' formulas (redChan), so the result
 // equals CombineMoments of the accumulator and Moments of the rows up to
 // rounding. scratch holds at least 2k values.
 func RowMoments(acc, x, scratch []float64, rows, k int) {
@@ -32,15 +32,6 @@ func RowMoments(acc, x, scratch []float64, rows, k int) {
 		}
 	}
 	for j := range k {
-		na := cnt[j]
-		if na == 0 {
-			cnt[j], mean[j], m2[j] = nb, tm[j], tm2[j]
-			continue
-		}
-		n := na + nb
-		delta := tm[j] - mean[j]
-		mean[j] += delta * nb / n
-		m2[j] += tm2[j] + delta*delta*na*nb/n
-		cnt[j] = n
+		cnt[j], mean[j], m2[j] = redChan(cnt[j], mean[j], m2[j], nb, tm[j], tm2[j])
 	}
 }

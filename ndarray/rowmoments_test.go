@@ -38,3 +38,36 @@ func TestRowMomentsMatchesMoments(t *testing.T) {
 		}
 	}
 }
+
+// Infinite and NaN values merge as CombineMoments merges them.
+func TestRowMomentsNonFinite(t *testing.T) {
+	inf := math.Inf(1)
+	x := []float64{inf, 1, inf, 2, inf, math.NaN(), inf, 4}
+	a, err := FromFloat64s([]int{4, 2}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := a.Slice([]Range{{Start: 0, Step: 1, Len: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bottom, err := a.Slice([]Range{{Start: 2, Step: 1, Len: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := Moments(top, []int{0})
+	p2, _ := Moments(bottom, []int{0})
+	want, err := CombineMoments([]*Array{p1, p2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := make([]float64, 6)
+	scratch := make([]float64, 4)
+	RowMoments(acc, x[:4], scratch, 2, 2)
+	RowMoments(acc, x[4:], scratch, 2, 2)
+	for i, w := range want.Float64s() {
+		if g := acc[i]; !(g == w || math.IsNaN(g) && math.IsNaN(w)) {
+			t.Errorf("element %d: got %v, want %v", i, g, w)
+		}
+	}
+}

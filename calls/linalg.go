@@ -3,6 +3,7 @@ package calls
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/phobos-tensor/phobos/linalg"
 	"github.com/phobos-tensor/phobos/tensor"
@@ -28,6 +29,8 @@ func init() {
 		"linalg.norm":             {[]string{"x", "ord", "axis"}, norm, 1},
 		"linalg.multi_dot":        {[]string{"*arrays"}, multiDot, 1},
 		"einsum":                  {[]string{"subscripts", "*operands"}, einsum, 1},
+		"linalg.lu":               {[]string{"a", "permute_l", "out"}, lu, 1},
+		"linalg.randomized_svd":   {[]string{"a", "n_components", "n_oversamples", "n_iter", "flip_sign", "random_state", "out"}, randomizedSVD, 2},
 	} {
 		table[name] = f
 	}
@@ -233,4 +236,75 @@ func einsum(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return linalg.Einsum(sub, ts...), nil
+}
+
+func lu(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	permute, err := a.bool("permute_l")
+	if err != nil {
+		return nil, err
+	}
+	if permute {
+		pl, u := linalg.LUPermuted(t)
+		return pick(a, pl, u)
+	}
+	p, l, u := linalg.LU(t)
+	return pick(a, p, l, u)
+}
+
+// randomizedSVD takes scikit-learn's keywords: n_iter an integer or
+// "auto", flip_sign true by default, random_state an integer seed or null.
+func randomizedSVD(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	k, err := a.int("n_components", 0)
+	if err != nil {
+		return nil, err
+	}
+	var opts []linalg.RSVDOption
+	over, err := a.int("n_oversamples", 10)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, linalg.Oversamples(over))
+	if a.has("n_iter") {
+		var auto string
+		if json.Unmarshal(a.vals["n_iter"], &auto) == nil {
+			if auto != "auto" {
+				return nil, valueErr("n_iter %q: want an integer or 'auto'", auto)
+			}
+		} else {
+			n, err := a.int("n_iter", 0)
+			if err != nil {
+				return nil, err
+			}
+			if n < 0 {
+				return nil, valueErr("n_iter = %d: want at least 0", n)
+			}
+			opts = append(opts, linalg.PowerIters(n))
+		}
+	}
+	if a.has("flip_sign") {
+		flip, err := a.bool("flip_sign")
+		if err != nil {
+			return nil, err
+		}
+		if !flip {
+			opts = append(opts, linalg.NoSignFlip())
+		}
+	}
+	if a.has("random_state") && string(a.vals["random_state"]) != "null" {
+		var seed uint64
+		if err := json.Unmarshal(a.vals["random_state"], &seed); err != nil {
+			return nil, typeErr("random_state", fmt.Errorf("want a non-negative integer seed, got %s", a.vals["random_state"]))
+		}
+		opts = append(opts, linalg.Seed(seed))
+	}
+	u, s, vt := linalg.RandomizedSVD(t, k, opts...)
+	return pick(a, u, s, vt)
 }

@@ -10,7 +10,8 @@
 // chunks shorter than the width are merged with their neighbours first.
 //
 // Lstsq of a tall matrix is distributed too (TSQR, then a chunked Qᵀ b and
-// the SVD of the small R). Cholesky, Solve, SolveTriangular, Inv, Det,
+// the SVD of the small R), and so is RandomizedSVD (products with a and
+// TSQR; Halko et al.'s range finder). Cholesky, LU, Solve, SolveTriangular, Inv, Det,
 // Slogdet and Lstsq of a wide matrix compute each matrix whole in one chunk
 // (LAPACK through package ndarray), after rechunking it into a single
 // chunk: matrices of up to ops.MaxDenseElems (2^26, e.g. 8192×8192)

@@ -130,6 +130,7 @@ func init() {
 		"solve":            Solve{},
 		"solve_triangular": SolveTriangular{},
 		"lstsq":            Lstsq{},
+		"lu":               LU{},
 		// indexing, shapes and chunking
 		"index":            Index{},
 		"transpose":        Transpose{},

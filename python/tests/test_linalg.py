@@ -88,3 +88,30 @@ def test_singular_matrix_fails_with_numpy_words(session):
     import phobos
     with pytest.raises(phobos.PhobosError, match="Singular matrix"):
         mt.linalg.inv(mt.zeros((3, 3))).execute()
+
+
+@pytest.mark.parametrize("chunks", [(1, 6), (7, 6), (40, 6), (9, 2)], ids=str)
+def test_lu(session, chunks):
+    p, l, u = mt.linalg.lu(mt.tensor(TALL, chunks=chunks))
+    session.execute(p, l, u)
+    P, L, U = p.fetch(), l.fetch(), u.fetch()
+    assert P.shape == (40, 40) and L.shape == (40, 6) and U.shape == (6, 6)
+    np.testing.assert_allclose(P @ L @ U, TALL, atol=1e-12)
+    assert np.allclose(np.triu(L, 1), 0) and np.allclose(np.diag(L), 1) and np.abs(L).max() <= 1
+    assert np.allclose(np.tril(U, -1), 0)
+    pl, u2 = mt.linalg.lu(mt.tensor(SQ), permute_l=True)
+    np.testing.assert_allclose(pl.fetch() @ u2.fetch(), SQ, atol=1e-12)
+
+
+@pytest.mark.parametrize("chunks", [(1, 6), (7, 6), (40, 6), None], ids=str)
+def test_randomized_svd(session, chunks):
+    low = TALL[:, :3] @ rng.standard_normal((3, 6))  # rank 3
+    u, s, vt = mt.linalg.randomized_svd(mt.tensor(low, chunks=chunks), 2, random_state=4)
+    session.execute(u, s, vt)
+    S = np.linalg.svd(low, compute_uv=False)
+    np.testing.assert_allclose(s.fetch(), S[:2], rtol=1e-10)
+    U = u.fetch()
+    np.testing.assert_allclose(U.T @ U, np.eye(2), atol=1e-12)
+    assert (U[np.abs(U).argmax(0), range(2)] > 0).all()
+    with pytest.raises(ValueError, match="n_components"):
+        mt.linalg.randomized_svd(mt.tensor(low), 7)

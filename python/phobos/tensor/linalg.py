@@ -164,3 +164,32 @@ def multi_dot(arrays, *, out=None):
     if out is not None:
         raise NotImplementedError("phobos: multi_dot(out=...): tensors are immutable; use the result")
     return _call("multi_dot", *[_core.astensor(a) for a in arrays])
+
+
+def lu(a, permute_l=False):
+    """scipy.linalg.lu (NumPy has none; Mars's mt.linalg.lu): (p, l, u)
+    with a = p @ l @ u, or (p @ l, u) with permute_l=True."""
+    a = _core.astensor(a)
+    n = 2 if permute_l else 3
+    return tuple(_call("lu", a, permute_l=bool(permute_l), out=i) for i in range(n))
+
+
+def randomized_svd(M, n_components, *, n_oversamples=10, n_iter="auto", power_iteration_normalizer="auto",
+                   transpose="auto", flip_sign=True, random_state=None):
+    """scikit-learn's randomized_svd (Mars's mt.linalg.randomized_svd):
+    (u, s, vt) of the n_components leading singular triplets, by Halko et
+    al.'s randomised range finder over TSQR. random_state is an integer
+    seed; None means seed 0, so results repeat (scikit-learn draws a fresh
+    one). Power iterations are always normalised by QR, and a wide M is
+    always decomposed through its transpose."""
+    if power_iteration_normalizer not in ("auto", "QR"):
+        raise ValueError(f"phobos: power_iteration_normalizer={power_iteration_normalizer!r}: only 'QR' (and 'auto', which is QR here)")
+    if transpose != "auto":
+        raise ValueError(f"phobos: transpose={transpose!r}: only 'auto' (a wide matrix is always transposed)")
+    if random_state is not None and not isinstance(random_state, (int, np.integer)):
+        raise TypeError("phobos: random_state must be an integer seed or None")
+    M = _core.astensor(M)
+    kw = dict(n_oversamples=int(n_oversamples), flip_sign=bool(flip_sign),
+              random_state=None if random_state is None else int(random_state))
+    kw["n_iter"] = n_iter if isinstance(n_iter, str) else int(n_iter)
+    return tuple(_call("randomized_svd", M, int(n_components), out=i, **kw) for i in range(3))

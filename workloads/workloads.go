@@ -212,6 +212,30 @@ func w6Expected(p Params) (float64, float64) {
 	return s, s * 3 / math.Sqrt(m)
 }
 
+// pcaResult is the variance of the projection onto the k leading
+// components, after checking that it is the sum of their squared singular
+// values over m-1, as it is when vt's rows are the right singular vectors.
+func pcaResult(a *ndarray.Array) (float64, error) {
+	if a.Size() != 2 {
+		return 0, fmt.Errorf("PCA: %d values, want the projection's variance and (s[:k]**2).sum()/(m-1)", a.Size())
+	}
+	v, sv := a.AtFlat(0), a.AtFlat(1)
+	if !(math.Abs(v-sv) <= 1e-9*math.Abs(sv)) {
+		return 0, fmt.Errorf("PCA: the projection's variance %.15g is not the leading singular values' %.15g", v, sv)
+	}
+	return v, nil
+}
+
+// pcaExpected: x's columns are independent U[0,1), so the sample
+// covariance is about I/12 and the k leading eigenvalues sum to about k/12.
+// They sit at its top edge, which for m samples of n variables lies within
+// (1 ± √(n/m))² / 12 (Marchenko–Pastur): the spread given is a third of that
+// half-width, k/12 · 2√(n/m) / 3, a bound rather than a standard deviation.
+func pcaExpected(p Params) (float64, float64) {
+	k, r := float64(p["k"]), math.Sqrt(float64(p["n"])/float64(p["m"]))
+	return k / 12, k / 12 * 2 * r / 3
+}
+
 func piExpected(p Params) (float64, float64) {
 	q := math.Pi / 4
 	return math.Pi, 4 * math.Sqrt(q*(1-q)/float64(p["N"]))
@@ -329,6 +353,22 @@ func init() {
 		},
 		Result:   w6Result,
 		Expected: w6Expected,
+	})
+	register(&Workload{
+		Name:     "PCA",
+		Desc:     "principal components: x = rand(m,n) in chunks of (chunk, n) rows; xc = x - x.mean(axis=0); u, s, vt = svd(xc) (TSQR, then the SVD of R); p = xc @ vt[:k].T; result (p*p).sum()/(m-1), the variance the k leading components explain, checked against (s[:k]**2).sum()/(m-1)",
+		Defaults: Params{"m": 2_000_000, "n": 50, "k": 10, "chunk": 100_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			x := tensor.NewGenerator(seed).Rand([]int{p["m"], p["n"]}, tensor.Chunks(p["chunk"], p["n"]))
+			xc := x.Sub(x.Mean(tensor.Axis(0)))
+			_, s, vt := linalg.SVD(xc, false)
+			k := p["k"]
+			proj := xc.MatMul(vt.Index(tensor.To(k)).T())
+			dof := float64(p["m"] - 1)
+			return tensor.Stack(0, proj.Mul(proj).Sum().Div(dof), s.Index(tensor.To(k)).Square().Sum().Div(dof))
+		},
+		Result:   pcaResult,
+		Expected: pcaExpected,
 	})
 	register(&Workload{
 		Name:     "W7",

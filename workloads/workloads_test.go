@@ -14,20 +14,21 @@ import (
 // small are sizes that keep every workload's graph shape (several chunks per
 // axis) but run in milliseconds.
 var small = map[string]Params{
-	"pi": {"N": 200_000, "chunk": 30_000},
-	"W1": {"n": 200, "chunk": 50},
-	"W2": {"N": 200_000, "chunk": 30_000},
-	"W3": {"n": 120, "chunk": 50},
-	"W4": {"n": 200, "chunk": 50},
-	"W5": {"n": 20_000, "chunk": 100},
-	"W6": {"m": 20_000, "n": 10, "chunk": 1500},
-	"W7": {"n": 300, "chunk": 70},
-	"W8": {"n": 300, "chunk": 70},
-	"W9": {"n": 300, "chunk": 70},
+	"pi":  {"N": 200_000, "chunk": 30_000},
+	"W1":  {"n": 200, "chunk": 50},
+	"W2":  {"N": 200_000, "chunk": 30_000},
+	"W3":  {"n": 120, "chunk": 50},
+	"W4":  {"n": 200, "chunk": 50},
+	"W5":  {"n": 20_000, "chunk": 100},
+	"W6":  {"m": 20_000, "n": 10, "chunk": 1500},
+	"PCA": {"m": 20_000, "n": 10, "k": 3, "chunk": 1500},
+	"W7":  {"n": 300, "chunk": 70},
+	"W8":  {"n": 300, "chunk": 70},
+	"W9":  {"n": 300, "chunk": 70},
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {

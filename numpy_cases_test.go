@@ -89,6 +89,7 @@ func npCases() []npCase {
 		npExtraCases(),
 		npFusionCases(),
 		npEmptyAxisCases(),
+		npMaskCases(),
 	} {
 		cs = append(cs, part...)
 	}

@@ -17,6 +17,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -318,11 +319,67 @@ func AssembleTiled(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error))
 		}
 		return a.Contiguous(), nil
 	}
+	if t.Meta.Unknown != 0 {
+		return assembleUnknown(t, get)
+	}
 	out, err := ndarray.New(t.Meta.DType, t.Meta.Shape...)
 	if err != nil {
 		return nil, err
 	}
-	offs := ops.AxisOffsets(t.NSplits)
+	return out, copyChunks(out, t, ops.AxisOffsets(t.NSplits), get)
+}
+
+// assembleUnknown assembles a result with an axis of unknown length: its
+// chunks are read first, and their lengths along that axis, the same across
+// each slab of the chunk grid, give the offsets.
+func assembleUnknown(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error)) (*ndarray.Array, error) {
+	ax := t.Meta.UnknownAxis()
+	arrays := make(map[ops.ChunkRef]*ndarray.Array, len(t.Chunks))
+	grid := t.Grid()
+	lens := make([]int, grid[ax])
+	for i := range lens {
+		lens[i] = -1
+	}
+	var ferr error
+	ops.ForEachGrid(grid, func(idx []int) {
+		if ferr != nil {
+			return
+		}
+		c := t.At(idx)
+		a, err := get(c)
+		if err != nil {
+			ferr = err
+			return
+		}
+		n := a.Shape()[ax]
+		switch l := lens[idx[ax]]; {
+		case l < 0:
+			lens[idx[ax]] = n
+		case l != n:
+			ferr = fmt.Errorf("phobos: result chunks %v of lengths %d and %d along axis %d of unknown length", idx, l, n, ax)
+			return
+		}
+		arrays[c] = a
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	splits := slices.Clone(t.NSplits)
+	splits[ax] = lens
+	shape := slices.Clone(t.Meta.Shape)
+	shape[ax] = 0
+	for _, n := range lens {
+		shape[ax] += n
+	}
+	out, err := ndarray.New(t.Meta.DType, shape...)
+	if err != nil {
+		return nil, err
+	}
+	return out, copyChunks(out, t, ops.AxisOffsets(splits), func(c ops.ChunkRef) (*ndarray.Array, error) { return arrays[c], nil })
+}
+
+// copyChunks copies every chunk of t into out at the offsets offs.
+func copyChunks(out *ndarray.Array, t *ops.Tiled, offs [][]int, get func(ops.ChunkRef) (*ndarray.Array, error)) error {
 	var ferr error
 	ops.ForEachGrid(t.Grid(), func(idx []int) {
 		if ferr != nil {
@@ -344,10 +401,7 @@ func AssembleTiled(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error))
 		}
 		ndarray.CopyInto(dst, a)
 	})
-	if ferr != nil {
-		return nil, ferr
-	}
-	return out, nil
+	return ferr
 }
 
 // watch reports progress while a run is going, if the session asked for it.

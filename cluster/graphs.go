@@ -616,20 +616,30 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	t, run := g.results[i], g.run
 	g.mu.Unlock()
 
+	nodes := make([]int32, len(t.Chunks))
+	for j, c := range t.Chunks {
+		nodes[j] = int32(c)
+	}
+	cg := run.Graph()
+	shape, nsplits := t.Meta.Shape, t.NSplits
+	chunkShape := func(j int) []int { return cg.Nodes[nodes[j]].Meta.Shape }
+	if t.Meta.Unknown != 0 {
+		var actual [][]int
+		if shape, nsplits, actual, err = unknownLayout(run, t, nodes); err != nil {
+			return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("result %d: %w", i, err))
+		}
+		chunkShape = func(j int) []int { return actual[j] }
+	}
 	out := &pb.ResultLayout{Dtype: t.Meta.DType.String()}
-	for _, d := range t.Meta.Shape {
+	for _, d := range shape {
 		out.Shape = append(out.Shape, int64(d))
 	}
-	for _, sp := range t.NSplits {
+	for _, sp := range nsplits {
 		s := &pb.Splits{}
 		for _, n := range sp {
 			s.Sizes = append(s.Sizes, int64(n))
 		}
 		out.Nsplits = append(out.Nsplits, s)
-	}
-	nodes := make([]int32, len(t.Chunks))
-	for j, c := range t.Chunks {
-		nodes[j] = int32(c)
 	}
 	// Chunks whose worker died are recomputed; wait for them, not forever.
 	wctx, cancel := context.WithTimeout(ctx, maxWait)
@@ -638,7 +648,6 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	if err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("result %d: %w", i, err))
 	}
-	cg := run.Graph()
 	for j, node := range nodes {
 		w := locs[j]
 		url, err := p.memberURL(w)
@@ -647,12 +656,74 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 		}
 		key := resultKey(run, node)
 		loc := &pb.ChunkLocation{Graph: uint64(key.Graph), Node: node, Worker: int32(w), Url: url + rpc.ChunkPath(key)}
-		for _, d := range cg.Nodes[node].Meta.Shape {
+		for _, d := range chunkShape(j) {
 			loc.Shape = append(loc.Shape, int64(d))
 		}
 		out.Chunks = append(out.Chunks, loc)
 	}
 	return connect.NewResponse(out), nil
+}
+
+// unknownLayout is the actual shape, splits and chunk shapes of a result
+// with an axis of unknown length, from the bytes its workers reported: a
+// chunk's length along that axis is its bytes over those of one step
+// along it (a chunk with no elements across the other axes counts as 0).
+func unknownLayout(run *scheduler.Run, t *ops.Tiled, nodes []int32) (shape []int, nsplits [][]int, chunks [][]int, err error) {
+	bytes, err := run.ChunkBytes(nodes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ax := t.Meta.UnknownAxis()
+	cg := run.Graph()
+	grid := t.Grid()
+	lens := make([]int, grid[ax])
+	for i := range lens {
+		lens[i] = -1
+	}
+	chunks = make([][]int, len(nodes))
+	pos := 0
+	ops.ForEachGrid(grid, func(idx []int) {
+		if err != nil {
+			return
+		}
+		j := pos
+		pos++
+		bound := cg.Nodes[nodes[j]].Meta.Shape
+		step := int64(t.Meta.DType.Size())
+		for a, d := range bound {
+			if a != ax {
+				step *= int64(d)
+			}
+		}
+		n := 0
+		if step > 0 {
+			if bytes[j]%step != 0 || bytes[j]/step > int64(bound[ax]) {
+				err = fmt.Errorf("chunk %d: %d bytes is no length of at most %d along axis %d of unknown length", nodes[j], bytes[j], bound[ax], ax)
+				return
+			}
+			n = int(bytes[j] / step)
+		}
+		switch l := lens[idx[ax]]; {
+		case l < 0:
+			lens[idx[ax]] = n
+		case l != n:
+			err = fmt.Errorf("chunks %v of lengths %d and %d along axis %d of unknown length", idx, l, n, ax)
+			return
+		}
+		chunks[j] = slices.Clone(bound)
+		chunks[j][ax] = n
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nsplits = slices.Clone(t.NSplits)
+	nsplits[ax] = lens
+	shape = slices.Clone(t.Meta.Shape)
+	shape[ax] = 0
+	for _, n := range lens {
+		shape[ax] += n
+	}
+	return shape, nsplits, chunks, nil
 }
 
 func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.StatusRequest]) (*connect.Response[pb.StatusResponse], error) {

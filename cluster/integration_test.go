@@ -202,6 +202,12 @@ func TestClusterMatchesLocal(t *testing.T) {
 		tensor.Concatenate(1, a, a.Clip(0.25, math.Inf(1))).Index(tensor.S(1, 29, 3), tensor.Rev()),
 		g.RandInt(0, 10, []int{17}, tensor.Chunks(5)).Astype(ndarray.Float32).ArgMax(),
 		tensor.ArangeN(24, tensor.Chunks(5)).Reshape(2, 3, 4).Transpose(2, 0, 1).Max(tensor.Axis(1)),
+		// lengths known only from the data: every chunk's reported bytes
+		a.Index(tensor.Mask(a.Greater(0.6))),
+		a.Index(tensor.Mask(a.Greater(2))),
+		a.Index(tensor.All(), tensor.Mask(a.Index(tensor.At(0)).Less(0.5))).Mul(2),
+		tensor.ArgWhere(a.Greater(0.9)),
+		a.Index(tensor.Mask(a.Greater(0.6))).Mean(),
 	}
 	for _, fuse := range []bool{false, true} {
 		lz, err := phobos.NewSession(phobos.WithWorkers(2), phobos.WithFusion(fuse))

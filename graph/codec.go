@@ -99,7 +99,7 @@ func DecodeTileableFrom(r io.Reader) (*TileableGraph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("graph: tensor %d (%s) with inputs %v: %w", i, op.Type(), metas, err)
 		}
-		if nj.Meta != nil && (nj.Meta.DType != m.DType || !slices.Equal(nj.Meta.Shape, m.Shape)) {
+		if nj.Meta != nil && (nj.Meta.DType != m.DType || !slices.Equal(nj.Meta.Shape, m.Shape) || nj.Meta.Unknown != m.Unknown) {
 			return nil, fmt.Errorf("graph: tensor %d (%s): declared %v but its inputs give %v", i, op.Type(), *nj.Meta, m)
 		}
 		g.Add(op, slices.Clone(nj.Inputs), m)
@@ -114,5 +114,5 @@ func inferSafely(op ops.TensorOp, in []ops.Meta) (m ops.Meta, err error) {
 			err = fmt.Errorf("invalid parameters: %v", p)
 		}
 	}()
-	return op.Infer(in)
+	return ops.InferChecked(op, in)
 }

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -89,6 +90,20 @@ func (op Elementwise) Infer(in []Meta) (Meta, error) {
 	for i, m := range in {
 		shapes[i] = m.Shape
 	}
+	uax, err := unknownBroadcastAxis(op.Type(), in)
+	if err != nil {
+		return Meta{}, err
+	}
+	if uax >= 0 {
+		// Broadcast with the unknown axis as 1; the known operands must
+		// broadcast along it (length 1, or without the axis).
+		for i, m := range in {
+			if ax := m.UnknownAxis(); ax >= 0 {
+				shapes[i] = slices.Clone(m.Shape)
+				shapes[i][ax] = 1
+			}
+		}
+	}
 	shape, err := ndarray.BroadcastShapes(shapes...)
 	if err != nil {
 		return Meta{}, fmt.Errorf("%s: %w", op.Type(), err)
@@ -97,7 +112,43 @@ func (op Elementwise) Infer(in []Meta) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	return Meta{Shape: shape, DType: dt}, nil
+	if uax < 0 {
+		return Meta{Shape: shape, DType: dt}, nil
+	}
+	if shape[uax] != 1 {
+		return Meta{}, fmt.Errorf("%s: an operand of length %d along axis %d cannot broadcast against one whose length there is unknown (a boolean mask's selection): execute that one first",
+			op.Type(), shape[uax], uax)
+	}
+	shape[uax] = -1
+	return Meta{Shape: shape, DType: dt, Unknown: uax + 1}, nil
+}
+
+// AcceptsUnknown implements UnknownLengths: elementwise ops run on chunks
+// of unknown length as they come, when all such operands share one axis
+// and one chunking (they come from the same mask).
+func (Elementwise) AcceptsUnknown() bool { return true }
+
+// unknownBroadcastAxis is the output axis of unknown length of operands
+// broadcast together, or -1; operands unknown along different output axes
+// are an error.
+func unknownBroadcastAxis(name string, in []Meta) (int, error) {
+	nd := 0
+	for _, m := range in {
+		nd = max(nd, m.NDim())
+	}
+	uax := -1
+	for _, m := range in {
+		ax := m.UnknownAxis()
+		if ax < 0 {
+			continue
+		}
+		ax += nd - m.NDim()
+		if uax >= 0 && ax != uax {
+			return -1, fmt.Errorf("%s: operands have unknown lengths along different axes (%d and %d)", name, uax, ax)
+		}
+		uax = ax
+	}
+	return uax, nil
 }
 
 func (op Elementwise) resultType(in []Meta) (ndarray.DType, error) {
@@ -131,6 +182,9 @@ func (op Elementwise) resultType(in []Meta) (ndarray.DType, error) {
 // union of their chunk boundaries on each non-broadcast axis) and one chunk op
 // runs per output chunk.
 func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	if err := sameUnknownSplits(op.Type(), in, out); err != nil {
+		return nil, err
+	}
 	aligned, nsplits, err := AlignBroadcast(b, in, out.Shape)
 	if err != nil {
 		return nil, err
@@ -148,9 +202,30 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			refs = append(refs, a.Chunks[GridFlat(a.Grid(), broadcastIndexInto(bidx[:len(a.Meta.Shape)], a, out.Shape, idx))])
 		}
 		shape := shapes.Shape(nsplits, idx)
-		t.Chunks = append(t.Chunks, b.AddChunk(op, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType}))
+		t.Chunks = append(t.Chunks, b.AddChunk(op, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType, Unknown: out.Unknown}))
 	})
 	return t, nil
+}
+
+// sameUnknownSplits checks that the operands of unknown length have the
+// same chunks along that axis: chunks of unknown length cannot be
+// rechunked, so they must already line up (as when they come from one
+// mask).
+func sameUnknownSplits(name string, in []*Tiled, out Meta) error {
+	var first []int
+	for _, t := range in {
+		ax := t.Meta.UnknownAxis()
+		if ax < 0 {
+			continue
+		}
+		if first == nil {
+			first = t.NSplits[ax]
+		} else if !slices.Equal(first, t.NSplits[ax]) {
+			return fmt.Errorf("%s: operands of unknown length along axis %d come from different chunkings (%d and %d chunks bounded by %v and %v): execute them first",
+				name, out.UnknownAxis(), len(first), len(t.NSplits[ax]), first, t.NSplits[ax])
+		}
+	}
+	return nil
 }
 
 // AlignBroadcast rechunks inputs that broadcast to shape onto a common grid:

@@ -213,12 +213,12 @@ func TestTensorDotInfer(t *testing.T) {
 		aAxes, bAxes []int
 		want         Meta
 	}{
-		{Meta{[]int{2, 3, 4}, f64}, Meta{[]int{4, 3, 5}, f64}, []int{1, 2}, []int{1, 0}, Meta{[]int{2, 5}, f64}},
-		{Meta{[]int{2, 3}, i32}, Meta{[]int{3, 2}, i32}, []int{1}, []int{0}, Meta{[]int{2, 2}, i32}},
-		{Meta{[]int{2, 3}, f32}, Meta{[]int{3}, i32}, []int{1}, []int{0}, Meta{[]int{2}, f64}},
-		{Meta{[]int{2, 3}, b1}, Meta{[]int{3, 2}, b1}, nil, nil, Meta{[]int{2, 3, 3, 2}, b1}},
-		{Meta{[]int{3}, f64}, Meta{[]int{3}, f64}, []int{0}, []int{0}, Meta{nil, f64}},
-		{Meta{nil, f64}, Meta{[]int{3}, f64}, nil, nil, Meta{[]int{3}, f64}},
+		{Meta{Shape: []int{2, 3, 4}, DType: f64}, Meta{Shape: []int{4, 3, 5}, DType: f64}, []int{1, 2}, []int{1, 0}, Meta{Shape: []int{2, 5}, DType: f64}},
+		{Meta{Shape: []int{2, 3}, DType: i32}, Meta{Shape: []int{3, 2}, DType: i32}, []int{1}, []int{0}, Meta{Shape: []int{2, 2}, DType: i32}},
+		{Meta{Shape: []int{2, 3}, DType: f32}, Meta{Shape: []int{3}, DType: i32}, []int{1}, []int{0}, Meta{Shape: []int{2}, DType: f64}},
+		{Meta{Shape: []int{2, 3}, DType: b1}, Meta{Shape: []int{3, 2}, DType: b1}, nil, nil, Meta{Shape: []int{2, 3, 3, 2}, DType: b1}},
+		{Meta{Shape: []int{3}, DType: f64}, Meta{Shape: []int{3}, DType: f64}, []int{0}, []int{0}, Meta{Shape: nil, DType: f64}},
+		{Meta{Shape: nil, DType: f64}, Meta{Shape: []int{3}, DType: f64}, nil, nil, Meta{Shape: []int{3}, DType: f64}},
 	}
 	for _, c := range cases {
 		got, err := TensorDot{AAxes: c.aAxes, BAxes: c.bAxes}.Infer([]Meta{c.a, c.b})
@@ -240,7 +240,7 @@ func TestTensorDotInfer(t *testing.T) {
 		{[]int{3, 3}, []int{3, 3}, []int{0, 0}, []int{0, 1}, []string{"repeated axis 0"}},
 	}
 	for _, c := range bad {
-		_, err := TensorDot{AAxes: c.aAxes, BAxes: c.bAxes}.Infer([]Meta{{c.a, f64}, {c.b, f64}})
+		_, err := TensorDot{AAxes: c.aAxes, BAxes: c.bAxes}.Infer([]Meta{{Shape: c.a, DType: f64}, {Shape: c.b, DType: f64}})
 		if err == nil {
 			t.Fatalf("tensordot %v, %v over %v, %v: no error", c.a, c.b, c.aAxes, c.bAxes)
 		}
@@ -257,13 +257,13 @@ func TestMatMulInfer(t *testing.T) {
 	cases := []struct {
 		a, b, want Meta
 	}{
-		{Meta{[]int{2, 3}, f64}, Meta{[]int{3, 4}, f64}, Meta{[]int{2, 4}, f64}},
-		{Meta{[]int{3}, i32}, Meta{[]int{3, 4}, i32}, Meta{[]int{4}, i32}},
-		{Meta{[]int{2, 3}, f64}, Meta{[]int{3}, i32}, Meta{[]int{2}, f64}},
-		{Meta{[]int{3}, b1}, Meta{[]int{3}, b1}, Meta{nil, b1}},
-		{Meta{[]int{5, 1, 2, 3}, f64}, Meta{[]int{4, 3, 6}, f64}, Meta{[]int{5, 4, 2, 6}, f64}},
-		{Meta{[]int{3}, f64}, Meta{[]int{7, 3, 2}, f64}, Meta{[]int{7, 2}, f64}},
-		{Meta{[]int{7, 2, 3}, f64}, Meta{[]int{3}, f64}, Meta{[]int{7, 2}, f64}},
+		{Meta{Shape: []int{2, 3}, DType: f64}, Meta{Shape: []int{3, 4}, DType: f64}, Meta{Shape: []int{2, 4}, DType: f64}},
+		{Meta{Shape: []int{3}, DType: i32}, Meta{Shape: []int{3, 4}, DType: i32}, Meta{Shape: []int{4}, DType: i32}},
+		{Meta{Shape: []int{2, 3}, DType: f64}, Meta{Shape: []int{3}, DType: i32}, Meta{Shape: []int{2}, DType: f64}},
+		{Meta{Shape: []int{3}, DType: b1}, Meta{Shape: []int{3}, DType: b1}, Meta{Shape: nil, DType: b1}},
+		{Meta{Shape: []int{5, 1, 2, 3}, DType: f64}, Meta{Shape: []int{4, 3, 6}, DType: f64}, Meta{Shape: []int{5, 4, 2, 6}, DType: f64}},
+		{Meta{Shape: []int{3}, DType: f64}, Meta{Shape: []int{7, 3, 2}, DType: f64}, Meta{Shape: []int{7, 2}, DType: f64}},
+		{Meta{Shape: []int{7, 2, 3}, DType: f64}, Meta{Shape: []int{3}, DType: f64}, Meta{Shape: []int{7, 2}, DType: f64}},
 	}
 	for _, c := range cases {
 		got, err := MatMul{}.Infer([]Meta{c.a, c.b})
@@ -283,7 +283,7 @@ func TestMatMulInfer(t *testing.T) {
 		{[]int{2, 2, 3}, []int{3, 3, 1}, "batch axes"},
 	}
 	for _, c := range bad {
-		_, err := MatMul{}.Infer([]Meta{{c.a, f64}, {c.b, f64}})
+		_, err := MatMul{}.Infer([]Meta{{Shape: c.a, DType: f64}, {Shape: c.b, DType: f64}})
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v @ %v: error %v, want one mentioning %q", c.a, c.b, err, c.msg)
 		}
@@ -322,7 +322,7 @@ func TestTensorDotTile(t *testing.T) {
 					}
 				}
 				op := TensorDot{AAxes: c.aAxes, BAxes: c.bAxes}
-				out, err := op.Infer([]Meta{{a.Shape(), a.DType()}, {b.Shape(), b.DType()}})
+				out, err := op.Infer([]Meta{{Shape: a.Shape(), DType: a.DType()}, {Shape: b.Shape(), DType: b.DType()}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -373,7 +373,7 @@ func TestMatMulTile(t *testing.T) {
 						ns[k] = append(ns[k], laSplits(r, n, sizes[(trial+r.Intn(len(sizes)))%len(sizes)]))
 					}
 				}
-				out, err := MatMul{}.Infer([]Meta{{a.Shape(), a.DType()}, {b.Shape(), b.DType()}})
+				out, err := MatMul{}.Infer([]Meta{{Shape: a.Shape(), DType: a.DType()}, {Shape: b.Shape(), DType: b.DType()}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -402,11 +402,11 @@ func TestMatMulTile(t *testing.T) {
 // and contraction chunk, plus a fan-in-4 tree: linear in the chunks.
 func TestMatMulTileCount(t *testing.T) {
 	bl := &laBuilder{}
-	a := &Tiled{Meta: Meta{[]int{40, 90}, ndarray.Float64}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
-	b := &Tiled{Meta: Meta{[]int{90, 30}, ndarray.Float64}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
+	a := &Tiled{Meta: Meta{Shape: []int{40, 90}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
+	b := &Tiled{Meta: Meta{Shape: []int{90, 30}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
 	for _, x := range []*Tiled{a, b} {
 		ForEachGrid(x.Grid(), func(idx []int) {
-			x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{ChunkShape(x.NSplits, idx), ndarray.Float64}))
+			x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: ndarray.Float64}))
 		})
 	}
 	out, _ := MatMul{}.Infer([]Meta{a.Meta, b.Meta})
@@ -431,10 +431,10 @@ func TestCumulativeInfer(t *testing.T) {
 		op   Cumulative
 		want Meta
 	}{
-		{Meta{[]int{2, 3}, ndarray.Int32}, Cumulative{"cumsum", 1}, Meta{[]int{2, 3}, ndarray.Int64}},
-		{Meta{[]int{2, 3}, ndarray.Bool}, Cumulative{"cumprod", 0}, Meta{[]int{2, 3}, ndarray.Int64}},
-		{Meta{[]int{4}, ndarray.Float32}, Cumulative{"cumsum", 0}, Meta{[]int{4}, ndarray.Float32}},
-		{Meta{nil, ndarray.Float64}, Cumulative{"cumsum", 0}, Meta{[]int{1}, ndarray.Float64}},
+		{Meta{Shape: []int{2, 3}, DType: ndarray.Int32}, Cumulative{"cumsum", 1}, Meta{Shape: []int{2, 3}, DType: ndarray.Int64}},
+		{Meta{Shape: []int{2, 3}, DType: ndarray.Bool}, Cumulative{"cumprod", 0}, Meta{Shape: []int{2, 3}, DType: ndarray.Int64}},
+		{Meta{Shape: []int{4}, DType: ndarray.Float32}, Cumulative{"cumsum", 0}, Meta{Shape: []int{4}, DType: ndarray.Float32}},
+		{Meta{Shape: nil, DType: ndarray.Float64}, Cumulative{"cumsum", 0}, Meta{Shape: []int{1}, DType: ndarray.Float64}},
 	}
 	for _, c := range cases {
 		got, err := c.op.Infer([]Meta{c.in})
@@ -445,10 +445,10 @@ func TestCumulativeInfer(t *testing.T) {
 			t.Errorf("%s %v: %v, want %v", c.op.Func, c.in, got, c.want)
 		}
 	}
-	if _, err := (Cumulative{"cumsum", 2}).Infer([]Meta{{[]int{2, 3}, ndarray.Float64}}); err == nil || !strings.Contains(err.Error(), "axis 2 is out of bounds") {
+	if _, err := (Cumulative{"cumsum", 2}).Infer([]Meta{{Shape: []int{2, 3}, DType: ndarray.Float64}}); err == nil || !strings.Contains(err.Error(), "axis 2 is out of bounds") {
 		t.Errorf("bad axis: %v", err)
 	}
-	if _, err := (Cumulative{"cummax", 0}).Infer([]Meta{{[]int{2}, ndarray.Float64}}); err == nil {
+	if _, err := (Cumulative{"cummax", 0}).Infer([]Meta{{Shape: []int{2}, DType: ndarray.Float64}}); err == nil {
 		t.Error("unknown function accepted")
 	}
 }
@@ -487,7 +487,7 @@ func TestCumulativeTile(t *testing.T) {
 							ns = append(ns, laSplits(r, n, []int{1, 2, -1, 0}[trial]))
 						}
 						op := Cumulative{Func: fn, Axis: axis}
-						out, err := op.Infer([]Meta{{a.Shape(), a.DType()}})
+						out, err := op.Infer([]Meta{{Shape: a.Shape(), DType: a.DType()}})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -519,7 +519,7 @@ func TestCumulativeScalar(t *testing.T) {
 	bl := &laBuilder{}
 	a := ndarray.Scalar(ndarray.Int32, 5)
 	op := Cumulative{Func: "cumsum"}
-	out, err := op.Infer([]Meta{{nil, ndarray.Int32}})
+	out, err := op.Infer([]Meta{{Shape: nil, DType: ndarray.Int32}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,82 @@ import (
 type Meta struct {
 	Shape []int         `json:"shape"`
 	DType ndarray.DType `json:"dtype"`
+	// Unknown is 1 + the axis whose length is known only once the array
+	// exists (x[mask], Nonzero), or 0 when every length is known: NumPy
+	// has no such arrays, the Array API has (its shapes hold None). At
+	// most one axis is unknown. A tensor's Shape holds -1 there; a chunk's
+	// holds an upper bound, which the chunk's actual length may fall short
+	// of. Ops take such tensors only when they say so (UnknownLengths).
+	Unknown int `json:"unknown,omitempty"`
 }
 
-// Nbytes is the size of the array's elements.
-func (m Meta) Nbytes() int64 { return int64(ndarray.Size(m.Shape)) * int64(m.DType.Size()) }
+// UnknownAxis is the axis of unknown length, or -1.
+func (m Meta) UnknownAxis() int { return m.Unknown - 1 }
+
+// Nbytes is the size of the array's elements (at a chunk, an upper bound
+// when an axis is unknown; -1 for a tensor with an unknown axis).
+func (m Meta) Nbytes() int64 {
+	if n := ndarray.Size(m.Shape); n >= 0 {
+		return int64(n) * int64(m.DType.Size())
+	}
+	return -1
+}
+
+// Fits reports whether an array of shape is what m plans: the same shape,
+// except that the unknown axis may fall short of its bound.
+func (m Meta) Fits(shape []int) bool {
+	if len(shape) != len(m.Shape) {
+		return false
+	}
+	for ax, d := range shape {
+		if d != m.Shape[ax] && (ax != m.UnknownAxis() || d > m.Shape[ax]) {
+			return false
+		}
+	}
+	return true
+}
+
+// UnknownLengths is implemented by tensor ops that accept inputs with an
+// axis of unknown length (Meta.Unknown): their Infer and Tile handle it.
+// Every other op is refused such an input before its Infer runs, with an
+// error that says how to get a known shape (InferChecked).
+type UnknownLengths interface {
+	TensorOp
+	AcceptsUnknown() bool
+}
+
+// UnknownShapeError is an op given an input whose length along an axis is
+// not known yet, which the op needs.
+type UnknownShapeError struct {
+	Op    string // the op's type
+	Input int    // which input
+	Axis  int    // the unknown axis of that input
+}
+
+func (e *UnknownShapeError) Error() string {
+	return fmt.Sprintf("%s: input %d has an axis of unknown length (axis %d, the result of a boolean mask or nonzero), "+
+		"which %s needs to know: execute that tensor first and build on its value (tensor.FromArray), "+
+		"or use ops that work without the length (elementwise ops, reductions over that axis)", e.Op, e.Input, e.Axis, e.Op)
+}
+
+// InferChecked is op.Infer, after refusing inputs with an unknown axis
+// unless op accepts them; tensors and decoded graphs are built through it.
+func InferChecked(op TensorOp, in []Meta) (Meta, error) {
+	u, ok := op.(UnknownLengths)
+	accepts := ok && u.AcceptsUnknown()
+	for i, m := range in {
+		if m.Unknown == 0 {
+			continue
+		}
+		if ax := m.UnknownAxis(); ax >= m.NDim() || m.Shape[ax] != -1 {
+			return Meta{}, fmt.Errorf("%s: input %d: invalid unknown axis %d of shape %v", op.Type(), i, ax, m.Shape)
+		}
+		if !accepts {
+			return Meta{}, &UnknownShapeError{Op: op.Type(), Input: i, Axis: m.UnknownAxis()}
+		}
+	}
+	return op.Infer(in)
+}
 
 // NDim is the number of axes.
 func (m Meta) NDim() int { return len(m.Shape) }

@@ -102,6 +102,16 @@ func (op Reduction) Infer(in []Meta) (Meta, error) {
 			}
 		}
 	}
+	if ax := m.UnknownAxis(); ax >= 0 {
+		switch {
+		case !op.reduced(ax):
+			return Meta{}, fmt.Errorf("%s over axes %v of a tensor of unknown length along axis %d keeps that axis, which needs its chunks' lengths: reduce over axis %d too, or execute the tensor first", op.Func, op.Axes, ax, ax)
+		case op.Func == "min" || op.Func == "max" || k == kindArg:
+			// A chunk of unknown length may be empty, where these have no
+			// identity, and argmin/argmax need every chunk's offset.
+			return Meta{}, fmt.Errorf("%s of a tensor of unknown length along axis %d: execute the tensor first", op.Func, ax)
+		}
+	}
 	var dt ndarray.DType
 	switch k {
 	case kindPlain:
@@ -114,6 +124,10 @@ func (op Reduction) Infer(in []Meta) (Meta, error) {
 	}
 	return Meta{Shape: op.outShape(m.Shape), DType: dt}, nil
 }
+
+// AcceptsUnknown implements UnknownLengths: a reduction over the axis of
+// unknown length reduces its chunks as they come (Infer refuses the rest).
+func (Reduction) AcceptsUnknown() bool { return true }
 
 // Tile implements TensorOp.
 func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {

@@ -224,6 +224,16 @@ func in32(c ops.ChunkRef) int32 { return int32(c) }
 // iterShape is the iteration shape of a group rooted at v, if v can be a root.
 func iterShape(g *graph.ChunkGraph, v int) ([]int, bool) {
 	nd := g.Nodes[v]
+	// A kernel iterates over planned shapes: chunks of unknown length
+	// (ops.Meta.Unknown) run on their own, as do their consumers.
+	if nd.Meta.Unknown != 0 {
+		return nil, false
+	}
+	for _, in := range nd.Inputs {
+		if g.Nodes[in].Meta.Unknown != 0 {
+			return nil, false
+		}
+	}
 	switch op := nd.Op.(type) {
 	case ops.Elementwise:
 		return nd.Meta.Shape, true
@@ -244,7 +254,7 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 		return false
 	}
 	nd := g.Nodes[c]
-	if !ndarray.SameShape(nd.Meta.Shape, shape) {
+	if nd.Meta.Unknown != 0 || !ndarray.SameShape(nd.Meta.Shape, shape) {
 		return false
 	}
 	switch nd.Op.(type) {

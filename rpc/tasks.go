@@ -71,6 +71,7 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 		pt.Graph, pt.Node, pt.Op = uint64(t.Key.Graph), t.Key.Node, k
 		pt.Attempt = int32(t.Attempt)
 		pt.Dtype = t.Meta.DType.String()
+		pt.Unknown = int32(t.Meta.Unknown)
 		pt.Shape = make([]int64, len(t.Meta.Shape))
 		for d, n := range t.Meta.Shape {
 			pt.Shape[d] = int64(n)
@@ -137,7 +138,7 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		t.Key = protocol.ChunkKey{Graph: protocol.GraphID(pt.Graph), Node: pt.Node}
 		t.Op = decoded[pt.Op]
 		t.Attempt = int(pt.Attempt)
-		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape))}
+		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape)), Unknown: int(pt.Unknown)}
 		for d, s := range pt.Shape {
 			t.Meta.Shape[d] = int(s)
 		}
@@ -220,6 +221,9 @@ func checkTask(pt *pb.Task, ops int) error {
 	}
 	if len(pt.Shape) > 64 {
 		return fmt.Errorf("shape of %d axes", len(pt.Shape))
+	}
+	if pt.Unknown < 0 || int(pt.Unknown) > len(pt.Shape) {
+		return fmt.Errorf("unknown axis %d of a %d-D shape", pt.Unknown-1, len(pt.Shape))
 	}
 	return nil
 }

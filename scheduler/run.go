@@ -156,6 +156,21 @@ func (r *Run) MovedBytes() int64 { return r.moved.Load() }
 // workers cannot die). Elsewhere use ResultLocations.
 func (r *Run) Location(node int32) int { return int(r.location[node]) }
 
+// ChunkBytes returns the sizes the workers reported for the given
+// finished chunks (0 for a chunk not finished): how a chunk of unknown
+// length (ops.Meta.Unknown) tells its length.
+func (r *Run) ChunkBytes(nodes []int32) ([]int64, error) {
+	out := make([]int64, len(nodes))
+	err := r.s.do(func(*core) {
+		for j, n := range nodes {
+			if n >= 0 && int(n) < len(r.nbytes) {
+				out[j] = r.nbytes[n]
+			}
+		}
+	})
+	return out, err
+}
+
 // ResultLocations returns the workers holding the given finished chunks
 // (result chunks of a successful run). If some are being recomputed because
 // their worker died, it waits for them, until ctx ends; it fails if the

@@ -335,6 +335,9 @@ func (g *Generator) RandInt(lo, hi int64, shape []int, opts ...Option) *Tensor {
 
 // Rechunk changes the chunking of t (see Chunks, ChunkSplits, ChunkBytes).
 func (t *Tensor) Rechunk(opts ...Option) *Tensor {
+	if u := t.needKnown("rechunk"); u != nil {
+		return u
+	}
 	c := newConfig(t.meta.DType, opts)
 	if t == nil || t.err != nil {
 		return New(ops.Rechunk{Chunks: c.chunks}, t)

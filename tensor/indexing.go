@@ -29,7 +29,8 @@ type Idx struct {
 	kind              idxKind
 	start, stop, step int
 	hasStart, hasStop bool
-	bad               string // set when a slice method was applied to a non-slice
+	bad               string  // set when a slice method was applied to a non-slice
+	mask              *Tensor // a boolean index (Mask)
 }
 
 type idxKind uint8
@@ -39,6 +40,7 @@ const (
 	idxAt
 	idxNewAxis
 	idxEllipsis
+	idxMask
 )
 
 // All selects a whole axis (:).
@@ -67,6 +69,12 @@ func NewAxis() Idx { return Idx{kind: idxNewAxis} }
 
 // Ellipsis stands for as many whole axes as needed (...); at most one per index.
 func Ellipsis() Idx { return Idx{kind: idxEllipsis} }
+
+// Mask is a boolean index (x[mask], x[:, m]): a bool tensor covering as
+// many axes as it has, which become one axis holding the elements where it
+// is true, in C order. That axis's length is unknown until the tensor is
+// computed (Shape reports -1; see ops.Meta.Unknown). At most one per index.
+func Mask(m *Tensor) Idx { return Idx{kind: idxMask, mask: m} }
 
 func (x Idx) sliceOnly(method string) Idx {
 	if x.kind != idxSlice && x.bad == "" {
@@ -128,12 +136,15 @@ func (x Idx) String() string {
 // are kept whole. Only the chunks the selection touches are computed; each
 // result chunk is a view of one input chunk.
 func (t *Tensor) Index(idx ...Idx) *Tensor {
+	if u := t.needKnown("index"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
 	shape := t.meta.Shape
 	nd := len(shape)
-	consumed, ellipsis := 0, -1
+	consumed, ellipsis, masks := 0, -1, 0
 	for i, x := range idx {
 		if x.bad != "" {
 			return errorf("index: %s", x.bad)
@@ -141,6 +152,17 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		switch x.kind {
 		case idxSlice, idxAt:
 			consumed++
+		case idxMask:
+			if x.mask == nil {
+				return errorf("index: nil mask")
+			}
+			if x.mask.err != nil {
+				return x.mask
+			}
+			if masks++; masks > 1 {
+				return errorf("index: at most one boolean mask per index")
+			}
+			consumed += x.mask.NDim()
 		case idxEllipsis:
 			if ellipsis >= 0 {
 				return errorf("index: an index can only have a single ellipsis (...)")
@@ -156,8 +178,21 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		return ops.IndexItem{Kind: ops.IndexSlice, Range: ndarray.Range{Start: 0, Step: 1, Len: shape[ax]}}
 	}
 	ax := 0
+	var mask *Tensor
+	maskAt := -1 // the output axis where the mask's axis goes
 	for _, x := range idx {
 		switch x.kind {
+		case idxMask:
+			mask, maskAt = x.mask, 0
+			for _, it := range items {
+				if it.Kind != ops.IndexInt {
+					maskAt++
+				}
+			}
+			for range x.mask.NDim() {
+				items = append(items, whole(ax))
+				ax++
+			}
 		case idxNewAxis:
 			items = append(items, ops.IndexItem{Kind: ops.IndexNewAxis})
 		case idxEllipsis:
@@ -193,8 +228,57 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		items = append(items, whole(ax))
 	}
 	op := ops.Index{Items: items}
-	if op.IsIdentity(shape) {
-		return t
+	y := t
+	if !op.IsIdentity(shape) {
+		y = New(op, t)
 	}
-	return New(op, t)
+	if mask == nil {
+		return y
+	}
+	if maskAt > 0 && !advancedAdjacent(idx, nd-consumed) {
+		// NumPy: integer and boolean indices (advanced indices) separated
+		// by a slice put their result axis first. The masked axes move to
+		// the front, in order, before the mask selects.
+		k := mask.NDim()
+		perm := make([]int, 0, y.NDim())
+		for i := range k {
+			perm = append(perm, maskAt+i)
+		}
+		for i := range y.NDim() {
+			if i < maskAt || i >= maskAt+k {
+				perm = append(perm, i)
+			}
+		}
+		y, maskAt = y.Transpose(perm...), 0
+	}
+	return New(ops.BooleanMask{Axis: maskAt}, y, mask)
+}
+
+// advancedAdjacent reports whether the integer and boolean indices of idx
+// are next to each other, with no slice, new axis or non-empty ellipsis
+// (filling fill axes) between them.
+func advancedAdjacent(idx []Idx, fill int) bool {
+	first, last := -1, -1
+	for i, x := range idx {
+		if x.kind == idxAt || x.kind == idxMask {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if last <= first {
+		return true
+	}
+	for _, x := range idx[first+1 : last] {
+		switch x.kind {
+		case idxSlice, idxNewAxis:
+			return false
+		case idxEllipsis:
+			if fill > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }

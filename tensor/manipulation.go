@@ -41,6 +41,9 @@ func (t *Tensor) T() *Tensor { return t.Transpose() }
 // once (and rechunks it into row blocks first unless every axis but the
 // first is already one chunk). See ops.Reshape.
 func (t *Tensor) Reshape(shape ...int) *Tensor {
+	if u := t.needKnown("reshape"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
@@ -60,6 +63,9 @@ func (t *Tensor) Ravel() *Tensor { return t.Reshape(-1) }
 // Squeeze removes the given length-1 axes, or every length-1 axis if none
 // are given. Naming an axis whose length is not 1 is an error.
 func (t *Tensor) Squeeze(axes ...int) *Tensor {
+	if u := t.needKnown("squeeze"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
@@ -85,6 +91,9 @@ func (t *Tensor) Squeeze(axes ...int) *Tensor {
 // ExpandDims inserts a length-1 axis at position axis of the result
 // (-1 appends it).
 func (t *Tensor) ExpandDims(axis int) *Tensor {
+	if u := t.needKnown("expand_dims"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
@@ -99,6 +108,9 @@ func (t *Tensor) ExpandDims(axis int) *Tensor {
 // Each chunk is a zero-stride view, so nothing is copied until a consumer
 // reads it; broadcast axes are split into chunks of the auto size.
 func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
+	if u := t.needKnown("broadcast_to"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
@@ -111,6 +123,9 @@ func (t *Tensor) BroadcastTo(shape ...int) *Tensor {
 // Flip reverses the order of elements along the given axes (all axes if
 // none are given), like np.flip.
 func (t *Tensor) Flip(axes ...int) *Tensor {
+	if u := t.needKnown("flip"); u != nil {
+		return u
+	}
 	if t.err != nil {
 		return t
 	}
@@ -135,6 +150,11 @@ func (t *Tensor) Flip(axes ...int) *Tensor {
 // are promoted; every other axis must match. The inputs' chunks along the
 // axis are reused as they are; other axes are rechunked to a common grid.
 func Concatenate(axis int, ts ...*Tensor) *Tensor {
+	for _, t := range ts {
+		if u := t.needKnown("concatenate"); u != nil {
+			return u
+		}
+	}
 	if len(ts) == 0 {
 		return errorf("concatenate: need at least one tensor to concatenate")
 	}
@@ -179,6 +199,11 @@ func Concatenate(axis int, ts ...*Tensor) *Tensor {
 // Stack joins tensors of one shape along a new axis (np.stack): each gets a
 // length-1 axis there, then they are concatenated.
 func Stack(axis int, ts ...*Tensor) *Tensor {
+	for _, t := range ts {
+		if u := t.needKnown("stack"); u != nil {
+			return u
+		}
+	}
 	if len(ts) == 0 {
 		return errorf("stack: need at least one tensor to stack")
 	}
@@ -221,6 +246,9 @@ func errTensors(n int, err error) []*Tensor {
 // integer); the axis length must be divisible by sections. On error every
 // returned tensor carries it.
 func (t *Tensor) Split(axis, sections int) []*Tensor {
+	if u := t.needKnown("split"); u != nil {
+		return []*Tensor{u}
+	}
 	if t.err != nil {
 		return errTensors(sections, t.err)
 	}
@@ -248,6 +276,9 @@ func (t *Tensor) Split(axis, sections int) []*Tensor {
 // out-of-range or decreasing indices give empty pieces. It returns
 // len(indices)+1 tensors.
 func (t *Tensor) SplitAt(axis int, indices ...int) []*Tensor {
+	if u := t.needKnown("split"); u != nil {
+		return []*Tensor{u}
+	}
 	if t.err != nil {
 		return errTensors(len(indices)+1, t.err)
 	}

@@ -70,6 +70,10 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 // mean is NumPy's: the sum in float64 (float32 stays float32) over the
 // count, so integer data averages exactly as NumPy's does.
 func (t *Tensor) mean(op ops.Reduction) *Tensor {
+	if t.meta.Unknown != 0 {
+		// The count is known only from the data: the moments' counts.
+		return New(op, t)
+	}
 	acc := ndarray.MeanResultType(t.meta.DType)
 	n := 1
 	for _, a := range op.Axes {

@@ -57,6 +57,20 @@ func (t *Tensor) String() string {
 	return fmt.Sprintf("Tensor(%s, %v)", t.op.Type(), t.meta)
 }
 
+// needKnown is nil when t is usable by op, which needs every length of t;
+// else an error tensor (t's own error, or the unknown axis op cannot take).
+func (t *Tensor) needKnown(op string) *Tensor {
+	switch {
+	case t == nil:
+		return errorf("%s: nil tensor", op)
+	case t.err != nil:
+		return t
+	case t.meta.Unknown != 0:
+		return errTensor(&ops.UnknownShapeError{Op: op, Axis: t.meta.UnknownAxis()})
+	}
+	return nil
+}
+
 // errTensor is a tensor that only carries an error.
 func errTensor(err error) *Tensor { return &Tensor{err: err} }
 
@@ -86,7 +100,7 @@ func New(op ops.TensorOp, inputs ...*Tensor) *Tensor {
 		}
 		metas[i] = in.meta
 	}
-	m, err := op.Infer(metas)
+	m, err := ops.InferChecked(op, metas)
 	if err != nil {
 		return errTensor(err)
 	}

@@ -621,7 +621,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if err != nil {
 		return fail(err, false)
 	}
-	if out.DType() != t.Meta.DType || !ndarray.SameShape(out.Shape(), t.Meta.Shape) {
+	if out.DType() != t.Meta.DType || !t.Meta.Fits(out.Shape()) {
 		discard(t.Op, out)
 		return fail(fmt.Errorf("kernel %s produced %v%v, planned %v", ops.Label(t.Op), out.DType(), out.Shape(), t.Meta), false)
 	}

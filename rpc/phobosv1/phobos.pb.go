@@ -934,10 +934,13 @@ type Task struct {
 	InputNbytes  []int64  `protobuf:"varint,6,rep,packed,name=input_nbytes,json=inputNbytes,proto3" json:"input_nbytes,omitempty"`
 	InputGraphs  []uint64 `protobuf:"varint,7,rep,packed,name=input_graphs,json=inputGraphs,proto3" json:"input_graphs,omitempty"`
 	// The planned output.
-	Shape         []int64   `protobuf:"varint,8,rep,packed,name=shape,proto3" json:"shape,omitempty"`
-	Dtype         string    `protobuf:"bytes,9,opt,name=dtype,proto3" json:"dtype,omitempty"`
-	Priority      *Priority `protobuf:"bytes,10,opt,name=priority,proto3" json:"priority,omitempty"`
-	Attempt       int32     `protobuf:"varint,11,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Shape    []int64   `protobuf:"varint,8,rep,packed,name=shape,proto3" json:"shape,omitempty"`
+	Dtype    string    `protobuf:"bytes,9,opt,name=dtype,proto3" json:"dtype,omitempty"`
+	Priority *Priority `protobuf:"bytes,10,opt,name=priority,proto3" json:"priority,omitempty"`
+	Attempt  int32     `protobuf:"varint,11,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// unknown is 1 + the axis whose planned length (in shape) is an upper
+	// bound the output may fall short of, or 0 (ops.Meta.Unknown).
+	Unknown       int32 `protobuf:"varint,12,opt,name=unknown,proto3" json:"unknown,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1045,6 +1048,13 @@ func (x *Task) GetPriority() *Priority {
 func (x *Task) GetAttempt() int32 {
 	if x != nil {
 		return x.Attempt
+	}
+	return 0
+}
+
+func (x *Task) GetUnknown() int32 {
+	if x != nil {
+		return x.Unknown
 	}
 	return 0
 }
@@ -2321,7 +2331,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x05depth\x18\x01 \x01(\x05R\x05depth\x12\x14\n" +
 	"\x05order\x18\x02 \x01(\x05R\x05order\x12\x14\n" +
 	"\x05bytes\x18\x03 \x01(\x03R\x05bytes\x12\x12\n" +
-	"\x04succ\x18\x04 \x01(\x05R\x04succ\"\xc3\x02\n" +
+	"\x04succ\x18\x04 \x01(\x05R\x04succ\"\xdd\x02\n" +
 	"\x04Task\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12\x0e\n" +
@@ -2335,7 +2345,8 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x05dtype\x18\t \x01(\tR\x05dtype\x12/\n" +
 	"\bpriority\x18\n" +
 	" \x01(\v2\x13.phobos.v1.PriorityR\bpriority\x12\x18\n" +
-	"\aattempt\x18\v \x01(\x05R\aattempt\"\xbb\x01\n" +
+	"\aattempt\x18\v \x01(\x05R\aattempt\x12\x18\n" +
+	"\aunknown\x18\f \x01(\x05R\aunknown\"\xbb\x01\n" +
 	"\x0fDispatchRequest\x12\x10\n" +
 	"\x03ops\x18\x01 \x03(\fR\x03ops\x12%\n" +
 	"\x05tasks\x18\x02 \x03(\v2\x0f.phobos.v1.TaskR\x05tasks\x12%\n" +

@@ -1,0 +1,109 @@
+package phobos_test
+
+import (
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// npMaskCases: boolean indexing and the selections whose length is known
+// only from the data (nonzero, argwhere, compress, extract), and what works
+// on them without knowing it: elementwise ops within one selection and
+// reductions over it. Masks that select nothing and everything included.
+func npMaskCases() []npCase {
+	x := npR(dF64, 401, 7, 6)
+	x3 := npR(dF32, 402, 3, 4, 5)
+	xi := npI(dI64, 403, -3, 4, 11)
+	xi32 := npI(dI32, 408, -3, 4, 4, 5)
+	m := npB(404, 7, 6)
+	m1 := npB(405, 6)
+	m0 := npB(406, 7)
+	none, _ := ndarray.New(ndarray.Bool, 7, 6)
+	all := npFill(ndarray.Bool, 0, []int{7, 6}, func(int, *npLCG) float64 { return 1 })
+	special := npSpecial(dF64, 407, 9)
+	one := func(name, expr string, in []npIn, f func(e *npEnv) *tensor.Tensor) npCase {
+		c := npOne(name, expr, in, f)
+		c.workers = true
+		return c
+	}
+	cases := []npCase{
+		one("mask x[m]", "x[m]", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))) }),
+		one("mask x[x > 0.3]", "x[x > 0.3]", ins("x", x), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("x").Greater(0.3)))
+		}),
+		one("mask nothing", "x[m]", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))) }),
+		one("mask everything", "x[m]", ins("x", x, "m", all), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))) }),
+		one("mask rows x[m0]", "x[m0]", ins("x", x, "m0", m0), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m0"))) }),
+		one("mask columns x[:, m1]", "x[:, m1]", ins("x", x, "m1", m1), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.All(), tensor.Mask(e.v("m1")))
+		}),
+		one("mask 3-d x[..., m]", "x3[..., m]", ins("x3", x3, "m", npB(409, 4, 5)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Ellipsis(), tensor.Mask(e.v("m")))
+		}),
+		one("mask 3-d x[m, 1:3]", "x3[m, 1:3]", ins("x3", x3, "m", npB(410, 3)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Mask(e.v("m")), tensor.Range(1, 3))
+		}),
+		one("mask 3-d x[0, :, m] (advanced axes first)", "x3[0, :, m]", ins("x3", x3, "m", npB(411, 5)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.At(0), tensor.All(), tensor.Mask(e.v("m")))
+		}),
+		one("mask 3-d x[1, m]", "x3[1, m]", ins("x3", x3, "m", npB(412, 4, 5)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.At(1), tensor.Mask(e.v("m")))
+		}),
+		one("mask then elementwise", "np.exp(x[m]) * 2 - x[m]", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			s := e.v("x").Index(tensor.Mask(e.v("m")))
+			return s.Exp().Mul(2).Sub(s)
+		}),
+		one("mask rows plus a row", "x[m0] + x[0]", ins("x", x, "m0", m0), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m0"))).Add(e.v("x").Index(tensor.At(0)))
+		}),
+		one("mask sum", "x[x > 0.3].sum()", ins("x", x), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("x").Greater(0.3))).Sum()
+		}).tol(1e-12, 1e-14, "a sum in another order"),
+		one("mask mean", "x[m].mean()", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Mean() }).tol(1e-12, 1e-14, "a sum in another order"),
+		one("mask var", "x[m].var(ddof=1)", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m"))).Var(tensor.DDof(1))
+		}).tol(1e-12, 1e-14, "moments merged in another order"),
+		one("mask rows sum axis 0", "x[m0].sum(axis=0)", ins("x", x, "m0", m0), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m0"))).Sum(tensor.Axis(0))
+		}).tol(1e-12, 1e-14, "a sum in another order"),
+		one("mask count", "np.count_nonzero(x[m] > 0.5)", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m"))).Greater(0.5).CountNonzero()
+		}),
+		one("mask int any", "(xi[xi > 0] == 3).any()", ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			s := e.v("xi").Index(tensor.Mask(e.v("xi").Greater(0)))
+			return s.Equal(3).Any()
+		}),
+		one("mask of nothing summed", "x[m].sum()", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Sum() }),
+		one("mask special values", "s[~np.isnan(s)]", ins("s", special), func(e *npEnv) *tensor.Tensor {
+			return e.v("s").Index(tensor.Mask(e.v("s").IsNaN().Not()))
+		}),
+		one("argwhere", "np.argwhere(x > 0.5)", ins("x", x), func(e *npEnv) *tensor.Tensor { return tensor.ArgWhere(e.v("x").Greater(0.5)) }),
+		one("argwhere 3-d", "np.argwhere(x3)", ins("x3", x3), func(e *npEnv) *tensor.Tensor { return tensor.ArgWhere(e.v("x3")) }),
+		one("argwhere int", "np.argwhere(xi)", ins("xi", xi), func(e *npEnv) *tensor.Tensor { return tensor.ArgWhere(e.v("xi")) }),
+		one("argwhere nothing", "np.argwhere(m)", ins("m", none), func(e *npEnv) *tensor.Tensor { return tensor.ArgWhere(e.v("m")) }),
+		one("flatnonzero", "np.flatnonzero(xi32)", ins("xi32", xi32), func(e *npEnv) *tensor.Tensor { return tensor.FlatNonzero(e.v("xi32")) }),
+		one("flatnonzero special", "np.flatnonzero(s)", ins("s", special), func(e *npEnv) *tensor.Tensor { return tensor.FlatNonzero(e.v("s")) }),
+		one("compress axis 1", "np.compress(m1, x, axis=1)", ins("x", x, "m1", m1), func(e *npEnv) *tensor.Tensor { return tensor.Compress(e.v("m1"), e.v("x"), 1) }),
+		one("compress short", "np.compress([1, 0, 1], x, axis=0)", ins("x", x, "c", npI(dI64, 0, 0, 1, 3)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Compress(tensor.FromSlice([]int64{1, 0, 1}, []int{3}), e.v("x"), 0)
+		}),
+		one("compress flat", "np.compress(xi > 0, xi)", ins("xi", xi), func(e *npEnv) *tensor.Tensor { return tensor.Compress(e.v("xi").Greater(0), e.v("xi")) }),
+		one("extract", "np.extract(x > 0.5, x)", ins("x", x), func(e *npEnv) *tensor.Tensor { return tensor.Extract(e.v("x").Greater(0.5), e.v("x")) }),
+		npOne("compress too long", "np.compress(np.ones(8, bool), x, axis=0)", ins("x", x), func(e *npEnv) *tensor.Tensor {
+			return tensor.Compress(tensor.Ones([]int{8}, tensor.WithDType(ndarray.Bool)), e.v("x"), 0)
+		}).fails(),
+		npOne("mask wrong shape", "x[m1]", ins("x", x, "m1", m1), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m1"))) }).fails(),
+		npOne("mask too many dims", "x[m, 0]", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m")), tensor.At(0)) }).fails(),
+		npOne("masked then broadcast against a known length", "x[m0] + x[:, 0]", ins("x", x, "m0", m0), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m0"))).Add(e.v("x").Index(tensor.All(), tensor.At(0)))
+		}).fails(),
+	}
+	cases = append(cases, npMany("nonzero", "np.nonzero(x3 > 0.4)", ins("x3", x3), func(e *npEnv) []*tensor.Tensor {
+		return tensor.Nonzero(e.v("x3").Greater(0.4))
+	}))
+	for i, c := range cases {
+		if c.name == "mask special values" || c.name == "flatnonzero special" {
+			cases[i].chunkings = npChunkAll
+		}
+	}
+	return cases
+}

@@ -1,0 +1,170 @@
+package ndarray
+
+import "fmt"
+
+// MaskSelect is NumPy's boolean indexing a[..., mask, ...] with mask over
+// axes [axis, axis+mask.NDim()) of a: the sub-arrays of a at the positions
+// where mask is true, in C order, along one axis at axis. mask must have
+// exactly the shape of the axes it covers.
+func MaskSelect(a, mask *Array, axis int) (*Array, error) {
+	if a == nil || mask == nil {
+		return nil, fmt.Errorf("ndarray: boolean index: nil array")
+	}
+	k := mask.NDim()
+	if mask.dtype != Bool {
+		return nil, fmt.Errorf("ndarray: boolean index of dtype %v: want bool", mask.dtype)
+	}
+	if axis < 0 || k == 0 || axis+k > a.NDim() {
+		return nil, fmt.Errorf("ndarray: boolean index of %d dimensions at axis %d of an array of %d", k, axis, a.NDim())
+	}
+	for i, d := range mask.shape {
+		if a.shape[axis+i] != d {
+			return nil, fmt.Errorf("boolean index did not match indexed array along dimension %d; dimension is %d but corresponding boolean dimension is %d",
+				axis+i, a.shape[axis+i], d)
+		}
+	}
+	m := mask.Contiguous()
+	bits := m.buf[m.offset : m.offset+m.Size()]
+	count := 0
+	for _, b := range bits {
+		count += int(b & 1)
+	}
+	shape := append(append(append([]int(nil), a.shape[:axis]...), count), a.shape[axis+k:]...)
+	out := newArray(a.dtype, shape)
+	if count == 0 || out.Size() == 0 {
+		return out, nil
+	}
+	c := a.Contiguous()
+	pre := Size(a.shape[:axis])
+	inner := Size(a.shape[axis+k:])
+	switch {
+	case inner == 1 && a.dtype.Size() == 8:
+		maskCopy(typed[uint64](c), typed[uint64](out), bits, pre)
+	case inner == 1 && a.dtype.Size() == 4:
+		maskCopy(typed[uint32](c), typed[uint32](out), bits, pre)
+	case inner == 1:
+		maskCopy(typed[uint8](c), typed[uint8](out), bits, pre)
+	default:
+		isz := a.dtype.Size()
+		row := inner * isz
+		src := c.buf[c.offset*isz:]
+		dst := out.buf
+		o := 0
+		for p := range pre {
+			base := p * len(bits) * row
+			for j, b := range bits {
+				if b != 0 {
+					copy(dst[o:o+row], src[base+j*row:base+(j+1)*row])
+					o += row
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// maskCopy packs the elements of src where bits is 1 into dst, for each of
+// pre blocks of len(bits) elements. It writes every element and advances
+// by the bit, so the loop has no branch to mispredict on random masks;
+// the last write of each run lands in the next slot, which is why dst is
+// written with a bound check only at the end.
+func maskCopy[T uint8 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
+	n := len(bits)
+	o := 0
+	for p := range pre {
+		s := src[p*n : (p+1)*n]
+		for j, b := range bits[:len(s)] {
+			if o < len(dst) {
+				dst[o] = s[j]
+			}
+			o += int(b & 1)
+		}
+	}
+}
+
+// nonzeroBits is 1 where the contiguous a is nonzero (NaN counts, -0.0
+// does not), 0 elsewhere, in C order.
+func nonzeroBits(a *Array) []byte {
+	c := a.Contiguous()
+	n := c.Size()
+	out := make([]byte, n)
+	switch c.dtype {
+	case Bool:
+		for i, b := range c.buf[c.offset : c.offset+n] {
+			out[i] = b & 1
+		}
+	case Int32:
+		nzInto(typed[int32](c)[:n], out)
+	case Int64:
+		nzInto(typed[int64](c)[:n], out)
+	case Float32:
+		nzInto(typed[float32](c)[:n], out)
+	case Float64:
+		nzInto(typed[float64](c)[:n], out)
+	}
+	return out
+}
+
+func nzInto[T int32 | int64 | float32 | float64](src []T, out []byte) {
+	for i, v := range src {
+		if v != 0 {
+			out[i] = 1
+		}
+	}
+}
+
+// ArgWhere is numpy.argwhere(a) with offset added to the first coordinate
+// (a's position in a larger array): the (count, ndim) int64 coordinates of
+// a's nonzero elements in C order; with column >= 0, only that column,
+// (count,). A 0-d a has one coordinate-less row per nonzero element.
+func ArgWhere(a *Array, offset, column int) (*Array, error) {
+	if a == nil {
+		return nil, fmt.Errorf("ndarray: argwhere: nil array")
+	}
+	nd := a.NDim()
+	if column >= nd {
+		return nil, fmt.Errorf("ndarray: argwhere: column %d of a %d-D array", column, nd)
+	}
+	bits := nonzeroBits(a)
+	count := 0
+	for _, b := range bits {
+		count += int(b)
+	}
+	cols := nd
+	if column >= 0 {
+		cols = 1
+	}
+	shape := []int{count, cols}
+	if column >= 0 {
+		shape = shape[:1]
+	}
+	out := newArray(Int64, shape)
+	dst := typed[int64](out)
+	strides := ContiguousStrides(a.shape)
+	o := 0
+	for i, b := range bits {
+		if b == 0 {
+			continue
+		}
+		rem := i
+		for ax := range nd {
+			// Element strides of a contiguous array: coordinate = rem / stride.
+			q := 0
+			if strides[ax] > 0 {
+				q = rem / strides[ax]
+				rem -= q * strides[ax]
+			}
+			if ax == 0 {
+				q += offset
+			}
+			switch {
+			case column < 0:
+				dst[o*cols+ax] = int64(q)
+			case column == ax:
+				dst[o] = int64(q)
+			}
+		}
+		o++
+	}
+	return out, nil
+}

@@ -167,6 +167,9 @@ func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open 
 		if err != nil {
 			return nil, &Error{Kind: "TypeError", Err: err}
 		}
+		if ax := slices.Index(n.Like.Shape, -1); ax >= 0 {
+			return likeUnknown(n.Like.Shape, ax, dt)
+		}
 		if err := checkShape(n.Like.Shape); err != nil {
 			return nil, err
 		}
@@ -461,6 +464,23 @@ func (a *args) shape(name string) ([]int, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// likeUnknown describes a tensor whose length along ax is unknown (-1 in
+// shape; a boolean mask's selection): a tensor of that meta, made as such
+// tensors are, by a mask along ax.
+func likeUnknown(shape []int, ax int, dt ndarray.DType) (*tensor.Tensor, error) {
+	known := slices.Clone(shape)
+	known[ax] = 1
+	if slices.Contains(known, -1) {
+		return nil, &Error{Kind: "ValueError", Err: fmt.Errorf("shape %v: at most one axis of unknown length (-1)", shape)}
+	}
+	if err := checkShape(known); err != nil {
+		return nil, err
+	}
+	idx := make([]tensor.Idx, ax+1)
+	idx[ax] = tensor.Mask(tensor.Full([]int{1}, 1, tensor.WithDType(ndarray.Bool)))
+	return tensor.Full(known, 0, tensor.WithDType(dt)).Index(idx...), nil
 }
 
 func checkShape(s []int) error {

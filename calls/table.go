@@ -1,6 +1,7 @@
 package calls
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +93,11 @@ func init() {
 		"stack":        {[]string{"arrays", "axis"}, stack, 1},
 		"rechunk":      {[]string{"a", "chunks"}, rechunk, 2},
 		"getitem":      {[]string{"a", "key"}, getitem, 2},
+		"nonzero":      {[]string{"a", "out"}, nonzero, 1},
+		"argwhere":     {[]string{"a"}, one(tensor.ArgWhere), 1},
+		"flatnonzero":  {[]string{"a"}, one(tensor.FlatNonzero), 1},
+		"compress":     {[]string{"condition", "a", "axis"}, compress, 2},
+		"extract":      {[]string{"condition", "arr"}, extract, 2},
 		// linear algebra
 		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
 		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
@@ -586,6 +592,16 @@ func getitem(a *args) (*tensor.Tensor, error) {
 			idx[i] = tensor.Ellipsis()
 		case json.Unmarshal(raw, &n) == nil:
 			idx[i] = tensor.At(n)
+		case bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{\"ref\"")):
+			v, err := a.value("key", raw)
+			if err != nil {
+				return nil, err
+			}
+			m, ok := v.(*tensor.Tensor)
+			if !ok || m.DType() != ndarray.Bool {
+				return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("an array index must be a boolean mask (integer array indexing is not supported yet); got %v", v)}
+			}
+			idx[i] = tensor.Mask(m)
 		case json.Unmarshal(raw, &sl) == nil && len(sl.Slice) == 3:
 			x := tensor.All()
 			if sl.Slice[0] != nil {
@@ -805,4 +821,47 @@ func arrayEquiv(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return tensor.ArrayEquiv(x[0], x[1]), nil
+}
+
+// one is a function of one tensor "a".
+func one(f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor("a")
+		if err != nil {
+			return nil, err
+		}
+		return f(t), nil
+	}
+}
+
+// nonzero is numpy.nonzero(a)[out].
+func nonzero(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	return pick(a, tensor.Nonzero(t)...)
+}
+
+func compress(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensorArgs("condition", "a")
+	if err != nil {
+		return nil, err
+	}
+	axes, ok, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	if ok && len(axes) != 1 {
+		return nil, typeErr("axis", fmt.Errorf("want one integer, got %v", axes))
+	}
+	return tensor.Compress(x[0], x[1], axes...), nil
+}
+
+func extract(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensorArgs("condition", "arr")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Extract(x[0], x[1]), nil
 }

@@ -146,7 +146,8 @@ func Get(name string) (*Workload, bool) {
 	return w, ok
 }
 
-// Names lists the workload names: pi first, then W1, W2, ... in order.
+// Names lists the workload names: pi first, then the others by name (PCA,
+// W1, W2, ..., mask).
 func Names() []string {
 	var out []string
 	for _, w := range registry {
@@ -369,6 +370,20 @@ func init() {
 		},
 		Result:   pcaResult,
 		Expected: pcaExpected,
+	})
+	register(&Workload{
+		Name:     "mask",
+		Desc:     "boolean mask: x = rand(n) in chunks of chunk; x[x > 0.5].sum() (a selection whose length is known only once computed)",
+		Defaults: Params{"n": 100_000_000, "chunk": 10_000_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			x := tensor.NewGenerator(seed).Rand([]int{p["n"]}, tensor.Chunks(p["chunk"]))
+			return x.Index(tensor.Mask(x.Greater(0.5))).Sum()
+		},
+		// Each element adds x·1{x > 0.5}: mean 3/8, variance 7/24 - (3/8)².
+		Expected: func(p Params) (float64, float64) {
+			n := float64(p["n"])
+			return 0.375 * n, math.Sqrt(n * (7.0/24 - 0.375*0.375))
+		},
 	})
 	register(&Workload{
 		Name:     "W7",

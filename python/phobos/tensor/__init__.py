@@ -248,10 +248,39 @@ def identity(n, dtype=None, chunks=None):
 
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        raise NotImplementedError("phobos: where(condition) with one argument (numpy.nonzero) is not supported; give x and y")
+        return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return call("where", _operand(condition), _operand(x), _operand(y))
+
+
+# selections whose length is known only once computed (shape None there) -------
+
+
+def nonzero(a):
+    """numpy.nonzero: a tuple of index tensors, one per axis."""
+    a = astensor(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
+    return tuple(call("nonzero", a, out=i) for i in range(a.ndim))
+
+
+def argwhere(a):
+    return call("argwhere", astensor(a))
+
+
+def flatnonzero(a):
+    return call("flatnonzero", astensor(a))
+
+
+def compress(condition, a, axis=None, out=None):
+    if out is not None:
+        raise NotImplementedError("phobos: compress(out=...): tensors are immutable; use the result")
+    return call("compress", astensor(condition), astensor(a), axis=None if axis is None else operator.index(axis))
+
+
+def extract(condition, arr):
+    return call("extract", astensor(condition), astensor(arr))
 
 
 def clip(a, a_min, a_max, out=None):
@@ -562,8 +591,11 @@ def _index_items(key):
         elif isinstance(k, (int, np.integer)):
             items.append(int(k))
         elif isinstance(k, (Tensor, list, np.ndarray)):
-            raise NotImplementedError("phobos: fancy and boolean indexing (by arrays) is not supported yet; "
-                                      "basic indexing is: integers, slices, None and ...")
+            m = k if isinstance(k, Tensor) else np.asarray(k)
+            if m.dtype != np.bool_:
+                raise NotImplementedError("phobos: integer array (fancy) indexing is not supported yet; "
+                                          "boolean masks, integers, slices, None and ... are")
+            items.append(astensor(m))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
                              "boolean arrays are valid indices")
@@ -627,9 +659,10 @@ Tensor.reshape = _t_reshape
 Tensor.transpose = _t_transpose
 Tensor.astype = _t_astype
 for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum, cumprod,
-           ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round):
+           ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round, nonzero):
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
 Tensor.flatten = _method(ravel)
+Tensor.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
 Tensor.ptp = _method(_compose.ptp)
 Tensor.repeat = _method(_compose.repeat)
 Tensor.swapaxes = _method(_compose.swapaxes)
@@ -664,6 +697,8 @@ REGISTRY.update({
     "from_npy": "from_npy", "from_zarr": "from_zarr", "to_npy": "to_npy", "to_zarr": "to_zarr",
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
+    "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
+    "extract": "extract", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
@@ -704,7 +739,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack") + tuple(_compose.NAMES):
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract") + tuple(_compose.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

@@ -83,13 +83,19 @@ class Tensor:
         t._inputs = ins
         if meta is None:
             meta = _describe_new(t)
-        t._shape = tuple(meta["shape"])
+        # -1: an axis whose length is known only once computed (a boolean
+        # mask's selection); the Array API spells it None
+        t._shape = tuple(None if d == -1 else d for d in meta["shape"])
         t._dtype = np.dtype(meta["dtype"])
         return t
 
     # metadata -------------------------------------------------------------
     @property
     def shape(self):
+        """The shape; None for an axis whose length is known only once the
+        tensor is computed (it is known after execute())."""
+        if None in self._shape and self._value is not None:
+            return self._value.shape
         return self._shape
 
     @property
@@ -102,7 +108,9 @@ class Tensor:
 
     @property
     def size(self):
-        return math.prod(self._shape)
+        """The number of elements; None while a length is unknown."""
+        shape = self.shape
+        return None if None in shape else math.prod(shape)
 
     @property
     def itemsize(self):
@@ -110,7 +118,8 @@ class Tensor:
 
     @property
     def nbytes(self):
-        return self.size * self._dtype.itemsize
+        n = self.size
+        return None if n is None else n * self._dtype.itemsize
 
     @property
     def nsplits(self):
@@ -131,9 +140,12 @@ class Tensor:
         return self.transpose()
 
     def __len__(self):
-        if not self._shape:
+        shape = self.shape
+        if not shape:
             raise TypeError("len() of unsized object")
-        return self._shape[0]
+        if shape[0] is None:
+            raise TypeError("len() of a tensor whose length is known only once computed; execute() it first")
+        return shape[0]
 
     def __iter__(self):
         if not self._shape:
@@ -237,7 +249,7 @@ def _encode(v, ref):
 def _node(t, ref, session, like):
     if t._fn is None:
         if like:
-            return {"like": {"shape": list(t._shape), "dtype": t._dtype.name, "chunks": t._chunks}}
+            return {"like": {"shape": _like_shape(t), "dtype": t._dtype.name, "chunks": t._chunks}}
         arr = t._data
         if session is not None and arr.nbytes > _session.INLINE_LIMIT:
             return session._upload(arr, t._chunks)
@@ -285,6 +297,10 @@ def _program(roots, session, like=False):
 Tensor._phobos_program = staticmethod(lambda roots, session: _program(roots, session))
 
 
+def _like_shape(t):
+    return [-1 if d is None else d for d in t._shape]
+
+
 def _describe_new(t):
     """The shape and dtype of a new call, checked by the cluster: its
     inputs travel as their metadata alone."""
@@ -293,7 +309,7 @@ def _describe_new(t):
     for x in t._inputs:
         if id(x) not in index:
             index[id(x)] = len(nodes)
-            nodes.append({"like": {"shape": list(x._shape), "dtype": x._dtype.name}})
+            nodes.append({"like": {"shape": _like_shape(x), "dtype": x._dtype.name}})
     me = Tensor.__new__(Tensor)
     me._fn, me._args, me._kwargs = t._fn, t._args, t._kwargs
     nodes.append(_node(me, lambda x: index[id(x)], None, True))

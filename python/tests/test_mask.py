@@ -1,0 +1,66 @@
+"""Boolean masks and the selections whose length is known only once
+computed (shape None there), against NumPy, over several chunkings."""
+
+import numpy as np
+import pytest
+
+import phobos.tensor as mt
+
+rng = np.random.default_rng(9)
+X = rng.standard_normal((13, 7))
+CHUNKS = [(1, 1), (4, 3), (13, 7), (100, 100), None]
+
+
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+def test_mask_and_reductions(session, chunks):
+    x = mt.tensor(X, chunks=chunks)
+    sel = x[x > 0.3]
+    assert sel.shape == (None,) and sel.size is None
+    s, m, v = sel.sum(), sel.mean(), (sel * 2 + 1).var(ddof=1)
+    session.execute(sel, s, m, v)
+    want = X[X > 0.3]
+    np.testing.assert_array_equal(sel.fetch(), want)
+    assert sel.shape == want.shape
+    np.testing.assert_allclose(s.fetch(), want.sum(), rtol=1e-12)
+    np.testing.assert_allclose(m.fetch(), want.mean(), rtol=1e-12)
+    np.testing.assert_allclose(v.fetch(), (want * 2 + 1).var(ddof=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+def test_masks_on_axes(session, chunks):
+    x = mt.tensor(X, chunks=chunks)
+    cols = X[0] > 0
+    rows = np.arange(13) % 3 == 0
+    np.testing.assert_array_equal(x[:, cols].fetch(), X[:, cols])
+    np.testing.assert_array_equal(x[rows].fetch(), X[rows])
+    np.testing.assert_array_equal(x[list(rows)].fetch(), X[list(rows)])
+    np.testing.assert_array_equal(x[2, cols].fetch(), X[2, cols])
+    np.testing.assert_array_equal(x[x > 10].fetch(), X[X > 10])  # selects nothing
+    np.testing.assert_array_equal(mt.compress(cols, x, axis=1).fetch(), np.compress(cols, X, axis=1))
+    np.testing.assert_array_equal(mt.extract(X > 0, x).fetch(), np.extract(X > 0, X))
+
+
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+def test_nonzero_family(session, chunks):
+    x = mt.tensor(X, chunks=chunks)
+    for got, want in zip(mt.nonzero(x > 0.5), np.nonzero(X > 0.5)):
+        np.testing.assert_array_equal(got.fetch(), want)
+    for got, want in zip(mt.where(x > 0.5), np.where(X > 0.5)):
+        np.testing.assert_array_equal(got.fetch(), want)
+    np.testing.assert_array_equal(mt.argwhere(x < -1).fetch(), np.argwhere(X < -1))
+    np.testing.assert_array_equal(mt.flatnonzero(x > 1).fetch(), np.flatnonzero(X > 1))
+    np.testing.assert_array_equal(np.nonzero(x > 1)[1].fetch(), np.nonzero(X > 1)[1])  # NumPy dispatch
+
+
+def test_unknown_length_needs_compute(session):
+    sel = mt.tensor(X)[mt.tensor(X) > 0]
+    with pytest.raises(ValueError, match="unknown length"):
+        sel.reshape(2, -1)
+    with pytest.raises(TypeError, match="execute"):
+        len(sel)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        mt.tensor(X)[np.ones(5, bool)]
+    with pytest.raises(NotImplementedError, match="integer array"):
+        mt.tensor(X)[[1, 2]]
+    sel.execute()
+    assert len(sel) == (X > 0).sum()

@@ -32,3 +32,36 @@ func BenchmarkMaskSum(b *testing.B) {
 	}
 	b.ReportMetric(float64(ufBenchN)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
 }
+
+// BenchmarkTakeRandom is x[idx] with 1e7 random indices (int64, chunks of
+// 1e6) into the 1e8-element in-memory x of ufBenchInputs, summed. Its
+// anchors: python/benchmarks/mask_anchor.py.
+//
+//	go test -run '^$' -bench TakeRandom -benchtime 5x .
+func BenchmarkTakeRandom(b *testing.B) {
+	x, _ := ufBenchInputs(b)
+	const m = 10_000_000
+	idx := make([]int64, m)
+	s := uint64(7)
+	for i := range idx {
+		s = s*6364136223846793005 + 1442695040888963407
+		idx[i] = int64((s >> 11) % ufBenchN)
+	}
+	ind := tensor.FromSlice(idx, []int{m}, tensor.Chunks(1_000_000))
+	sess, err := phobos.NewSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	b.ResetTimer()
+	for range b.N {
+		v, err := sess.ExecuteScalar(context.Background(), x.Index(tensor.Array(ind)).Sum())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v == 0 {
+			b.Fatalf("sum %v", v)
+		}
+	}
+	b.ReportMetric(float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mindex/s")
+}

@@ -97,6 +97,7 @@ func npMaskCases() []npCase {
 			return e.v("x").Index(tensor.Mask(e.v("m0"))).Add(e.v("x").Index(tensor.All(), tensor.At(0)))
 		}).fails(),
 	}
+	cases = append(cases, npTakeCases()...)
 	cases = append(cases, npMany("nonzero", "np.nonzero(x3 > 0.4)", ins("x3", x3), func(e *npEnv) []*tensor.Tensor {
 		return tensor.Nonzero(e.v("x3").Greater(0.4))
 	}))
@@ -106,4 +107,49 @@ func npMaskCases() []npCase {
 		}
 	}
 	return cases
+}
+
+// npTakeCases: numpy.take and integer array indexing, with negative and
+// repeated indices, index arrays of several dimensions and chunkings of
+// their own, and indices out of range.
+func npTakeCases() []npCase {
+	x := npR(dF64, 421, 7, 6)
+	x3 := npR(dF32, 422, 3, 4, 5)
+	xi := npI(dI32, 423, -9, 9, 11)
+	i1 := npI(dI64, 424, -7, 6, 9)    // rows of x, negatives and repeats
+	i2 := npI(dI64, 425, -6, 6, 2, 5) // columns of x, 2-D
+	i3 := npI(dI32, 426, 0, 10, 4, 3) // flat positions of xi, int32
+	iw := npI(dI64, 427, -42, 41, 17) // flat positions of x
+	empty, _ := ndarray.New(ndarray.Int64, 0)
+	bad := npFill(ndarray.Int64, 0, []int{3}, func(i int, _ *npLCG) float64 { return []float64{0, 7, 1}[i] })
+	one := func(name, expr string, in []npIn, f func(e *npEnv) *tensor.Tensor) npCase {
+		c := npOne(name, expr, in, f)
+		c.workers = true
+		return c
+	}
+	return []npCase{
+		one("take axis 0", "np.take(x, i1, axis=0)", ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("i1"), 0) }),
+		one("take axis -1, 2-d indices", "np.take(x, i2, axis=-1)", ins("x", x, "i2", i2), func(e *npEnv) *tensor.Tensor { return e.v("x").Take(e.v("i2"), -1) }),
+		one("take flat", "np.take(x, iw)", ins("x", x, "iw", iw), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("iw")) }),
+		one("take int32 indices of ints", "np.take(xi, i3)", ins("xi", xi, "i3", i3), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("xi"), e.v("i3")) }),
+		one("take nothing", "np.take(x, e, axis=1)", ins("x", x, "e", empty), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("e"), 1) }),
+		one("x[i]", "x[i1]", ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Array(e.v("i1"))) }),
+		one("x[:, i]", "x[:, i2]", ins("x", x, "i2", i2), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.All(), tensor.Array(e.v("i2"))) }),
+		one("x[1:5, i]", "x[1:5, i2]", ins("x", x, "i2", i2), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Range(1, 5), tensor.Array(e.v("i2"))) }),
+		one("x3[0, :, i] (advanced axes first)", "x3[0, :, i]", ins("x3", x3, "i", npI(dI64, 428, -5, 5, 3)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.At(0), tensor.All(), tensor.Array(e.v("i")))
+		}),
+		one("x3[i, 2]", "x3[i, 2]", ins("x3", x3, "i", npI(dI64, 429, -3, 3, 2, 2)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Array(e.v("i")), tensor.At(2))
+		}),
+		one("take then reduce", "np.take(x, i1, axis=0).sum(axis=1) * 2", ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor {
+			return tensor.Take(e.v("x"), e.v("i1"), 0).Sum(tensor.Axis(1)).Mul(2)
+		}).tol(1e-12, 1e-14, "a sum in another order"),
+		one("take of a mask's positions", "x.ravel()[np.flatnonzero(x > 0.5)]", ins("x", x), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Ravel().Index(tensor.Array(tensor.FlatNonzero(e.v("x").Greater(0.5))))
+		}),
+		npOne("take out of range", "np.take(x, b, axis=0)", ins("x", x, "b", bad), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("b"), 0) }).fails(),
+		npOne("take float indices", "np.take(x, x, axis=0)", ins("x", x), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("x"), 0) }).fails(),
+		npOne("take bad axis", "np.take(x, i1, axis=2)", ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("i1"), 2) }).fails(),
+	}
 }

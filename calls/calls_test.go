@@ -242,6 +242,9 @@ var buildCases = []struct {
 	{"flatnonzero", `[@M]`, ``, []int{-1}, "int64", nil},
 	{"compress", `[@F4, @A]`, `{"axis":1}`, []int{2, -1}, "float64", nil},
 	{"compress", `[@F4, @A]`, ``, []int{-1}, "float64", nil},
+	{"take", `[@M, @I]`, `{"axis":1}`, []int{3, 2, 3}, "float64", nil},
+	{"take", `[@M, @I4]`, ``, []int{3}, "float64", func(p pre) *tensor.Tensor { return tensor.Take(p[M], p[I4]) }},
+	{"getitem", `[@M, [@I4]]`, ``, []int{3, 4}, "float64", nil},
 	{"extract", `[@B, @A]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Extract(p[B], p[A]) }},
 	// linear algebra
 	{"matmul", `[@A, @M]`, ``, []int{2, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.MatMul(p[A], p[M]) }},
@@ -517,7 +520,7 @@ var errorCases = []struct {
 	{"getitem out of range", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[5]]}`}, false, "IndexError", 1},
 	{"getitem too many indices", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[0,0]]}`}, false, "IndexError", 1},
 	{"getitem bad item", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[1.5]]}`}, false, "IndexError", 1},
-	{"getitem integer array", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[{"ref":0}]]}`}, false, "IndexError", 1},
+	{"getitem float array", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"getitem","args":[{"ref":0},[{"ref":0}]]}`}, false, "IndexError", 1},
 	{"getitem mask of the wrong shape", []string{`{"fn":"zeros","args":[3]}`, `{"fn":"zeros","args":[4]}`, `{"fn":"greater","args":[{"ref":1},0]}`,
 		`{"fn":"getitem","args":[{"ref":0},[{"ref":2}]]}`}, false, "IndexError", 3},
 	{"forward ref", []string{`{"fn":"negative","args":[{"ref":1}]}`, `{"fn":"zeros","args":[3]}`}, false, "TypeError", 0},

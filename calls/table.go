@@ -98,6 +98,7 @@ func init() {
 		"flatnonzero":  {[]string{"a"}, one(tensor.FlatNonzero), 1},
 		"compress":     {[]string{"condition", "a", "axis"}, compress, 2},
 		"extract":      {[]string{"condition", "arr"}, extract, 2},
+		"take":         {[]string{"a", "indices", "axis"}, take, 2},
 		// linear algebra
 		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
 		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
@@ -598,10 +599,14 @@ func getitem(a *args) (*tensor.Tensor, error) {
 				return nil, err
 			}
 			m, ok := v.(*tensor.Tensor)
-			if !ok || m.DType() != ndarray.Bool {
-				return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("an array index must be a boolean mask (integer array indexing is not supported yet); got %v", v)}
+			switch {
+			case ok && m.DType() == ndarray.Bool:
+				idx[i] = tensor.Mask(m)
+			case ok && (m.DType() == ndarray.Int64 || m.DType() == ndarray.Int32):
+				idx[i] = tensor.Array(m)
+			default:
+				return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("arrays used as indices must be of integer (or boolean) type; got %v", v)}
 			}
-			idx[i] = tensor.Mask(m)
 		case json.Unmarshal(raw, &sl) == nil && len(sl.Slice) == 3:
 			x := tensor.All()
 			if sl.Slice[0] != nil {
@@ -864,4 +869,19 @@ func extract(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return tensor.Extract(x[0], x[1]), nil
+}
+
+func take(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensorArgs("a", "indices")
+	if err != nil {
+		return nil, err
+	}
+	axes, ok, err := a.ints("axis")
+	if err != nil {
+		return nil, err
+	}
+	if ok && len(axes) != 1 {
+		return nil, typeErr("axis", fmt.Errorf("want one integer, got %v", axes))
+	}
+	return tensor.Take(x[0], x[1], axes...), nil
 }

@@ -208,6 +208,8 @@ func TestClusterMatchesLocal(t *testing.T) {
 		a.Index(tensor.All(), tensor.Mask(a.Index(tensor.At(0)).Less(0.5))).Mul(2),
 		tensor.ArgWhere(a.Greater(0.9)),
 		a.Index(tensor.Mask(a.Greater(0.6))).Mean(),
+		a.Take(tensor.FromSlice([]int64{29, -1, 0, 7, 7}, []int{5}, tensor.Chunks(2)), 0),
+		a.Ravel().Index(tensor.Array(tensor.FlatNonzero(a.Greater(0.8)))),
 	}
 	for _, fuse := range []bool{false, true} {
 		lz, err := phobos.NewSession(phobos.WithWorkers(2), phobos.WithFusion(fuse))

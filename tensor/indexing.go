@@ -30,7 +30,7 @@ type Idx struct {
 	start, stop, step int
 	hasStart, hasStop bool
 	bad               string  // set when a slice method was applied to a non-slice
-	mask              *Tensor // a boolean index (Mask)
+	mask              *Tensor // a boolean index (Mask) or an integer array index (Array)
 }
 
 type idxKind uint8
@@ -41,6 +41,7 @@ const (
 	idxNewAxis
 	idxEllipsis
 	idxMask
+	idxArray
 )
 
 // All selects a whole axis (:).
@@ -75,6 +76,12 @@ func Ellipsis() Idx { return Idx{kind: idxEllipsis} }
 // is true, in C order. That axis's length is unknown until the tensor is
 // computed (Shape reports -1; see ops.Meta.Unknown). At most one per index.
 func Mask(m *Tensor) Idx { return Idx{kind: idxMask, mask: m} }
+
+// Array is an integer array index (x[idx], x[:, idx]): the sub-arrays at
+// the positions idx holds along one axis (negative counting from the end),
+// which becomes idx's axes, as numpy.take. At most one boolean or integer
+// array per index.
+func Array(idx *Tensor) Idx { return Idx{kind: idxArray, mask: idx} }
 
 func (x Idx) sliceOnly(method string) Idx {
 	if x.kind != idxSlice && x.bad == "" {
@@ -152,17 +159,21 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		switch x.kind {
 		case idxSlice, idxAt:
 			consumed++
-		case idxMask:
+		case idxMask, idxArray:
 			if x.mask == nil {
-				return errorf("index: nil mask")
+				return errorf("index: nil array index")
 			}
 			if x.mask.err != nil {
 				return x.mask
 			}
 			if masks++; masks > 1 {
-				return errorf("index: at most one boolean mask per index")
+				return errorf("index: at most one boolean or integer array per index (several arrays broadcast together are not supported yet)")
 			}
-			consumed += x.mask.NDim()
+			if x.kind == idxMask {
+				consumed += x.mask.NDim()
+			} else {
+				consumed++
+			}
 		case idxEllipsis:
 			if ellipsis >= 0 {
 				return errorf("index: an index can only have a single ellipsis (...)")
@@ -179,17 +190,22 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 	}
 	ax := 0
 	var mask *Tensor
-	maskAt := -1 // the output axis where the mask's axis goes
+	isMask := false
+	maskAt := -1 // the output axis where the array index's axes go
 	for _, x := range idx {
 		switch x.kind {
-		case idxMask:
-			mask, maskAt = x.mask, 0
+		case idxMask, idxArray:
+			mask, maskAt, isMask = x.mask, 0, x.kind == idxMask
 			for _, it := range items {
 				if it.Kind != ops.IndexInt {
 					maskAt++
 				}
 			}
-			for range x.mask.NDim() {
+			k := 1
+			if isMask {
+				k = x.mask.NDim()
+			}
+			for range k {
 				items = append(items, whole(ax))
 				ax++
 			}
@@ -236,10 +252,13 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		return y
 	}
 	if maskAt > 0 && !advancedAdjacent(idx, nd-consumed) {
-		// NumPy: integer and boolean indices (advanced indices) separated
-		// by a slice put their result axis first. The masked axes move to
-		// the front, in order, before the mask selects.
-		k := mask.NDim()
+		// NumPy: integer and array indices (advanced indices) separated
+		// by a slice put their result axes first. The indexed axes move to
+		// the front, in order, before the selection.
+		k := 1
+		if isMask {
+			k = mask.NDim()
+		}
 		perm := make([]int, 0, y.NDim())
 		for i := range k {
 			perm = append(perm, maskAt+i)
@@ -251,6 +270,9 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		}
 		y, maskAt = y.Transpose(perm...), 0
 	}
+	if !isMask {
+		return New(ops.Take{Axis: maskAt}, y, mask)
+	}
 	return New(ops.BooleanMask{Axis: maskAt}, y, mask)
 }
 
@@ -260,7 +282,7 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 func advancedAdjacent(idx []Idx, fill int) bool {
 	first, last := -1, -1
 	for i, x := range idx {
-		if x.kind == idxAt || x.kind == idxMask {
+		if x.kind == idxAt || x.kind == idxMask || x.kind == idxArray {
 			if first < 0 {
 				first = i
 			}

@@ -105,3 +105,33 @@ func Extract(condition, arr *Tensor) *Tensor {
 	}
 	return Compress(condition.Ravel(), arr.Ravel())
 }
+
+// Take is numpy.take(x, indices, axis): the sub-arrays of x along axis at
+// the positions indices (an integer tensor; tensor.FromSlice for a Go
+// slice) holds, negative counting from the end, in the shape
+// x.shape[:axis] + indices.shape + x.shape[axis+1:]; without axis, of the
+// flattened x. An index out of range fails Execute (NumPy's IndexError).
+func Take(x, indices *Tensor, axis ...int) *Tensor {
+	if u := x.needKnown("take"); u != nil {
+		return u
+	}
+	if indices == nil {
+		return errorf("take: nil indices")
+	}
+	if len(axis) > 1 {
+		return errorf("take: at most one axis, got %v", axis)
+	}
+	ax := 0
+	if len(axis) == 0 {
+		x = x.Ravel()
+	} else {
+		var err error
+		if ax, err = ndarray.NormAxis(axis[0], x.NDim()); err != nil {
+			return errTensor(fmt.Errorf("take: %w", err))
+		}
+	}
+	return New(ops.Take{Axis: ax}, x, indices)
+}
+
+// Take is numpy.take(t, indices, axis).
+func (t *Tensor) Take(indices *Tensor, axis ...int) *Tensor { return Take(t, indices, axis...) }

@@ -1,5 +1,6 @@
-"""The anchors of boolean masking: x[x > 0].sum() over 1e8 float64 in memory (x uniform in
-[-1, 1), made before timing; Phobos: `go test -run '^$' -bench MaskSum -benchtime 5x .`), and
+"""The anchors of boolean masking and integer indexing: x[x > 0].sum() over 1e8 float64 in
+memory (x uniform in [-1, 1), made before timing; Phobos: `go test -run '^$' -bench MaskSum
+-benchtime 5x .`), x[idx].sum() with 1e7 random indices (chunks of 1e6; Phobos: -bench TakeRandom),
 the generated workload `phobos run mask` (x = rand(n); x[x > 0.5].sum(), generation timed),
 in NumPy and in Dask (threaded, chunks of 1e7).
 
@@ -38,7 +39,12 @@ def gen_dask():
     return float(y[y > 0.5].sum().compute())
 
 
+idx = np.random.default_rng(3).integers(0, args.n, 10_000_000)
+didx = da.from_array(idx, chunks=1_000_000)
+
 runs = [
+    ("take 1e7", "numpy", lambda: float(x[idx].sum())),
+    ("take 1e7", "dask-threads", lambda: float(dx[didx].sum().compute())),
     ("in-memory", "numpy", lambda: float(x[x > 0].sum())),
     ("in-memory", "dask-threads", lambda: float(dx[dx > 0].sum().compute())),
     ("generated", "numpy", gen_numpy),

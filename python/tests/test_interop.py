@@ -134,7 +134,6 @@ UNSUPPORTED = [
     ("np.sum-where", lambda t: np.sum(t, where=t > 0), "sum"),
     ("np.linalg.eig", lambda t: np.linalg.eig(t), "eig"),
     ("setitem", lambda t: operator.setitem(t, 0, 1.0), "immutable"),
-    ("fancy-index", lambda t: t[[0, 2]], "index"),
     ("np.frexp-out", lambda t: np.frexp(t, out=(np.empty((4, 5)), np.empty((4, 5), np.int32))), "frexp"),
 ]
 

@@ -60,7 +60,29 @@ def test_unknown_length_needs_compute(session):
         len(sel)
     with pytest.raises(IndexError, match="boolean index did not match"):
         mt.tensor(X)[np.ones(5, bool)]
-    with pytest.raises(NotImplementedError, match="integer array"):
-        mt.tensor(X)[[1, 2]]
+    with pytest.raises(IndexError, match="at most one boolean or integer array"):
+        mt.tensor(X)[[1, 2], [0, 1]]
     sel.execute()
     assert len(sel) == (X > 0).sum()
+
+
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+def test_take_and_integer_indexing(session, chunks):
+    x = mt.tensor(X, chunks=chunks)
+    rows = np.array([3, -1, 0, 3, 12, -13])
+    cols = np.array([[1, 6], [-7, 2]], dtype=np.int32)
+    np.testing.assert_array_equal(x[rows].fetch(), X[rows])
+    np.testing.assert_array_equal(x[:, cols].fetch(), X[:, cols])
+    np.testing.assert_array_equal(x[2:9, [0, 0, 5]].fetch(), X[2:9, [0, 0, 5]])
+    np.testing.assert_array_equal(mt.take(x, cols, axis=1).fetch(), np.take(X, cols, axis=1))
+    np.testing.assert_array_equal(x.take(mt.tensor(rows)).fetch(), X.take(rows))
+    np.testing.assert_array_equal(np.take(x, [5, 1]).fetch(), np.take(X, [5, 1]))  # NumPy dispatch
+    pos = mt.flatnonzero(x > 0.5)
+    np.testing.assert_array_equal(x.ravel()[pos].fetch(), X.ravel()[np.flatnonzero(X > 0.5)])
+
+
+def test_take_out_of_range(session):
+    with pytest.raises(Exception, match="index 13 is out of bounds for axis 0 with size 13"):
+        mt.tensor(X, chunks=(4, 3))[[0, 13]].fetch()
+    with pytest.raises(IndexError, match="integer"):
+        mt.tensor(X)[np.array([0.5])]

@@ -283,6 +283,18 @@ def extract(condition, arr):
     return call("extract", astensor(condition), astensor(arr))
 
 
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """numpy.take (mode 'raise' only: an index out of range is an IndexError when computed)."""
+    if out is not None:
+        raise NotImplementedError("phobos: take(out=...): tensors are immutable; use the result")
+    if mode != "raise":
+        raise NotImplementedError(f"phobos: take(mode={mode!r}): only 'raise'")
+    ind = indices if isinstance(indices, Tensor) else np.asarray(indices)
+    if not isinstance(ind, Tensor) and ind.dtype.kind == "u":
+        ind = ind.astype(np.int64)
+    return call("take", astensor(a), astensor(ind), axis=None if axis is None else operator.index(axis))
+
+
 def clip(a, a_min, a_max, out=None):
     if out is not None:
         raise NotImplementedError("phobos: clip(out=...): tensors are immutable; use the result")
@@ -592,9 +604,10 @@ def _index_items(key):
             items.append(int(k))
         elif isinstance(k, (Tensor, list, np.ndarray)):
             m = k if isinstance(k, Tensor) else np.asarray(k)
-            if m.dtype != np.bool_:
-                raise NotImplementedError("phobos: integer array (fancy) indexing is not supported yet; "
-                                          "boolean masks, integers, slices, None and ... are")
+            if m.dtype.kind not in "biu":
+                raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            if m.dtype.kind == "u" and not isinstance(m, Tensor):
+                m = m.astype(np.int64)
             items.append(astensor(m))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
@@ -659,7 +672,7 @@ Tensor.reshape = _t_reshape
 Tensor.transpose = _t_transpose
 Tensor.astype = _t_astype
 for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum, cumprod,
-           ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round, nonzero):
+           ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round, nonzero, take):
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
 Tensor.flatten = _method(ravel)
 Tensor.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
@@ -698,7 +711,7 @@ REGISTRY.update({
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
     "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
-    "extract": "extract", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
+    "extract": "extract", "take": "take", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
@@ -739,7 +752,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract") + tuple(_compose.NAMES):
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take") + tuple(_compose.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

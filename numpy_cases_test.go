@@ -90,6 +90,7 @@ func npCases() []npCase {
 		npFusionCases(),
 		npEmptyAxisCases(),
 		npMaskCases(),
+		npAssignCases(),
 	} {
 		cs = append(cs, part...)
 	}

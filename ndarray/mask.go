@@ -168,3 +168,57 @@ func ArgWhere(a *Array, offset, column int) (*Array, error) {
 	}
 	return out, nil
 }
+
+// MaskPlace is NumPy's a[..., mask, ...] = v as a new array, the inverse of
+// MaskSelect: v has MaskSelect's result shape (one axis at axis holding the
+// selected sub-arrays in C order), and the i-th of them goes to the i-th
+// true position of mask. v must select exactly as many as mask does.
+func MaskPlace(a, mask, v *Array, axis int) (*Array, error) {
+	if a == nil || mask == nil || v == nil {
+		return nil, fmt.Errorf("ndarray: boolean assignment: nil array")
+	}
+	k := mask.NDim()
+	if mask.dtype != Bool || axis < 0 || k == 0 || axis+k > a.NDim() {
+		return nil, fmt.Errorf("ndarray: boolean assignment: a %v mask of %d dimensions at axis %d of an array of %d", mask.dtype, k, axis, a.NDim())
+	}
+	for i, d := range mask.shape {
+		if a.shape[axis+i] != d {
+			return nil, fmt.Errorf("boolean index did not match indexed array along dimension %d; dimension is %d but corresponding boolean dimension is %d",
+				axis+i, a.shape[axis+i], d)
+		}
+	}
+	m := mask.Contiguous()
+	bits := m.buf[m.offset : m.offset+m.Size()]
+	count := 0
+	for _, b := range bits {
+		count += int(b & 1)
+	}
+	want := append(append(append([]int(nil), a.shape[:axis]...), count), a.shape[axis+k:]...)
+	if v.dtype != a.dtype || !SameShape(v.shape, want) {
+		n := -1
+		if v.NDim() > axis {
+			n = v.shape[axis]
+		}
+		return nil, fmt.Errorf("NumPy boolean array indexing assignment cannot assign %d input values to the %d output values where the mask is true (values %v%v, selection %v%v)",
+			n, count, v.dtype, v.shape, a.dtype, want)
+	}
+	out := a.Copy()
+	if count == 0 || out.Size() == 0 {
+		return out, nil
+	}
+	vc := v.Contiguous()
+	isz := a.dtype.Size()
+	row := Size(a.shape[axis+k:]) * isz
+	src := vc.buf[vc.offset*isz:]
+	o := 0
+	for p := range Size(a.shape[:axis]) {
+		base := p * len(bits) * row
+		for j, b := range bits {
+			if b != 0 {
+				copy(out.buf[base+j*row:base+(j+1)*row], src[o:o+row])
+				o += row
+			}
+		}
+	}
+	return out, nil
+}

@@ -171,3 +171,42 @@ func TakeJoin(idx *Array, parts []*Array, axis int, offsets []int, n int) (*Arra
 	}
 	return out, nil
 }
+
+// ScatterRows is x with rows (along axis 0) replaced: for each index of
+// the idx arrays in order (every one 1-D, negative counting from the end of
+// an axis of length n), the row of the matching values array (same order,
+// shape (len(idx), x.shape[1:]...)) goes to that row when it falls in x's
+// block [lo, lo+x.shape[0]); a later index wins over an earlier one, as
+// NumPy's assignment does. An index out of range is NumPy's IndexError.
+func ScatterRows(x *Array, idx, values []*Array, lo, n int) (*Array, error) {
+	if x.NDim() == 0 || len(idx) != len(values) {
+		return nil, fmt.Errorf("ndarray: scatter: %d index and %d value arrays into a %d-D array", len(idx), len(values), x.NDim())
+	}
+	out := x.Copy()
+	m := x.shape[0]
+	isz := x.dtype.Size()
+	row := Size(x.shape[1:]) * isz
+	for b, ia := range idx {
+		vals, err := indexValues(ia)
+		if err != nil {
+			return nil, err
+		}
+		va := values[b]
+		if va.dtype != x.dtype || va.NDim() != x.NDim() || va.shape[0] != len(vals) || !SameShape(va.shape[1:], x.shape[1:]) {
+			return nil, fmt.Errorf("ndarray: scatter: values %v%v for %d indices into rows of %v%v", va.dtype, va.shape, len(vals), x.dtype, x.shape[1:])
+		}
+		vc := va.Contiguous()
+		src := vc.buf[vc.offset*isz:]
+		for k, v := range vals {
+			i, ok := takeIndex(v, n)
+			if !ok {
+				return nil, fmt.Errorf("index %d is out of bounds for axis 0 with size %d", v, n)
+			}
+			if i < lo || i >= lo+m || row == 0 {
+				continue
+			}
+			copy(out.buf[(i-lo)*row:(i-lo+1)*row], src[k*row:(k+1)*row])
+		}
+	}
+	return out, nil
+}

@@ -51,8 +51,35 @@ func (op BooleanMask) Infer(in []Meta) (Meta, error) {
 
 // Tile implements TensorOp.
 func (op BooleanMask) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
-	x, m := in[0], in[1]
-	k, ax := m.Meta.NDim(), op.Axis
+	g, err := newMaskGrid(b, in[0], in[1], op.Axis)
+	if err != nil {
+		return nil, err
+	}
+	res := &Tiled{Meta: out, NSplits: g.nsplits}
+	var shapes ShapeCache
+	ForEachGrid(res.Grid(), func(idx []int) {
+		xc, mc := g.at(idx)
+		meta := Meta{Shape: shapes.Shape(g.nsplits, idx), DType: out.DType, Unknown: out.Unknown}
+		res.Chunks = append(res.Chunks, b.AddChunk(MaskChunk{Axis: op.Axis}, []ChunkRef{xc, mc}, meta))
+	})
+	return res, nil
+}
+
+// maskGrid is x and its mask rechunked for a selection: every masked axis
+// but the first whole (so the chunks' selections follow in C order), the
+// first cut so that chunks keep about x's chunk size, and the mask cut as
+// x. nsplits is the selection's chunking: x's, with the masked axes as one
+// axis bounded by each chunk's masked size.
+type maskGrid struct {
+	x, m    *Tiled
+	ax, k   int
+	nsplits [][]int
+	xidx    []int
+	midx    []int
+}
+
+func newMaskGrid(b Builder, x, m *Tiled, ax int) (*maskGrid, error) {
+	k := m.Meta.NDim()
 	want := slices.Clone(x.NSplits)
 	rest := 1 // elements of one step along the first masked axis
 	for i := 1; i < k; i++ {
@@ -74,28 +101,26 @@ func (op BooleanMask) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	for i, n := range want[ax] {
 		nsplits[ax][i] = n * rest
 	}
-	res := &Tiled{Meta: out, NSplits: nsplits}
-	grid := res.Grid()
-	if err := admitGrid(b, grid, 1); err != nil {
+	if err := admitGrid(b, gridOf(nsplits), 1); err != nil {
 		return nil, err
 	}
-	xt := RechunkTiled(b, x, want)
-	mt := RechunkTiled(b, m, want[ax:ax+k])
-	xidx := make([]int, x.Meta.NDim())
-	midx := make([]int, k)
-	var shapes ShapeCache
-	ForEachGrid(grid, func(idx []int) {
-		copy(xidx, idx[:ax])
-		xidx[ax] = idx[ax]
-		for i := 1; i < k; i++ {
-			xidx[ax+i] = 0
-		}
-		copy(xidx[ax+k:], idx[ax+1:])
-		midx[0] = idx[ax]
-		meta := Meta{Shape: shapes.Shape(nsplits, idx), DType: out.DType, Unknown: out.Unknown}
-		res.Chunks = append(res.Chunks, b.AddChunk(MaskChunk{Axis: ax}, []ChunkRef{xt.At(xidx), mt.At(midx)}, meta))
-	})
-	return res, nil
+	return &maskGrid{
+		x: RechunkTiled(b, x, want), m: RechunkTiled(b, m, want[ax:ax+k]), ax: ax, k: k, nsplits: nsplits,
+		xidx: make([]int, x.Meta.NDim()), midx: make([]int, k),
+	}, nil
+}
+
+// at is the chunks of x and of the mask behind the selection's chunk idx.
+func (g *maskGrid) at(idx []int) (x, m ChunkRef) {
+	ax, k := g.ax, g.k
+	copy(g.xidx, idx[:ax])
+	g.xidx[ax] = idx[ax]
+	for i := 1; i < k; i++ {
+		g.xidx[ax+i] = 0
+	}
+	copy(g.xidx[ax+k:], idx[ax+1:])
+	g.midx[0] = idx[ax]
+	return g.x.At(g.xidx), g.m.At(g.midx)
 }
 
 // MaskChunk selects one chunk of x by its chunk of the mask (BooleanMask).
@@ -226,4 +251,79 @@ func (op ArgWhereChunk) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.A
 		return ndarray.New(ndarray.Int64, n, 0)
 	}
 	return ndarray.ArgWhere(in[0], op.Offset, op.Column)
+}
+
+// MaskPlace is NumPy's x[..., mask, ...] = v as a new tensor, for a value
+// v of unknown length that is a selection by the same mask (x[m] = x[m] *
+// 2): v must be chunked as BooleanMask chunks x by that mask, so that each
+// chunk of v holds exactly what its chunk of x selects, and every chunk op
+// places one chunk (a count that differs fails it, in NumPy's words).
+type MaskPlace struct {
+	Axis int `json:"axis"`
+}
+
+// Type implements TensorOp.
+func (MaskPlace) Type() string { return "mask_place" }
+
+// AcceptsUnknown implements UnknownLengths: the value has the selection's
+// unknown length; x and the mask must be known (Infer says so).
+func (MaskPlace) AcceptsUnknown() bool { return true }
+
+// Infer implements TensorOp.
+func (op MaskPlace) Infer(in []Meta) (Meta, error) {
+	if len(in) != 3 {
+		return Meta{}, fmt.Errorf("mask_place takes 3 inputs (x, mask, values), got %d", len(in))
+	}
+	for i, m := range in[:2] {
+		if m.Unknown != 0 {
+			return Meta{}, &UnknownShapeError{Op: "mask_place", Input: i, Axis: m.UnknownAxis()}
+		}
+	}
+	sel, err := BooleanMask{Axis: op.Axis}.Infer(in[:2])
+	if err != nil {
+		return Meta{}, err
+	}
+	v := in[2]
+	if v.DType != sel.DType || v.Unknown != sel.Unknown || !slices.Equal(v.Shape, sel.Shape) {
+		return Meta{}, fmt.Errorf("mask_place: values %v (unknown axis %d) are not a selection %v by the mask at axis %d", v, v.UnknownAxis(), sel, op.Axis)
+	}
+	return in[0], nil
+}
+
+// Tile implements TensorOp.
+func (op MaskPlace) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	g, err := newMaskGrid(b, in[0], in[1], op.Axis)
+	if err != nil {
+		return nil, err
+	}
+	v := in[2]
+	for ax, sp := range g.nsplits {
+		if !slices.Equal(sp, v.NSplits[ax]) {
+			return nil, fmt.Errorf("mask_place: values chunked %v, not as the mask's selection of x (%v): assign a value computed from x[mask] itself, or execute it first", v.NSplits, g.nsplits)
+		}
+	}
+	res := &Tiled{Meta: out, NSplits: g.x.NSplits}
+	// The selection's chunk idx covers x's chunk at the same grid position
+	// with the masked axes beyond the first (whole) inserted.
+	ForEachGrid(gridOf(g.nsplits), func(idx []int) {
+		xc, mc := g.at(idx)
+		res.Chunks = append(res.Chunks, b.AddChunk(MaskPlaceChunk{Axis: op.Axis}, []ChunkRef{xc, mc, v.At(idx)}, b.ChunkMeta(xc)))
+	})
+	return res, nil
+}
+
+// MaskPlaceChunk places one chunk of values into its chunk of x (MaskPlace).
+type MaskPlaceChunk struct {
+	Axis int `json:"axis"`
+}
+
+// Type implements ChunkOp.
+func (MaskPlaceChunk) Type() string { return "mask_place_chunk" }
+
+// Exec implements ChunkOp.
+func (op MaskPlaceChunk) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	if len(in) != 3 {
+		return nil, fmt.Errorf("mask_place_chunk: %d inputs, want 3", len(in))
+	}
+	return ndarray.MaskPlace(in[0], in[1], in[2], op.Axis)
 }

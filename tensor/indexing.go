@@ -146,28 +146,73 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 	if u := t.needKnown("index"); u != nil {
 		return u
 	}
-	if t.err != nil {
-		return t
+	r, err := t.resolve(idx)
+	if err != nil {
+		return errTensor(err)
 	}
+	op := ops.Index{Items: r.items}
+	y := t
+	if !op.IsIdentity(t.meta.Shape) {
+		y = New(op, t)
+	}
+	if r.arr == nil {
+		return y
+	}
+	at := r.arrAt
+	if at > 0 && !r.adjacent {
+		// NumPy: integer and array indices (advanced indices) separated
+		// by a slice put their result axes first. The indexed axes move to
+		// the front, in order, before the selection.
+		perm := make([]int, 0, y.NDim())
+		for i := range r.arrAxes {
+			perm = append(perm, at+i)
+		}
+		for i := range y.NDim() {
+			if i < at || i >= at+r.arrAxes {
+				perm = append(perm, i)
+			}
+		}
+		y, at = y.Transpose(perm...), 0
+	}
+	if !r.isMask {
+		return New(ops.Take{Axis: at}, y, r.arr)
+	}
+	return New(ops.BooleanMask{Axis: at}, y, r.arr)
+}
+
+// resolved is an index normalised against a shape: the basic items (a
+// whole slice standing for each axis an array index covers), and the
+// array index, if any.
+type resolved struct {
+	items    []ops.IndexItem
+	arr      *Tensor // a boolean mask or an integer array, or nil
+	isMask   bool
+	arrAt    int  // the axis of the basic selection's result where the array's axes are
+	arrAxes  int  // the axes the array covers (the mask's dimensions, or 1)
+	adjacent bool // integer and array indices are next to each other
+}
+
+func (t *Tensor) resolve(idx []Idx) (resolved, error) {
+	var r resolved
 	shape := t.meta.Shape
 	nd := len(shape)
 	consumed, ellipsis, masks := 0, -1, 0
 	for i, x := range idx {
 		if x.bad != "" {
-			return errorf("index: %s", x.bad)
+			return r, fmt.Errorf("index: %s", x.bad)
 		}
 		switch x.kind {
 		case idxSlice, idxAt:
 			consumed++
 		case idxMask, idxArray:
 			if x.mask == nil {
-				return errorf("index: nil array index")
+				return r, fmt.Errorf("index: nil array index")
 			}
 			if x.mask.err != nil {
-				return x.mask
+				return r, x.mask.err
 			}
 			if masks++; masks > 1 {
-				return errorf("index: at most one boolean or integer array per index (several arrays broadcast together are not supported yet)")
+				return r, fmt.Errorf("index: at most one boolean or integer array per index (several arrays broadcast together are not supported yet)")
 			}
 			if x.kind == idxMask {
 				consumed += x.mask.NDim()
@@ -176,36 +221,33 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 			}
 		case idxEllipsis:
 			if ellipsis >= 0 {
-				return errorf("index: an index can only have a single ellipsis (...)")
+				return r, fmt.Errorf("index: an index can only have a single ellipsis (...)")
 			}
 			ellipsis = i
 		}
 	}
 	if consumed > nd {
-		return errorf("index: too many indices for tensor: tensor is %d-dimensional, but %d were indexed", nd, consumed)
+		return r, fmt.Errorf("index: too many indices for tensor: tensor is %d-dimensional, but %d were indexed", nd, consumed)
 	}
 	items := make([]ops.IndexItem, 0, len(idx)+nd-consumed)
 	whole := func(ax int) ops.IndexItem {
 		return ops.IndexItem{Kind: ops.IndexSlice, Range: ndarray.Range{Start: 0, Step: 1, Len: shape[ax]}}
 	}
 	ax := 0
-	var mask *Tensor
-	isMask := false
-	maskAt := -1 // the output axis where the array index's axes go
 	for _, x := range idx {
 		switch x.kind {
 		case idxMask, idxArray:
-			mask, maskAt, isMask = x.mask, 0, x.kind == idxMask
+			r.arr, r.arrAt, r.isMask = x.mask, 0, x.kind == idxMask
 			for _, it := range items {
 				if it.Kind != ops.IndexInt {
-					maskAt++
+					r.arrAt++
 				}
 			}
-			k := 1
-			if isMask {
-				k = x.mask.NDim()
+			r.arrAxes = 1
+			if r.isMask {
+				r.arrAxes = x.mask.NDim()
 			}
-			for range k {
+			for range r.arrAxes {
 				items = append(items, whole(ax))
 				ax++
 			}
@@ -220,7 +262,7 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 			n := shape[ax]
 			i := x.start
 			if i < -n || i >= n {
-				return errorf("index: index %d is out of bounds for axis %d with size %d", i, ax, n)
+				return r, fmt.Errorf("index: index %d is out of bounds for axis %d with size %d", i, ax, n)
 			}
 			if i < 0 {
 				i += n
@@ -232,48 +274,20 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 			if step == 0 {
 				step = 1
 			}
-			r, err := ndarray.SliceRange(shape[ax], x.start, x.stop, step, x.hasStart, x.hasStop)
+			rg, err := ndarray.SliceRange(shape[ax], x.start, x.stop, step, x.hasStart, x.hasStop)
 			if err != nil {
-				return errorf("index: axis %d: %w", ax, err)
+				return r, fmt.Errorf("index: axis %d: %w", ax, err)
 			}
-			items = append(items, ops.IndexItem{Kind: ops.IndexSlice, Range: r})
+			items = append(items, ops.IndexItem{Kind: ops.IndexSlice, Range: rg})
 			ax++
 		}
 	}
 	for ; ax < nd; ax++ {
 		items = append(items, whole(ax))
 	}
-	op := ops.Index{Items: items}
-	y := t
-	if !op.IsIdentity(shape) {
-		y = New(op, t)
-	}
-	if mask == nil {
-		return y
-	}
-	if maskAt > 0 && !advancedAdjacent(idx, nd-consumed) {
-		// NumPy: integer and array indices (advanced indices) separated
-		// by a slice put their result axes first. The indexed axes move to
-		// the front, in order, before the selection.
-		k := 1
-		if isMask {
-			k = mask.NDim()
-		}
-		perm := make([]int, 0, y.NDim())
-		for i := range k {
-			perm = append(perm, maskAt+i)
-		}
-		for i := range y.NDim() {
-			if i < maskAt || i >= maskAt+k {
-				perm = append(perm, i)
-			}
-		}
-		y, maskAt = y.Transpose(perm...), 0
-	}
-	if !isMask {
-		return New(ops.Take{Axis: maskAt}, y, mask)
-	}
-	return New(ops.BooleanMask{Axis: maskAt}, y, mask)
+	r.items = items
+	r.adjacent = r.arr == nil || advancedAdjacent(idx, nd-consumed)
+	return r, nil
 }
 
 // advancedAdjacent reports whether the integer and boolean indices of idx

@@ -604,7 +604,7 @@ func (t *Tensor) Pad(width [][2]int, mode PadMode, constant [][2]float64) *Tenso
 			return errorf("pad: can't extend empty axis %d using modes other than 'constant' or 'empty'", ax)
 		}
 		var parts []*Tensor
-		for _, run := range padRuns(mode, n, -before, n+after) {
+		for _, run := range padRuns(mode, n, before, after) {
 			parts = append(parts, r.axisRun(ax, run))
 		}
 		r = Concatenate(ax, parts...)
@@ -642,7 +642,9 @@ func (t *Tensor) axisRun(ax int, r padRun) *Tensor {
 
 // padSource is the element of an axis of length n that position i (which
 // may lie outside 0..n-1) reads in mode, and the direction the source runs
-// in as i grows.
+// in as i grows, when neither pad is wider than the part of the axis the
+// mode mirrors or wraps: then NumPy fills each pad in one step, and the
+// pattern is the periodic one.
 func padSource(mode PadMode, n, i int) (src, step int) {
 	mod := func(a, m int) int { return ((a % m) + m) % m }
 	switch mode {
@@ -674,21 +676,102 @@ func padSource(mode PadMode, n, i int) (src, step int) {
 	}
 }
 
-// padRuns cuts positions lo..hi-1 of a padded axis into runs that each
-// read a contiguous stretch of the axis.
-func padRuns(mode PadMode, n, lo, hi int) []padRun {
+// padMap is the source of every position of an axis of length n padded by
+// before and after, by NumPy 1.24's own iteration (numpy/lib/arraypad.py,
+// _set_wrap_both and _set_reflect_both): a pad wider than the axis is filled
+// in several rounds, each copying from what the last one filled, and with
+// unequal pads the result is not periodic. Its length is the padded axis'.
+func padMap(mode PadMode, n, before, after int) []int {
+	size := before + n + after
+	p := make([]int, size)
+	for i := range n {
+		p[before+i] = i
+	}
+	left, right := before, after
+	if (mode == PadReflect || mode == PadSymmetric) && n == 1 {
+		return p // all zeros: NumPy extends a singleton axis by its edge
+	}
+	for left > 0 || right > 0 {
+		inner := size - left - right // filled so far
+		if mode == PadWrap {
+			newL, newR := 0, 0
+			if left > 0 {
+				hi := size - right
+				chunk := slices.Clone(p[hi-min(inner, left) : hi])
+				if left > inner {
+					copy(p[left-inner:left], chunk)
+					newL = left - inner
+				} else {
+					copy(p[:left], chunk)
+				}
+			}
+			if right > 0 {
+				chunk := slices.Clone(p[left : left+min(inner, right)])
+				if right > inner {
+					copy(p[size-right:size-right+inner], chunk)
+					newR = right - inner
+				} else {
+					copy(p[size-right:], chunk)
+				}
+			}
+			left, right = newL, newR
+			continue
+		}
+		edge, old := 1, inner
+		if mode == PadReflect {
+			edge, old = 0, inner-1
+		}
+		if left > 0 {
+			cl := min(old, left)
+			start := left - edge + cl // walks down to left-edge+1
+			for k := range cl {
+				p[left-cl+k] = p[start-k]
+			}
+			left -= cl
+		}
+		if right > 0 {
+			cl := min(old, right)
+			start := size - right + edge - 2
+			for k := range cl {
+				p[size-right+k] = p[start-k]
+			}
+			right -= cl
+		}
+	}
+	return p
+}
+
+// padRuns cuts positions -before..n+after-1 of a padded axis into runs that
+// each read a contiguous stretch of the axis.
+func padRuns(mode PadMode, n, before, after int) []padRun {
+	var src func(i int) (int, int)
+	wide := before > n-1 || after > n-1
+	if mode == PadEdge || !wide {
+		src = func(i int) (int, int) { return padSource(mode, n, i) }
+	} else {
+		m := padMap(mode, n, before, after)
+		src = func(i int) (int, int) {
+			j := i + before
+			if j+1 < len(m) {
+				if d := m[j+1] - m[j]; d >= -1 && d <= 1 {
+					return m[j], d
+				}
+			}
+			return m[j], 1
+		}
+	}
 	var runs []padRun
-	for i := lo; i < hi; {
-		src, step := padSource(mode, n, i)
+	for i := -before; i < n+after; {
+		s, step := src(i)
 		l := 1
-		for i+l < hi {
-			s, st := padSource(mode, n, i+l)
-			if st != step || s != src+step*l {
+		for i+l < n+after {
+			s2, _ := src(i + l)
+			if s2 != s+step*l {
 				break
 			}
 			l++
 		}
-		runs = append(runs, padRun{src: src, step: step, len: l})
+		runs = append(runs, padRun{src: s, step: step, len: l})
 		i += l
 	}
 	return runs

@@ -13,6 +13,17 @@ import (
 // inputs' chunks: nothing is gathered into one chunk. Repeat, Tril/Triu and
 // Diagonal are chunk ops of their own (ops/manip.go).
 
+// IndexError is a position out of bounds for an axis (NumPy raises
+// IndexError), from Insert and Delete.
+type IndexError struct {
+	Func              string
+	Index, Axis, Size int
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("%s: index %d is out of bounds for axis %d with size %d", e.Func, e.Index, e.Axis, e.Size)
+}
+
 // axisSlice is t[..., lo:hi, ...] along axis ax (already normalised).
 func (t *Tensor) axisSlice(ax, lo, hi int) *Tensor {
 	idx := make([]Idx, ax+1)
@@ -1037,7 +1048,7 @@ func (t *Tensor) Delete(obj any, axis ...int) *Tensor {
 	drop := make([]bool, n)
 	for _, p := range pos {
 		if p < -n || p >= n {
-			return errorf("delete: index %d is out of bounds for axis %d with size %d", p, ax, n)
+			return errTensor(&IndexError{Func: "delete", Index: p, Axis: ax, Size: n})
 		}
 		drop[(p+n)%n] = true
 	}
@@ -1096,7 +1107,7 @@ func (t *Tensor) Insert(obj any, values *Tensor, axis ...int) *Tensor {
 	if scalar || len(pos) == 1 {
 		p := pos[0]
 		if p < -n || p > n {
-			return errorf("insert: index %d is out of bounds for axis %d with size %d", p, ax, n)
+			return errTensor(&IndexError{Func: "insert", Index: p, Axis: ax, Size: n})
 		}
 		if p < 0 {
 			p += n
@@ -1123,7 +1134,7 @@ func (t *Tensor) Insert(obj any, values *Tensor, axis ...int) *Tensor {
 	norm := make([]int, len(pos))
 	for k, p := range pos {
 		if p < -n || p > n {
-			return errorf("insert: index %d is out of bounds for axis %d with size %d", p, ax, n)
+			return errTensor(&IndexError{Func: "insert", Index: p, Axis: ax, Size: n})
 		}
 		norm[k] = p
 		if p < 0 {

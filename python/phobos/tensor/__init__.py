@@ -655,6 +655,7 @@ REGISTRY.update({
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
 })
 REGISTRY.update(_manip.REGISTRY)
+REGISTRY.update({"linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd"})
 
 # NumPy interoperability ----------------------------------------------------------
 

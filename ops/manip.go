@@ -133,23 +133,53 @@ func (op RepeatChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.A
 	if out.Size() == 0 {
 		return out, nil
 	}
-	src, dst := a.Bytes(), out.Bytes()
-	slab := ndarray.Size(shape[op.Axis+1:]) * a.DType().Size() // bytes of one element's slab
-	outer := ndarray.Size(shape[:op.Axis])
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a = a.Contiguous()
+	outer, inner := ndarray.Size(shape[:op.Axis]), ndarray.Size(shape[op.Axis+1:])
+	switch a.DType() {
+	case ndarray.Float64:
+		repeatSlabs(out.Float64s(), a.Float64s(), outer, n, inner, op.Counts)
+	case ndarray.Float32:
+		repeatSlabs(out.Float32s(), a.Float32s(), outer, n, inner, op.Counts)
+	case ndarray.Int64:
+		repeatSlabs(out.Int64s(), a.Int64s(), outer, n, inner, op.Counts)
+	case ndarray.Int32:
+		repeatSlabs(out.Int32s(), a.Int32s(), outer, n, inner, op.Counts)
+	default:
+		repeatSlabs(out.Bools(), a.Bools(), outer, n, inner, op.Counts)
+	}
+	return out, nil
+}
+
+// repeatSlabs writes each of the n slabs of inner elements of src (outer
+// times over) counts[i] times, or counts[0] times when it has one entry.
+// One template for every dtype; single elements are stored one by one,
+// which beats a copy call per element.
+func repeatSlabs[T any](dst, src []T, outer, n, inner int, counts []int) {
 	d := 0
 	for o := range outer {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		s := o * n * slab
+		base := o * n * inner
 		for i := range n {
-			piece := src[s+i*slab : s+(i+1)*slab]
-			for range count(i) {
+			c := counts[0]
+			if len(counts) > 1 {
+				c = counts[i]
+			}
+			if inner == 1 {
+				v := src[base+i]
+				for k := range c {
+					dst[d+k] = v
+				}
+				d += c
+				continue
+			}
+			piece := src[base+i*inner : base+(i+1)*inner]
+			for range c {
 				d += copy(dst[d:], piece)
 			}
 		}
 	}
-	return out, nil
 }
 
 // Tri zeroes the elements above (Lower, np.tril) or below (np.triu) the

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -39,19 +40,46 @@ func (op Repeat) Infer(in []Meta) (Meta, error) {
 	if len(op.Repeats) != 1 && len(op.Repeats) != n {
 		return Meta{}, fmt.Errorf("repeat: %d repeat counts for axis %d of length %d (shape %v): give one count or one per element", len(op.Repeats), op.Axis, n, m.Shape)
 	}
-	total := 0
-	for i, r := range op.Repeats {
-		if r < 0 {
-			return Meta{}, fmt.Errorf("repeat: negative repeat count %d (entry %d)", r, i)
-		}
-		total += r
+	total, err := repeatTotal(op.Repeats, n)
+	if err != nil {
+		return Meta{}, fmt.Errorf("repeat: %w (shape %v, axis %d)", err, m.Shape, op.Axis)
 	}
-	if len(op.Repeats) == 1 {
-		total = n * op.Repeats[0]
+	if n > 0 && ndarray.Size(m.Shape)/n > maxElements/max(total, 1) {
+		return Meta{}, fmt.Errorf("repeat: a result of %d x %d elements is too large", ndarray.Size(m.Shape)/n, total)
 	}
 	shape := slices.Clone(m.Shape)
 	shape[op.Axis] = total
 	return Meta{Shape: shape, DType: m.DType}, nil
+}
+
+// maxElements bounds the elements of a result built from counts a client
+// sent, so totals cannot overflow.
+const maxElements = math.MaxInt64 / 16
+
+// repeatTotal is the length of an axis of n elements repeated by counts
+// (one for all, or one each), refusing negative counts and overflow.
+func repeatTotal(counts []int, n int) (int, error) {
+	if len(counts) == 1 {
+		r := counts[0]
+		if r < 0 {
+			return 0, fmt.Errorf("negative repeat count %d", r)
+		}
+		if n > 0 && r > maxElements/n {
+			return 0, fmt.Errorf("%d elements repeated %d times is too many", n, r)
+		}
+		return n * r, nil
+	}
+	total := 0
+	for i, r := range counts {
+		if r < 0 {
+			return 0, fmt.Errorf("negative repeat count %d (entry %d)", r, i)
+		}
+		if r > maxElements-total {
+			return 0, fmt.Errorf("repeat counts add up to too many elements")
+		}
+		total += r
+	}
+	return total, nil
 }
 
 // Tile implements TensorOp: one RepeatChunk per input chunk, so the output
@@ -111,18 +139,9 @@ func (op RepeatChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.A
 	if len(op.Counts) != 1 && len(op.Counts) != n {
 		return nil, fmt.Errorf("repeat_chunk: %d counts for %d elements along axis %d", len(op.Counts), n, op.Axis)
 	}
-	count := func(i int) int {
-		if len(op.Counts) == 1 {
-			return op.Counts[0]
-		}
-		return op.Counts[i]
-	}
-	total := 0
-	for i := range n {
-		if count(i) < 0 {
-			return nil, fmt.Errorf("repeat_chunk: negative count %d", count(i))
-		}
-		total += count(i)
+	total, err := repeatTotal(op.Counts, n)
+	if err != nil {
+		return nil, fmt.Errorf("repeat_chunk: %w", err)
 	}
 	outShape := slices.Clone(shape)
 	outShape[op.Axis] = total
@@ -302,6 +321,7 @@ func (Diagonal) Type() string { return "diagonal" }
 
 // diagStart is the first element of the diagonal and its length.
 func diagStart(rows, cols, offset int) (i0, j0, n int) {
+	offset = min(max(offset, -rows), cols) // beyond these the diagonal is empty anyway
 	i0, j0 = max(0, -offset), max(0, offset)
 	return i0, j0, max(0, min(rows-i0, cols-j0))
 }
@@ -385,7 +405,7 @@ func (op DiagonalChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray
 	shape := a.Shape()
 	nd := len(shape)
 	rows, cols := shape[nd-2], shape[nd-1]
-	if op.Row < 0 || op.Col < 0 || op.Len < 0 || op.Row+op.Len > rows || op.Col+op.Len > cols {
+	if op.Row < 0 || op.Col < 0 || op.Len < 0 || op.Len > rows-op.Row || op.Len > cols-op.Col {
 		return nil, fmt.Errorf("diagonal_chunk: %d elements from (%d, %d) do not fit a chunk of shape %v", op.Len, op.Row, op.Col, shape)
 	}
 	out, err := ndarray.New(a.DType(), append(slices.Clone(shape[:nd-2]), op.Len)...)

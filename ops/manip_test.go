@@ -91,7 +91,7 @@ func TestManipChunkOpsRefuseBadParameters(t *testing.T) {
 	}{
 		{RepeatChunk{Axis: 2, Counts: []int{1}}, "axis 2"},
 		{RepeatChunk{Axis: 0, Counts: []int{1, 2}}, "2 counts for 3 elements"},
-		{RepeatChunk{Axis: 1, Counts: []int{-1}}, "negative count"},
+		{RepeatChunk{Axis: 1, Counts: []int{-1}}, "negative repeat count"},
 		{DiagonalChunk{Row: 2, Col: 0, Len: 2}, "do not fit"},
 		{DiagonalChunk{Row: 0, Col: -1, Len: 1}, "do not fit"},
 	} {

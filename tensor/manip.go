@@ -160,6 +160,10 @@ func (t *Tensor) Tile(reps ...int) *Tensor {
 		if r < 0 {
 			return errorf("tile: negative dimensions are not allowed: reps %v", reps)
 		}
+		// Each copy is at least one chunk of the concatenation.
+		if r > ops.MaxChunkOps {
+			return errorf("tile: %d copies along one axis would exceed %d chunks (reps %v)", r, ops.MaxChunkOps, reps)
+		}
 	}
 	nd := max(t.NDim(), len(reps))
 	shape := slices.Concat(slices.Repeat([]int{1}, nd-t.NDim()), t.meta.Shape)
@@ -614,8 +618,19 @@ func (t *Tensor) Pad(width [][2]int, mode PadMode, constant [][2]float64) *Tenso
 		if n == 0 {
 			return errorf("pad: can't extend empty axis %d using modes other than 'constant' or 'empty'", ax)
 		}
+		m := mode
+		if n == 1 {
+			m = PadEdge // every mode repeats a single element (NumPy: legacy for reflect)
+		}
+		if wide := max(before, after) > n-1; wide && m != PadEdge {
+			// NumPy's rounds are replayed element by element (padMap), and
+			// every round is at least one more chunk.
+			if before+n+after > maxPadMap || (before+after)/max(n-1, 1) > ops.MaxChunkOps {
+				return errorf("pad: pads %d and %d on axis %d of length %d: pads wider than the axis are supported up to a padded length of %d", before, after, ax, n, maxPadMap)
+			}
+		}
 		var parts []*Tensor
-		for _, run := range padRuns(mode, n, before, after) {
+		for _, run := range padRuns(m, n, before, after) {
 			parts = append(parts, r.axisRun(ax, run))
 		}
 		r = Concatenate(ax, parts...)
@@ -687,6 +702,10 @@ func padSource(mode PadMode, n, i int) (src, step int) {
 	}
 }
 
+// maxPadMap bounds the padded length of an axis whose pads are wider than
+// it (padMap holds one int per position).
+const maxPadMap = 1 << 24
+
 // padMap is the source of every position of an axis of length n padded by
 // before and after, by NumPy 1.24's own iteration (numpy/lib/arraypad.py,
 // _set_wrap_both and _set_reflect_both): a pad wider than the axis is filled
@@ -755,35 +774,43 @@ func padMap(mode PadMode, n, before, after int) []int {
 // padRuns cuts positions -before..n+after-1 of a padded axis into runs that
 // each read a contiguous stretch of the axis.
 func padRuns(mode PadMode, n, before, after int) []padRun {
-	var src func(i int) (int, int)
-	wide := before > n-1 || after > n-1
-	if mode == PadEdge || !wide {
-		src = func(i int) (int, int) { return padSource(mode, n, i) }
-	} else {
-		m := padMap(mode, n, before, after)
-		src = func(i int) (int, int) {
-			j := i + before
-			if j+1 < len(m) {
-				if d := m[j+1] - m[j]; d >= -1 && d <= 1 {
-					return m[j], d
-				}
-			}
-			return m[j], 1
-		}
-	}
+	hi := n + after
 	var runs []padRun
-	for i := -before; i < n+after; {
-		s, step := src(i)
-		l := 1
-		for i+l < n+after {
-			s2, _ := src(i + l)
-			if s2 != s+step*l {
-				break
+	if mode == PadEdge || max(before, after) <= n-1 {
+		// The periodic pattern: each run goes to the end of its stretch.
+		for i := -before; i < hi; {
+			src, step := padSource(mode, n, i)
+			var l int
+			switch {
+			case step == 1:
+				l = n - src
+			case step == -1:
+				l = src + 1
+			case i < 0:
+				l = min(0, hi) - i
+			default:
+				l = hi - i
 			}
+			l = min(l, hi-i)
+			runs = append(runs, padRun{src: src, step: step, len: l})
+			i += l
+		}
+		return runs
+	}
+	m := padMap(mode, n, before, after)
+	for j := 0; j < len(m); {
+		step := 1
+		if j+1 < len(m) {
+			if d := m[j+1] - m[j]; d >= -1 && d <= 1 {
+				step = d
+			}
+		}
+		l := 1
+		for j+l < len(m) && m[j+l] == m[j]+step*l {
 			l++
 		}
-		runs = append(runs, padRun{src: s, step: step, len: l})
-		i += l
+		runs = append(runs, padRun{src: m[j], step: step, len: l})
+		j += l
 	}
 	return runs
 }
@@ -1045,25 +1072,23 @@ func (t *Tensor) Delete(obj any, axis ...int) *Tensor {
 	if err != nil {
 		return errTensor(err)
 	}
-	drop := make([]bool, n)
-	for _, p := range pos {
+	for k, p := range pos {
 		if p < -n || p >= n {
 			return errTensor(&IndexError{Func: "delete", Index: p, Axis: ax, Size: n})
 		}
-		drop[(p+n)%n] = true
+		if p < 0 {
+			pos[k] += n
+		}
 	}
+	slices.Sort(pos)
+	pos = slices.Compact(pos)
 	var parts []*Tensor
-	for i := 0; i < n; {
-		if drop[i] {
-			i++
-			continue
+	prev := 0 // the kept stretches lie between the deleted positions
+	for _, p := range append(pos, n) {
+		if p > prev {
+			parts = append(parts, x.axisSlice(ax, prev, p))
 		}
-		j := i
-		for j < n && !drop[j] {
-			j++
-		}
-		parts = append(parts, x.axisSlice(ax, i, j))
-		i = j
+		prev = p + 1
 	}
 	if len(parts) == 0 {
 		return x.axisSlice(ax, 0, 0)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 )
 
 // TestManipErrorsSayWhatIsWrong: each mistake NumPy raises for fails here
@@ -62,5 +63,32 @@ func TestManipMeta(t *testing.T) {
 	laCheck(t, "insert list", a.Insert([]int{0, 4}, Scalar(2.5), 1), []int{3, 6}, i32)
 	if r := a.Roll(0, 1); r != a {
 		t.Error("roll by 0 is not t itself")
+	}
+}
+
+// TestManipHugeArgumentsAreRefusedOrCheap: arguments a client sends cannot
+// make building a tensor allocate in proportion to them, and a deletion
+// from a huge lazy tensor costs nothing per element.
+func TestManipHugeArgumentsAreRefusedOrCheap(t *testing.T) {
+	a := laZeros(ndarray.Float64, 3, 4)
+	laCheckErr(t, "tile", a.Tile(1<<40), "copies", "exceed")
+	laCheckErr(t, "pad", a.Pad([][2]int{{1 << 40, 0}, {0, 0}}, PadReflect, nil), "wider than the axis")
+	laCheckErr(t, "repeat", a.Repeat(1<<61), "too many")
+	laCheckErr(t, "repeat each", a.RepeatEach([]int{1 << 61, 1 << 61, 1 << 61}, 0), "too many")
+	huge := Zeros([]int{1 << 40})
+	laCheck(t, "delete", huge.Delete([]int{0, 5, -1, 5}), []int{1<<40 - 3}, ndarray.Float64)
+	laCheck(t, "pad edge", a.Pad([][2]int{{1 << 30, 0}}, PadEdge, nil), []int{1<<30 + 3, 1<<30 + 4}, ndarray.Float64)
+}
+
+// TestPadSingleElementIsCheap: every mode pads a one-element axis with
+// that element, as one broadcast per side however wide the pad.
+func TestPadSingleElementIsCheap(t *testing.T) {
+	v := laZeros(ndarray.Int64, 1)
+	for _, m := range []PadMode{PadReflect, PadSymmetric, PadWrap, PadEdge} {
+		r := v.Pad([][2]int{{1 << 30, 1 << 29}}, m, nil)
+		laCheck(t, string(m), r, []int{1<<30 + 1<<29 + 1}, ndarray.Int64)
+		if c, ok := r.Op().(ops.Concatenate); !ok || len(r.Inputs()) != 3 {
+			t.Errorf("%s: %v of %d inputs, want a concatenation of 3", m, c, len(r.Inputs()))
+		}
 	}
 }

@@ -57,6 +57,8 @@ func manipCases() []npCase {
 			func(e *npEnv) *tensor.Tensor { return e.v("a").RollAxes([]int{1, 2}, []int{1, 1}) }),
 		one("roll shifts on one axis", "np.roll(a, (1, 5), axis=0)", ins("a", dA32),
 			func(e *npEnv) *tensor.Tensor { return e.v("a").RollAxes([]int{1, 5}, []int{0}) }),
+		one("roll flat several shifts", "np.roll(a, (2, 5, -1))", ins("a", dI),
+			func(e *npEnv) *tensor.Tensor { return e.v("a").RollAxes([]int{2, 5, -1}, nil) }),
 		one("roll empty", "np.roll(a, 2, axis=0)", ins("a", dE03),
 			func(e *npEnv) *tensor.Tensor { return e.v("a").Roll(2, 0) }),
 		one("roll one element", "np.roll(a, 5)", ins("a", mV1),

@@ -83,10 +83,7 @@ func roll(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	if !ok {
-		if len(shifts) != 1 {
-			return nil, valueErr("roll: 'shift' must be one integer when axis is None, got %v", shifts)
-		}
-		axes = nil
+		axes = nil // the flattened tensor
 	}
 	return t.RollAxes(shifts, axes), nil
 }

@@ -75,15 +75,12 @@ func (t *Tensor) Roll(shift int, axes ...int) *Tensor {
 // RollAxes is np.roll with a shift per axis: shifts and axes broadcast
 // against each other (one of them may have a single entry), and shifts of
 // one axis named twice add up. Nil axes roll the flattened tensor by the
-// one shift.
+// sum of the shifts.
 func (t *Tensor) RollAxes(shifts, axes []int) *Tensor {
 	if t.err != nil {
 		return t
 	}
 	if axes == nil {
-		if len(shifts) != 1 {
-			return errorf("roll: %d shifts for a flattened tensor: give one", len(shifts))
-		}
 		return t.Ravel().RollAxes(shifts, []int{0}).Reshape(t.meta.Shape...)
 	}
 	switch {

@@ -240,6 +240,9 @@ func (op Tri) keeps(lo, hi int) (all, none bool) {
 func (op Tri) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	t := in[0]
 	nd := out.NDim()
+	// Diagonals beyond the matrix keep all or nothing, as the nearest one
+	// outside does; clamping keeps the chunk offsets below from overflowing.
+	op.K = min(max(op.K, -out.Shape[nd-2]-1), out.Shape[nd-1]+1)
 	offs := AxisOffsets(t.NSplits)
 	res := &Tiled{Meta: out, NSplits: t.NSplits, Chunks: make([]ChunkRef, 0, len(t.Chunks))}
 	k := 0
@@ -292,6 +295,7 @@ func (op TriChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arra
 	es := out.DType().Size()
 	buf := out.Bytes()
 	mats := ndarray.Size(shape[:nd-2])
+	k := min(max(op.K, -rows-1), cols+1) // the same rows for any k beyond these
 	for m := range mats {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -299,7 +303,7 @@ func (op TriChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arra
 		for i := range rows {
 			row := buf[(m*rows+i)*cols*es : (m*rows+i+1)*cols*es]
 			// Tril keeps columns j <= i+K, triu keeps j >= i+K.
-			cut := min(max(i+op.K, -1), cols)
+			cut := min(max(i+k, -1), cols)
 			if op.Lower {
 				clear(row[min(cut+1, cols)*es:])
 			} else {

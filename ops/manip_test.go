@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -105,5 +106,40 @@ func TestManipChunkOpsRefuseBadParameters(t *testing.T) {
 	}
 	if _, err := (Tri{Lower: true}).Infer([]Meta{{Shape: []int{3}, DType: ndarray.Float64}}); err == nil {
 		t.Error("tril of a 1-d tensor accepted at the op level")
+	}
+}
+
+// TestTriExtremeK: diagonals far outside the matrix, up to the integer
+// limits a decoded graph may hold, keep everything or nothing.
+func TestTriExtremeK(t *testing.T) {
+	a := mpArange(t, 4, 5)
+	for _, c := range []struct {
+		k     int
+		lower bool
+		kept  int
+	}{{math.MaxInt, true, 20}, {math.MinInt, true, 0}, {math.MaxInt, false, 0}, {math.MinInt, false, 20}} {
+		b := &mpBuilder{}
+		in := mpTile(t, b, a, [][]int{{3, 1}, {2, 3}})
+		out, err := Tri{K: c.k, Lower: c.lower}.Tile(b, []*Tiled{in}, in.Meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := mpRun(t, b, out)
+		kept := 0
+		for i := range got.Size() {
+			if got.AtFlat(i) == a.AtFlat(i) && (i == 0 || got.AtFlat(i) != 0) {
+				kept++
+			}
+		}
+		if c.kept == 20 && kept != 20 || c.kept == 0 && kept > 1 {
+			t.Errorf("k %d lower %v: kept %d elements, want %d", c.k, c.lower, kept, c.kept)
+		}
+		chunk, err := TriChunk{K: c.k, Lower: c.lower}.Exec(context.Background(), []*ndarray.Array{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := chunk.ToFloat64s(); (c.kept == 20) != (s[19] == 19) {
+			t.Errorf("tri_chunk k %d lower %v: last element %v", c.k, c.lower, s[19])
+		}
 	}
 }

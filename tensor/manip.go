@@ -34,7 +34,8 @@ func (t *Tensor) axisSlice(ax, lo, hi int) *Tensor {
 	return t.Index(idx...)
 }
 
-// firstErr is the first tensor among ts that carries an error.
+// firstErr is the first tensor among ts that carries an error (a nil one
+// becomes an error tensor saying so), or nil.
 func firstErr(ts ...*Tensor) *Tensor {
 	for i, x := range ts {
 		if x == nil {
@@ -337,9 +338,6 @@ func stackWith(name string, axis func(nd int) int, f func(*Tensor) *Tensor, ts [
 		return errorf("%s: need at least one array to concatenate", name)
 	}
 	if e := firstErr(ts...); e != nil {
-		if e.err == nil {
-			return errorf("%s: %v", name, e)
-		}
 		return e
 	}
 	xs := make([]*Tensor, len(ts))
@@ -386,10 +384,10 @@ func ColumnStack(ts ...*Tensor) *Tensor {
 }
 
 // Diff is the n-th discrete difference along axis (np.diff): out[i] =
-// a[i+1] - a[i], repeated n times (for bools, a[i+1] != a[i]). prepend and
-// append, when not nil, are joined to t along the axis first; a 0-d one is
-// broadcast to a slice of length 1.
-func (t *Tensor) Diff(n, axis int, prepend, append *Tensor) *Tensor {
+// a[i+1] - a[i], repeated n times (for bools, a[i+1] != a[i]). before and
+// after (NumPy's prepend and append), when not nil, are joined to t along
+// the axis first; a 0-d one is broadcast to a slice of length 1.
+func (t *Tensor) Diff(n, axis int, before, after *Tensor) *Tensor {
 	if t.err != nil {
 		return t
 	}
@@ -415,13 +413,13 @@ func (t *Tensor) Diff(n, axis int, prepend, append *Tensor) *Tensor {
 		return v.BroadcastTo(shape...)
 	}
 	a := t
-	if prepend != nil || append != nil {
+	if before != nil || after != nil {
 		parts := []*Tensor{t}
-		if prepend != nil {
-			parts = slices.Insert(parts, 0, edge(prepend))
+		if before != nil {
+			parts = slices.Insert(parts, 0, edge(before))
 		}
-		if append != nil {
-			parts = slices.Insert(parts, len(parts), edge(append))
+		if after != nil {
+			parts = append(parts, edge(after))
 		}
 		if a = Concatenate(ax, parts...); a.err != nil {
 			return errorf("diff: %w", a.err)
@@ -466,7 +464,7 @@ func (t *Tensor) Ediff1d(toEnd, toBegin *Tensor) *Tensor {
 		if i == 0 {
 			parts = slices.Insert(parts, 0, v)
 		} else {
-			parts = slices.Insert(parts, len(parts), v)
+			parts = append(parts, v)
 		}
 	}
 	return Concatenate(0, parts...)
@@ -922,9 +920,6 @@ func Meshgrid(indexing string, sparse bool, xs ...*Tensor) []*Tensor {
 		return errTensors(len(xs), fmt.Errorf("meshgrid: Valid values for `indexing` are 'xy' and 'ij', got %q", indexing))
 	}
 	if e := firstErr(xs...); e != nil {
-		if e.err == nil {
-			return errTensors(len(xs), fmt.Errorf("meshgrid: %v", e))
-		}
 		return errTensors(len(xs), e.err)
 	}
 	nd := len(xs)
@@ -994,9 +989,6 @@ func IndicesSparse(dims []int, opts ...Option) []*Tensor {
 // flattened when no axis is given.
 func Append(t, values *Tensor, axis ...int) *Tensor {
 	if e := firstErr(t, values); e != nil {
-		if e.err == nil {
-			return errorf("append: %v", e)
-		}
 		return e
 	}
 	a, ok, err := optAxis("append", axis)
@@ -1101,9 +1093,6 @@ func (t *Tensor) Delete(obj any, axis ...int) *Tensor {
 // slice per position), in the order of the positions.
 func (t *Tensor) Insert(obj any, values *Tensor, axis ...int) *Tensor {
 	if e := firstErr(t, values); e != nil {
-		if e.err == nil {
-			return errorf("insert: %v", e)
-		}
 		return e
 	}
 	x, ax, err := flatOrAxis("insert", t, axis)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
 from . import _compose
+from . import _manip
 from .. import session as _session
 
 newaxis = None
@@ -452,26 +453,6 @@ def stack(arrays, axis=0):
     return call("stack", [astensor(a) for a in arrays], operator.index(axis))
 
 
-def vstack(tup):
-    ts = [astensor(a) for a in tup]
-    return concatenate([t.reshape(1, -1) if t.ndim < 2 else t for t in ts], 0)
-
-
-def hstack(tup):
-    ts = [astensor(a) for a in tup]
-    return concatenate(ts, 0 if ts and ts[0].ndim == 1 else 1)
-
-
-def atleast_1d(a):
-    a = astensor(a)
-    return a.reshape(1) if a.ndim == 0 else a
-
-
-def atleast_2d(a):
-    a = astensor(a)
-    return a.reshape(1, 1) if a.ndim == 0 else a[None] if a.ndim == 1 else a
-
-
 def rechunk(a, chunks):
     return call("rechunk", astensor(a), _chunks(chunks))
 
@@ -689,6 +670,8 @@ from . import random, linalg  # noqa: E402
 
 for _n in _compose.NAMES:
     globals()[_n] = getattr(_compose, _n)
+for _n in _manip.NAMES:
+    globals()[_n] = getattr(_manip, _n)
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
@@ -719,6 +702,7 @@ REGISTRY.update({
     "linalg.pinv": "linalg.pinv", "linalg.matrix_rank": "linalg.matrix_rank", "linalg.cond": "linalg.cond",
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
 })
+REGISTRY.update(_manip.REGISTRY)
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -752,7 +736,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take") + tuple(_compose.NAMES):
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take") + \
+        tuple(_compose.NAMES) + tuple(_manip.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

@@ -91,6 +91,7 @@ func npCases() []npCase {
 		npEmptyAxisCases(),
 		npMaskCases(),
 		npAssignCases(),
+		npSortCases(),
 	} {
 		cs = append(cs, part...)
 	}

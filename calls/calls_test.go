@@ -245,6 +245,8 @@ var buildCases = []struct {
 	{"take", `[@M, @I]`, `{"axis":1}`, []int{3, 2, 3}, "float64", nil},
 	{"take", `[@M, @I4]`, ``, []int{3}, "float64", func(p pre) *tensor.Tensor { return tensor.Take(p[M], p[I4]) }},
 	{"getitem", `[@M, [@I4]]`, ``, []int{3, 4}, "float64", nil},
+	{"sort", `[@M]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor { return p[M].Sort(-1) }},
+	{"sort", `[@M]`, `{"axis":0}`, []int{3, 4}, "float64", nil},
 	{"extract", `[@B, @A]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Extract(p[B], p[A]) }},
 	// linear algebra
 	{"matmul", `[@A, @M]`, ``, []int{2, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.MatMul(p[A], p[M]) }},

@@ -99,6 +99,7 @@ func init() {
 		"compress":     {[]string{"condition", "a", "axis"}, compress, 2},
 		"extract":      {[]string{"condition", "arr"}, extract, 2},
 		"take":         {[]string{"a", "indices", "axis"}, take, 2},
+		"sort":         {[]string{"a", "axis"}, sortFn, 1},
 		// linear algebra
 		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
 		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
@@ -884,4 +885,18 @@ func take(a *args) (*tensor.Tensor, error) {
 		return nil, typeErr("axis", fmt.Errorf("want one integer, got %v", axes))
 	}
 	return tensor.Take(x[0], x[1], axes...), nil
+}
+
+// sortFn is numpy.sort(a, axis=-1) (clients sort the flattened tensor
+// for NumPy's axis=None).
+func sortFn(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	ax, err := a.int("axis", -1)
+	if err != nil {
+		return nil, err
+	}
+	return t.Sort(ax), nil
 }

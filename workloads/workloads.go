@@ -213,6 +213,23 @@ func w6Expected(p Params) (float64, float64) {
 	return s, s * 3 / math.Sqrt(m)
 }
 
+// sortResult is the middle element of the sorted array, after checking
+// that it is ascending and holds what the input held (their sums agree to
+// rounding).
+func sortResult(a *ndarray.Array) (float64, error) {
+	if a.Size() != 4 {
+		return 0, fmt.Errorf("sort: %d values, want s[n/2], sum(s), sum(x) and whether s ascends", a.Size())
+	}
+	mid, ss, xs, asc := a.AtFlat(0), a.AtFlat(1), a.AtFlat(2), a.AtFlat(3)
+	if asc != 1 {
+		return 0, fmt.Errorf("sort: the result is not in ascending order")
+	}
+	if !(math.Abs(ss-xs) <= 1e-9*math.Abs(xs)) {
+		return 0, fmt.Errorf("sort: the sorted array sums to %.15g, the input to %.15g: not a permutation", ss, xs)
+	}
+	return mid, nil
+}
+
 // pcaResult is the variance of the projection onto the k leading
 // components, after checking that it is the sum of their squared singular
 // values over m-1, as it is when vt's rows are the right singular vectors.
@@ -384,6 +401,21 @@ func init() {
 			n := float64(p["n"])
 			return 0.375 * n, math.Sqrt(n * (7.0/24 - 0.375*0.375))
 		},
+	})
+	register(&Workload{
+		Name:     "sort",
+		Desc:     "sort: x = rand(n) in chunks of chunk; s = sort(x) (PSRS over a shuffle); result s[n/2], checked: s ascending, sum(s) = sum(x)",
+		Defaults: Params{"n": 200_000_000, "chunk": 10_000_000},
+		Build: func(p Params, seed uint64) *tensor.Tensor {
+			n := p["n"]
+			x := tensor.NewGenerator(seed).Rand([]int{n}, tensor.Chunks(p["chunk"]))
+			s := x.Sort(0)
+			ascending := s.Index(tensor.From(1)).GreaterEqual(s.Index(tensor.To(n - 1))).All().Astype(ndarray.Float64)
+			return tensor.Stack(0, s.Index(tensor.At(n/2)), s.Sum(), x.Sum(), ascending)
+		},
+		Result: sortResult,
+		// The median of n uniform values: 1/2, spread 1/(2√n).
+		Expected: func(p Params) (float64, float64) { return 0.5, 0.5 / math.Sqrt(float64(p["n"])) },
 	})
 	register(&Workload{
 		Name:     "W7",

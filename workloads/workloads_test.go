@@ -28,7 +28,7 @@ var small = map[string]Params{
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "mask"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "mask", "sort"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {

@@ -86,3 +86,12 @@ def test_take_out_of_range(session):
         mt.tensor(X, chunks=(4, 3))[[0, 13]].fetch()
     with pytest.raises(IndexError, match="integer"):
         mt.tensor(X)[np.array([0.5])]
+
+
+@pytest.mark.parametrize("chunks", [1, 7, 40, 1000], ids=str)
+def test_sort(session, chunks):
+    a = rng.standard_normal(1000)
+    a[::50] = np.nan
+    np.testing.assert_array_equal(mt.sort(mt.tensor(a, chunks=chunks)).fetch(), np.sort(a))
+    np.testing.assert_array_equal(np.sort(mt.tensor(X, chunks=(5, 3)), axis=0).fetch(), np.sort(X, axis=0))
+    np.testing.assert_array_equal(mt.sort(mt.tensor(X), axis=None).fetch(), np.sort(X, axis=None))

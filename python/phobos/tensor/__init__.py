@@ -284,6 +284,16 @@ def extract(condition, arr):
     return call("extract", astensor(condition), astensor(arr))
 
 
+def sort(a, axis=-1, kind=None, order=None):
+    """numpy.sort (NaNs last; the order among equal values is not kept, as kind='quicksort')."""
+    if order is not None:
+        raise NotImplementedError("phobos: sort(order=...): tensors have no fields")
+    a = astensor(a)
+    if axis is None:
+        return call("sort", ravel(a), axis=0)
+    return call("sort", a, axis=operator.index(axis))
+
+
 def take(a, indices, axis=None, out=None, mode="raise"):
     """numpy.take (mode 'raise' only: an index out of range is an IndexError when computed)."""
     if out is not None:
@@ -694,7 +704,7 @@ REGISTRY.update({
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
     "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
-    "extract": "extract", "take": "take", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
+    "extract": "extract", "take": "take", "sort": "sort", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
@@ -736,7 +746,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take") + \
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort") + \
         tuple(_compose.NAMES) + tuple(_manip.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n

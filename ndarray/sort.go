@@ -1,0 +1,379 @@
+package ndarray
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Sorting by order-preserving unsigned keys: every value maps to a key
+// whose unsigned order is NumPy's sort order (NaNs last; -0.0 before 0.0,
+// which NumPy leaves in either order), so one radix sort serves every
+// dtype and keys compare across chunks (the distributed sort's samples and
+// pivots are keys). Keys map back to the values exactly, but for NaN's
+// payload: every NaN comes back as the one NaN.
+
+// SortKey is the order key of element i of the contiguous a.
+func sortKeyAt(a *Array, i int) uint64 {
+	switch a.dtype {
+	case Float64:
+		return key64(typed[float64](a)[i])
+	case Float32:
+		return key32(typed[float32](a)[i])
+	case Int64:
+		return uint64(typed[int64](a)[i]) ^ 1<<63
+	case Int32:
+		return uint64(uint32(typed[int32](a)[i]) ^ 1<<31)
+	case Bool:
+		return uint64(a.buf[a.offset+i] & 1)
+	}
+	return 0
+}
+
+func key64(v float64) uint64 {
+	if v != v {
+		return math.MaxUint64
+	}
+	b := math.Float64bits(v)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func key32(v float32) uint64 {
+	if v != v {
+		return math.MaxUint32
+	}
+	b := math.Float32bits(v)
+	if b>>31 != 0 {
+		return uint64(^b)
+	}
+	return uint64(b | 1<<31)
+}
+
+// Sort1D is numpy.sort of a 1-D array (a copy; NaNs last).
+func Sort1D(a *Array) (*Array, error) {
+	if a.NDim() != 1 {
+		return nil, fmt.Errorf("ndarray: sort: %d-D array, want 1-D", a.NDim())
+	}
+	out := a.Copy()
+	sortInPlace(out)
+	return out, nil
+}
+
+// SortAxis is numpy.sort(a, axis): every lane along axis sorted (a copy).
+func SortAxis(a *Array, axis int) (*Array, error) {
+	ax, err := NormAxis(axis, a.NDim())
+	if err != nil {
+		return nil, fmt.Errorf("ndarray: sort: %w", err)
+	}
+	// Lanes made contiguous: the axis last, then back.
+	nd := a.NDim()
+	perm := make([]int, 0, nd)
+	for i := range nd {
+		if i != ax {
+			perm = append(perm, i)
+		}
+	}
+	perm = append(perm, ax)
+	t, err := a.Transpose(perm...)
+	if err != nil {
+		return nil, err
+	}
+	c := t.Copy()
+	n := a.shape[ax]
+	if n > 1 {
+		for l := range c.Size() / n {
+			lane, err := c.Slice(nil)
+			if err != nil {
+				return nil, err
+			}
+			lane.shape, lane.strides, lane.offset = []int{n}, []int{1}, c.offset+l*n
+			sortInPlace(lane)
+		}
+	}
+	inv := make([]int, nd)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	back, err := c.Transpose(inv...)
+	if err != nil {
+		return nil, err
+	}
+	return back.Copy(), nil
+}
+
+// sortInPlace sorts the contiguous 1-D a.
+func sortInPlace(a *Array) {
+	n := a.Size()
+	if n < 2 {
+		return
+	}
+	switch a.dtype {
+	case Float64:
+		radixSort(typed[float64](a)[:n], key64, fromKey64)
+	case Float32:
+		radixSort(typed[float32](a)[:n], key32, fromKey32)
+	case Int64:
+		radixSort(typed[int64](a)[:n], func(v int64) uint64 { return uint64(v) ^ 1<<63 }, func(k uint64) int64 { return int64(k ^ 1<<63) })
+	case Int32:
+		radixSort(typed[int32](a)[:n], func(v int32) uint64 { return uint64(uint32(v) ^ 1<<31) }, func(k uint64) int32 { return int32(uint32(k) ^ 1<<31) })
+	case Bool:
+		b := a.buf[a.offset : a.offset+n]
+		ones := 0
+		for _, x := range b {
+			ones += int(x & 1)
+		}
+		for i := range b {
+			b[i] = 0
+			if i >= n-ones {
+				b[i] = 1
+			}
+		}
+	}
+}
+
+// fromKey64 inverts key64 (NaN keys give NaN, the zero key +0.0).
+func fromKey64(k uint64) float64 {
+	if k == math.MaxUint64 {
+		return math.NaN()
+	}
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
+func fromKey32(k uint64) float32 {
+	if k == math.MaxUint32 {
+		return float32(math.NaN())
+	}
+	b := uint32(k)
+	if b>>31 != 0 {
+		return math.Float32frombits(b &^ (1 << 31))
+	}
+	return math.Float32frombits(^b)
+}
+
+// radixSort sorts v by key: an LSD radix sort of the keys, 11 bits a pass,
+// skipping passes whose digit is the same for every key. Small inputs use
+// a comparison sort.
+func radixSort[T any](v []T, key func(T) uint64, from func(uint64) T) {
+	n := len(v)
+	if n < 256 {
+		slices.SortFunc(v, func(a, b T) int {
+			ka, kb := key(a), key(b)
+			switch {
+			case ka < kb:
+				return -1
+			case ka > kb:
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	keys := make([]uint64, n)
+	var or, and uint64 = 0, math.MaxUint64
+	for i, x := range v {
+		k := key(x)
+		keys[i] = k
+		or |= k
+		and &= k
+	}
+	tmp := make([]uint64, n)
+	const bits = 11
+	var count [1 << bits]int
+	for shift := uint(0); shift < 64; shift += bits {
+		if (or^and)>>shift&(1<<bits-1) == 0 {
+			continue // every key has this digit
+		}
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&(1<<bits-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<bits - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	for i, k := range keys {
+		v[i] = from(k)
+	}
+}
+
+// SortSamples are s regular samples of the sorted 1-D chunk a, the chunk's
+// number in a larger array being chunk: rows (key, chunk, position), the
+// total order of the distributed sort (equal keys ordered by chunk, then
+// by position within it), as an (m, 3) int64 array.
+func SortSamples(a *Array, chunk, s int) *Array {
+	n := a.Size()
+	c := a.Contiguous()
+	m := min(n, s)
+	out := newArray(Int64, []int{m, 3})
+	o := typed[int64](out)
+	for t := range m {
+		j := int((int64(t)*2 + 1) * int64(n) / int64(2*m))
+		o[3*t], o[3*t+1], o[3*t+2] = int64(sortKeyAt(c, j)), int64(chunk), int64(j)
+	}
+	return out
+}
+
+// SortPivots picks parts-1 pivots from the samples of every chunk (rows
+// of SortSamples, concatenated): the samples in the total order, one every
+// len/parts. The result is (parts-1, 3) int64.
+func SortPivots(samples []*Array, parts int) (*Array, error) {
+	var rows [][3]int64
+	for _, s := range samples {
+		if s.dtype != Int64 || s.NDim() != 2 || s.shape[1] != 3 {
+			return nil, fmt.Errorf("ndarray: sort pivots: samples %v%v, want (m, 3) int64", s.dtype, s.shape)
+		}
+		c := s.Contiguous()
+		v := typed[int64](c)
+		for i := range s.shape[0] {
+			rows = append(rows, [3]int64{v[3*i], v[3*i+1], v[3*i+2]})
+		}
+	}
+	slices.SortFunc(rows, cmpRow)
+	out := newArray(Int64, []int{max(parts-1, 0), 3})
+	o := typed[int64](out)
+	for b := 1; b < parts; b++ {
+		r := [3]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64} // no samples: everything goes below
+		if len(rows) > 0 {
+			r = rows[min(len(rows)-1, b*len(rows)/parts)]
+		}
+		copy(o[3*(b-1):], r[:])
+	}
+	return out, nil
+}
+
+func cmpRow(a, b [3]int64) int {
+	if c := cmpKey(a[0], b[0]); c != 0 {
+		return c
+	}
+	if a[1] != b[1] {
+		return cmpInt(a[1], b[1])
+	}
+	return cmpInt(a[2], b[2])
+}
+
+func cmpKey(a, b int64) int {
+	ua, ub := uint64(a), uint64(b)
+	switch {
+	case ua < ub:
+		return -1
+	case ua > ub:
+		return 1
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// SortBounds splits the sorted 1-D chunk a (number chunk) at the pivots:
+// len(pivots)+2 positions, 0 first and len(a) last, the b-th part holding
+// the elements between pivot b-1 and pivot b in the total order (an
+// element equal to a pivot goes to the part above it).
+func SortBounds(a, pivots *Array, chunk int) (*Array, error) {
+	if pivots.dtype != Int64 || pivots.NDim() != 2 || pivots.shape[1] != 3 {
+		return nil, fmt.Errorf("ndarray: sort bounds: pivots %v%v, want (m, 3) int64", pivots.dtype, pivots.shape)
+	}
+	c := a.Contiguous()
+	n := c.Size()
+	p := typed[int64](pivots.Contiguous())
+	m := pivots.shape[0]
+	out := newArray(Int64, []int{m + 2})
+	o := typed[int64](out)
+	o[m+1] = int64(n)
+	lo := 0
+	for b := range m {
+		key, pc, pj := uint64(p[3*b]), p[3*b+1], p[3*b+2]
+		// Elements with a smaller key go below, as do equal keys of an
+		// earlier chunk, or of this chunk before position pj.
+		below := lo + searchKey(c, lo, n, key)
+		if int64(chunk) < pc {
+			below = lo + searchKeyAbove(c, lo, n, key)
+		} else if int64(chunk) == pc {
+			end := lo + searchKeyAbove(c, lo, n, key)
+			below = min(max(below, int(pj)), end)
+		}
+		o[b+1] = int64(below)
+		lo = below
+	}
+	return out, nil
+}
+
+// searchKey is the number of elements of a[lo:n] with a key below k.
+func searchKey(a *Array, lo, n int, k uint64) int {
+	i, j := lo, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if sortKeyAt(a, h) < k {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i - lo
+}
+
+// searchKeyAbove is the number of elements of a[lo:n] with a key at most k.
+func searchKeyAbove(a *Array, lo, n int, k uint64) int {
+	i, j := lo, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if sortKeyAt(a, h) <= k {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i - lo
+}
+
+// MergeSorted merges sorted 1-D arrays of one dtype into one sorted array
+// (by one radix sort of their concatenation, which in Go is faster than a
+// heap merge of many runs).
+func MergeSorted(parts []*Array) (*Array, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("ndarray: merge: no arrays")
+	}
+	dt := parts[0].dtype
+	total := 0
+	for _, p := range parts {
+		if p.dtype != dt || p.NDim() != 1 {
+			return nil, fmt.Errorf("ndarray: merge: %v%v among %v arrays", p.dtype, p.shape, dt)
+		}
+		total += p.Size()
+	}
+	out := newArray(dt, []int{total})
+	isz := dt.Size()
+	o := 0
+	for _, p := range parts {
+		n := p.Size()
+		if n == 0 {
+			continue
+		}
+		c := p.Contiguous()
+		copy(out.buf[o*isz:(o+n)*isz], c.buf[c.offset*isz:(c.offset+n)*isz])
+		o += n
+	}
+	sortInPlace(out)
+	return out, nil
+}

@@ -100,7 +100,9 @@ func qCases() []npCase {
 		add(npOne("nanpercentile "+m+" all", fmt.Sprintf("np.nanpercentile(a, 33, method=%q)", m), ins("a", qNaN32),
 			func(e *npEnv) *tensor.Tensor { return tensor.NanPercentile(e.v("a"), 33.0, m) }))
 		add(npOne("quantile "+m+" wide lanes", fmt.Sprintf("np.quantile(a, [0.15, 0.85], axis=1, method=%q)", m), ins("a", qWide),
-			func(e *npEnv) *tensor.Tensor { return tensor.Quantile(e.v("a"), []float64{0.15, 0.85}, m, tensor.Axis(1)) }))
+			func(e *npEnv) *tensor.Tensor {
+				return tensor.Quantile(e.v("a"), []float64{0.15, 0.85}, m, tensor.Axis(1))
+			}))
 	}
 	// Bool data: methods that pick an element work, the others fail as in
 	// NumPy.

@@ -149,14 +149,12 @@ func quantileKeys(dst []uint64, a *Array, i int) {
 	case Float64:
 		src := typed[float64](a)[i : i+len(dst)]
 		for j, v := range src {
+			// Branch-free on the sign (random signs would defeat the
+			// predictor): negatives flip all bits, positives the sign bit.
 			b := math.Float64bits(v)
-			switch {
-			case v != v:
+			b ^= uint64(int64(b)>>63) | 1<<63
+			if v != v {
 				b = math.MaxUint64
-			case b>>63 != 0:
-				b = ^b
-			default:
-				b |= 1 << 63
 			}
 			dst[j] = b
 		}
@@ -164,13 +162,9 @@ func quantileKeys(dst []uint64, a *Array, i int) {
 		src := typed[float32](a)[i : i+len(dst)]
 		for j, v := range src {
 			b := math.Float32bits(v)
-			switch {
-			case v != v:
+			b ^= uint32(int32(b)>>31) | 1<<31
+			if v != v {
 				b = math.MaxUint32
-			case b>>31 != 0:
-				b = ^b
-			default:
-				b |= 1 << 31
 			}
 			dst[j] = uint64(b)
 		}
@@ -350,11 +344,27 @@ func QuantileHistogram(a *Array, reduced []int, dec *Array, level, bits, targets
 				}
 				continue
 			}
+			if len(pre) == 2 {
+				p0, p1 := pre[0], pre[1]
+				for _, key := range k {
+					switch p := key >> prefixShift; {
+					case float && key == nan:
+					case p == p0:
+						hl[key>>digitShift&mask]++
+					case p == p1:
+						hl[nb+int(key>>digitShift&mask)]++
+					}
+				}
+				continue
+			}
 			for _, key := range k {
 				if float && key == nan {
 					continue
 				}
 				p := key >> prefixShift
+				if p < pre[0] || p > pre[len(pre)-1] {
+					continue
+				}
 				if t, ok := slices.BinarySearch(pre, p); ok {
 					hl[t*nb+int(key>>digitShift&mask)]++
 				}

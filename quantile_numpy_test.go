@@ -112,14 +112,26 @@ func qCases() []npCase {
 	}
 	add(npOne("quantile bool linear", "np.quantile(a, 0.5)", ins("a", qBool),
 		func(e *npEnv) *tensor.Tensor { return tensor.Quantile(e.v("a"), 0.5, "") }).fails())
-	// Radix select with narrower digits, forced on any chunking.
-	for _, bits := range []int{4, 8} {
-		for _, in := range []npIn{{"a", qA37}, {"a", qF59}, {"a", qI31}, {"a", qNaN}} {
+	// Radix select with narrower digits, and counting digits to the last
+	// level without listing the keys of small buckets, forced on any
+	// chunking.
+	for _, r := range []struct {
+		bits      int
+		noExtract bool
+	}{{4, false}, {8, false}, {4, true}, {8, true}, {16, true}} {
+		bits := r.bits
+		for _, in := range []npIn{{"a", qA37}, {"a", qF59}, {"a", qI31}, {"a", qNaN}, {"a", qTwo}} {
 			name := fmt.Sprintf("radix %d bits %v", bits, in.arr.DType())
-			if in.arr == qNaN {
+			switch in.arr {
+			case qNaN:
 				name += " nan"
+			case qTwo:
+				name += " two values"
 			}
-			op := ops.Quantile{Q: []float64{0, 0.3, 0.5, 1}, Method: "linear", Axes: allAxes(in.arr.NDim()), RadixBits: bits, Radix: true, IgnoreNaN: in.arr == qNaN}
+			if r.noExtract {
+				name += " no extract"
+			}
+			op := ops.Quantile{Q: []float64{0, 0.3, 0.5, 1}, Method: "linear", Axes: allAxes(in.arr.NDim()), RadixBits: bits, Radix: true, IgnoreNaN: in.arr == qNaN, NoExtract: r.noExtract}
 			f := "quantile"
 			if op.IgnoreNaN {
 				f = "nanquantile"

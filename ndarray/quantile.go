@@ -255,10 +255,22 @@ func quantileLanes(a *Array, reduced []int) (*Array, int, int, error) {
 }
 
 // The decision array of a lane is int64: [0] the count n of the values
-// ranked, [1] 1 if the lane's result is NaN, then per slot the key prefix
-// found so far (all digits after the last level) and the rank left within
-// the keys sharing it.
+// ranked, [1] flags (decNaN, decExtract, decDone), then per slot the key
+// prefix found so far (the whole key once decDone is set or the last level
+// is selected) and the rank left within the keys sharing it.
 const decHead = 2
+
+// Decision flags.
+const (
+	// decNaN: the lane's result is NaN; nothing is selected.
+	decNaN = 1 << iota
+	// decExtract: every slot's bucket holds fewer keys than a histogram
+	// has counts, so the next level lists those keys instead of counting
+	// digits, and the select after it picks the ranks among them.
+	decExtract
+	// decDone: the keys are whole; later levels pass the lane through.
+	decDone
+)
 
 func decWidth(slots int) int { return decHead + 2*slots }
 
@@ -306,12 +318,18 @@ func QuantileHistogram(a *Array, reduced []int, dec *Array, level, bits, targets
 		var pre []uint64
 		if level > 0 {
 			row := d[l*dec.shape[1] : (l+1)*dec.shape[1]]
-			if row[1] != 0 {
-				continue // the lane's result is NaN: nothing to select
+			if row[1]&(decNaN|decDone) != 0 {
+				continue // NaN, or selected already: nothing to count
 			}
 			pre = lanePrefixes(row)
 			if len(pre) > targets {
 				return nil, fmt.Errorf("quantile histogram: lane %d has %d prefixes, more than the %d targets", l, len(pre), targets)
+			}
+			if row[1]&decExtract != 0 {
+				if err := extractKeys(h[l*targets*nb:(l+1)*targets*nb], lanesArr, l*m, m, pre, prefixShift, nb, keys, float, nan); err != nil {
+					return nil, fmt.Errorf("quantile histogram: lane %d: %w", l, err)
+				}
+				continue
 			}
 		}
 		for i := 0; i < m; i += quantileBlock {
@@ -374,6 +392,78 @@ func QuantileHistogram(a *Array, reduced []int, dec *Array, level, bits, targets
 	return out, nil
 }
 
+// extractKeys lists, per target prefix t, the keys of the lane's m
+// elements (from element i0 of a) that have it: h[t·nb] is their count,
+// the keys follow.
+func extractKeys(h []int64, a *Array, i0, m int, pre []uint64, prefixShift uint, nb int, keys []uint64, float bool, nan uint64) error {
+	for i := 0; i < m; i += quantileBlock {
+		k := keys[:min(quantileBlock, m-i)]
+		quantileKeys(k, a, i0+i)
+		for _, key := range k {
+			if float && key == nan {
+				continue
+			}
+			t, ok := slices.BinarySearch(pre, key>>prefixShift)
+			if !ok {
+				continue
+			}
+			ht := h[t*nb : (t+1)*nb]
+			if ht[0] == int64(nb-1) {
+				return fmt.Errorf("more than %d keys with prefix %#x to list", nb-1, pre[t])
+			}
+			ht[0]++
+			ht[ht[0]] = int64(key)
+		}
+	}
+	return nil
+}
+
+// QuantileMerge merges the level's partial results of chunks of the same
+// lanes: counts add up, lists of keys (lanes marked decExtract in dec)
+// are concatenated.
+func QuantileMerge(dec *Array, parts []*Array) (*Array, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("quantile merge: nothing to merge")
+	}
+	p0 := parts[0]
+	if p0.dtype != Int64 || p0.NDim() != 3 {
+		return nil, fmt.Errorf("quantile merge: partials %v are not int64 [lanes, targets, digits]", p0)
+	}
+	lanes, per := p0.shape[0], p0.shape[1]*p0.shape[2]
+	nb := p0.shape[2]
+	if dec == nil || dec.dtype != Int64 || dec.NDim() != 2 || dec.shape[0] != lanes {
+		return nil, fmt.Errorf("quantile merge: decisions %v do not match %d lanes", dec, lanes)
+	}
+	d := typed[int64](dec.Contiguous())
+	width := dec.shape[1]
+	out := newArray(Int64, p0.shape)
+	o := typedAll[int64](out)
+	for _, p := range parts {
+		if !slices.Equal(p.shape, p0.shape) || p.dtype != Int64 {
+			return nil, fmt.Errorf("quantile merge: partials of shapes %v and %v", p0.shape, p.shape)
+		}
+		src := typed[int64](p.Contiguous())
+		for l := range lanes {
+			ol, sl := o[l*per:(l+1)*per], src[l*per:(l+1)*per]
+			if d[l*width+1]&decExtract == 0 {
+				for i, c := range sl {
+					ol[i] += c
+				}
+				continue
+			}
+			for t := 0; t < per; t += nb {
+				n, add := ol[t], sl[t]
+				if n+add > int64(nb-1) {
+					return nil, fmt.Errorf("quantile merge: lane %d lists %d keys, more than %d", l, n+add, nb-1)
+				}
+				copy(ol[t+1+int(n):], sl[t+1:t+1+int(add)])
+				ol[t] = n + add
+			}
+		}
+	}
+	return out, nil
+}
+
 // lanePrefixes are the distinct prefixes of a lane's decision row, sorted.
 func lanePrefixes(row []int64) []uint64 {
 	slots := (len(row) - decHead) / 2
@@ -390,8 +480,14 @@ func lanePrefixes(row []int64) []uint64 {
 // 0), the digit holding every slot's rank: the decisions of this level,
 // [lanes, 2 + 2·slots]. At level 0 it also counts each lane's values and
 // places the ranks spec needs.
-func QuantileSelect(spec QuantileSpec, dt DType, hist, dec *Array, level, bits int) (*Array, error) {
+//
+// With extract, a lane whose every rank lies in a bucket of fewer keys than
+// a histogram has counts is marked decExtract: the next level lists those
+// keys, and this op picks the ranks among them, ending the lane's passes
+// over the data two levels early or more.
+func QuantileSelect(spec QuantileSpec, dt DType, hist, dec *Array, level, bits int, extract bool) (*Array, error) {
 	nb := 1 << bits
+	extract = extract && (level+1)*bits < QuantileKeyBits(dt)
 	slots := spec.Slots()
 	if hist.dtype != Int64 || hist.NDim() < 2 {
 		return nil, fmt.Errorf("quantile select: histograms %v are not int64 [lanes, ...]", hist)
@@ -420,13 +516,18 @@ func QuantileSelect(spec QuantileSpec, dt DType, hist, dec *Array, level, bits i
 			}
 			row[0] = n
 			if valid == 0 || (nans > 0 && !spec.IgnoreNaN) {
-				row[1] = 1
+				row[1] = decNaN
 				continue
 			}
 			spec.ranks(n, ranks)
+			few := extract
 			for s, r := range ranks {
 				d, rem := digitOf(hl[:nb], r)
 				row[decHead+2*s], row[decHead+2*s+1] = int64(d), rem
+				few = few && hl[d] < int64(nb)
+			}
+			if few {
+				row[1] = decExtract
 			}
 		}
 		return out, nil
@@ -440,12 +541,37 @@ func QuantileSelect(spec QuantileSpec, dt DType, hist, dec *Array, level, bits i
 	targets := hist.shape[1]
 	d := typed[int64](dec.Contiguous())
 	copy(o, d[:lanes*width])
+	var cands []uint64
 	for l := range lanes {
 		row := o[l*width : (l+1)*width]
-		if row[1] != 0 {
+		if row[1]&(decNaN|decDone) != 0 {
 			continue
 		}
 		pre := lanePrefixes(row)
+		if row[1]&decExtract != 0 {
+			// The keys of each prefix are listed: sort them, pick the ranks.
+			for t, p := range pre {
+				ht := h[(l*targets+t)*nb : (l*targets+t+1)*nb]
+				cands = cands[:0]
+				for _, k := range ht[1 : 1+ht[0]] {
+					cands = append(cands, uint64(k))
+				}
+				slices.Sort(cands)
+				for s := range slots {
+					if uint64(row[decHead+2*s]) != p {
+						continue
+					}
+					r := row[decHead+2*s+1]
+					if r >= int64(len(cands)) {
+						return nil, fmt.Errorf("quantile select: lane %d: rank %d among %d listed keys", l, r, len(cands))
+					}
+					row[decHead+2*s], row[decHead+2*s+1] = int64(cands[r]), 0
+				}
+			}
+			row[1] = decDone
+			continue
+		}
+		few := extract
 		for s := range slots {
 			p := uint64(row[decHead+2*s])
 			t, _ := slices.BinarySearch(pre, p)
@@ -453,6 +579,10 @@ func QuantileSelect(spec QuantileSpec, dt DType, hist, dec *Array, level, bits i
 			dg, rem := digitOf(hl, row[decHead+2*s+1])
 			row[decHead+2*s] = int64(p<<uint(bits) | uint64(dg))
 			row[decHead+2*s+1] = rem
+			few = few && hl[dg] < int64(nb)
+		}
+		if few {
+			row[1] = decExtract
 		}
 	}
 	return out, nil
@@ -613,7 +743,7 @@ func QuantileFinish(spec QuantileSpec, dt DType, dec *Array, outShape []int) (*A
 		row := d[l*width : (l+1)*width]
 		for i := range nq {
 			pos := i*lanes + l
-			if row[1] != 0 {
+			if row[1]&decNaN != 0 {
 				out.SetFlat(pos, math.NaN())
 				continue
 			}
@@ -719,7 +849,7 @@ func QuantileLocal(spec QuantileSpec, a *Array, reduced []int, outShape []int) (
 		}
 		row[0] = n
 		if valid == 0 || (valid < int64(m) && !spec.IgnoreNaN) {
-			row[1] = 1
+			row[1] = decNaN
 			continue
 		}
 		spec.ranks(n, ranks)

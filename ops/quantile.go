@@ -21,7 +21,10 @@ import (
 // holding each rank the result needs and the rank left within it; the next
 // level histograms the next digit of only the keys sharing the prefix found
 // so far, and so on until the key is whole (4 levels of 16-bit digits for
-// 64-bit keys, 2 for 32-bit ones). Every level is a static layer of the
+// 64-bit keys, 2 for 32-bit ones), merged up a tree by quantile_merge.
+// Once every rank of a lane lies in a bucket of fewer keys than a histogram
+// has counts, the next level lists those keys instead (and the levels after
+// it pass the lane through), so data usually is read twice. Every level is a static layer of the
 // chunk graph, so tiling needs no iteration; quantile_finish turns the keys
 // into NumPy's values. Many lanes split over chunks are instead rechunked
 // so that lanes are whole (if a lane fits MaxQuantileLaneBytes), since a
@@ -57,6 +60,9 @@ type Quantile struct {
 	// of few lanes, for tests.
 	RadixBits int  `json:"radix_bits,omitempty"`
 	Radix     bool `json:"radix,omitempty"`
+	// NoExtract keeps radix select counting digits to the last level
+	// instead of listing the keys of buckets that hold few (for tests).
+	NoExtract bool `json:"no_extract,omitempty"`
 }
 
 func (op Quantile) spec() ndarray.QuantileSpec {
@@ -243,20 +249,28 @@ func (op Quantile) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 				}
 				hists[i] = b.AddChunk(h, ins, histMeta)
 			}
-			sum := quantileSumTree(b, hists, fan, histMeta)
+			var sum ChunkRef
+			if level == 0 {
+				sum = quantileSumTree(b, hists, fan, histMeta, nil)
+			} else {
+				sum = quantileSumTree(b, hists, fan, histMeta, &dec)
+			}
 			ins := []ChunkRef{sum}
 			if level > 0 {
 				ins = append(ins, dec)
 			}
-			dec = b.AddChunk(QuantileSelect{Spec: op.chunkSpec(), DType: t.Meta.DType, Level: level, Bits: bits}, ins, decMeta)
+			sel := QuantileSelect{Spec: op.chunkSpec(), DType: t.Meta.DType, Level: level, Bits: bits, NoExtract: op.NoExtract}
+			dec = b.AddChunk(sel, ins, decMeta)
 		}
 		res.Chunks = append(res.Chunks, b.AddChunk(QuantileFinish{Spec: op.chunkSpec(), DType: t.Meta.DType, Shape: chunkOut.Shape}, []ChunkRef{dec}, chunkOut))
 	})
 	return res, nil
 }
 
-// quantileSumTree adds int64 partials FanIn at a time, up to one.
-func quantileSumTree(b Builder, level []ChunkRef, fan int, m Meta) ChunkRef {
+// quantileSumTree merges a level's partials FanIn at a time, up to one:
+// level 0's histograms add up (reduce_combine), later levels' partials are
+// merged by quantile_merge, which reads the decisions dec.
+func quantileSumTree(b Builder, level []ChunkRef, fan int, m Meta, dec *ChunkRef) ChunkRef {
 	for len(level) > 1 {
 		var next []ChunkRef
 		for i := 0; i < len(level); i += fan {
@@ -265,7 +279,11 @@ func quantileSumTree(b Builder, level []ChunkRef, fan int, m Meta) ChunkRef {
 				next = append(next, group[0])
 				continue
 			}
-			next = append(next, b.AddChunk(ReduceCombine{Func: "sum"}, slices.Clone(group), m))
+			if dec == nil {
+				next = append(next, b.AddChunk(ReduceCombine{Func: "sum"}, slices.Clone(group), m))
+				continue
+			}
+			next = append(next, b.AddChunk(QuantileMerge{}, append([]ChunkRef{*dec}, group...), m))
 		}
 		level = next
 	}
@@ -385,10 +403,11 @@ func (op QuantileHist) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Ar
 // QuantileSelect finds the digit of every rank from a level's summed
 // histograms (inputs: the sum, and from level 1 on the previous decisions).
 type QuantileSelect struct {
-	Spec  QuantileSpec  `json:"spec"`
-	DType ndarray.DType `json:"dtype"`
-	Level int           `json:"level"`
-	Bits  int           `json:"bits"`
+	Spec      QuantileSpec  `json:"spec"`
+	DType     ndarray.DType `json:"dtype"`
+	Level     int           `json:"level"`
+	Bits      int           `json:"bits"`
+	NoExtract bool          `json:"no_extract,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -404,7 +423,23 @@ func (op QuantileSelect) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.
 	default:
 		return nil, fmt.Errorf("quantile_select: level %d with %d inputs", op.Level, len(in))
 	}
-	return ndarray.QuantileSelect(op.Spec.nd(), op.DType, in[0], dec, op.Level, op.Bits)
+	return ndarray.QuantileSelect(op.Spec.nd(), op.DType, in[0], dec, op.Level, op.Bits, !op.NoExtract)
+}
+
+// QuantileMerge merges partials of a level after the first (inputs: the
+// level's decisions, then the partials): counts add up, lists of keys are
+// concatenated.
+type QuantileMerge struct{}
+
+// Type implements ChunkOp.
+func (QuantileMerge) Type() string { return "quantile_merge" }
+
+// Exec implements ChunkOp.
+func (QuantileMerge) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	if len(in) < 2 {
+		return nil, fmt.Errorf("quantile_merge: %d inputs, want the decisions and partials", len(in))
+	}
+	return ndarray.QuantileMerge(in[0], in[1:])
 }
 
 // QuantileFinish turns the last level's decisions into the result chunk.
@@ -430,5 +465,6 @@ func init() {
 	Register("quantile_local", QuantileLocal{})
 	Register("quantile_hist", QuantileHist{})
 	Register("quantile_select", QuantileSelect{})
+	Register("quantile_merge", QuantileMerge{})
 	Register("quantile_finish", QuantileFinish{})
 }

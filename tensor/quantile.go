@@ -1,8 +1,8 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -72,19 +72,10 @@ func quantileOf[Q float64 | []float64](t *Tensor, q Q, method, name string, scal
 		// NumPy divides by 100 (true_divide), so do the same rounding.
 		op.Q[i] = x / scale
 	}
-	if method != "" && !isQuantileMethod(method) {
+	if method != "" && !slices.Contains(ndarray.QuantileMethods, method) {
 		return errorf("%s: method %q is not one of %v", name, method, ndarray.QuantileMethods)
 	}
 	return t.quantile(op, name, opts)
-}
-
-func isQuantileMethod(m string) bool {
-	for _, n := range ndarray.QuantileMethods {
-		if n == m {
-			return true
-		}
-	}
-	return false
 }
 
 func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Tensor {
@@ -135,11 +126,8 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 			return Full(m.Shape, math.NaN(), WithDType(m.DType))
 		}
 	}
-	r := New(op, x)
-	if r.err != nil {
-		return errTensor(fmt.Errorf("%s: %w", name, r.err))
-	}
-	return r
+	// Infer's errors name the op (median, quantile, ...) already.
+	return New(op, x)
 }
 
 // withOnes is shape with the given axes set to 1.

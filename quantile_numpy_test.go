@@ -181,6 +181,16 @@ func qCases() []npCase {
 				return tensor.Quantile(e.v("a"), []float64{0.2, 0.8}, "lower", tensor.Axis(-1))
 			}))
 	}
+	// Empty lanes (NumPy: NaN, with a warning) and 0-d tensors.
+	qEmpty := npFill(dF64, 0, []int{3, 0}, nil)
+	add(npOne("median empty", "np.median(a)", ins("a", qEmpty),
+		func(e *npEnv) *tensor.Tensor { return e.v("a").Median() }).with(npChunkOdd))
+	add(npOne("median empty lanes", "np.median(a, axis=1)", ins("a", qEmpty),
+		func(e *npEnv) *tensor.Tensor { return e.v("a").Median(tensor.Axis(1)) }).with(npChunkOdd))
+	add(npOne("median 0-d", "np.median(a)", ins("a", npFill(dF32, 0, []int{}, func(int, *npLCG) float64 { return 2.5 })),
+		func(e *npEnv) *tensor.Tensor { return e.v("a").Median() }).with(npChunkOdd))
+	add(npOne("quantile 0-d", "np.quantile(a, [0.2, 1], method='lower')", ins("a", npFill(dI32, 0, []int{}, func(int, *npLCG) float64 { return -4 })),
+		func(e *npEnv) *tensor.Tensor { return tensor.Quantile(e.v("a"), []float64{0.2, 1}, "lower") }).with(npChunkOdd))
 	// Errors NumPy raises too.
 	add(npOne("quantile q above 1", "np.quantile(a, 1.5)", ins("a", qA37),
 		func(e *npEnv) *tensor.Tensor { return tensor.Quantile(e.v("a"), 1.5, "") }).fails())

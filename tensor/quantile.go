@@ -92,7 +92,7 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 	op.KeepDims, op.FanIn = c.keepdims, c.fanIn
 	x := t
 	switch {
-	case t.NDim() == 0:
+	case t.NDim() == 0 && !c.hasAxes:
 		// A 0-d tensor is its one element's lane; keepdims keeps no axes.
 		x = t.Reshape(1)
 		op.Axes, op.KeepDims = []int{0}, false

@@ -1,7 +1,13 @@
 package phobos_test
 
 import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/phobos-tensor/phobos"
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
@@ -52,6 +58,52 @@ func TestQuantileTilingPaths(t *testing.T) {
 		if local != c.local || rechk != c.rechk || bits != c.bits || len(levels) != c.levels {
 			t.Errorf("%s: local %v, rechunked %v, %d-bit digits over %d levels; want %v, %v, %d, %d",
 				c.name, local, rechk, bits, len(levels), c.local, c.rechk, c.bits, c.levels)
+		}
+	}
+}
+
+// TestQuantileRadixLevels runs radix select where buckets stay large for
+// several levels: values packed in a range narrower than the top 32 bits
+// of their keys tell apart (the keys are listed only at the last level or
+// two), and a lane with a value repeated more often than a histogram has
+// counts (the digits are counted to the end). Ranks are checked against
+// sorting.
+func TestQuantileRadixLevels(t *testing.T) {
+	const n = 200_000
+	r := rand.New(rand.NewPCG(7, 8))
+	narrow := make([]float64, n)
+	dups := make([]float64, n)
+	for i := range narrow {
+		narrow[i] = 1 + r.Float64()*0x1p-30
+		dups[i] = r.NormFloat64()
+		if i%2 == 0 {
+			dups[i] = 0.5
+		}
+	}
+	sess, err := phobos.NewSession(phobos.WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	qs := []float64{0, 0.1, 0.5, 0.77, 1}
+	for name, data := range map[string][]float64{"narrow": narrow, "duplicates": dups} {
+		x := tensor.FromSlice(data, []int{n}, tensor.Chunks(7919))
+		got, err := sess.Execute(context.Background(), x.Median(), tensor.Quantile(x, qs, "lower"), tensor.Quantile(x, qs, "higher"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s := slices.Sorted(slices.Values(data))
+		if m, want := got[0].AtFlat(0), (s[n/2-1]+s[n/2])/2; m != want {
+			t.Errorf("%s: median %v, want %v", name, m, want)
+		}
+		for i, q := range qs {
+			v := q * float64(n-1)
+			if lo, want := got[1].AtFlat(i), s[int(math.Floor(v))]; lo != want {
+				t.Errorf("%s: lower %v: %v, want %v", name, q, lo, want)
+			}
+			if hi, want := got[2].AtFlat(i), s[int(math.Ceil(v))]; hi != want {
+				t.Errorf("%s: higher %v: %v, want %v", name, q, hi, want)
+			}
 		}
 	}
 }

@@ -400,12 +400,17 @@ func extractKeys(h []int64, a *Array, i0, m int, pre []uint64, prefixShift uint,
 		k := keys[:min(quantileBlock, m-i)]
 		quantileKeys(k, a, i0+i)
 		for _, key := range k {
-			if float && key == nan {
+			// Most keys lie outside every prefix: one range test rejects them.
+			p := key >> prefixShift
+			if p < pre[0] || p > pre[len(pre)-1] || (float && key == nan) {
 				continue
 			}
-			t, ok := slices.BinarySearch(pre, key>>prefixShift)
-			if !ok {
-				continue
+			t := 0
+			if len(pre) > 1 {
+				var ok bool
+				if t, ok = slices.BinarySearch(pre, p); !ok {
+					continue
+				}
 			}
 			ht := h[t*nb : (t+1)*nb]
 			if ht[0] == int64(nb-1) {

@@ -263,6 +263,14 @@ var buildCases = []struct {
 	{"from_zarr", `["$DIR/z.zarr"]`, `{"chunks":[2,5]}`, []int{4, 5}, "float64", nil},
 	{"to_npy", `[@A, "$DIR/out.npy"]`, ``, []int{}, "int64", nil},
 	{"to_zarr", `[@A, "$DIR/out.zarr"]`, `{"chunks":[1,3],"compressor":"zstd"}`, []int{}, "int64", nil},
+	// medians and quantiles
+	{"median", `[@A]`, ``, []int{}, "float64", func(p pre) *tensor.Tensor { return p[A].Median() }},
+	{"nanmedian", `[@I]`, `{"axis":1,"keepdims":true}`, []int{2, 1}, "float64", nil},
+	{"quantile", `[@A, [0.1, 0.9], 0]`, ``, []int{2, 3}, "float64", func(p pre) *tensor.Tensor { return tensor.Quantile(p[A], []float64{0.1, 0.9}, "", tensor.Axis(0)) }},
+	{"quantile", `[@F4, 0.5]`, `{"method":"nearest"}`, []int{}, "float32", nil},
+	{"percentile", `[@I, [10, 90]]`, `{"method":"lower"}`, []int{2}, "int64", nil},
+	{"nanquantile", `[@Z234, 0.5]`, `{"axis":[0,2]}`, []int{3}, "float64", nil},
+	{"nanpercentile", `[@I4, 50]`, ``, []int{}, "float64", nil},
 }
 
 func must(t testing.TB, err error) {

@@ -17,6 +17,7 @@ import numpy as np
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
 from . import _compose
 from . import _manip
+from . import _quantile
 from .. import session as _session
 
 newaxis = None
@@ -682,6 +683,8 @@ for _n in _compose.NAMES:
     globals()[_n] = getattr(_compose, _n)
 for _n in _manip.NAMES:
     globals()[_n] = getattr(_manip, _n)
+for _n in _quantile.NAMES:
+    globals()[_n] = getattr(_quantile, _n)
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
@@ -713,6 +716,7 @@ REGISTRY.update({
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
 })
 REGISTRY.update(_manip.REGISTRY)
+REGISTRY.update({n: n for n in _quantile.NAMES})
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -747,7 +751,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort") + \
-        tuple(_compose.NAMES) + tuple(_manip.NAMES):
+        tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

@@ -841,3 +841,64 @@ func TestClusterTLS(t *testing.T) {
 		t.Errorf("stats %+v: want chunks read across workers (over TLS)", st)
 	}
 }
+
+// TestClusterSortSurvivesWorkerDeath: a sort on 3 workers, one of them
+// killed once the shuffle has begun (pieces of the sorted chunks are in the
+// stores): the pieces and parts it held are recomputed from their lineage
+// and the result is the local session's, element for element.
+func TestClusterSortSurvivesWorkerDeath(t *testing.T) {
+	c := startCluster(t, 3, map[string][]string{"scheduler": {"--heartbeat-timeout", "900ms"}})
+	ctx := context.Background()
+	sess, err := phobos.Connect(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	const n, chunk = 20_000_000, 1_000_000
+	x := tensor.NewGenerator(8).Normal(0, 1, []int{n}, tensor.Chunks(chunk))
+	s := x.Sort(0)
+	type outcome struct {
+		v   []*ndarray.Array
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := sess.Execute(ctx, s)
+		done <- outcome{v, err}
+	}()
+	a := api{t: t, base: c.URL}
+	// 20 sorted chunks, their samples and bounds are 60 chunks; more means
+	// pieces of the shuffle exist.
+	eventually(t, 60*time.Second, "the shuffle under way", func() bool {
+		total := 0
+		for _, w := range a.json("GET", "/api/workers", nil, 200)["workers"].([]any) {
+			total += int(w.(map[string]any)["store_chunks"].(float64))
+		}
+		return total > 90
+	})
+	if err := c.Kill("worker-1"); err != nil {
+		t.Fatal(err)
+	}
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(120 * time.Second):
+		t.Fatal("the sort did not finish within 120 s of losing worker 1")
+	}
+	if got.err != nil {
+		t.Fatalf("sort after losing worker 1: %v", got.err)
+	}
+	local, err := phobos.NewSession(phobos.WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	want, err := local.Execute(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameArray(t, "sort after a worker death", got.v[0], want[0])
+	if st := sess.Stats(); st.Recomputed == 0 {
+		t.Errorf("no chunk was recomputed after killing worker 1 mid-shuffle: stats %+v", st)
+	}
+}

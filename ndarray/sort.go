@@ -104,7 +104,9 @@ func SortAxis(a *Array, axis int) (*Array, error) {
 	return back.Copy(), nil
 }
 
-// sortInPlace sorts the contiguous 1-D a.
+// sortInPlace sorts the contiguous 1-D a: its elements become their
+// order keys in place, a radix sort orders the keys, and they become
+// elements again (scratch: one buffer of the keys' size).
 func sortInPlace(a *Array) {
 	n := a.Size()
 	if n < 2 {
@@ -112,13 +114,41 @@ func sortInPlace(a *Array) {
 	}
 	switch a.dtype {
 	case Float64:
-		radixSort(typed[float64](a)[:n], key64, fromKey64)
-	case Float32:
-		radixSort(typed[float32](a)[:n], key32, fromKey32)
+		k := typed[uint64](a)[:n]
+		for i, b := range k {
+			k[i] = key64(math.Float64frombits(b))
+		}
+		radix64(k)
+		for i, x := range k {
+			k[i] = math.Float64bits(fromKey64(x))
+		}
 	case Int64:
-		radixSort(typed[int64](a)[:n], func(v int64) uint64 { return uint64(v) ^ 1<<63 }, func(k uint64) int64 { return int64(k ^ 1<<63) })
+		k := typed[uint64](a)[:n]
+		for i := range k {
+			k[i] ^= 1 << 63
+		}
+		radix64(k)
+		for i := range k {
+			k[i] ^= 1 << 63
+		}
+	case Float32:
+		k := typed[uint32](a)[:n]
+		for i, b := range k {
+			k[i] = uint32(key32(math.Float32frombits(b)))
+		}
+		radix32(k)
+		for i, x := range k {
+			k[i] = math.Float32bits(fromKey32(uint64(x)))
+		}
 	case Int32:
-		radixSort(typed[int32](a)[:n], func(v int32) uint64 { return uint64(uint32(v) ^ 1<<31) }, func(k uint64) int32 { return int32(uint32(k) ^ 1<<31) })
+		k := typed[uint32](a)[:n]
+		for i := range k {
+			k[i] ^= 1 << 31
+		}
+		radix32(k)
+		for i := range k {
+			k[i] ^= 1 << 31
+		}
 	case Bool:
 		b := a.buf[a.offset : a.offset+n]
 		ones := 0
@@ -131,6 +161,88 @@ func sortInPlace(a *Array) {
 				b[i] = 1
 			}
 		}
+	}
+}
+
+const radixBits = 11
+
+// radix64 sorts keys: an LSD radix sort, 11 bits a pass (a pass's
+// histogram, 16 KiB, stays in L1 while it is counted), passes whose digit
+// is the same for every key skipped. Small inputs use a comparison sort.
+func radix64(keys []uint64) {
+	if len(keys) < 256 {
+		slices.Sort(keys)
+		return
+	}
+	var or, and uint64 = 0, math.MaxUint64
+	for _, k := range keys {
+		or |= k
+		and &= k
+	}
+	tmp := make([]uint64, len(keys))
+	src, dst := keys, tmp
+	var count [1 << radixBits]int
+	for shift := uint(0); shift < 64; shift += radixBits {
+		if (or^and)>>shift&(1<<radixBits-1) == 0 {
+			continue // every key has this digit
+		}
+		clear(count[:])
+		for _, k := range src {
+			count[k>>shift&(1<<radixBits-1)]++
+		}
+		sum := 0
+		for i, n := range count {
+			count[i] = sum
+			sum += n
+		}
+		for _, k := range src {
+			d := k >> shift & (1<<radixBits - 1)
+			dst[count[d]] = k
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
+}
+
+// radix32 is radix64 for 32-bit keys.
+func radix32(keys []uint32) {
+	if len(keys) < 256 {
+		slices.Sort(keys)
+		return
+	}
+	var or, and uint32 = 0, math.MaxUint32
+	for _, k := range keys {
+		or |= k
+		and &= k
+	}
+	tmp := make([]uint32, len(keys))
+	src, dst := keys, tmp
+	var count [1 << radixBits]int
+	for shift := uint(0); shift < 32; shift += radixBits {
+		if (or^and)>>shift&(1<<radixBits-1) == 0 {
+			continue
+		}
+		clear(count[:])
+		for _, k := range src {
+			count[k>>shift&(1<<radixBits-1)]++
+		}
+		sum := 0
+		for i, n := range count {
+			count[i] = sum
+			sum += n
+		}
+		for _, k := range src {
+			d := k >> shift & (1<<radixBits - 1)
+			dst[count[d]] = k
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
 	}
 }
 
@@ -154,60 +266,6 @@ func fromKey32(k uint64) float32 {
 		return math.Float32frombits(b &^ (1 << 31))
 	}
 	return math.Float32frombits(^b)
-}
-
-// radixSort sorts v by key: an LSD radix sort of the keys, 11 bits a pass,
-// skipping passes whose digit is the same for every key. Small inputs use
-// a comparison sort.
-func radixSort[T any](v []T, key func(T) uint64, from func(uint64) T) {
-	n := len(v)
-	if n < 256 {
-		slices.SortFunc(v, func(a, b T) int {
-			ka, kb := key(a), key(b)
-			switch {
-			case ka < kb:
-				return -1
-			case ka > kb:
-				return 1
-			}
-			return 0
-		})
-		return
-	}
-	keys := make([]uint64, n)
-	var or, and uint64 = 0, math.MaxUint64
-	for i, x := range v {
-		k := key(x)
-		keys[i] = k
-		or |= k
-		and &= k
-	}
-	tmp := make([]uint64, n)
-	const bits = 11
-	var count [1 << bits]int
-	for shift := uint(0); shift < 64; shift += bits {
-		if (or^and)>>shift&(1<<bits-1) == 0 {
-			continue // every key has this digit
-		}
-		clear(count[:])
-		for _, k := range keys {
-			count[k>>shift&(1<<bits-1)]++
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range keys {
-			d := k >> shift & (1<<bits - 1)
-			tmp[count[d]] = k
-			count[d]++
-		}
-		keys, tmp = tmp, keys
-	}
-	for i, k := range keys {
-		v[i] = from(k)
-	}
 }
 
 // SortSamples are s regular samples of the sorted 1-D chunk a, the chunk's

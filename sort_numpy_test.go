@@ -43,6 +43,27 @@ func npSortCases() []npCase {
 		one("sort 3-d axis 1", "np.sort(a, axis=1)", ins("a", npR(dF32, 461, 3, 7, 4)), func(e *npEnv) *tensor.Tensor { return e.v("a").Sort(1) }),
 		one("sort flattened", "np.sort(a, axis=None)", ins("a", npR(dF64, 462, 6, 7)), func(e *npEnv) *tensor.Tensor { return e.v("a").Ravel().Sort(0) }),
 		one("sort empty", "np.sort(a)", ins("a", npR(dF64, 463, 0)), func(e *npEnv) *tensor.Tensor { return e.v("a").Sort(0) }),
+		one("searchsorted left", "np.searchsorted(np.sort(a), v)", ins("a", long, "v", npR(dF64, 465, 5, 7)), func(e *npEnv) *tensor.Tensor {
+			return tensor.SearchSorted(e.v("a").Sort(0), e.v("v"), "left")
+		}),
+		one("searchsorted right ints", "np.searchsorted(np.sort(a), v, side='right')", ins("a", npI(dI64, 466, -4, 4, 60), "v", npI(dI64, 467, -5, 5, 13)), func(e *npEnv) *tensor.Tensor {
+			return tensor.SearchSorted(e.v("a").Sort(0), e.v("v"), "right")
+		}),
+		one("searchsorted special", "np.searchsorted(np.sort(a), v)", ins("a", npSpecial(dF64, 468, 31), "v", npSpecial(dF64, 469, 11)), func(e *npEnv) *tensor.Tensor {
+			return tensor.SearchSorted(e.v("a").Sort(0), e.v("v"), "")
+		}),
+		one("unique ints", "np.unique(a)", ins("a", npI(dI64, 470, -6, 6, 5, 9)), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("a")) }),
+		one("unique special", "np.unique(a)", ins("a", npSpecial(dF64, 471, 40)), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("a")) }),
+		one("unique bool", "np.unique(a)", ins("a", npB(472, 17)), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("a")) }),
+		one("unique count", "np.unique(a).size", ins("a", npI(dI32, 473, 0, 30, 100)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Unique(e.v("a")).Astype(ndarray.Bool).Or(true).CountNonzero()
+		}),
+		one("isin", "np.isin(a, b)", ins("a", npI(dI64, 474, -9, 9, 4, 6), "b", npI(dI32, 475, -9, 9, 7)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Isin(e.v("a"), e.v("b"))
+		}),
+		one("isin special", "np.isin(a, b)", ins("a", npSpecial(dF64, 476, 23), "b", npSpecial(dF64, 477, 9)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Isin(e.v("a"), e.v("b"))
+		}),
 		npOne("sort bad axis", "np.sort(a, axis=2)", ins("a", npR(dF64, 464, 3, 4)), func(e *npEnv) *tensor.Tensor { return e.v("a").Sort(2) }).fails(),
 	}
 }

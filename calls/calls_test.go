@@ -247,6 +247,9 @@ var buildCases = []struct {
 	{"getitem", `[@M, [@I4]]`, ``, []int{3, 4}, "float64", nil},
 	{"sort", `[@M]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor { return p[M].Sort(-1) }},
 	{"sort", `[@M]`, `{"axis":0}`, []int{3, 4}, "float64", nil},
+	{"searchsorted", `[@V, @M]`, `{"side":"right"}`, []int{3, 4}, "int64", nil},
+	{"unique", `[@M]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Unique(p[M]) }},
+	{"isin", `[@M, @V]`, ``, []int{3, 4}, "bool", nil},
 	{"extract", `[@B, @A]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Extract(p[B], p[A]) }},
 	// linear algebra
 	{"matmul", `[@A, @M]`, ``, []int{2, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.MatMul(p[A], p[M]) }},

@@ -100,6 +100,9 @@ func init() {
 		"extract":      {[]string{"condition", "arr"}, extract, 2},
 		"take":         {[]string{"a", "indices", "axis"}, take, 2},
 		"sort":         {[]string{"a", "axis"}, sortFn, 1},
+		"searchsorted": {[]string{"a", "v", "side"}, searchSorted, 2},
+		"unique":       {[]string{"ar"}, unique, 1},
+		"isin":         {[]string{"element", "test_elements"}, isin, 2},
 		// linear algebra
 		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
 		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
@@ -899,4 +902,34 @@ func sortFn(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return t.Sort(ax), nil
+}
+
+func searchSorted(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensorArgs("a", "v")
+	if err != nil {
+		return nil, err
+	}
+	side := "left"
+	if a.has("side") {
+		if err := jsonString(a, "side", &side); err != nil {
+			return nil, err
+		}
+	}
+	return tensor.SearchSorted(x[0], x[1], side), nil
+}
+
+func unique(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("ar")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Unique(t), nil
+}
+
+func isin(a *args) (*tensor.Tensor, error) {
+	x, err := a.tensorArgs("element", "test_elements")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Isin(x[0], x[1]), nil
 }

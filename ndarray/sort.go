@@ -435,3 +435,29 @@ func MergeSorted(parts []*Array) (*Array, error) {
 	sortInPlace(out)
 	return out, nil
 }
+
+// SearchCount counts, for every element of v, the elements of the sorted
+// 1-D a below it (right: at most it) in the sort order (NaNs last): the
+// part of numpy.searchsorted(a, v, side) that a holds, when a is a chunk
+// of the sorted array. The result has v's shape, int64.
+func SearchCount(a, v *Array, right bool) (*Array, error) {
+	if a.NDim() != 1 {
+		return nil, fmt.Errorf("ndarray: searchsorted: a of %d dimensions, want 1", a.NDim())
+	}
+	if a.dtype != v.dtype {
+		return nil, fmt.Errorf("ndarray: searchsorted: a of %v and v of %v", a.dtype, v.dtype)
+	}
+	ac, vc := a.Contiguous(), v.Contiguous()
+	n := ac.Size()
+	out := newArray(Int64, v.shape)
+	o := typed[int64](out)
+	for i := range vc.Size() {
+		k := sortKeyAt(vc, i)
+		if right {
+			o[i] = int64(searchKeyAbove(ac, 0, n, k))
+		} else {
+			o[i] = int64(searchKey(ac, 0, n, k))
+		}
+	}
+	return out, nil
+}

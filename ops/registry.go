@@ -155,6 +155,8 @@ func init() {
 		"sort_counts":        SortCounts{},
 		"sort_slice":         SortSlice{},
 		"sort_join":          SortJoin{},
+		"searchsorted":       SearchSorted{},
+		"searchsorted_count": SearchCountChunk{},
 		"transpose":          Transpose{},
 		"flip":               Flip{},
 		"squeeze":            Squeeze{},

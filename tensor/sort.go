@@ -29,3 +29,68 @@ func Sort(t *Tensor, axis int) *Tensor {
 
 // Sort is numpy.sort(t, axis).
 func (t *Tensor) Sort(axis int) *Tensor { return Sort(t, axis) }
+
+// SearchSorted is numpy.searchsorted(a, v, side): for each element of v,
+// the index at which it would go into the sorted 1-D a, before equal
+// elements (side "left", or "") or after them ("right"). v is cast to a's
+// dtype if they differ, as NumPy compares in a common type.
+func SearchSorted(a, v *Tensor, side string) *Tensor {
+	for _, t := range []*Tensor{a, v} {
+		if u := t.needKnown("searchsorted"); u != nil {
+			return u
+		}
+	}
+	var right bool
+	switch side {
+	case "", "left":
+	case "right":
+		right = true
+	default:
+		return errorf("searchsorted: side must be 'left' or 'right' (got %q)", side)
+	}
+	dt := ndarray.Promote(a.DType(), v.DType())
+	return New(ops.SearchSorted{Right: right}, a.Astype(dt), v.Astype(dt))
+}
+
+// Unique is numpy.unique(t): the sorted distinct values of t (flattened),
+// NaNs as one value (NumPy 1.24's default equal_nan). Its length is known only once
+// computed (an axis of unknown length): t is sorted (PSRS) and each
+// element kept where it differs from the one before.
+func Unique(t *Tensor) *Tensor {
+	if u := t.needKnown("unique"); u != nil {
+		return u
+	}
+	s := t.Ravel().Sort(0)
+	n := s.Size()
+	if n == 0 {
+		return s
+	}
+	first := Full([]int{1}, 1, WithDType(ndarray.Bool))
+	next, prev := s.Index(From(1)), s.Index(To(n-1))
+	differs := next.NotEqual(prev)
+	if dt := s.DType(); dt == ndarray.Float64 || dt == ndarray.Float32 {
+		// NaNs sort last and count as one value (NumPy 1.24's equal_nan).
+		differs = differs.And(next.IsNaN().And(prev.IsNaN()).Not())
+	}
+	return s.Index(Mask(Concatenate(0, first, differs)))
+}
+
+// Isin is numpy.isin(element, testElements): whether each element of
+// element is among testElements, in element's shape. testElements is
+// sorted (PSRS) and each element looked up in it (SearchSorted, Take), so
+// neither is gathered. NaN is never in anything, as NumPy has it.
+func Isin(element, testElements *Tensor) *Tensor {
+	for _, t := range []*Tensor{element, testElements} {
+		if u := t.needKnown("isin"); u != nil {
+			return u
+		}
+	}
+	dt := ndarray.Promote(element.DType(), testElements.DType())
+	e, s := element.Astype(dt), testElements.Ravel().Astype(dt).Sort(0)
+	n := s.Size()
+	if n == 0 {
+		return Full(element.Shape(), 0, WithDType(ndarray.Bool))
+	}
+	at := SearchSorted(s, e, "left").Clip(0, n-1)
+	return Take(s, at).Equal(e)
+}

@@ -95,3 +95,17 @@ def test_sort(session, chunks):
     np.testing.assert_array_equal(mt.sort(mt.tensor(a, chunks=chunks)).fetch(), np.sort(a))
     np.testing.assert_array_equal(np.sort(mt.tensor(X, chunks=(5, 3)), axis=0).fetch(), np.sort(X, axis=0))
     np.testing.assert_array_equal(mt.sort(mt.tensor(X), axis=None).fetch(), np.sort(X, axis=None))
+
+
+def test_search_unique_isin(session):
+    a = np.sort(rng.integers(-20, 20, 300))
+    v = rng.integers(-25, 25, (4, 5))
+    ta = mt.tensor(a, chunks=37)
+    np.testing.assert_array_equal(mt.searchsorted(ta, v).fetch(), np.searchsorted(a, v))
+    np.testing.assert_array_equal(mt.searchsorted(ta, v, side="right").fetch(), np.searchsorted(a, v, side="right"))
+    u = mt.unique(mt.tensor(v, chunks=2))
+    assert u.shape == (None,)
+    np.testing.assert_array_equal(u.fetch(), np.unique(v))
+    np.testing.assert_array_equal(mt.isin(mt.tensor(v), a[:50]).fetch(), np.isin(v, a[:50]))
+    np.testing.assert_array_equal(mt.isin(mt.tensor(v), a[:50], invert=True).fetch(), np.isin(v, a[:50], invert=True))
+    np.testing.assert_array_equal(np.in1d(mt.tensor(v), a).fetch(), np.in1d(v, a))

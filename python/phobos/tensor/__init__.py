@@ -295,6 +295,29 @@ def sort(a, axis=-1, kind=None, order=None):
     return call("sort", a, axis=operator.index(axis))
 
 
+def searchsorted(a, v, side="left", sorter=None):
+    if sorter is not None:
+        raise NotImplementedError("phobos: searchsorted(sorter=...) is not supported; sort a first")
+    return call("searchsorted", astensor(a), astensor(v), side=side)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """numpy.unique's sorted distinct values (shape None until computed)."""
+    if return_index or return_inverse or return_counts or axis is not None or not equal_nan:
+        raise NotImplementedError("phobos: unique with return_index, return_inverse, return_counts, axis or "
+                                  "equal_nan=False is not supported yet")
+    return call("unique", astensor(ar))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False):
+    r = call("isin", astensor(element), astensor(test_elements))
+    return logical_not(r) if invert else r  # noqa: F821
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    return isin(ravel(astensor(ar1)), ar2, assume_unique, invert)
+
+
 def take(a, indices, axis=None, out=None, mode="raise"):
     """numpy.take (mode 'raise' only: an index out of range is an IndexError when computed)."""
     if out is not None:
@@ -707,7 +730,8 @@ REGISTRY.update({
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
     "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
-    "extract": "extract", "take": "take", "sort": "sort", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
+    "extract": "extract", "take": "take", "sort": "sort", "searchsorted": "searchsorted", "unique": "unique",
+    "isin": "isin", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",
@@ -750,7 +774,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort") + \
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d") + \
         tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n

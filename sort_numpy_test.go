@@ -64,6 +64,18 @@ func npSortCases() []npCase {
 		one("isin special", "np.isin(a, b)", ins("a", npSpecial(dF64, 476, 23), "b", npSpecial(dF64, 477, 9)), func(e *npEnv) *tensor.Tensor {
 			return tensor.Isin(e.v("a"), e.v("b"))
 		}),
+		one("topk", "np.sort(a)[::-1][:7]", ins("a", long), func(e *npEnv) *tensor.Tensor { return tensor.TopK(e.v("a"), 7, 0, true) }),
+		one("topk smallest ints", "np.sort(a, kind='stable')[:9]", ins("a", npI(dI64, 478, -5, 5, 80)), func(e *npEnv) *tensor.Tensor {
+			return tensor.TopK(e.v("a"), 9, 0, false)
+		}),
+		one("argtopk smallest (ties by position)", "np.argsort(a, kind='stable')[:9]", ins("a", npI(dI64, 479, -5, 5, 80)), func(e *npEnv) *tensor.Tensor {
+			return tensor.ArgTopK(e.v("a"), 9, 0, false)
+		}),
+		one("argtopk largest", "np.argsort(-a, kind='stable')[:5]", ins("a", long), func(e *npEnv) *tensor.Tensor { return tensor.ArgTopK(e.v("a"), 5, 0, true) }),
+		one("topk 2-d axis 0", "np.sort(a, axis=0)[::-1][:3]", ins("a", npR(dF32, 480, 11, 6)), func(e *npEnv) *tensor.Tensor { return tensor.TopK(e.v("a"), 3, 0, true) }),
+		one("topk 2-d all", "np.sort(a, axis=1)[:, :6]", ins("a", npR(dF64, 481, 4, 6)), func(e *npEnv) *tensor.Tensor { return tensor.TopK(e.v("a"), 6, 1, false) }),
+		one("topk special", "np.sort(a)[::-1][:4]", ins("a", npSpecial(dF64, 482, 25)), func(e *npEnv) *tensor.Tensor { return tensor.TopK(e.v("a"), 4, 0, true) }),
+		npOne("topk k too large", "np.sort(a)[::-1][:100][99]", ins("a", npR(dF64, 483, 30)), func(e *npEnv) *tensor.Tensor { return tensor.TopK(e.v("a"), 100, 0, true) }).fails(),
 		npOne("sort bad axis", "np.sort(a, axis=2)", ins("a", npR(dF64, 464, 3, 4)), func(e *npEnv) *tensor.Tensor { return e.v("a").Sort(2) }).fails(),
 	}
 }

@@ -250,6 +250,8 @@ var buildCases = []struct {
 	{"searchsorted", `[@V, @M]`, `{"side":"right"}`, []int{3, 4}, "int64", nil},
 	{"unique", `[@M]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Unique(p[M]) }},
 	{"isin", `[@M, @V]`, ``, []int{3, 4}, "bool", nil},
+	{"topk", `[@M, 2]`, ``, []int{3, 2}, "float64", func(p pre) *tensor.Tensor { return tensor.TopK(p[M], 2, -1, true) }},
+	{"topk", `[@M, 2]`, `{"axis":0,"largest":false,"return_index":true}`, []int{2, 4}, "int64", nil},
 	{"extract", `[@B, @A]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Extract(p[B], p[A]) }},
 	// linear algebra
 	{"matmul", `[@A, @M]`, ``, []int{2, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.MatMul(p[A], p[M]) }},

@@ -103,6 +103,7 @@ func init() {
 		"searchsorted": {[]string{"a", "v", "side"}, searchSorted, 2},
 		"unique":       {[]string{"ar"}, unique, 1},
 		"isin":         {[]string{"element", "test_elements"}, isin, 2},
+		"topk":         {[]string{"a", "k", "axis", "largest", "return_index"}, topK, 2},
 		// linear algebra
 		"matmul":    {[]string{"x1", "x2"}, pair(tensor.MatMul), 2},
 		"dot":       {[]string{"a", "b"}, pair(tensor.Dot), 2},
@@ -932,4 +933,35 @@ func isin(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return tensor.Isin(x[0], x[1]), nil
+}
+
+// topK is Mars's topk(a, k, axis=-1, largest=True, return_index=False):
+// with return_index, the positions instead of the values.
+func topK(a *args) (*tensor.Tensor, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, err
+	}
+	k, err := a.int("k", 0)
+	if err != nil {
+		return nil, err
+	}
+	ax, err := a.int("axis", -1)
+	if err != nil {
+		return nil, err
+	}
+	largest := true
+	if a.has("largest") {
+		if largest, err = a.bool("largest"); err != nil {
+			return nil, err
+		}
+	}
+	idx, err := a.bool("return_index")
+	if err != nil {
+		return nil, err
+	}
+	if idx {
+		return tensor.ArgTopK(t, k, ax, largest), nil
+	}
+	return tensor.TopK(t, k, ax, largest), nil
 }

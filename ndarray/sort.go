@@ -461,3 +461,181 @@ func SearchCount(a, v *Array, right bool) (*Array, error) {
 	}
 	return out, nil
 }
+
+// keyToElement writes the element whose order key is k at element i of
+// out (of out's dtype).
+func keyToElement(out *Array, i int, k uint64) {
+	switch out.dtype {
+	case Float64:
+		typed[float64](out)[i] = fromKey64(k)
+	case Float32:
+		typed[float32](out)[i] = fromKey32(k)
+	case Int64:
+		typed[int64](out)[i] = int64(k ^ 1<<63)
+	case Int32:
+		typed[int32](out)[i] = int32(uint32(k) ^ 1<<31)
+	case Bool:
+		out.buf[out.offset+i] = byte(k & 1)
+	}
+}
+
+// TopKPartial is the k largest (or smallest) elements of every lane along
+// the last axis of a, whose first element is number offset of its lane in
+// a larger array: an int64 array of a's shape with the last axis 2k' (k' =
+// min(k, lane length)): k' order keys (complemented for largest, so that
+// smaller is better) then the k' positions, best first, ties by position.
+func TopKPartial(a *Array, k, offset int, largest bool) *Array {
+	nd := a.NDim()
+	n := a.shape[nd-1]
+	kk := min(k, n)
+	c := a.Contiguous()
+	lanes := c.Size() / max(n, 1)
+	if n == 0 {
+		lanes = Size(a.shape[:nd-1])
+	}
+	out := newArray(Int64, append(append([]int(nil), a.shape[:nd-1]...), 2*kk))
+	o := typed[int64](out)
+	type item struct {
+		key uint64
+		pos int64
+	}
+	buf := make([]item, n)
+	for l := range lanes {
+		for j := range n {
+			key := sortKeyAt(c, l*n+j)
+			if largest {
+				key = ^key
+			}
+			buf[j] = item{key, int64(offset + j)}
+		}
+		cmp := func(x, y item) int {
+			switch {
+			case x.key < y.key:
+				return -1
+			case x.key > y.key:
+				return 1
+			}
+			return cmpInt(x.pos, y.pos)
+		}
+		sel := buf
+		if kk*16 < n {
+			// Keep the kk best in a heap whose root is the worst of them.
+			h := slices.Clone(buf[:kk])
+			slices.SortFunc(h, func(x, y item) int { return cmp(y, x) })
+			// h sorted worst first is a valid max-heap by cmp.
+			for _, it := range buf[kk:] {
+				if cmp(it, h[0]) >= 0 {
+					continue
+				}
+				h[0] = it
+				for i := 0; ; {
+					w, lc, rc := i, 2*i+1, 2*i+2
+					if lc < kk && cmp(h[lc], h[w]) > 0 {
+						w = lc
+					}
+					if rc < kk && cmp(h[rc], h[w]) > 0 {
+						w = rc
+					}
+					if w == i {
+						break
+					}
+					h[i], h[w] = h[w], h[i]
+					i = w
+				}
+			}
+			sel = h
+		}
+		slices.SortFunc(sel, cmp)
+		row := o[l*2*kk : (l+1)*2*kk]
+		for j := range kk {
+			row[j], row[kk+j] = int64(sel[j].key), sel[j].pos
+		}
+	}
+	return out
+}
+
+// TopKCombine merges TopKPartial results (same leading shape) into the k
+// best of each lane, in the same layout.
+func TopKCombine(parts []*Array, k int) (*Array, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("ndarray: topk: no partial results")
+	}
+	lead := parts[0].shape[:parts[0].NDim()-1]
+	total := 0
+	for _, p := range parts {
+		if p.dtype != Int64 || !SameShape(p.shape[:p.NDim()-1], lead) || p.shape[p.NDim()-1]%2 != 0 {
+			return nil, fmt.Errorf("ndarray: topk: partial %v%v among partials of lanes %v", p.dtype, p.shape, lead)
+		}
+		total += p.shape[p.NDim()-1] / 2
+	}
+	kk := min(k, total)
+	lanes := Size(lead)
+	out := newArray(Int64, append(append([]int(nil), lead...), 2*kk))
+	o := typed[int64](out)
+	type item struct {
+		key uint64
+		pos int64
+	}
+	buf := make([]item, 0, total)
+	cs := make([]*Array, len(parts))
+	for i, p := range parts {
+		cs[i] = p.Contiguous()
+	}
+	for l := range lanes {
+		buf = buf[:0]
+		for _, c := range cs {
+			w := c.shape[c.NDim()-1]
+			h := w / 2
+			row := typed[int64](c)[l*w : (l+1)*w]
+			for j := range h {
+				buf = append(buf, item{uint64(row[j]), row[h+j]})
+			}
+		}
+		slices.SortFunc(buf, func(x, y item) int {
+			switch {
+			case x.key < y.key:
+				return -1
+			case x.key > y.key:
+				return 1
+			}
+			return cmpInt(x.pos, y.pos)
+		})
+		row := o[l*2*kk : (l+1)*2*kk]
+		for j := range kk {
+			row[j], row[kk+j] = int64(buf[j].key), buf[j].pos
+		}
+	}
+	return out, nil
+}
+
+// TopKFinish turns a combined TopK result into the values (in dtype dt)
+// or, with indices, the positions.
+func TopKFinish(a *Array, dt DType, largest, indices bool) *Array {
+	nd := a.NDim()
+	w := a.shape[nd-1]
+	kk := w / 2
+	c := a.Contiguous()
+	lanes := Size(a.shape[:nd-1])
+	shape := append(append([]int(nil), a.shape[:nd-1]...), kk)
+	if indices {
+		out := newArray(Int64, shape)
+		o := typed[int64](out)
+		src := typed[int64](c)
+		for l := range lanes {
+			copy(o[l*kk:(l+1)*kk], src[l*w+kk:(l+1)*w])
+		}
+		return out
+	}
+	out := newArray(dt, shape)
+	src := typed[int64](c)
+	for l := range lanes {
+		for j := range kk {
+			key := uint64(src[l*w+j])
+			if largest {
+				key = ^key
+			}
+			keyToElement(out, l*kk+j, key)
+		}
+	}
+	return out
+}

@@ -94,3 +94,41 @@ func Isin(element, testElements *Tensor) *Tensor {
 	at := SearchSorted(s, e, "left").Clip(0, n-1)
 	return Take(s, at).Equal(e)
 }
+
+// TopK is Mars's topk(t, k, axis): the k largest elements of every lane
+// along axis (the k smallest with largest false), best first, ties in
+// order of position; NaNs count as the largest values, as in Sort. It is a
+// reduction (each chunk's best k merged up a tree), never a full sort.
+func TopK(t *Tensor, k, axis int, largest bool) *Tensor { return topK(t, k, axis, largest, false) }
+
+// ArgTopK is TopK's positions along axis (int64).
+func ArgTopK(t *Tensor, k, axis int, largest bool) *Tensor { return topK(t, k, axis, largest, true) }
+
+func topK(t *Tensor, k, axis int, largest, indices bool) *Tensor {
+	if u := t.needKnown("topk"); u != nil {
+		return u
+	}
+	if t.NDim() == 0 {
+		return errorf("topk: a 0-d tensor has no axis")
+	}
+	ax, err := ndarray.NormAxis(axis, t.NDim())
+	if err != nil {
+		return errTensor(fmt.Errorf("topk: %w", err))
+	}
+	nd := t.NDim()
+	if ax == nd-1 {
+		return New(ops.TopK{K: k, Largest: largest, Indices: indices}, t)
+	}
+	perm := make([]int, 0, nd)
+	for i := range nd {
+		if i != ax {
+			perm = append(perm, i)
+		}
+	}
+	perm = append(perm, ax)
+	inv := make([]int, nd)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	return New(ops.TopK{K: k, Largest: largest, Indices: indices}, t.Transpose(perm...)).Transpose(inv...)
+}

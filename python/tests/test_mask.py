@@ -109,3 +109,11 @@ def test_search_unique_isin(session):
     np.testing.assert_array_equal(mt.isin(mt.tensor(v), a[:50]).fetch(), np.isin(v, a[:50]))
     np.testing.assert_array_equal(mt.isin(mt.tensor(v), a[:50], invert=True).fetch(), np.isin(v, a[:50], invert=True))
     np.testing.assert_array_equal(np.in1d(mt.tensor(v), a).fetch(), np.in1d(v, a))
+
+
+def test_topk(session):
+    a = rng.standard_normal((6, 50))
+    v, i = mt.topk(mt.tensor(a, chunks=(4, 7)), 5, return_index=True)
+    np.testing.assert_array_equal(v.fetch(), -np.sort(-a, axis=1)[:, :5])
+    np.testing.assert_array_equal(i.fetch(), np.argsort(-a, axis=1, kind="stable")[:, :5])
+    np.testing.assert_array_equal(mt.topk(mt.tensor(a), 2, axis=0, largest=False).fetch(), np.sort(a, axis=0)[:2])

@@ -318,6 +318,19 @@ def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
     return isin(ravel(astensor(ar1)), ar2, assume_unique, invert)
 
 
+def topk(a, k, axis=-1, largest=True, sorted=True, order=None, return_index=False):  # noqa: A002
+    """Mars's mt.topk: the k largest (smallest) along axis, best first; with
+    return_index, (values, positions)."""
+    if order is not None:
+        raise NotImplementedError("phobos: topk(order=...): tensors have no fields")
+    a = astensor(a)
+    kw = dict(axis=operator.index(axis), largest=bool(largest))
+    v = call("topk", a, operator.index(k), **kw)
+    if return_index:
+        return v, call("topk", a, operator.index(k), return_index=True, **kw)
+    return v
+
+
 def take(a, indices, axis=None, out=None, mode="raise"):
     """numpy.take (mode 'raise' only: an index out of range is an IndexError when computed)."""
     if out is not None:
@@ -731,7 +744,7 @@ REGISTRY.update({
     "array_equal": "array_equal", "array_equiv": "array_equiv",
     "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
     "extract": "extract", "take": "take", "sort": "sort", "searchsorted": "searchsorted", "unique": "unique",
-    "isin": "isin", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
+    "isin": "isin", "topk": "topk", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
     "linalg.cholesky": "linalg.cholesky", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.slogdet": "linalg.slogdet", "linalg.solve": "linalg.solve",

@@ -125,7 +125,10 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 	nd := len(shape)
 	axes := p.Axes
 	isMoments := p.Func == "mean" || p.Func == "var" || p.Func == "std"
-	if p.Func == "argmin" || p.Func == "argmax" {
+	switch p.Func {
+	case "argmin", "argmax", "nanargmin", "nanargmax", "nanmean", "nanvar", "nanstd":
+		// Their partials have their own layouts, which fused tiles do not
+		// merge; the elementwise ops before them still fuse among themselves.
 		return modeNone, 0
 	}
 	if len(axes) == nd {

@@ -1,0 +1,399 @@
+package ndarray
+
+import (
+	"fmt"
+	"math"
+)
+
+// NaN-aware reductions (NumPy's nansum, nanprod, nanmin, nanmax, nanmean,
+// nanvar, nanstd, nanargmin, nanargmax). Each skips NaN inside its own
+// kernel, reading the input once, instead of first writing a copy with the
+// NaNs replaced. On integer and bool arrays there is no NaN and they are the
+// plain reductions.
+
+// redIsFloat reports whether T is one of the float element types.
+func redIsFloat[T redNum]() bool {
+	var z T
+	switch any(z).(type) {
+	case float64, float32:
+		return true
+	}
+	return false
+}
+
+// redAccumulateNaN folds the float input in (of element type T) into acc
+// with a NaN-skipping kernel.
+func redAccumulateNaN[T redNum](op ReduceOp, in []T, p *redPlan, acc *Array) {
+	switch op {
+	case NanSum:
+		redRun(p, redNanSumF[T]{in}, typedAll[float64](acc), redAddF)
+	case NanProd:
+		switch acc.dtype {
+		case Float64:
+			redRun(p, redNanProd[T, float64]{in}, typedAll[float64](acc), nil)
+		case Float32:
+			redRun(p, redNanProd[T, float32]{in}, typedAll[float32](acc), nil)
+		}
+	case NanMin:
+		redRun(p, redNanMin[T]{in}, typedAll[T](acc), nil)
+	case NanMax:
+		redRun(p, redNanMax[T]{in}, typedAll[T](acc), nil)
+	}
+}
+
+// redZ is v with NaN replaced by 0, as NumPy's nansum replaces it before
+// summing.
+func redZ[T redNum](v T) float64 {
+	if v != v {
+		return 0
+	}
+	return float64(v)
+}
+
+// redNanSumF is redSumF with NaN read as 0: the same pairwise blocks, so a
+// NaN-free input sums exactly as Sum does.
+type redNanSumF[T redNum] struct{ in []T }
+
+func (k redNanSumF[T]) run(acc float64, io, n, is, _ int) float64 {
+	return acc + redPairwiseNaN(k.in, io, n, is)
+}
+
+func (k redNanSumF[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
+	for i := 0; i < n; i++ {
+		acc[ao+i*as] += redZ(k.in[io+i*is])
+	}
+}
+
+func redPairwiseNaN[T redNum](in []T, io, n, is int) float64 {
+	switch {
+	case n < 8:
+		var r float64
+		for i := 0; i < n; i++ {
+			r += redZ(in[io+i*is])
+		}
+		return r
+	case n <= 128:
+		var r [8]float64
+		for j := range r {
+			r[j] = redZ(in[io+j*is])
+		}
+		i := 8
+		for ; i+8 <= n; i += 8 {
+			o := io + i*is
+			for j := range r {
+				r[j] += redZ(in[o+j*is])
+			}
+		}
+		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			res += redZ(in[io+i*is])
+		}
+		return res
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return redPairwiseNaN(in, io, n2, is) + redPairwiseNaN(in, io+n2*is, n-n2, is)
+}
+
+// redNanProd multiplies sequentially, NaN read as 1.
+type redNanProd[T redNum, A float64 | float32] struct{ in []T }
+
+func (k redNanProd[T, A]) run(acc A, io, n, is, _ int) A {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			acc *= A(v)
+		}
+	}
+	return acc
+}
+
+func (k redNanProd[T, A]) row(acc []A, ao, as, io, n, is, _, _ int) {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			acc[ao+i*as] *= A(v)
+		}
+	}
+}
+
+// redNanMin is NumPy's fmin.reduce: a NaN accumulator (nothing seen yet)
+// takes any number, a NaN element changes nothing.
+type redNanMin[T redNum] struct{ in []T }
+
+func (k redNanMin[T]) run(acc T, io, n, is, _ int) T {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v < acc || acc != acc {
+			acc = v
+		}
+	}
+	return acc
+}
+
+func (k redNanMin[T]) row(acc []T, ao, as, io, n, is, _, _ int) {
+	for i := 0; i < n; i++ {
+		if v, b := k.in[io+i*is], acc[ao+i*as]; v < b || b != b {
+			acc[ao+i*as] = v
+		}
+	}
+}
+
+type redNanMax[T redNum] struct{ in []T }
+
+func (k redNanMax[T]) run(acc T, io, n, is, _ int) T {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v > acc || acc != acc {
+			acc = v
+		}
+	}
+	return acc
+}
+
+func (k redNanMax[T]) row(acc []T, ao, as, io, n, is, _, _ int) {
+	for i := 0; i < n; i++ {
+		if v, b := k.in[io+i*is], acc[ao+i*as]; v > b || b != b {
+			acc[ao+i*as] = v
+		}
+	}
+}
+
+// ---- nanmean, nanvar, nanstd ----
+
+// NanMoments is Moments over the non-NaN elements: per output position the
+// count of numbers, their mean and M2, in the same [3, keepdims shape...]
+// layout, so CombineMoments merges its partials. As NumPy's nanvar, it sums
+// the numbers pairwise, divides by their count, then sums the squared
+// deviations of the numbers pairwise. Integer and bool arrays have no NaN:
+// their partial is Moments'.
+func NanMoments(a *Array, axes []int) (*Array, error) {
+	if a == nil || !a.dtype.Valid() {
+		return nil, fmt.Errorf("ndarray: nan moments: nil or invalid array")
+	}
+	if !a.dtype.IsFloat() {
+		return Moments(a, axes)
+	}
+	red, err := redAxesMask("nan moments", a.shape, axes)
+	if err != nil {
+		return nil, err
+	}
+	keep, count := redKeepShape(a.shape, red)
+	m := Size(keep)
+	out := newArray(Float64, append([]int{3}, keep...))
+	if count == 0 || m == 0 {
+		return out, nil // count 0, mean 0, M2 0: the identity of CombineMoments
+	}
+	all := typedAll[float64](out)
+	cnt := redView(Float64, keep, out.buf, 0)
+	mean := redView(Float64, keep, out.buf, m)
+	m2 := redView(Float64, keep, out.buf, 2*m)
+	switch a.dtype {
+	case Float64:
+		redNanMomentsT[float64](a, red, cnt, mean, m2, all, m)
+	case Float32:
+		redNanMomentsT[float32](a, red, cnt, mean, m2, all, m)
+	}
+	return out, nil
+}
+
+func redNanMomentsT[T float64 | float32](a *Array, red []bool, cnt, mean, m2 *Array, all []float64, m int) {
+	in := typedAll[T](a)
+	redRun(newRedPlan(a, red, cnt), redCountNum[T]{in}, all, nil)
+	redRun(newRedPlan(a, red, mean), redNanSumF[T]{in}, all, redAddF)
+	for i := 0; i < m; i++ {
+		if n := all[i]; n > 0 {
+			all[m+i] /= n
+		}
+	}
+	redRun(newRedPlan(a, red, m2), redNanDevSq[T]{in, all, -m}, all, redAddF)
+}
+
+// redCountNum counts the elements that are not NaN.
+type redCountNum[T redNum] struct{ in []T }
+
+func (k redCountNum[T]) run(acc float64, io, n, is, _ int) float64 {
+	c := 0
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			c++
+		}
+	}
+	return acc + float64(c)
+}
+
+func (k redCountNum[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			acc[ao+i*as]++
+		}
+	}
+}
+
+// redNanDevSq is redDevSq over the numbers: a NaN adds 0, as NumPy's nanvar
+// leaves the replaced zeros out of its subtraction.
+type redNanDevSq[T redNum] struct {
+	in    []T
+	mean  []float64
+	shift int
+}
+
+func (k redNanDevSq[T]) run(acc float64, io, n, is, ro int) float64 {
+	return acc + redPairwiseNaNDev(k.in, io, n, is, k.mean[ro+k.shift])
+}
+
+func (k redNanDevSq[T]) row(acc []float64, ao, as, io, n, is, ro, rs int) {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			d := float64(v) - k.mean[ro+k.shift+i*rs]
+			acc[ao+i*as] += d * d
+		}
+	}
+}
+
+func redNanDev[T redNum](v T, m float64) float64 {
+	if v != v {
+		return 0
+	}
+	d := float64(v) - m
+	return d * d
+}
+
+func redPairwiseNaNDev[T redNum](in []T, io, n, is int, m float64) float64 {
+	switch {
+	case n < 8:
+		var r float64
+		for i := 0; i < n; i++ {
+			r += redNanDev(in[io+i*is], m)
+		}
+		return r
+	case n <= 128:
+		var r [8]float64
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			o := io + i*is
+			for j := range r {
+				r[j] += redNanDev(in[o+j*is], m)
+			}
+		}
+		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			res += redNanDev(in[io+i*is], m)
+		}
+		return res
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return redPairwiseNaNDev(in, io, n2, is, m) + redPairwiseNaNDev(in, io+n2*is, n-n2, is, m)
+}
+
+// FinishNanMoments is FinishMoments for nanmean, nanvar and nanstd: as in
+// NumPy, the mean of no numbers is NaN and so is the variance wherever
+// count-ddof <= 0 (where FinishMoments gives +Inf or NaN from a division
+// by zero).
+func FinishNanMoments(m *Array, stat MomentStat, ddof int) (*Array, error) {
+	out, err := FinishMoments(m, stat, ddof)
+	if err != nil || stat == StatMean {
+		return out, err
+	}
+	d := redContigF64(m)
+	o := typedAll[float64](out)
+	for i := range o[:out.Size()] {
+		if d[i]-float64(ddof) <= 0 {
+			o[i] = math.NaN()
+		}
+	}
+	return out, nil
+}
+
+// ---- nanargmin, nanargmax ----
+
+// NanArgPartial is ArgPartial for nanargmin (isMax false) and nanargmax, in
+// one pass: NaN competes as +Inf (nanargmin) or -Inf (nanargmax), which is
+// how NumPy computes them, and a third row (after the value and the global
+// index) is 1 where the lane holds a number, 0 where it is all NaN, so the
+// finish can refuse all-NaN lanes as NumPy does. Integer and bool arrays
+// have no NaN: the plain partial with the third row all 1.
+func NanArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) (*Array, error) {
+	if a == nil || !a.dtype.Valid() || !a.dtype.IsFloat() {
+		p, err := ArgPartial(isMax, a, axis, globalShape, chunkOffset)
+		if err != nil {
+			return nil, err
+		}
+		return redAppendSeen(p, nil), nil
+	}
+	// The same scan as ArgPartial over a view that maps NaN: done by the
+	// generic kernels with the nan flag, so no copy of the chunk is made.
+	p, seen, err := argPartial(isMax, true, a, axis, globalShape, chunkOffset)
+	if err != nil {
+		return nil, err
+	}
+	return redAppendSeen(p, seen), nil
+}
+
+// redAppendSeen stacks the seen row under an ArgPartial partial [2, ...],
+// giving [3, ...]; nil seen means every lane holds a number.
+func redAppendSeen(p *Array, seen []float64) *Array {
+	shape := append([]int{3}, p.shape[1:]...)
+	out := newArray(Float64, shape)
+	o := typedAll[float64](out)
+	d := redContigF64(p)
+	copy(o, d)
+	m := len(d) / 2
+	if seen == nil {
+		redFill(o[2*m:3*m], 1)
+	} else {
+		copy(o[2*m:3*m], seen)
+	}
+	return out
+}
+
+// CombineNanArg merges NanArgPartial partials: the first two rows as
+// CombineArg does (no NaN is left in them), the seen rows or-ed.
+func CombineNanArg(isMax bool, parts []*Array) (*Array, error) {
+	name := "combine nan" + redArgName(isMax)
+	if err := redCheckStacked(name, parts, 3); err != nil {
+		return nil, err
+	}
+	out := newArray(Float64, parts[0].shape)
+	o := typedAll[float64](out)
+	m := len(o) / 3
+	for i := range m {
+		o[m+i] = -1
+	}
+	for _, p := range parts {
+		d := redContigF64(p)
+		redArgMerge(isMax, o[:2*m], d[:2*m], m)
+		for i := 0; i < m; i++ {
+			o[2*m+i] = max(o[2*m+i], d[2*m+i])
+		}
+	}
+	return out, nil
+}
+
+// AllNaNError is the error of nanargmin and nanargmax over a lane of NaNs
+// only (NumPy's ValueError "All-NaN slice encountered").
+type AllNaNError struct {
+	Func string // nanargmin or nanargmax
+}
+
+func (e *AllNaNError) Error() string {
+	return fmt.Sprintf("ndarray: %s: All-NaN slice encountered", e.Func)
+}
+
+// FinishNanArg extracts the int64 indices of a NanArgPartial/CombineNanArg
+// partial, or an *AllNaNError when a lane had no number.
+func FinishNanArg(isMax bool, p *Array) (*Array, error) {
+	if err := redCheckStacked("finish nan"+redArgName(isMax), []*Array{p}, 3); err != nil {
+		return nil, err
+	}
+	d := redContigF64(p)
+	m := len(d) / 3
+	for _, s := range d[2*m:] {
+		if s == 0 {
+			return nil, &AllNaNError{Func: "nan" + redArgName(isMax)}
+		}
+	}
+	out := newArray(Int64, p.shape[1:])
+	o := typedAll[int64](out)
+	for i := range o[:m] {
+		o[i] = int64(d[m+i])
+	}
+	return out, nil
+}

@@ -38,8 +38,22 @@ func (t *Tensor) NanMin(opts ...ReduceOption) *Tensor { return t.nanReduce("nanm
 func (t *Tensor) NanMax(opts ...ReduceOption) *Tensor { return t.nanReduce("nanmax", "max", opts) }
 
 // NanMean is the mean of the numbers over the axes; NaN for an all-NaN slice.
+//
+// It is NumPy's own formula, NanSum over the count of numbers, so infinite
+// numbers give an infinite mean (a merge of partial means would give NaN).
 func (t *Tensor) NanMean(opts ...ReduceOption) *Tensor {
-	return t.nanReduce("nanmean", "mean", opts)
+	if t.err != nil || !t.meta.DType.IsFloat() {
+		return t.nanReduce("nanmean", "mean", opts)
+	}
+	var c reduceConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.hasAxes && len(c.axes) == 0 {
+		return t.reduce("nanmean", opts)
+	}
+	count := t.IsNaN().Not().Sum(opts...)
+	return t.NanSum(opts...).Div(count).Astype(t.meta.DType)
 }
 
 // NanVar is the variance of the numbers over the axes (DDof sets the

@@ -414,7 +414,9 @@ func stCases() []npCase {
 		hist("histogram bad range", "np.histogram(x, bins=3, range=(2, 1))", ins("x", hx), count(3), rng(2, 1)).fails(),
 		hist("histogram weights wrong shape", "np.histogram(x, bins=3, weights=w)", ins("x", hx, "w", npPos(ndarray.Float64, 49, 56)), count(3), wts).fails(),
 		npOne("histogram_bin_edges", "np.histogram_bin_edges(x, bins=7, range=(-2, 5))", ins("x", hx),
-			func(e *npEnv) *tensor.Tensor { return tensor.HistogramBinEdges(e.v("x"), tensor.BinCount(7), tensor.HistRange(-2, 5)) }),
+			func(e *npEnv) *tensor.Tensor {
+				return tensor.HistogramBinEdges(e.v("x"), tensor.BinCount(7), tensor.HistRange(-2, 5))
+			}),
 		npOne("histogram_bin_edges f32", "np.histogram_bin_edges(x, bins=4)", ins("x", hf32),
 			func(e *npEnv) *tensor.Tensor { return tensor.HistogramBinEdges(e.v("x"), tensor.BinCount(4)) }),
 	)

@@ -202,6 +202,7 @@ type covConfig struct {
 	colVar, bias       bool
 	ddof               *int
 	fweights, aweights *Tensor
+	dtype              ndarray.DType
 }
 
 // CovY adds the variables of y to those of m (NumPy's y argument).
@@ -223,9 +224,15 @@ func FWeights(w *Tensor) CovOption { return func(c *covConfig) { c.fweights = w 
 // AWeights are observation (reliability) weights, one per observation.
 func AWeights(w *Tensor) CovOption { return func(c *covConfig) { c.aweights = w } }
 
-// covVars is m as a 2-D float64 tensor of variables by observations.
-func covVars(m *Tensor, colVar bool) *Tensor {
-	m = m.Astype(ndarray.Promote(m.meta.DType, ndarray.Float64))
+// CovDType computes in dt instead of float64 (NumPy's dtype argument).
+func CovDType(dt ndarray.DType) CovOption { return func(c *covConfig) { c.dtype = dt } }
+
+// covVars is m as a 2-D tensor of variables by observations, in dt.
+func covVars(m *Tensor, colVar bool, dt ndarray.DType) *Tensor {
+	if m.err != nil {
+		return m
+	}
+	m = m.Astype(dt)
 	switch m.NDim() {
 	case 0:
 		m = m.Reshape(1, 1)
@@ -258,12 +265,16 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 	for _, o := range opts {
 		o(&c)
 	}
-	x := covVars(m, c.colVar)
+	dt := c.dtype
+	if dt == ndarray.Invalid {
+		dt = ndarray.Float64 // np.result_type(m, y, np.float64)
+	}
+	x := covVars(m, c.colVar, dt)
 	if x.err == nil && x.meta.Shape[0] == 0 {
-		return Zeros([]int{0, 0})
+		return Zeros([]int{0, 0}, WithDType(dt))
 	}
 	if c.y != nil {
-		y := covVars(c.y, c.colVar)
+		y := covVars(c.y, c.colVar, dt)
 		if y.err == nil && x.err == nil && y.meta.Shape[1] != x.meta.Shape[1] {
 			return errorf("cov: y has %d observations but m has %d: all the input array dimensions except for the concatenation axis must match exactly", y.meta.Shape[1], x.meta.Shape[1])
 		}
@@ -300,7 +311,7 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 		if wt.name == "fweights" && wt.t.meta.DType.IsFloat() {
 			return errorf("cov: fweights of dtype %v: fweights must be integer", wt.t.meta.DType)
 		}
-		f := wt.t.Astype(ndarray.Float64)
+		f := wt.t.Astype(dt)
 		if w == nil {
 			w = f
 		} else {
@@ -318,7 +329,7 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 		fact = wsum.Index(At(0)).Sub(float64(ddof))
 	default:
 		ws := wsum.Index(At(0))
-		fact = ws.Sub(w.Mul(c.aweights.Astype(ndarray.Float64)).Sum().Mul(float64(ddof)).Div(ws))
+		fact = ws.Sub(w.Mul(c.aweights.Astype(dt)).Sum().Mul(float64(ddof)).Div(ws))
 	}
 	// NumPy warns and divides by zero when the degrees of freedom are <= 0.
 	fact = Where(fact.LessEqual(0), 0.0, fact)

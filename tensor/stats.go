@@ -253,7 +253,8 @@ func covVars(m *Tensor, colVar bool, dt ndarray.DType) *Tensor {
 // (one variable gives a 0-d tensor), in float64. With weights it divides by
 // the weighted count as NumPy does; weights NumPy would reject by value
 // (negative, or fractional frequency weights) are not checked, since their
-// values are only known when the graph runs.
+// values are only known when the graph runs (the Python client checks
+// weights it is given as arrays).
 func Cov(m *Tensor, opts ...CovOption) *Tensor {
 	if m == nil {
 		return errorf("cov: nil tensor")
@@ -307,9 +308,6 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 		}
 		if wt.t.meta.Shape[0] != n {
 			return errorf("cov: %d %s for %d observations: incompatible numbers of samples and %s", wt.t.meta.Shape[0], wt.name, n, wt.name)
-		}
-		if wt.name == "fweights" && wt.t.meta.DType.IsFloat() {
-			return errorf("cov: fweights of dtype %v: fweights must be integer", wt.t.meta.DType)
 		}
 		f := wt.t.Astype(dt)
 		if w == nil {

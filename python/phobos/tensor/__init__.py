@@ -16,6 +16,7 @@ import numpy as np
 
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
 from . import _compose
+from . import _stats
 from .. import session as _session
 
 newaxis = None
@@ -630,7 +631,7 @@ for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum
            ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round):
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
 Tensor.flatten = _method(ravel)
-Tensor.ptp = _method(_compose.ptp)
+Tensor.ptp = _method(_stats.ptp)
 Tensor.repeat = _method(_compose.repeat)
 Tensor.swapaxes = _method(_compose.swapaxes)
 Tensor.diagonal = _method(_compose.diagonal)
@@ -643,6 +644,8 @@ from . import random, linalg  # noqa: E402
 
 for _n in _compose.NAMES:
     globals()[_n] = getattr(_compose, _n)
+for _n in _stats.NAMES:
+    globals()[_n] = getattr(_stats, _n)
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
@@ -671,6 +674,8 @@ REGISTRY.update({
     "linalg.pinv": "linalg.pinv", "linalg.matrix_rank": "linalg.matrix_rank", "linalg.cond": "linalg.cond",
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
 })
+REGISTRY.update({n: n for n in _stats.NAMES})
+REGISTRY["histogram_bin_count"] = "histogram"
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -704,7 +709,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack") + tuple(_compose.NAMES):
+           "sometrue", "row_stack") + tuple(_compose.NAMES) + tuple(_stats.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

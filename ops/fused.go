@@ -124,11 +124,9 @@ const (
 func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 	nd := len(shape)
 	axes := p.Axes
-	isMoments := p.Func == "mean" || p.Func == "var" || p.Func == "std"
+	isMoments := isMomentsFunc(p.Func)
 	switch p.Func {
-	case "argmin", "argmax", "nanargmin", "nanargmax", "nanmean", "nanvar", "nanstd":
-		// Their partials have their own layouts, which fused tiles do not
-		// merge; the elementwise ops before them still fuse among themselves.
+	case "argmin", "argmax", "nanargmin", "nanargmax":
 		return modeNone, 0
 	}
 	if len(axes) == nd {
@@ -231,7 +229,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, rootShape)
 		}
 	}
-	moments := isReduce && (red.Func == "mean" || red.Func == "var" || red.Func == "std")
+	moments := isReduce && isMomentsFunc(red.Func)
 	if moments && mode == modeLeading {
 		// Whole rows per tile, and enough of them that merging the tiles'
 		// moments costs little beside computing them.
@@ -392,7 +390,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				}
 			}
 		case modeLeading:
-			if moments && x.DType() == ndarray.Float64 && x.IsContiguous() {
+			if moments && !isNaNFunc(red.Func) && x.DType() == ndarray.Float64 && x.IsContiguous() {
 				if acc == nil {
 					if acc, err = ndarray.New(ndarray.Float64, 3, 1, K); err != nil {
 						return nil, err
@@ -407,7 +405,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				if err != nil {
 					return nil, err
 				}
-				part, err := ndarray.Moments(x2, []int{0})
+				part, err := momentsOf(red.Func, x2, []int{0})
 				if err != nil {
 					return nil, err
 				}
@@ -499,9 +497,8 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 
 // reduceTile reduces a whole tile: a partial with every axis reduced.
 func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
-	switch red.Func {
-	case "mean", "var", "std":
-		return ndarray.Moments(x, []int{0})
+	if isMomentsFunc(red.Func) {
+		return momentsOf(red.Func, x, []int{0})
 	}
 	r, err := ndarray.ParseReduceOp(red.Func)
 	if err != nil {
@@ -510,13 +507,31 @@ func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
 	return ndarray.Reduce(r, x, []int{0}, false)
 }
 
+func isMomentsFunc(fn string) bool {
+	switch fn {
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd":
+		return true
+	}
+	return false
+}
+
+func isNaNFunc(fn string) bool { return len(fn) > 3 && fn[:3] == "nan" }
+
+// momentsOf is the moments partial of fn: over the numbers only for the
+// NaN-aware ones.
+func momentsOf(fn string, x *ndarray.Array, axes []int) (*ndarray.Array, error) {
+	if isNaNFunc(fn) {
+		return ndarray.NanMoments(x, axes)
+	}
+	return ndarray.Moments(x, axes)
+}
+
 // combineParts merges a tile's partial into the accumulator.
 func combineParts(red ReducePartial, acc, part *ndarray.Array) (*ndarray.Array, error) {
 	if acc == nil {
 		return part, nil
 	}
-	switch red.Func {
-	case "mean", "var", "std":
+	if isMomentsFunc(red.Func) {
 		return ndarray.CombineMoments([]*ndarray.Array{acc, part})
 	}
 	r, err := ndarray.ParseReduceOp(red.Func)

@@ -25,7 +25,10 @@ type Histogram struct {
 	// AutoRange marks edges computed from the data's minimum and maximum:
 	// non-finite ones (NaN or infinite data) are an error, as in NumPy.
 	AutoRange bool `json:"auto_range,omitempty"`
-	FanIn     int  `json:"fan_in,omitempty"`
+	// Uniform marks equal bins (NumPy's bins given as a count): the bin of
+	// a value is computed from its offset as NumPy does, not searched.
+	Uniform bool `json:"uniform,omitempty"`
+	FanIn   int  `json:"fan_in,omitempty"`
 }
 
 // Type implements TensorOp.
@@ -67,7 +70,7 @@ func (op Histogram) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		data = aligned
 	}
 	edges := RechunkTiled(b, in[1], [][]int{{op.Bins + 1}}).Chunks[0]
-	part := HistogramChunk{Bins: op.Bins, Weighted: op.Weighted, AutoRange: op.AutoRange}
+	part := HistogramChunk{Bins: op.Bins, Weighted: op.Weighted, AutoRange: op.AutoRange, Uniform: op.Uniform}
 	pm := Meta{Shape: []int{op.Bins}, DType: partialCountType(op.Weighted, out.DType)}
 	var level []ChunkRef
 	for i, c := range data[0].Chunks {
@@ -136,6 +139,7 @@ type HistogramChunk struct {
 	Bins      int  `json:"bins"`
 	Weighted  bool `json:"weighted,omitempty"`
 	AutoRange bool `json:"auto_range,omitempty"`
+	Uniform   bool `json:"uniform,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -173,44 +177,102 @@ func (op HistogramChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarra
 	if op.Weighted && (len(in) != 3 || !ndarray.SameShape(in[0].Shape(), in[2].Shape())) {
 		return nil, fmt.Errorf("histogram chunk: weights missing or not of the data's shape %v", in[0].Shape())
 	}
-	x := in[0].Astype(ndarray.Float64).Contiguous().Float64s()[:in[0].Size()]
-	lo, hi := edges[0], edges[op.Bins]
-	bin := func(v float64) int {
-		if !(v >= lo && v <= hi) {
-			return -1
+	h := histBinner{edges: edges, n: op.Bins, uniform: op.Uniform}
+	h.norm = float64(op.Bins) / (edges[op.Bins] - edges[0])
+	x := in[0].Contiguous()
+	var w *ndarray.Array
+	if op.Weighted {
+		w = in[2]
+		if intW {
+			w = w.Astype(ndarray.Int64)
+		} else {
+			w = w.Astype(ndarray.Float64)
 		}
-		if v == hi {
-			return op.Bins - 1
-		}
-		// the last edge <= v: bin i has edges[i] <= v < edges[i+1]
-		return sort.Search(op.Bins+1, func(i int) bool { return edges[i] > v }) - 1
+		w = w.Contiguous()
 	}
+	switch x.DType() {
+	case ndarray.Float64:
+		histCount(h, x.Float64s()[:x.Size()], w, out)
+	case ndarray.Float32:
+		histCount(h, x.Float32s()[:x.Size()], w, out)
+	case ndarray.Int64:
+		histCount(h, x.Int64s()[:x.Size()], w, out)
+	case ndarray.Int32:
+		histCount(h, x.Int32s()[:x.Size()], w, out)
+	case ndarray.Bool:
+		histCount(h, x.Bools()[:x.Size()], w, out)
+	}
+	return out, ctx.Err()
+}
+
+// histBinner finds the bin of a value: edges[i] <= v < edges[i+1], the last
+// bin closed; -1 outside the edges and for NaN.
+type histBinner struct {
+	edges   []float64
+	n       int
+	uniform bool
+	norm    float64 // n / (last - first)
+}
+
+func (h histBinner) bin(v float64) int {
+	e := h.edges
+	if !(v >= e[0] && v <= e[h.n]) {
+		return -1
+	}
+	if h.uniform {
+		// NumPy's computation for equal bins: the index from the offset,
+		// then corrected by one against the edges themselves.
+		i := int((v - e[0]) * h.norm)
+		if i >= h.n {
+			i = h.n - 1
+		}
+		if v < e[i] {
+			i--
+		} else if i != h.n-1 && v >= e[i+1] {
+			i++
+		}
+		return i
+	}
+	if v == e[h.n] {
+		return h.n - 1
+	}
+	lo, hi := 0, h.n // the last edge <= v, by bisection
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if e[m] <= v {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// histCount adds x's counts (or weights) into out.
+func histCount[T float64 | float32 | int64 | int32 | uint8](h histBinner, x []T, w, out *ndarray.Array) {
 	switch {
-	case !op.Weighted:
+	case w == nil:
 		o := out.Int64s()
 		for _, v := range x {
-			if i := bin(v); i >= 0 {
+			if i := h.bin(float64(v)); i >= 0 {
 				o[i]++
 			}
 		}
-	case intW:
-		w := in[2].Astype(ndarray.Int64).Contiguous().Int64s()
-		o := out.Int64s()
+	case w.DType() == ndarray.Int64:
+		ws, o := w.Int64s(), out.Int64s()
 		for j, v := range x {
-			if i := bin(v); i >= 0 {
-				o[i] += w[j]
+			if i := h.bin(float64(v)); i >= 0 {
+				o[i] += ws[j]
 			}
 		}
 	default:
-		w := in[2].Astype(ndarray.Float64).Contiguous().Float64s()
-		o := out.Float64s()
+		ws, o := w.Float64s(), out.Float64s()
 		for j, v := range x {
-			if i := bin(v); i >= 0 {
-				o[i] += w[j]
+			if i := h.bin(float64(v)); i >= 0 {
+				o[i] += ws[j]
 			}
 		}
 	}
-	return out, ctx.Err()
 }
 
 func isFinite(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }

@@ -557,7 +557,7 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 		return errTensor(err), errTensor(err)
 	}
 	nb := e.meta.Shape[0] - 1
-	op := ops.Histogram{Bins: nb, AutoRange: auto}
+	op := ops.Histogram{Bins: nb, AutoRange: auto, Uniform: bins.edges == nil}
 	in := []*Tensor{a, e}
 	if c.weights != nil {
 		op.Weighted = true

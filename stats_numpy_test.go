@@ -159,6 +159,19 @@ func stCases() []npCase {
 			func(e *npEnv) *tensor.Tensor { return e.v("x").Sqrt().NanSum(tensor.Axis(1)) }),
 		npOne("nanmax of elementwise", "np.nanmax(np.log(x))", ins("x", r64),
 			func(e *npEnv) *tensor.Tensor { return e.v("x").Log().NanMax() }),
+		// moments over the numbers of fused elementwise ops: every axis,
+		// leading axes (tiles of whole rows) and trailing ones (not fused)
+		npOne("nanvar of elementwise", "np.nanvar(np.sqrt(x) * 3)", ins("x", r64),
+			func(e *npEnv) *tensor.Tensor { return e.v("x").Sqrt().Mul(3).NanVar() }),
+		npOne("nanvar of elementwise axis 0", "np.nanvar(np.sqrt(x) * 3, axis=0, ddof=1)", ins("x", r64),
+			func(e *npEnv) *tensor.Tensor { return e.v("x").Sqrt().Mul(3).NanVar(tensor.Axis(0), tensor.DDof(1)) }),
+		npOne("nanstd of elementwise axis 1", "np.nanstd(np.sqrt(x) + 1, axis=1)", ins("x", r64),
+			func(e *npEnv) *tensor.Tensor { return e.v("x").Sqrt().Add(1).NanStd(tensor.Axis(1)) }),
+		npOne("nanstd of elementwise 3-D leading", "np.nanstd(x * 2, axis=(0, 1), keepdims=True)", ins("x", f3),
+			func(e *npEnv) *tensor.Tensor { return e.v("x").Mul(2).NanStd(tensor.Axis(0, 1), tensor.KeepDims()) }),
+		npOne("nanvar of f32 elementwise", "np.nanvar(x - 1, axis=0)", ins("x", f32),
+			func(e *npEnv) *tensor.Tensor { return e.v("x").Sub(1).NanVar(tensor.Axis(0)) }).
+			tol(1e-5, 1e-5, "float32: NumPy sums in float32 pairwise, Phobos in float64 rounded once"),
 	)
 
 	// nanargmin/nanargmax: flat and along axes; all-NaN slices fail.

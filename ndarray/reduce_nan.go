@@ -55,7 +55,8 @@ func redZ[T redNum](v T) float64 {
 type redNanSumF[T redNum] struct{ in []T }
 
 func (k redNanSumF[T]) run(acc float64, io, n, is, _ int) float64 {
-	return acc + redPairwiseNaN(k.in, io, n, is)
+	s, _ := redPairwiseNaN(k.in, io, n, is)
+	return acc + s
 }
 
 func (k redNanSumF[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
@@ -64,35 +65,71 @@ func (k redNanSumF[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
 	}
 }
 
-func redPairwiseNaN[T redNum](in []T, io, n, is int) float64 {
+// redPairwiseNaN is the pairwise sum of the numbers among n elements from
+// io (stride is), and how many numbers there were.
+func redPairwiseNaN[T redNum](in []T, io, n, is int) (float64, int) {
 	switch {
 	case n < 8:
 		var r float64
+		c := 0
 		for i := 0; i < n; i++ {
-			r += redZ(in[io+i*is])
+			if v := in[io+i*is]; v == v {
+				r += float64(v)
+				c++
+			}
 		}
-		return r
+		return r, c
 	case n <= 128:
 		var r [8]float64
-		for j := range r {
-			r[j] = redZ(in[io+j*is])
-		}
-		i := 8
+		c := 0
+		i := 0
 		for ; i+8 <= n; i += 8 {
 			o := io + i*is
 			for j := range r {
-				r[j] += redZ(in[o+j*is])
+				if v := in[o+j*is]; v == v {
+					r[j] += float64(v)
+					c++
+				}
 			}
 		}
 		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
 		for ; i < n; i++ {
-			res += redZ(in[io+i*is])
+			if v := in[io+i*is]; v == v {
+				res += float64(v)
+				c++
+			}
 		}
-		return res
+		return res, c
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
-	return redPairwiseNaN(in, io, n2, is) + redPairwiseNaN(in, io+n2*is, n-n2, is)
+	s1, c1 := redPairwiseNaN(in, io, n2, is)
+	s2, c2 := redPairwiseNaN(in, io+n2*is, n-n2, is)
+	return s1 + s2, c1 + c2
+}
+
+// redNanSumCount is redNanSumF that also counts the numbers, straight into
+// the output's count row (at shift from the sums): counts are exact, so
+// they need none of the pairwise temporaries the sums go through.
+type redNanSumCount[T redNum] struct {
+	in    []T
+	cnt   []float64
+	shift int
+}
+
+func (k redNanSumCount[T]) run(acc float64, io, n, is, ro int) float64 {
+	s, c := redPairwiseNaN(k.in, io, n, is)
+	k.cnt[ro+k.shift] += float64(c)
+	return acc + s
+}
+
+func (k redNanSumCount[T]) row(acc []float64, ao, as, io, n, is, ro, rs int) {
+	for i := 0; i < n; i++ {
+		if v := k.in[io+i*is]; v == v {
+			acc[ao+i*as] += float64(v)
+			k.cnt[ro+k.shift+i*rs]++
+		}
+	}
 }
 
 // redNanProd multiplies sequentially, NaN read as 1.
@@ -181,49 +218,26 @@ func NanMoments(a *Array, axes []int) (*Array, error) {
 		return out, nil // count 0, mean 0, M2 0: the identity of CombineMoments
 	}
 	all := typedAll[float64](out)
-	cnt := redView(Float64, keep, out.buf, 0)
 	mean := redView(Float64, keep, out.buf, m)
 	m2 := redView(Float64, keep, out.buf, 2*m)
 	switch a.dtype {
 	case Float64:
-		redNanMomentsT[float64](a, red, cnt, mean, m2, all, m)
+		redNanMomentsT[float64](a, red, mean, m2, all, m)
 	case Float32:
-		redNanMomentsT[float32](a, red, cnt, mean, m2, all, m)
+		redNanMomentsT[float32](a, red, mean, m2, all, m)
 	}
 	return out, nil
 }
 
-func redNanMomentsT[T float64 | float32](a *Array, red []bool, cnt, mean, m2 *Array, all []float64, m int) {
+func redNanMomentsT[T float64 | float32](a *Array, red []bool, mean, m2 *Array, all []float64, m int) {
 	in := typedAll[T](a)
-	redRun(newRedPlan(a, red, cnt), redCountNum[T]{in}, all, nil)
-	redRun(newRedPlan(a, red, mean), redNanSumF[T]{in}, all, redAddF)
+	redRun(newRedPlan(a, red, mean), redNanSumCount[T]{in, all, -m}, all, redAddF)
 	for i := 0; i < m; i++ {
 		if n := all[i]; n > 0 {
 			all[m+i] /= n
 		}
 	}
 	redRun(newRedPlan(a, red, m2), redNanDevSq[T]{in, all, -m}, all, redAddF)
-}
-
-// redCountNum counts the elements that are not NaN.
-type redCountNum[T redNum] struct{ in []T }
-
-func (k redCountNum[T]) run(acc float64, io, n, is, _ int) float64 {
-	c := 0
-	for i := 0; i < n; i++ {
-		if v := k.in[io+i*is]; v == v {
-			c++
-		}
-	}
-	return acc + float64(c)
-}
-
-func (k redCountNum[T]) row(acc []float64, ao, as, io, n, is, _, _ int) {
-	for i := 0; i < n; i++ {
-		if v := k.in[io+i*is]; v == v {
-			acc[ao+i*as]++
-		}
-	}
 }
 
 // redNanDevSq is redDevSq over the numbers: a NaN adds 0, as NumPy's nanvar

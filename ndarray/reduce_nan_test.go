@@ -149,3 +149,41 @@ func TestNanArgPartial(t *testing.T) {
 		t.Fatalf("nanargmax of [NaN, Inf, NaN]: %v %v", got, err)
 	}
 }
+
+// Long reduced outer axes go through pairwise temporaries and long kept
+// rows through column blocks: counts and sums must still land in place.
+func TestNanMomentsLongAxes(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for _, shape := range [][]int{{300, 3}, {3, 2000}, {260, 1100}} {
+		a := rdtRand(t, rng, Float64, shape...)
+		for i := 0; i < a.Size(); i++ {
+			if rng.Float64() < 0.2 {
+				a.SetFlat(i, math.NaN())
+			}
+		}
+		for _, axes := range [][]int{{0}, {1}, nil} {
+			red, _ := redAxesMask("test", a.shape, axes)
+			groups := rdtNaNGroups(a, red)
+			m, err := NanMoments(a, axes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mean, _ := FinishNanMoments(m, StatMean, 0)
+			s, _ := Reduce(NanSum, a, axes, true)
+			for g, xs := range groups {
+				var n, sum float64
+				for _, x := range xs {
+					if x == x {
+						n, sum = n+1, sum+x
+					}
+				}
+				if got := rdtAt(mean, g); !rdtClose(got, sum/n, 1e-12) {
+					t.Fatalf("%v axes %v: nanmean at %d is %v, want %v", shape, axes, g, got, sum/n)
+				}
+				if got := rdtAt(s, g); !rdtClose(got, sum, 1e-12) {
+					t.Fatalf("%v axes %v: nansum at %d is %v, want %v", shape, axes, g, got, sum)
+				}
+			}
+		}
+	}
+}

@@ -578,7 +578,7 @@ func TestStatsErrors(t *testing.T) {
 		case !strings.Contains(err.Error(), c.want):
 			t.Errorf("%s: error %q does not say %q", c.name, err, c.want)
 		case c.check != nil && !c.check(err):
-			t.Logf("%s: error %q (typed error not preserved across the session)", c.name, err)
+			t.Errorf("%s: error %q is not of the typed error a caller branches on", c.name, err)
 		}
 	}
 }

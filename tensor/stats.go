@@ -250,7 +250,8 @@ func covVars(m *Tensor, colVar bool, dt ndarray.DType) *Tensor {
 
 // Cov is NumPy's cov: the covariance matrix of the variables (rows of m, or
 // columns with ColVar, plus those of CovY), squeezed as NumPy squeezes it
-// (one variable gives a 0-d tensor), in float64. With weights it divides by
+// (one variable gives a 0-d tensor), in float64 (or CovDType; weights
+// are float64 as in NumPy, so they make the result float64). With weights it divides by
 // the weighted count as NumPy does; weights NumPy would reject by value
 // (negative, or fractional frequency weights) are not checked, since their
 // values are only known when the graph runs (the Python client checks
@@ -309,7 +310,7 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 		if wt.t.meta.Shape[0] != n {
 			return errorf("cov: %d %s for %d observations: incompatible numbers of samples and %s", wt.t.meta.Shape[0], wt.name, n, wt.name)
 		}
-		f := wt.t.Astype(dt)
+		f := wt.t.Astype(ndarray.Float64) // NumPy: asarray(weights, dtype=float)
 		if w == nil {
 			w = f
 		} else {
@@ -327,7 +328,7 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 		fact = wsum.Index(At(0)).Sub(float64(ddof))
 	default:
 		ws := wsum.Index(At(0))
-		fact = ws.Sub(w.Mul(c.aweights.Astype(dt)).Sum().Mul(float64(ddof)).Div(ws))
+		fact = ws.Sub(w.Mul(c.aweights.Astype(ndarray.Float64)).Sum().Mul(float64(ddof)).Div(ws))
 	}
 	// NumPy warns and divides by zero when the degrees of freedom are <= 0.
 	fact = Where(fact.LessEqual(0), 0.0, fact)

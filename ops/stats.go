@@ -150,8 +150,8 @@ func (op HistogramChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarra
 	if len(in) == 1 {
 		in = []*ndarray.Array{nil, in[0]}
 	}
-	if len(in) < 2 || in[1] == nil || in[1].NDim() != 1 || in[1].Shape()[0] != op.Bins+1 {
-		return nil, fmt.Errorf("histogram chunk: want data, %d edges and optional weights", op.Bins+1)
+	if op.Bins < 1 || len(in) < 2 || in[1] == nil || in[1].NDim() != 1 || in[1].Shape()[0] != op.Bins+1 {
+		return nil, fmt.Errorf("histogram chunk: want data, %d edges (at least 2) and optional weights", op.Bins+1)
 	}
 	edges := in[1].Astype(ndarray.Float64).Contiguous().Float64s()[:op.Bins+1]
 	if op.AutoRange && !(isFinite(edges[0]) && isFinite(edges[op.Bins])) {
@@ -222,9 +222,9 @@ func (h histBinner) bin(v float64) int {
 	if h.uniform {
 		// NumPy's computation for equal bins: the index from the offset,
 		// then corrected by one against the edges themselves.
-		i := int((v - e[0]) * h.norm)
-		if i >= h.n {
-			i = h.n - 1
+		i := h.n - 1
+		if f := (v - e[0]) * h.norm; f < float64(h.n) { // false for NaN (edges all equal)
+			i = int(f)
 		}
 		if v < e[i] {
 			i--
@@ -375,6 +375,9 @@ func (e *BincountRangeError) Error() string {
 
 // Exec implements ChunkOp.
 func (op BincountChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	if op.Length < 0 {
+		return nil, fmt.Errorf("bincount chunk: length %d is negative", op.Length)
+	}
 	dt := ndarray.Int64
 	if op.Weighted {
 		dt = ndarray.Float64

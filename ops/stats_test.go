@@ -98,3 +98,31 @@ func TestDigitizeMonotonic(t *testing.T) {
 		t.Errorf("non-monotonic bins: %v", err)
 	}
 }
+
+// Chunk ops decoded from the wire run with whatever parameters they carry:
+// nonsense is an error, never a panic.
+func TestStatsChunkOpsHostileParams(t *testing.T) {
+	ctx := context.Background()
+	x := f64s(t, 1, 2, 3)
+	for _, c := range []struct {
+		name string
+		op   ops.ChunkOp
+		in   []*ndarray.Array
+	}{
+		{"histogram no bins", ops.HistogramChunk{Bins: -1}, []*ndarray.Array{x, f64s(t)}},
+		{"histogram zero bins", ops.HistogramChunk{Bins: 0}, []*ndarray.Array{x, f64s(t, 1)}},
+		{"histogram edges mismatch", ops.HistogramChunk{Bins: 3}, []*ndarray.Array{x, f64s(t, 1, 2)}},
+		{"histogram weights missing", ops.HistogramChunk{Bins: 1, Weighted: true}, []*ndarray.Array{x, f64s(t, 0, 5)}},
+		{"bincount negative length", ops.BincountChunk{Length: -3}, nil},
+		{"digitize one input", ops.Digitize{}, []*ndarray.Array{x}},
+	} {
+		if _, err := c.op.Exec(ctx, c.in); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	// Equal edges on the equal-bins path (an overflowed width): no panic.
+	got, err := ops.HistogramChunk{Bins: 2, Uniform: true}.Exec(ctx, []*ndarray.Array{f64s(t, 1e300, 1e300), f64s(t, 1e300, 1e300, 1e300)})
+	if err != nil || got.Int64s()[1] != 2 {
+		t.Errorf("equal edges: %v %v", got, err)
+	}
+}

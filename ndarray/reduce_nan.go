@@ -108,6 +108,13 @@ func redPairwiseNaN[T redNum](in []T, io, n, is int) (float64, int) {
 	return s1 + s2, c1 + c2
 }
 
+// NanSumFloat64s is the pairwise sum of the numbers of s (NaN read as 0),
+// as Reduce(NanSum) adds a contiguous run; fused kernels sum tiles with it.
+func NanSumFloat64s(s []float64) float64 {
+	r, _ := redPairwiseNaN(s, 0, len(s), 1)
+	return r
+}
+
 // redNanSumCount is redNanSumF that also counts the numbers, straight into
 // the output's count row (at shift from the sums): counts are exact, so
 // they need none of the pairwise temporaries the sums go through.

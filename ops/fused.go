@@ -878,10 +878,14 @@ type fastSum struct {
 	f, c    float64 // running sum and its compensation
 	i       int64
 	isFloat bool
+	nan     bool // nansum: NaN read as 0
 }
 
 func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
-	if red.Func != "sum" {
+	switch {
+	case red.Func == "nansum" && out == ndarray.Float64:
+		s.nan = true
+	case red.Func != "sum":
 		return false
 	}
 	switch out {
@@ -897,7 +901,12 @@ func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
 func (s *fastSum) add(x *ndarray.Array) {
 	switch x.DType() {
 	case ndarray.Float64:
-		v := floats.Sum(x.Float64s()[:x.Size()])
+		var v float64
+		if s.nan {
+			v = ndarray.NanSumFloat64s(x.Float64s()[:x.Size()])
+		} else {
+			v = floats.Sum(x.Float64s()[:x.Size()])
+		}
 		t := s.f + v
 		if math.Abs(s.f) >= math.Abs(v) {
 			s.c += (s.f - t) + v

@@ -231,6 +231,9 @@ func (k redNanProd[T, A]) row(acc []A, ao, as, io, n, is, _, _ int) {
 type redNanMin[T redNum] struct{ in []T }
 
 func (k redNanMin[T]) run(acc T, io, n, is, _ int) T {
+	if is == 1 && redIsFloat[T]() {
+		return redNanExtRun(false, acc, k.in[io:io+n])
+	}
 	for i := 0; i < n; i++ {
 		if v := k.in[io+i*is]; v < acc || acc != acc {
 			acc = v
@@ -250,6 +253,9 @@ func (k redNanMin[T]) row(acc []T, ao, as, io, n, is, _, _ int) {
 type redNanMax[T redNum] struct{ in []T }
 
 func (k redNanMax[T]) run(acc T, io, n, is, _ int) T {
+	if is == 1 && redIsFloat[T]() {
+		return redNanExtRun(true, acc, k.in[io:io+n])
+	}
 	for i := 0; i < n; i++ {
 		if v := k.in[io+i*is]; v > acc || acc != acc {
 			acc = v
@@ -264,6 +270,78 @@ func (k redNanMax[T]) row(acc []T, ao, as, io, n, is, _, _ int) {
 			acc[ao+i*as] = v
 		}
 	}
+}
+
+// redNanExtRun folds a contiguous float run into a nanmin (isMax false)
+// or nanmax accumulator. Four lanes start at the far infinity, which a NaN
+// never replaces (its comparisons are false), so the loop has no NaN test;
+// only a lane result still at that infinity needs a second look, to tell
+// NaN-only data (acc unchanged) from infinite numbers.
+func redNanExtRun[T redNum](isMax bool, acc T, s []T) T {
+	far := redArgWorst[T](isMax)
+	m0, m1, m2, m3 := far, far, far, far
+	i := 0
+	if isMax {
+		for ; i+4 <= len(s); i += 4 {
+			b := s[i : i+4 : i+4]
+			if b[0] > m0 {
+				m0 = b[0]
+			}
+			if b[1] > m1 {
+				m1 = b[1]
+			}
+			if b[2] > m2 {
+				m2 = b[2]
+			}
+			if b[3] > m3 {
+				m3 = b[3]
+			}
+		}
+		for ; i < len(s); i++ {
+			if s[i] > m0 {
+				m0 = s[i]
+			}
+		}
+		m0 = max(m0, m1, m2, m3)
+	} else {
+		for ; i+4 <= len(s); i += 4 {
+			b := s[i : i+4 : i+4]
+			if b[0] < m0 {
+				m0 = b[0]
+			}
+			if b[1] < m1 {
+				m1 = b[1]
+			}
+			if b[2] < m2 {
+				m2 = b[2]
+			}
+			if b[3] < m3 {
+				m3 = b[3]
+			}
+		}
+		for ; i < len(s); i++ {
+			if s[i] < m0 {
+				m0 = s[i]
+			}
+		}
+		m0 = min(m0, m1, m2, m3)
+	}
+	if m0 == far {
+		num := false
+		for _, v := range s {
+			if v == v {
+				num = true
+				break
+			}
+		}
+		if !num {
+			return acc
+		}
+	}
+	if acc != acc || (isMax && m0 > acc) || (!isMax && m0 < acc) {
+		return m0
+	}
+	return acc
 }
 
 // ---- nanmean, nanvar, nanstd ----

@@ -233,6 +233,12 @@ func histBins(a *args) (tensor.Bins, error) {
 			return tensor.Bins{}, err
 		}
 		return tensor.BinEdges(t), nil
+	case '[':
+		var edges []float64
+		if err := json.Unmarshal(raw, &edges); err != nil {
+			return tensor.Bins{}, typeErr("bins", fmt.Errorf("want a count, a rule's name, a tensor or a list of edges: %s", raw))
+		}
+		return tensor.BinEdges(tensor.FromSlice(edges, []int{len(edges)})), nil
 	}
 	n, err := a.int("bins", 10)
 	if err != nil {

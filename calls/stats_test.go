@@ -48,7 +48,22 @@ func init() {
 		{"histogram", `[@A, 3]`, `{"density":true}`, []int{3}, "float64", nil},
 		{"histogram", `[@F4, 2]`, `{"out":1}`, []int{3}, "float32", nil},
 		{"histogram", `[@A, @V]`, ``, []int{3}, "int64", nil},
+		{"histogram", `[@A, [0, 0.5, 2]]`, `{"out":1}`, []int{3}, "float64", nil},
 		{"histogram_bin_edges", `[@A, 4]`, `{"range":[0,1]}`, []int{5}, "float64", nil},
 		{"histogram_bin_count", `[@A, "sturges"]`, ``, []int{}, "int64", nil},
 	}...)
+}
+
+// Seeds for FuzzProgram: the statistics functions with odd arguments.
+func init() {
+	fuzzSeeds = append(fuzzSeeds,
+		`{"nodes":[{"like":{"shape":[4,3],"dtype":"float64"}},{"fn":"histogram","args":[{"ref":0},"sturges"],"kwargs":{"range":[1,0]}}]}`,
+		`{"nodes":[{"like":{"shape":[4,3],"dtype":"float64"}},{"fn":"histogram","args":[{"ref":0},[3,1,2]],"kwargs":{"density":true,"out":1}}]}`,
+		`{"nodes":[{"like":{"shape":[5],"dtype":"int64"}},{"fn":"bincount","args":[{"ref":0}],"kwargs":{"weights":{"ref":0},"minlength":-1}}]}`,
+		`{"nodes":[{"like":{"shape":[2,5],"dtype":"int32"}},{"fn":"cov","args":[{"ref":0},{"ref":0}],"kwargs":{"fweights":{"ref":0},"rowvar":false}}]}`,
+		`{"nodes":[{"like":{"shape":[2,5],"dtype":"float32"}},{"fn":"average","args":[{"ref":0},[0,1]],"kwargs":{"weights":{"ref":0},"returned":true,"out":1}}]}`,
+		`{"nodes":[{"like":{"shape":[2,5],"dtype":"float64"}},{"fn":"nanargmax","args":[{"ref":0},[]],"kwargs":{"keepdims":true}}]}`,
+		`{"nodes":[{"like":{"shape":[0,3],"dtype":"float64"}},{"fn":"histogram_bin_count","args":[{"ref":0},"doane"]}]}`,
+		`{"nodes":[{"like":{"shape":[3],"dtype":"bool"}},{"fn":"digitize","args":[{"ref":0},{"ref":0}],"kwargs":{"right":true}}]}`,
+	)
 }

@@ -116,10 +116,20 @@ func redPairwiseNaN[T redNum](in []T, io, n, is int) (float64, int) {
 // redNaNZero is x, or +0 for NaN, and 1 for a number, 0 for NaN: without
 // a branch, since NaN in real data is too irregular to predict.
 func redNaNZero(x float64) (float64, uint64) {
-	bits := math.Float64bits(x)
-	// all ones unless the magnitude bits are above +Inf's (a NaN)
-	m := uint64(int64((bits&^(1<<63))-0x7ff0000000000001) >> 63)
-	return math.Float64frombits(bits & m), m & 1
+	m := redNumMask(x)
+	return math.Float64frombits(math.Float64bits(x) & m), m & 1
+}
+
+// redNumMask is all ones for a number and 0 for NaN (whose magnitude bits
+// are above +Inf's).
+func redNumMask(x float64) uint64 {
+	return uint64(int64((math.Float64bits(x)&^(1<<63))-0x7ff0000000000001) >> 63)
+}
+
+// redNaNDev is x - m, or +0 where x is NaN. Only x's own NaN is dropped: a
+// NaN from inf - inf stays, as in NumPy's nanvar.
+func redNaNDev(x, m float64) float64 {
+	return math.Float64frombits(math.Float64bits(x-m) & redNumMask(x))
 }
 
 // redPairwiseNaNF64 is redPairwiseNaN of a contiguous float64 run. Adding
@@ -422,6 +432,11 @@ func redNanDev[T redNum](v T, m float64) float64 {
 }
 
 func redPairwiseNaNDev[T redNum](in []T, io, n, is int, m float64) float64 {
+	if is == 1 {
+		if f, ok := any(in).([]float64); ok {
+			return redPairwiseNaNDevF64(f[io:io+n], m)
+		}
+	}
 	switch {
 	case n < 8:
 		var r float64
@@ -447,6 +462,44 @@ func redPairwiseNaNDev[T redNum](in []T, io, n, is int, m float64) float64 {
 	n2 := n / 2
 	n2 -= n2 % 8
 	return redPairwiseNaNDev(in, io, n2, is, m) + redPairwiseNaNDev(in, io+n2*is, n-n2, is, m)
+}
+
+// redPairwiseNaNDevF64 is redPairwiseNaNDev of a contiguous float64 run,
+// without a branch per element.
+func redPairwiseNaNDevF64(s []float64, m float64) float64 {
+	n := len(s)
+	if n > 128 {
+		n2 := n / 2
+		n2 -= n2 % 8
+		return redPairwiseNaNDevF64(s[:n2], m) + redPairwiseNaNDevF64(s[n2:], m)
+	}
+	var r0, r1, r2, r3, r4, r5, r6, r7 float64
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		b := s[i : i+8 : i+8]
+		d0 := redNaNDev(b[0], m)
+		d1 := redNaNDev(b[1], m)
+		d2 := redNaNDev(b[2], m)
+		d3 := redNaNDev(b[3], m)
+		d4 := redNaNDev(b[4], m)
+		d5 := redNaNDev(b[5], m)
+		d6 := redNaNDev(b[6], m)
+		d7 := redNaNDev(b[7], m)
+		r0 += d0 * d0
+		r1 += d1 * d1
+		r2 += d2 * d2
+		r3 += d3 * d3
+		r4 += d4 * d4
+		r5 += d5 * d5
+		r6 += d6 * d6
+		r7 += d7 * d7
+	}
+	r := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+	for ; i < n; i++ {
+		d := redNaNDev(s[i], m)
+		r += d * d
+	}
+	return r
 }
 
 // FinishNanMoments is FinishMoments for nanmean, nanvar and nanstd: as in

@@ -39,8 +39,11 @@ func TestNaNReductionsAgainstReference(t *testing.T) {
 	for _, dt := range []DType{Float64, Float32} {
 		a := rdtRand(t, rng, dt, 4, 5, 6)
 		for i := 0; i < a.Size(); i++ {
-			if rng.Float64() < 0.25 || i/6%5 == 2 { // and a row of every 4x5 block all NaN
+			switch u := rng.Float64(); {
+			case u < 0.25 || i/6%5 == 2: // and a row of every 4x5 block all NaN
 				a.SetFlat(i, math.NaN())
+			case u < 0.31:
+				a.SetFlat(i, math.Inf(1)) // lanes with an infinite mean: NaN variance
 			}
 		}
 		for name, v := range rdtViews(t, a) {

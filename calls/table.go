@@ -142,7 +142,7 @@ func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 		if axes, ok, err := a.ints("axis"); err != nil {
 			return nil, err
 		} else if ok {
-			if (fn == "argmin" || fn == "argmax") && len(axes) != 1 {
+			if (fn == "argmin" || fn == "argmax" || fn == "nanargmin" || fn == "nanargmax") && len(axes) != 1 {
 				return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("axis must be an integer, got %v", axes)}
 			}
 			opts = append(opts, tensor.Axis(axes...))
@@ -179,6 +179,11 @@ func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 	}
 }
 
+// cumulatives are the tensor methods behind the cumulative functions.
+var cumulatives = map[string]func(*tensor.Tensor, int) *tensor.Tensor{
+	"cumsum": (*tensor.Tensor).CumSum, "cumprod": (*tensor.Tensor).CumProd,
+}
+
 func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		t, err := a.tensor("a")
@@ -200,12 +205,7 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 		} else {
 			t = t.Ravel() // NumPy: axis=None works on the flattened array
 		}
-		var r *tensor.Tensor
-		if fn == "cumsum" {
-			r = t.CumSum(axis)
-		} else {
-			r = t.CumProd(axis)
-		}
+		r := cumulatives[fn](t, axis)
 		if hasDT && r.Err() == nil && r.DType() != dt {
 			r = r.Astype(dt)
 		}

@@ -24,14 +24,22 @@ const (
 	Any
 	All
 	CountNonzero
+	// The NaN-aware reductions skip NaN (on integer and bool arrays they
+	// are the plain ones): NaN counts as 0 for NanSum and 1 for NanProd;
+	// NanMin and NanMax are NaN only where every element is.
+	NanSum
+	NanProd
+	NanMin
+	NanMax
 )
 
 var reduceOpNames = [...]string{
 	Sum: "sum", Prod: "prod", Min: "min", Max: "max",
 	Any: "any", All: "all", CountNonzero: "count_nonzero",
+	NanSum: "nansum", NanProd: "nanprod", NanMin: "nanmin", NanMax: "nanmax",
 }
 
-func (op ReduceOp) valid() bool { return op >= Sum && op <= CountNonzero }
+func (op ReduceOp) valid() bool { return op >= Sum && op <= NanMax }
 
 // String is NumPy's name for the reduction.
 func (op ReduceOp) String() string {
@@ -48,6 +56,10 @@ func (op ReduceOp) ufuncName() string {
 		return "minimum"
 	case Max:
 		return "maximum"
+	case NanMin:
+		return "fmin"
+	case NanMax:
+		return "fmax"
 	}
 	return op.String()
 }
@@ -70,8 +82,16 @@ func ParseReduceOp(s string) (ReduceOp, error) {
 		return All, nil
 	case "count_nonzero":
 		return CountNonzero, nil
+	case "nansum":
+		return NanSum, nil
+	case "nanprod":
+		return NanProd, nil
+	case "nanmin":
+		return NanMin, nil
+	case "nanmax":
+		return NanMax, nil
 	}
-	return 0, fmt.Errorf("ndarray: unknown reduction %q (want sum, prod, min, max, any, all or count_nonzero)", s)
+	return 0, fmt.Errorf("ndarray: unknown reduction %q (want sum, prod, min, max, any, all, count_nonzero, nansum, nanprod, nanmin or nanmax)", s)
 }
 
 // ReduceResultType is the dtype NumPy 1.24 (64-bit Linux) gives the result of
@@ -80,12 +100,12 @@ func ParseReduceOp(s string) (ReduceOp, error) {
 // count_nonzero gives int64.
 func ReduceResultType(op ReduceOp, in DType) DType {
 	switch op {
-	case Sum, Prod:
+	case Sum, Prod, NanSum, NanProd:
 		if in.IsFloat() {
 			return in
 		}
 		return Int64
-	case Min, Max:
+	case Min, Max, NanMin, NanMax:
 		return in
 	case Any, All:
 		return Bool
@@ -99,7 +119,7 @@ func ReduceResultType(op ReduceOp, in DType) DType {
 // except for float32 sums, which accumulate in float64 (more accurate than
 // NumPy's float32 pairwise sum, rounded once at the end).
 func redAccType(op ReduceOp, in DType) DType {
-	if op == Sum && in == Float32 {
+	if (op == Sum || op == NanSum) && in == Float32 {
 		return Float64
 	}
 	return ReduceResultType(op, in)
@@ -189,7 +209,7 @@ func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
 		return nil, err
 	}
 	keep, count := redKeepShape(a.shape, red)
-	if count == 0 && (op == Min || op == Max) {
+	if count == 0 && (op == Min || op == Max || op == NanMin || op == NanMax) {
 		return nil, fmt.Errorf("ndarray: %v over axes %v of array of shape %v: zero-size array to reduction operation %s which has no identity",
 			op, axes, a.shape, op.ufuncName())
 	}
@@ -220,8 +240,13 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 		return nil, err
 	}
 	cop := op
-	if op == CountNonzero {
+	switch op {
+	case CountNonzero:
 		cop = Sum // partial counts add up
+	case NanSum, NanProd:
+		// A partial is NaN only from inf-inf or 0*inf, which NumPy's
+		// nansum propagates too: partials combine as plain sums.
+		cop = op - NanSum + Sum
 	}
 	p0 := parts[0]
 	acc := newArray(redAccType(cop, p0.dtype), p0.shape)
@@ -293,6 +318,14 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 		v = math.Inf(1)
 	case Max:
 		v = math.Inf(-1)
+	case NanSum:
+		return
+	case NanProd:
+		v = 1
+	case NanMin, NanMax:
+		// NaN until a number is seen, so an all-NaN lane stays NaN; the
+		// integer types take Min's and Max's identities below.
+		v = math.NaN()
 	}
 	switch acc.dtype {
 	case Float64:
@@ -300,24 +333,26 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 	case Float32:
 		redFill(typedAll[float32](acc)[:n], float32(v))
 	case Int64:
-		x := int64(v)
-		if op == Min {
+		var x int64 = 1
+		switch op {
+		case Min, NanMin:
 			x = math.MaxInt64
-		} else if op == Max {
+		case Max, NanMax:
 			x = math.MinInt64
 		}
 		redFill(typedAll[int64](acc)[:n], x)
 	case Int32:
-		x := int32(v)
-		if op == Min {
+		var x int32 = 1
+		switch op {
+		case Min, NanMin:
 			x = math.MaxInt32
-		} else if op == Max {
+		case Max, NanMax:
 			x = math.MinInt32
 		}
 		redFill(typedAll[int32](acc)[:n], x)
 	case Bool:
 		var x uint8
-		if op == Prod || op == All || op == Min {
+		if op == Prod || op == All || op == Min || op == NanProd || op == NanMin {
 			x = 1
 		}
 		redFill(typedAll[uint8](acc)[:n], x)
@@ -580,6 +615,12 @@ func redAccumulateT[T redNum](op ReduceOp, a *Array, red []bool, acc *Array) {
 		redRun(p, redAllK[T]{in}, typedAll[uint8](acc), nil)
 	case CountNonzero:
 		redRun(p, redCount[T]{in}, typedAll[int64](acc), nil)
+	case NanSum, NanProd, NanMin, NanMax:
+		if !redIsFloat[T]() {
+			redAccumulateT[T](op-NanSum+Sum, a, red, acc) // no NaN to skip
+			return
+		}
+		redAccumulateNaN(op, in, p, acc)
 	}
 }
 
@@ -1266,9 +1307,20 @@ func redArgBetter[T redNum](isMax bool, v, b T) bool {
 // when partials of different chunks are compared (within a chunk the native
 // type is compared).
 func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) (*Array, error) {
+	p, _, err := argPartial(isMax, false, a, axis, globalShape, chunkOffset)
+	return p, err
+}
+
+// argPartial is ArgPartial; with nan, NaN competes as the worst value
+// (+Inf for argmin, -Inf for argmax) and seen reports, per lane in C order,
+// 1 if the lane holds a number and 0 if it is all NaN.
+func argPartial(isMax, nan bool, a *Array, axis int, globalShape, chunkOffset []int) (p *Array, seen []float64, err error) {
 	name := redArgName(isMax)
+	if nan {
+		name = "nan" + name
+	}
 	if a == nil || !a.dtype.Valid() {
-		return nil, fmt.Errorf("ndarray: %s: nil or invalid array", name)
+		return nil, nil, fmt.Errorf("ndarray: %s: nil or invalid array", name)
 	}
 	nd := a.NDim()
 	gs, off := globalShape, chunkOffset
@@ -1279,30 +1331,35 @@ func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) 
 		off = make([]int, nd)
 	}
 	if len(gs) != nd || len(off) != nd {
-		return nil, fmt.Errorf("ndarray: %s: chunk of shape %v, global shape %v and chunk offset %v differ in dimension", name, a.shape, gs, off)
+		return nil, nil, fmt.Errorf("ndarray: %s: chunk of shape %v, global shape %v and chunk offset %v differ in dimension", name, a.shape, gs, off)
 	}
 	for i := range gs {
 		if off[i] < 0 || off[i]+a.shape[i] > gs[i] {
-			return nil, fmt.Errorf("ndarray: %s: chunk of shape %v at offset %v does not fit in global shape %v", name, a.shape, off, gs)
+			return nil, nil, fmt.Errorf("ndarray: %s: chunk of shape %v at offset %v does not fit in global shape %v", name, a.shape, off, gs)
 		}
 	}
 	if axis == -1 {
 		if a.Size() == 0 {
-			return nil, fmt.Errorf("ndarray: %s of array of shape %v: attempt to get %s of an empty sequence", name, a.shape, name)
+			return nil, nil, fmt.Errorf("ndarray: %s of array of shape %v: attempt to get %s of an empty sequence", name, a.shape, name)
 		}
 		var val float64
 		var flat int
+		var num bool
 		switch a.dtype {
 		case Float64:
-			val, flat = redArgFlat[float64](isMax, a)
+			val, flat, num = redArgFlat[float64](isMax, nan, a)
 		case Float32:
-			val, flat = redArgFlat[float32](isMax, a)
+			val, flat, num = redArgFlat[float32](isMax, nan, a)
 		case Int64:
-			val, flat = redArgFlat[int64](isMax, a)
+			val, flat, num = redArgFlat[int64](isMax, nan, a)
 		case Int32:
-			val, flat = redArgFlat[int32](isMax, a)
+			val, flat, num = redArgFlat[int32](isMax, nan, a)
 		case Bool:
-			val, flat = redArgFlat[uint8](isMax, a)
+			val, flat, num = redArgFlat[uint8](isMax, nan, a)
+		}
+		seen = []float64{0}
+		if num {
+			seen[0] = 1
 		}
 		g, gstride := 0, 1
 		for i := nd - 1; i >= 0; i-- {
@@ -1317,60 +1374,93 @@ func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) 
 		out := newArray(Float64, append([]int{2}, keep...))
 		o := typedAll[float64](out)
 		o[0], o[1] = val, float64(g)
-		return out, nil
+		return out, seen, nil
 	}
 	if axis < 0 || axis >= nd {
-		return nil, fmt.Errorf("ndarray: %s: axis %d is out of bounds for array of dimension %d (want 0..%d, or -1 to flatten)", name, axis, nd, nd-1)
+		return nil, nil, fmt.Errorf("ndarray: %s: axis %d is out of bounds for array of dimension %d (want 0..%d, or -1 to flatten)", name, axis, nd, nd-1)
 	}
 	if a.shape[axis] == 0 {
-		return nil, fmt.Errorf("ndarray: %s along axis %d of array of shape %v: attempt to get %s of an empty sequence", name, axis, a.shape, name)
+		return nil, nil, fmt.Errorf("ndarray: %s along axis %d of array of shape %v: attempt to get %s of an empty sequence", name, axis, a.shape, name)
 	}
 	keep := append([]int(nil), a.shape...)
 	keep[axis] = 1
 	out := newArray(Float64, append([]int{2}, keep...))
 	m := Size(keep)
+	seen = make([]float64, m)
 	if m == 0 {
-		return out, nil
+		return out, seen, nil
 	}
 	o := typedAll[float64](out)
+	if !nan {
+		seen = nil
+	}
 	switch a.dtype {
 	case Float64:
-		redArgAxis[float64](isMax, a, axis, o[:m], o[m:], off[axis])
+		redArgAxis[float64](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Float32:
-		redArgAxis[float32](isMax, a, axis, o[:m], o[m:], off[axis])
+		redArgAxis[float32](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Int64:
-		redArgAxis[int64](isMax, a, axis, o[:m], o[m:], off[axis])
+		redArgAxis[int64](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Int32:
-		redArgAxis[int32](isMax, a, axis, o[:m], o[m:], off[axis])
+		redArgAxis[int32](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Bool:
-		redArgAxis[uint8](isMax, a, axis, o[:m], o[m:], off[axis])
+		redArgAxis[uint8](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	}
-	return out, nil
+	return out, seen, nil
 }
 
-// redArgFlat returns the winning value and its C-order flat index in a.
-func redArgFlat[T redNum](isMax bool, a *Array) (float64, int) {
+// redArgFlat returns the winning value, its C-order flat index in a, and
+// whether a held a number (always, unless nan and every element is NaN).
+// With nan, NaN competes as the worst value (redArgWorst).
+func redArgFlat[T redNum](isMax, nan bool, a *Array) (float64, int, bool) {
 	in := typedAll[T](a)
+	worst := redArgWorst[T](isMax)
 	var bv T
-	bi, k := -1, 0
+	bi, k, num := -1, 0, !nan
 	ForEachRun([]*Array{a}, a.shape, func(offs []int, n int, st []int) {
 		o := a.offset + offs[0]
 		for i := 0; i < n; i++ {
-			if v := in[o+i*st[0]]; bi < 0 || redArgBetter(isMax, v, bv) {
+			v := in[o+i*st[0]]
+			if nan {
+				if v != v {
+					v = worst
+				} else {
+					num = true
+				}
+			}
+			if bi < 0 || redArgBetter(isMax, v, bv) {
 				bv, bi = v, k+i
 			}
 		}
 		k += n
 	})
-	return float64(bv), bi
+	return float64(bv), bi, num
+}
+
+// redArgWorst is the value NaN stands for in nanargmin (+Inf) and
+// nanargmax (-Inf), as NumPy replaces it; integer types never use it.
+func redArgWorst[T redNum](isMax bool) T {
+	if !redIsFloat[T]() {
+		var z T
+		return z
+	}
+	inf := math.Inf(1)
+	if isMax {
+		inf = math.Inf(-1)
+	}
+	return T(inf)
 }
 
 // redArgAxis finds the winners along axis, writing values and global indices
 // (shifted by off) in C order of the remaining axes. When axis is the
 // densest in memory it scans each lane; otherwise it sweeps whole slices
-// a[..., j, ...] against running winners so memory is read in order.
-func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs []float64, off int) {
+// a[..., j, ...] against running winners so memory is read in order. A
+// non-nil seen makes it NaN-aware: NaN competes as the worst value and
+// seen[k] is set to 1 when lane k holds a number.
+func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs, seen []float64, off int) {
 	in := typedAll[T](a)
+	nan := seen != nil
+	worst := redArgWorst[T](isMax)
 	L, st := a.shape[axis], a.strides[axis]
 	base, _ := a.Index(axis, 0)
 	abs := func(x int) int {
@@ -1390,6 +1480,28 @@ func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs []float64, 
 		ForEachRun([]*Array{base}, base.shape, func(offs []int, n int, sts []int) {
 			for i := 0; i < n; i++ {
 				o := base.offset + offs[0] + i*sts[0]
+				if nan {
+					// NaN competes as the worst value, so a NaN ties with
+					// an infinity of that sign and the first one wins.
+					bv, bi, num := worst, -1, false
+					for j := 0; j < L; j++ {
+						v := in[o+j*st]
+						if v != v {
+							v = worst
+						} else {
+							num = true
+						}
+						if bi < 0 || redArgBetter(isMax, v, bv) {
+							bv, bi = v, j
+						}
+					}
+					vals[k], idxs[k] = float64(bv), float64(bi+off)
+					if num {
+						seen[k] = 1
+					}
+					k++
+					continue
+				}
 				bv, bi := in[o], 0
 				for j := 1; j < L && bv == bv; j++ {
 					if v := in[o+j*st]; redArgBetter(isMax, v, bv) {
@@ -1411,7 +1523,15 @@ func redArgAxis[T redNum](isMax bool, a *Array, axis int, vals, idxs []float64, 
 			so, bo := sj.offset+offs[0], offs[1]
 			for i := 0; i < n; i++ {
 				v := in[so+i*sts[0]]
-				if b := bo + i*sts[1]; j == 0 || redArgBetter(isMax, v, bv[b]) {
+				b := bo + i*sts[1]
+				if nan {
+					if v != v {
+						v = worst
+					} else {
+						seen[b] = 1
+					}
+				}
+				if j == 0 || redArgBetter(isMax, v, bv[b]) {
 					bv[b], bi[b] = v, j
 				}
 			}
@@ -1436,33 +1556,37 @@ func CombineArg(isMax bool, parts []*Array) (*Array, error) {
 		o[m+i] = -1
 	}
 	for _, p := range parts {
-		d := redContigF64(p)
-		for i := 0; i < m; i++ {
-			v, j := d[i], d[m+i]
-			if j < 0 {
-				continue
-			}
-			bv, bj := o[i], o[m+i]
-			better := bj < 0
-			if !better {
-				vn, bn := v != v, bv != bv
-				switch {
-				case vn || bn:
-					better = (vn && !bn) || (vn && bn && j < bj)
-				case v == bv:
-					better = j < bj
-				case isMax:
-					better = v > bv
-				default:
-					better = v < bv
-				}
-			}
-			if better {
-				o[i], o[m+i] = v, j
-			}
-		}
+		redArgMerge(isMax, o, redContigF64(p), m)
 	}
 	return out, nil
+}
+
+// redArgMerge merges the m (value, index) pairs of partial d into o.
+func redArgMerge(isMax bool, o, d []float64, m int) {
+	for i := 0; i < m; i++ {
+		v, j := d[i], d[m+i]
+		if j < 0 {
+			continue
+		}
+		bv, bj := o[i], o[m+i]
+		better := bj < 0
+		if !better {
+			vn, bn := v != v, bv != bv
+			switch {
+			case vn || bn:
+				better = (vn && !bn) || (vn && bn && j < bj)
+			case v == bv:
+				better = j < bj
+			case isMax:
+				better = v > bv
+			default:
+				better = v < bv
+			}
+		}
+		if better {
+			o[i], o[m+i] = v, j
+		}
+	}
 }
 
 // FinishArg extracts the int64 indices of an ArgPartial/CombineArg partial:

@@ -124,8 +124,9 @@ const (
 func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 	nd := len(shape)
 	axes := p.Axes
-	isMoments := p.Func == "mean" || p.Func == "var" || p.Func == "std"
-	if p.Func == "argmin" || p.Func == "argmax" {
+	isMoments := isMomentsFunc(p.Func)
+	switch p.Func {
+	case "argmin", "argmax", "nanargmin", "nanargmax":
 		return modeNone, 0
 	}
 	if len(axes) == nd {
@@ -228,7 +229,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, rootShape)
 		}
 	}
-	moments := isReduce && (red.Func == "mean" || red.Func == "var" || red.Func == "std")
+	moments := isReduce && isMomentsFunc(red.Func)
 	if moments && mode == modeLeading {
 		// Whole rows per tile, and enough of them that merging the tiles'
 		// moments costs little beside computing them.
@@ -389,7 +390,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				}
 			}
 		case modeLeading:
-			if moments && x.DType() == ndarray.Float64 && x.IsContiguous() {
+			if moments && !isNaNFunc(red.Func) && x.DType() == ndarray.Float64 && x.IsContiguous() {
 				if acc == nil {
 					if acc, err = ndarray.New(ndarray.Float64, 3, 1, K); err != nil {
 						return nil, err
@@ -404,7 +405,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 				if err != nil {
 					return nil, err
 				}
-				part, err := ndarray.Moments(x2, []int{0})
+				part, err := momentsOf(red.Func, x2, []int{0})
 				if err != nil {
 					return nil, err
 				}
@@ -496,9 +497,8 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 
 // reduceTile reduces a whole tile: a partial with every axis reduced.
 func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
-	switch red.Func {
-	case "mean", "var", "std":
-		return ndarray.Moments(x, []int{0})
+	if isMomentsFunc(red.Func) {
+		return momentsOf(red.Func, x, []int{0})
 	}
 	r, err := ndarray.ParseReduceOp(red.Func)
 	if err != nil {
@@ -507,13 +507,31 @@ func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
 	return ndarray.Reduce(r, x, []int{0}, false)
 }
 
+func isMomentsFunc(fn string) bool {
+	switch fn {
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd":
+		return true
+	}
+	return false
+}
+
+func isNaNFunc(fn string) bool { return len(fn) > 3 && fn[:3] == "nan" }
+
+// momentsOf is the moments partial of fn: over the numbers only for the
+// NaN-aware ones.
+func momentsOf(fn string, x *ndarray.Array, axes []int) (*ndarray.Array, error) {
+	if isNaNFunc(fn) {
+		return ndarray.NanMoments(x, axes)
+	}
+	return ndarray.Moments(x, axes)
+}
+
 // combineParts merges a tile's partial into the accumulator.
 func combineParts(red ReducePartial, acc, part *ndarray.Array) (*ndarray.Array, error) {
 	if acc == nil {
 		return part, nil
 	}
-	switch red.Func {
-	case "mean", "var", "std":
+	if isMomentsFunc(red.Func) {
 		return ndarray.CombineMoments([]*ndarray.Array{acc, part})
 	}
 	r, err := ndarray.ParseReduceOp(red.Func)
@@ -860,10 +878,14 @@ type fastSum struct {
 	f, c    float64 // running sum and its compensation
 	i       int64
 	isFloat bool
+	nan     bool // nansum: NaN read as 0
 }
 
 func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
-	if red.Func != "sum" {
+	switch {
+	case red.Func == "nansum" && out == ndarray.Float64:
+		s.nan = true
+	case red.Func != "sum":
 		return false
 	}
 	switch out {
@@ -879,7 +901,12 @@ func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
 func (s *fastSum) add(x *ndarray.Array) {
 	switch x.DType() {
 	case ndarray.Float64:
-		v := floats.Sum(x.Float64s()[:x.Size()])
+		var v float64
+		if s.nan {
+			v = ndarray.NanSumFloat64s(x.Float64s()[:x.Size()])
+		} else {
+			v = floats.Sum(x.Float64s()[:x.Size()])
+		}
 		t := s.f + v
 		if math.Abs(s.f) >= math.Abs(v) {
 			s.c += (s.f - t) + v

@@ -15,7 +15,8 @@ const DefaultFanIn = 4
 // reduction, which depth-first scheduling runs with few live chunks).
 type Reduction struct {
 	// Func is sum, prod, min, max, any, all, count_nonzero, mean, var, std,
-	// argmin or argmax.
+	// argmin or argmax, or a NaN-aware one: nansum, nanprod, nanmin, nanmax,
+	// nanmean, nanvar, nanstd, nanargmin or nanargmax.
 	Func string `json:"func"`
 	// Axes are normalised and sorted. For argmin/argmax, nil means over the
 	// flattened tensor and otherwise it holds one axis.
@@ -38,9 +39,9 @@ const (
 
 func (op Reduction) kind() (reduceKind, error) {
 	switch op.Func {
-	case "mean", "var", "std":
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd":
 		return kindMoments, nil
-	case "argmin", "argmax":
+	case "argmin", "argmax", "nanargmin", "nanargmax":
 		return kindArg, nil
 	}
 	if _, err := ndarray.ParseReduceOp(op.Func); err != nil {
@@ -95,7 +96,7 @@ func (op Reduction) Infer(in []Meta) (Meta, error) {
 	if k == kindArg && len(op.Axes) > 1 {
 		return Meta{}, fmt.Errorf("%s: takes one axis or none, got %v", op.Func, op.Axes)
 	}
-	if op.Func == "min" || op.Func == "max" || k == kindArg {
+	if op.Func == "min" || op.Func == "max" || op.Func == "nanmin" || op.Func == "nanmax" || k == kindArg {
 		for ax, d := range m.Shape {
 			if op.reduced(ax) && d == 0 {
 				return Meta{}, fmt.Errorf("%s: zero-size axis %d of shape %v has no identity", op.Func, ax, m.Shape)
@@ -259,7 +260,8 @@ func (op ReducePartial) keep(shape []int) []int {
 
 func (op ReducePartial) meta(in Meta) Meta {
 	switch op.Func {
-	case "mean", "var", "std":
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd", "nanargmin", "nanargmax":
+		// moments: count, mean, M2; nan arg: value, index, seen
 		return Meta{Shape: append([]int{3}, op.keep(in.Shape)...), DType: ndarray.Float64}
 	case "argmin", "argmax":
 		return Meta{Shape: append([]int{2}, op.keep(in.Shape)...), DType: ndarray.Float64}
@@ -274,8 +276,12 @@ func (op ReducePartial) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.A
 	switch op.Func {
 	case "mean", "var", "std":
 		return ndarray.Moments(a, op.Axes)
+	case "nanmean", "nanvar", "nanstd":
+		return ndarray.NanMoments(a, op.Axes)
 	case "argmin", "argmax":
 		return ndarray.ArgPartial(op.Func == "argmax", a, op.ArgAxis, op.Global, op.Offset)
+	case "nanargmin", "nanargmax":
+		return ndarray.NanArgPartial(op.Func == "nanargmax", a, op.ArgAxis, op.Global, op.Offset)
 	}
 	r, err := ndarray.ParseReduceOp(op.Func)
 	if err != nil {
@@ -298,10 +304,12 @@ func (op ReduceCombine) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray
 	var out *ndarray.Array
 	var err error
 	switch op.Func {
-	case "mean", "var", "std":
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd":
 		out, err = ndarray.CombineMoments(in)
 	case "argmin", "argmax":
 		out, err = ndarray.CombineArg(op.Func == "argmax", in)
+	case "nanargmin", "nanargmax":
+		out, err = ndarray.CombineNanArg(op.Func == "nanargmax", in)
 	default:
 		var r ndarray.ReduceOp
 		r, err = ndarray.ParseReduceOp(op.Func)
@@ -338,8 +346,16 @@ func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Ar
 		a, err = ndarray.FinishMoments(a, ndarray.StatVar, op.DDof)
 	case "std":
 		a, err = ndarray.FinishMoments(a, ndarray.StatStd, op.DDof)
+	case "nanmean":
+		a, err = ndarray.FinishNanMoments(a, ndarray.StatMean, op.DDof)
+	case "nanvar":
+		a, err = ndarray.FinishNanMoments(a, ndarray.StatVar, op.DDof)
+	case "nanstd":
+		a, err = ndarray.FinishNanMoments(a, ndarray.StatStd, op.DDof)
 	case "argmin", "argmax":
 		a = ndarray.FinishArg(a)
+	case "nanargmin", "nanargmax":
+		a, err = ndarray.FinishNanArg(op.Func == "nanargmax", a)
 	}
 	if err != nil {
 		return nil, err

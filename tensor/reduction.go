@@ -52,10 +52,10 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 		}
 		op.Axes = axes
 	}
-	if (fn == "argmin" || fn == "argmax") && len(op.Axes) > 1 {
+	if isArgFunc(fn) && len(op.Axes) > 1 {
 		return errorf("%s: takes one axis, got %v", fn, c.axes)
 	}
-	if fn != "argmin" && fn != "argmax" && op.Axes == nil {
+	if !isArgFunc(fn) && op.Axes == nil {
 		op.Axes = make([]int, t.NDim())
 		for i := range op.Axes {
 			op.Axes[i] = i
@@ -102,14 +102,20 @@ func (t *Tensor) reduceNothing(fn string, ddof int) *Tensor {
 			return v.Sqrt()
 		}
 		return v
-	case "argmin", "argmax":
+	case "argmin", "argmax", "nanargmin", "nanargmax":
 		return errorf("%s: takes one axis, got ()", fn)
+	case "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd":
+		return t.nanReduceNothing(fn, ddof)
 	}
 	m, err := ops.Reduction{Func: fn, Axes: nil}.Infer([]ops.Meta{{Shape: t.meta.Shape, DType: t.meta.DType}})
 	if err != nil {
 		return errTensor(err)
 	}
 	return t.Astype(m.DType)
+}
+
+func isArgFunc(fn string) bool {
+	return fn == "argmin" || fn == "argmax" || fn == "nanargmin" || fn == "nanargmax"
 }
 
 // normAxes normalises axes, sorts them and rejects repeats.

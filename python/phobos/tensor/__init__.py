@@ -18,6 +18,7 @@ from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _sh
 from . import _compose
 from . import _manip
 from . import _quantile
+from . import _stats
 from .. import session as _session
 
 newaxis = None
@@ -704,7 +705,7 @@ for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
 Tensor.flatten = _method(ravel)
 Tensor.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
-Tensor.ptp = _method(_compose.ptp)
+Tensor.ptp = _method(_stats.ptp)
 Tensor.repeat = _method(_compose.repeat)
 Tensor.swapaxes = _method(_compose.swapaxes)
 Tensor.diagonal = _method(_compose.diagonal)
@@ -721,6 +722,8 @@ for _n in _manip.NAMES:
     globals()[_n] = getattr(_manip, _n)
 for _n in _quantile.NAMES:
     globals()[_n] = getattr(_quantile, _n)
+for _n in _stats.NAMES:
+    globals()[_n] = getattr(_stats, _n)
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
@@ -754,6 +757,8 @@ REGISTRY.update({
 })
 REGISTRY.update(_manip.REGISTRY)
 REGISTRY.update({n: n for n in _quantile.NAMES})
+REGISTRY.update({n: n for n in _stats.NAMES})
+REGISTRY["histogram_bin_count"] = "histogram"
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -788,7 +793,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d") + \
-        tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES):
+        tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

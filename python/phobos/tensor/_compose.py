@@ -1,10 +1,9 @@
-"""NumPy functions that are compositions of the cluster's functions: NaN-aware
-reductions, splitting, tri, logspace, and a few products and statistics
-(the array manipulation functions that were here are calls now: _manip.py). Each follows NumPy 1.24's definition, so the
+"""NumPy functions that are compositions of the cluster's functions: splitting,
+tri, logspace, and a few products (the array manipulation functions are calls
+now: _manip.py; the statistics: _stats.py). Each follows NumPy 1.24's definition, so the
 results, dtypes and errors are NumPy's; nothing here computes on the client."""
 
 import builtins
-import math
 import operator
 
 import numpy as np
@@ -46,141 +45,6 @@ def asfarray(a, dtype=np.float64):
     return a if a.dtype == dt else a.astype(dt)
 
 
-# NaN-aware reductions ----------------------------------------------------------
-
-
-def _isfloat(a):
-    return a.dtype.kind == "f"
-
-
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if _isfloat(a):
-        a = mt.where(mt.isnan(a), 0, a)
-    return mt.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-
-
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if _isfloat(a):
-        a = mt.where(mt.isnan(a), 1, a)
-    return mt.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-
-
-def nancumsum(a, axis=None, dtype=None, out=None):
-    mt = _mt()
-    a = astensor(a)
-    if _isfloat(a):
-        a = mt.where(mt.isnan(a), 0, a)
-    return mt.cumsum(a, axis=axis, dtype=dtype, out=out)
-
-
-def nancumprod(a, axis=None, dtype=None, out=None):
-    mt = _mt()
-    a = astensor(a)
-    if _isfloat(a):
-        a = mt.where(mt.isnan(a), 1, a)
-    return mt.cumprod(a, axis=axis, dtype=dtype, out=out)
-
-
-def _nanext(fn, fill):
-    def f(a, axis=None, out=None, keepdims=False):
-        mt = _mt()
-        a = astensor(a)
-        if not _isfloat(a):
-            return getattr(mt, fn)(a, axis=axis, out=out, keepdims=keepdims)
-        nan = mt.isnan(a)
-        r = getattr(mt, fn)(mt.where(nan, fill, a), axis=axis, keepdims=keepdims)
-        # an all-NaN slice is NaN, as NumPy gives it (with a warning)
-        return mt.where(mt.all(nan, axis=axis, keepdims=keepdims), np.nan, r).astype(a.dtype)
-    f.__name__ = "nan" + fn
-    return f
-
-
-nanmax = _nanext("max", -np.inf)
-nanmin = _nanext("min", np.inf)
-
-
-def _nancount(a, axis, keepdims, dt):
-    mt = _mt()
-    return mt.sum(mt.logical_not(mt.isnan(a)), axis=axis, keepdims=keepdims).astype(dt)
-
-
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if not _isfloat(a):
-        return mt.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-    if out is not None:
-        raise NotImplementedError("phobos: nanmean(out=...): tensors are immutable; use the result")
-    dt = np.dtype(dtype) if dtype is not None else a.dtype
-    s = mt.sum(mt.where(mt.isnan(a), 0, a), axis=axis, dtype=dt, keepdims=keepdims)
-    return s / _nancount(a, axis, keepdims, dt)
-
-
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if not _isfloat(a):
-        return mt.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-    if out is not None:
-        raise NotImplementedError("phobos: nanvar(out=...): tensors are immutable; use the result")
-    dt = np.dtype(dtype) if dtype is not None else a.dtype
-    nan = mt.isnan(a)
-    x = mt.where(nan, 0, a).astype(dt)
-    cnt = _nancount(a, axis, True, dt)
-    avg = mt.sum(x, axis=axis, keepdims=True) / cnt
-    d = mt.where(nan, 0, x - avg)
-    sq = mt.sum(d * d, axis=axis, keepdims=keepdims)
-    dof = _nancount(a, axis, keepdims, dt) - ddof
-    # no degrees of freedom left: NaN, as NumPy
-    return mt.where(dof > 0, sq / mt.maximum(dof, 1), np.nan).astype(dt)
-
-
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if not _isfloat(a):
-        return mt.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-    return mt.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
-
-
-def ptp(a, axis=None, out=None, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    return mt.subtract(mt.max(a, axis=axis, keepdims=keepdims), mt.min(a, axis=axis, keepdims=keepdims))
-
-
-def average(a, axis=None, weights=None, returned=False, keepdims=False):
-    mt = _mt()
-    a = astensor(a)
-    if weights is None:
-        avg = mt.mean(a, axis=axis, keepdims=keepdims)
-        if returned:
-            n = a.size if axis is None else math.prod(a.shape[ax] for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-            return avg, mt.full(avg.shape, n, dtype=avg.dtype)
-        return avg
-    w = astensor(weights)
-    rt = np.result_type(a.dtype, w.dtype, np.float64 if a.dtype.kind in "biu" else a.dtype)
-    if a.shape != w.shape:
-        if axis is None:
-            raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        if w.ndim != 1:
-            raise TypeError("1D weights expected when shapes of a and weights differ.")
-        ax = _norm_axis(axis, a.ndim)
-        if w.shape[0] != a.shape[ax]:
-            raise ValueError("Length of weights not compatible with specified axis.")
-        shape = [1] * a.ndim
-        shape[ax] = w.shape[0]
-        w = mt.broadcast_to(w.reshape(shape), a.shape)
-    w = w.astype(rt)
-    scl = mt.sum(w, axis=axis, keepdims=keepdims)
-    avg = mt.sum(mt.multiply(a.astype(rt), w), axis=axis, keepdims=keepdims) / scl
-    if returned:
-        return avg, mt.broadcast_to(scl, avg.shape)
-    return avg
 
 
 # splitting -------------------------------------------------------------------------
@@ -296,43 +160,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(c, -1, axisc)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
-    mt = _mt()
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("phobos: cov with fweights or aweights")
-    X = astensor(m)
-    if X.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
-    rt = np.result_type(X.dtype, np.float64) if dtype is None else np.dtype(dtype)
-    X = atleast_2d(X)
-    if not rowvar and X.shape[0] != 1:
-        X = X.T
-    if y is not None:
-        Y = atleast_2d(astensor(y))
-        if not rowvar and Y.shape[0] != 1:
-            Y = Y.T
-        X = mt.concatenate([X, Y], axis=0)
-    X = X.astype(rt.name)
-    if ddof is None:
-        ddof = 0 if bias else 1
-    n = X.shape[1]
-    X = X - mt.mean(X, axis=1, keepdims=True)
-    c = mt.matmul(X, X.T) * (1.0 / (n - ddof)) if n - ddof > 0 else mt.matmul(X, X.T) * np.inf
-    return c.reshape(()) if c.shape == (1, 1) else c
-
-
-def corrcoef(x, y=None, rowvar=True, dtype=None):
-    mt = _mt()
-    c = cov(x, y, rowvar, dtype=dtype)
-    if c.ndim == 0:
-        return c / c
-    d = diagonal(c)
-    stddev = mt.sqrt(d)
-    c = c / stddev.reshape(-1, 1)
-    c = c / stddev.reshape(1, -1)
-    return mt.clip(c, -1, 1)
-
-
 def sinc(x):
     mt = _mt()
     x = astensor(x)
@@ -358,10 +185,9 @@ def select(condlist, choicelist, default=0):
 
 
 NAMES = [
-    "copy", "asfarray", "nansum", "nanprod", "nancumsum", "nancumprod", "nanmax", "nanmin", "nanmean",
-    "nanvar", "nanstd", "ptp", "average", "diff", "ediff1d", "trapz", "moveaxis", "swapaxes", "rollaxis",
-    "atleast_3d", "column_stack", "dstack", "append", "tile", "repeat", "roll", "rot90", "array_split",
-    "split", "hsplit", "vsplit", "dsplit", "tri", "tril", "triu", "diagonal", "diag", "diagflat", "trace",
+    "copy", "asfarray", "diff", "ediff1d", "trapz", "moveaxis", "swapaxes", "rollaxis", "atleast_3d",
+    "column_stack", "dstack", "append", "tile", "repeat", "roll", "rot90", "array_split", "split",
+    "hsplit", "vsplit", "dsplit", "tri", "tril", "triu", "diagonal", "diag", "diagflat", "trace",
     "meshgrid", "indices", "logspace", "broadcast_arrays", "broadcast_shapes", "inner", "vdot", "kron",
-    "cross", "cov", "corrcoef", "sinc", "select",
+    "cross", "sinc", "select",
 ]

@@ -1,48 +1,86 @@
 #include "textflag.h"
 
 // AVX-512 loops of float64 hypot, arctan2 and arctan, eight lanes at a time.
-// Each is the scalar function of ufunc_math.go (glibc's hypot kernel, fdlibm's
-// atan2 around Go's Cephes atan) written lane by lane with the same IEEE
-// operations in the same order and no FMA, so results are bit-identical to
-// the scalar ones; the branches of the scalar code become computations of
-// every branch and a blend by mask. Lanes the common path does not cover
-// (NaN, zeros, infinities, huge or tiny operands, |y/x| beyond 2**±60) are
-// left to the scalar function: a loop stops at the first block of 8 that
-// holds one and returns its index, and the Go wrapper runs that block
-// scalar and calls the loop again after it.
+// Each is the scalar function of ufunc_math.go (glibc's hypot kernel; our
+// ewAtan2) written lane by lane with the same IEEE operations in the same
+// order (FMAs where the scalar code calls math.FMA, none elsewhere), so
+// results are bit-identical to the scalar ones; the branches of the scalar
+// code become computations of every branch and a blend by mask, its table
+// lookups VPERMQ. Lanes the common path does not cover (NaN, zeros,
+// infinities; for hypot also huge, tiny and very unequal operands) are left
+// to the scalar function: a loop stops at the first block of 8 that holds
+// one and returns its index, and the Go wrapper runs that block scalar and
+// calls the loop again after it.
 //
 // Registers: DI = d, SI and DX the operands, CX = n (a positive multiple of
 // 8), AX = element index; constants live in the high Z registers.
 
 // Constants (bit patterns of the scalar code's float64 constants).
-DATA tconst<>+0x00(SB)/8, $0x7fffffffffffffff // |.| mask
-DATA tconst<>+0x08(SB)/8, $0x5fe0000000000000 // 2**511
+DATA tconst<>+0x0(SB)/8, $0x7fffffffffffffff // |.| mask
+DATA tconst<>+0x8(SB)/8, $0x5fe0000000000000 // 2**511
 DATA tconst<>+0x10(SB)/8, $0x2340000000000000 // 2**-459
 DATA tconst<>+0x18(SB)/8, $0x3c90000000000000 // 2**-54
 DATA tconst<>+0x20(SB)/8, $0x4010000000000000 // 4
 DATA tconst<>+0x28(SB)/8, $0x7fefffffffffffff // MaxFloat64
-DATA tconst<>+0x30(SB)/8, $0x3fe51eb851eb851f // 0.66
-DATA tconst<>+0x38(SB)/8, $0x4003504f333f9de6 // tan(3pi/8)
-DATA tconst<>+0x40(SB)/8, $0x3ff0000000000000 // 1
-DATA tconst<>+0x48(SB)/8, $0x3ff921fb54442d18 // pi/2
-DATA tconst<>+0x50(SB)/8, $0x3fe921fb54442d18 // pi/4
-DATA tconst<>+0x58(SB)/8, $0x3c91a62633145c07 // Morebits: pi/2 - float64(pi/2)
-DATA tconst<>+0x60(SB)/8, $0x3c81a62633145c07 // Morebits/2
-DATA tconst<>+0x68(SB)/8, $0x400921fb54442d18 // pi (high part)
-DATA tconst<>+0x70(SB)/8, $0x3ca1a62633145c07 // pi - float64(pi)
-DATA tconst<>+0x78(SB)/8, $0xbfec007fa1f72594 // P0 (Go's math.Atan)
-DATA tconst<>+0x80(SB)/8, $0xc03028545b6b807a // P1
-DATA tconst<>+0x88(SB)/8, $0xc052c08c36880273 // P2
-DATA tconst<>+0x90(SB)/8, $0xc05eb8bf2d05ba25 // P3
-DATA tconst<>+0x98(SB)/8, $0xc0503669fd28ec8e // P4
-DATA tconst<>+0xa0(SB)/8, $0x4038dbc45b14603c // Q0
-DATA tconst<>+0xa8(SB)/8, $0x4064a0dd43b8fa25 // Q1
-DATA tconst<>+0xb0(SB)/8, $0x407b0e18d2e2be3b // Q2
-DATA tconst<>+0xb8(SB)/8, $0x407e563f13b049ea // Q3
-DATA tconst<>+0xc0(SB)/8, $0x4068519efbbd62ec // Q4
-DATA tconst<>+0xc8(SB)/8, $60                 // fdlibm's bound on the exponent difference
-DATA tconst<>+0xd0(SB)/8, $-60
-GLOBL tconst<>(SB), RODATA|NOPTR, $0xd8
+DATA tconst<>+0x30(SB)/8, $0x7830000000000000 // 2**900
+DATA tconst<>+0x38(SB)/8, $0x1a70000000000000 // 2**-600
+DATA tconst<>+0x40(SB)/8, $0x07b0000000000000 // 2**-900
+DATA tconst<>+0x48(SB)/8, $0x52b0000000000000 // 2**300
+DATA tconst<>+0x50(SB)/8, $0x6570000000000000 // 2**600
+DATA tconst<>+0x58(SB)/8, $0x3fe0000000000000 // 0.5
+DATA tconst<>+0x60(SB)/8, $0x3ff0000000000000 // 1
+DATA tconst<>+0x68(SB)/8, $0xbc75555555555555 // P[0] low part
+DATA tconst<>+0x70(SB)/8, $0xbfd5555555555555 // P[0]
+DATA tconst<>+0x78(SB)/8, $0x3fc999999999998e // P[1]
+DATA tconst<>+0x80(SB)/8, $0xbfc2492492491932 // P[2]
+DATA tconst<>+0x88(SB)/8, $0x3fbc71c71c68a0c5 // P[3]
+DATA tconst<>+0x90(SB)/8, $0xbfb745d172701e87 // P[4]
+DATA tconst<>+0x98(SB)/8, $0x3fb3b13ad5571f07 // P[5]
+DATA tconst<>+0xa0(SB)/8, $0xbfb1110befb7253c // P[6]
+DATA tconst<>+0xa8(SB)/8, $0x3fae1d8a9bad8600 // P[7]
+DATA tconst<>+0xb0(SB)/8, $0xbfaaecb542412942 // P[8]
+DATA tconst<>+0xb8(SB)/8, $0x3fa837a52499d8b8 // P[9]
+DATA tconst<>+0xc0(SB)/8, $0xbfa56b2f82e012dd // P[10]
+DATA tconst<>+0xc8(SB)/8, $0x3fa166a8732cc738 // P[11]
+DATA tconst<>+0xd0(SB)/8, $0xbf9633de283fb773 // P[12]
+DATA tconst<>+0xd8(SB)/8, $0x3f7f5c3523066ab0 // P[13]
+DATA tconst<>+0xe0(SB)/8, $0x3feff1cd6bd01552 // Q[0]
+DATA tconst<>+0xe8(SB)/8, $0xbfee2b7ae5d2bebf // Q[1]
+DATA tconst<>+0xf0(SB)/8, $0x3fe54bde47e00e2c // Q[2]
+DATA tconst<>+0xf8(SB)/8, $0xbfcc65285fd56849 // Q[3]
+DATA tconst<>+0x100(SB)/8, $0x0000000000000001 // int 1
+DATA tconst<>+0x108(SB)/8, $0x0000000000000002 // int 2
+DATA tconst<>+0x110(SB)/8, $0x0000000000000004 // int 4
+GLOBL tconst<>(SB), RODATA|NOPTR, $0x118
+
+// ewAtanBaseHi, ewAtanBaseLo and ewAtanNeg (as a sign bit), indexed by k.
+DATA atanbh<>+0x0(SB)/8, $0x0000000000000000
+DATA atanbh<>+0x8(SB)/8, $0x3ff921fb54442d18
+DATA atanbh<>+0x10(SB)/8, $0x400921fb54442d18
+DATA atanbh<>+0x18(SB)/8, $0x3ff921fb54442d18
+DATA atanbh<>+0x20(SB)/8, $0x3fe921fb54442d18
+DATA atanbh<>+0x28(SB)/8, $0x3fe921fb54442d18
+DATA atanbh<>+0x30(SB)/8, $0x4002d97c7f3321d2
+DATA atanbh<>+0x38(SB)/8, $0x4002d97c7f3321d2
+GLOBL atanbh<>(SB), RODATA|NOPTR, $64
+DATA atanbl<>+0x0(SB)/8, $0x0000000000000000
+DATA atanbl<>+0x8(SB)/8, $0x3c91a62633145c07
+DATA atanbl<>+0x10(SB)/8, $0x3ca1a62633145c07
+DATA atanbl<>+0x18(SB)/8, $0x3c91a62633145c07
+DATA atanbl<>+0x20(SB)/8, $0x3c81a62633145c07
+DATA atanbl<>+0x28(SB)/8, $0x3c81a62633145c07
+DATA atanbl<>+0x30(SB)/8, $0x3c9a79394c9e8a0a
+DATA atanbl<>+0x38(SB)/8, $0x3c9a79394c9e8a0a
+GLOBL atanbl<>(SB), RODATA|NOPTR, $64
+DATA atanneg<>+0x0(SB)/8, $0x0000000000000000
+DATA atanneg<>+0x8(SB)/8, $0x8000000000000000
+DATA atanneg<>+0x10(SB)/8, $0x8000000000000000
+DATA atanneg<>+0x18(SB)/8, $0x0000000000000000
+DATA atanneg<>+0x20(SB)/8, $0x8000000000000000
+DATA atanneg<>+0x28(SB)/8, $0x0000000000000000
+DATA atanneg<>+0x30(SB)/8, $0x0000000000000000
+DATA atanneg<>+0x38(SB)/8, $0x8000000000000000
+GLOBL atanneg<>(SB), RODATA|NOPTR, $64
 
 // ---- hypot ----
 
@@ -126,80 +164,124 @@ hdone:
 	VZEROUPPER
 	RET
 
-// ---- arctan ----
+// ---- arctan2 and arctan ----
 
-// ATAN_CONSTS loads the constants of SATAN.
+// ATAN_CONSTS loads the constants ATAN2 keeps in registers.
 #define ATAN_CONSTS \
-	VBROADCASTSD tconst<>+0x00(SB), Z31 \
+	VBROADCASTSD tconst<>+0x0(SB), Z31 \
 	VBROADCASTSD tconst<>+0x28(SB), Z30 \
-	VBROADCASTSD tconst<>+0x30(SB), Z29 \
-	VBROADCASTSD tconst<>+0x38(SB), Z28 \
-	VBROADCASTSD tconst<>+0x40(SB), Z27 \
-	VBROADCASTSD tconst<>+0x48(SB), Z26 \
-	VBROADCASTSD tconst<>+0x50(SB), Z25 \
-	VBROADCASTSD tconst<>+0x58(SB), Z24 \
-	VBROADCASTSD tconst<>+0x60(SB), Z23 \
-	VBROADCASTSD tconst<>+0x68(SB), Z22 \
-	VBROADCASTSD tconst<>+0x70(SB), Z21 \
-	VBROADCASTSD tconst<>+0x78(SB), Z20 \
-	VBROADCASTSD tconst<>+0x80(SB), Z19 \
-	VBROADCASTSD tconst<>+0x88(SB), Z18 \
-	VBROADCASTSD tconst<>+0x90(SB), Z17 \
-	VBROADCASTSD tconst<>+0x98(SB), Z16 \
-	VBROADCASTSD tconst<>+0xa0(SB), Z15 \
-	VBROADCASTSD tconst<>+0xa8(SB), Z14 \
-	VBROADCASTSD tconst<>+0xb0(SB), Z13 \
-	VBROADCASTSD tconst<>+0xb8(SB), Z12 \
-	VBROADCASTSD tconst<>+0xc0(SB), Z11 \
-	VPBROADCASTQ tconst<>+0xc8(SB), Z10 \
-	VPBROADCASTQ tconst<>+0xd0(SB), Z9 \
-	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z29, Z29, Z29 \
+	VBROADCASTSD tconst<>+0x30(SB), Z28 \
+	VBROADCASTSD tconst<>+0x38(SB), Z27 \
+	VBROADCASTSD tconst<>+0x40(SB), Z26 \
+	VBROADCASTSD tconst<>+0x48(SB), Z25 \
+	VBROADCASTSD tconst<>+0x50(SB), Z24 \
+	VBROADCASTSD tconst<>+0x58(SB), Z23 \
+	VBROADCASTSD tconst<>+0x60(SB), Z22
 
-// SATAN is Go's satan (math/atan.go) of Z2 > 0 (not NaN; +Inf allowed) into
-// Z6, with Z3-Z5 and Z7, K4 and K5 as scratch:
-//   t <= 0.66:        xatan(t)
-//   t > tan(3pi/8):   pi/2 - xatan(1/t) + Morebits
-//   else:             pi/4 + xatan((t-1)/(t+1)) + Morebits/2
-// xatan(u) = u*(z*P(z)/Q(z)) + u with z = u*u. One division forms u in all
-// three cases (t/1, 1/t, (t-1)/(t+1)).
-#define SATAN \
-	VCMPPD  $0x12, Z29, Z2, K4 \
-	VCMPPD  $0x1e, Z28, Z2, K5 \
-	VSUBPD  Z27, Z2, Z3 \
-	VADDPD  Z27, Z2, Z4 \
-	VMOVAPD Z2, K4, Z3 \
-	VMOVAPD Z27, K4, Z4 \
-	VMOVAPD Z27, K5, Z3 \
-	VMOVAPD Z2, K5, Z4 \
-	VDIVPD  Z4, Z3, Z3 \
-	VMULPD  Z3, Z3, Z4 \
-	VMULPD  Z20, Z4, Z5 \
-	VADDPD  Z19, Z5, Z5 \
-	VMULPD  Z4, Z5, Z5 \
-	VADDPD  Z18, Z5, Z5 \
-	VMULPD  Z4, Z5, Z5 \
-	VADDPD  Z17, Z5, Z5 \
-	VMULPD  Z4, Z5, Z5 \
-	VADDPD  Z16, Z5, Z5 \
-	VADDPD  Z15, Z4, Z6 \
-	VMULPD  Z4, Z6, Z6 \
-	VADDPD  Z14, Z6, Z6 \
-	VMULPD  Z4, Z6, Z6 \
-	VADDPD  Z13, Z6, Z6 \
-	VMULPD  Z4, Z6, Z6 \
-	VADDPD  Z12, Z6, Z6 \
-	VMULPD  Z4, Z6, Z6 \
-	VADDPD  Z11, Z6, Z6 \
-	VMULPD  Z5, Z4, Z5 \
-	VDIVPD  Z6, Z5, Z5 \
-	VMULPD  Z3, Z5, Z5 \
-	VADDPD  Z3, Z5, Z5 \
-	VADDPD  Z25, Z5, Z6 \
-	VADDPD  Z23, Z6, Z6 \
-	VSUBPD  Z5, Z26, Z7 \
-	VADDPD  Z24, Z7, Z7 \
-	VMOVAPD Z7, K5, Z6 \
-	VMOVAPD Z5, K4, Z6
+// ATAN2 is ewAtan2 of y in Z0 and x in Z1, into Z4, for blocks whose lanes
+// are all finite and nonzero; for others it jumps to SPECIAL. Comments name
+// the scalar code's variables.
+#define ATAN2(SPECIAL) \
+	VPANDQ Z31, Z0, Z2 \
+	VPANDQ Z31, Z1, Z3 \
+	VCMPPD $0x1e, Z29, Z3, K1 \
+	VCMPPD $0x1e, Z29, Z2, K1, K1 \
+	VCMPPD $0x12, Z30, Z3, K1, K1 \
+	VCMPPD $0x12, Z30, Z2, K1, K1 \
+	KMOVW  K1, BX \
+	CMPL   BX, $0xff \
+	JNE    SPECIAL \
+	/* k, n, d */ \
+	VPXORQ          Z10, Z10, Z10 \
+	VCMPPD          $0x1e, Z3, Z2, K2 \
+	VPADDQ.BCST     tconst<>+0x100(SB), Z10, K2, Z10 \
+	VCMPPD          $0x11, Z29, Z1, K3 \
+	VPADDQ.BCST     tconst<>+0x108(SB), Z10, K3, Z10 \
+	VBLENDMPD       Z3, Z2, K2, Z4 \
+	VBLENDMPD       Z2, Z3, K2, Z5 \
+	VCMPPD          $0x1e, Z28, Z5, K4 \
+	VMULPD          Z27, Z4, K4, Z4 \
+	VMULPD          Z27, Z5, K4, Z5 \
+	VCMPPD          $0x11, Z26, Z4, K4 \
+	VCMPPD          $0x11, Z25, Z5, K4, K4 \
+	VMULPD          Z24, Z4, K4, Z4 \
+	VMULPD          Z24, Z5, K4, Z5 \
+	/* num (Z4), den (Z5), dl (Z8) */ \
+	VMULPD          Z23, Z5, Z6 \
+	VCMPPD          $0x1e, Z6, Z4, K5 \
+	VSUBPD          Z4, Z5, Z6 \
+	VADDPD          Z4, Z5, Z7 \
+	VSUBPD          Z7, Z5, Z8 \
+	VADDPD          Z4, Z8, Z8 \
+	VBLENDMPD       Z6, Z4, K5, Z4 \
+	VBLENDMPD       Z7, Z5, K5, Z5 \
+	VBLENDMPD       Z8, Z29, K5, Z8 \
+	VPADDQ.BCST     tconst<>+0x110(SB), Z10, K5, Z10 \
+	/* inv (Z6), t (Z7), tl (Z9) */ \
+	VDIVPD          Z5, Z22, Z6 \
+	VMULPD          Z6, Z4, Z7 \
+	VMOVAPD         Z4, Z9 \
+	VFNMADD231PD    Z5, Z7, Z9 \
+	VMULPD          Z8, Z7, Z8 \
+	VSUBPD          Z8, Z9, Z9 \
+	VMULPD          Z6, Z9, Z9 \
+	/* z (Z11), zl (Z12), r (Z13) */ \
+	VMULPD          Z7, Z7, Z11 \
+	VMOVAPD         Z11, Z12 \
+	VFMSUB231PD     Z7, Z7, Z12 \
+	VBROADCASTSD    tconst<>+0xd8(SB), Z13 \
+	VFMADD213PD.BCST tconst<>+0xd0(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xc8(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xc0(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xb8(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xb0(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xa8(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0xa0(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x98(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x90(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x88(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x80(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x78(SB), Z11, Z13 \
+	/* a (Z14), al (Z15), b (Z13), q (Z16) */ \
+	VMULPD.BCST     tconst<>+0x70(SB), Z11, Z14 \
+	VMOVAPD         Z14, Z15 \
+	VFMSUB231PD.BCST tconst<>+0x70(SB), Z11, Z15 \
+	VFMADD231PD.BCST tconst<>+0x70(SB), Z12, Z15 \
+	VFMADD231PD.BCST tconst<>+0x68(SB), Z11, Z15 \
+	VMULPD          Z13, Z11, Z13 \
+	VMULPD          Z11, Z13, Z13 \
+	VBROADCASTSD    tconst<>+0xf8(SB), Z16 \
+	VFMADD213PD.BCST tconst<>+0xf0(SB), Z11, Z16 \
+	VFMADD213PD.BCST tconst<>+0xe8(SB), Z11, Z16 \
+	VFMADD213PD.BCST tconst<>+0xe0(SB), Z11, Z16 \
+	/* pa (Z17), pal (Z18), h1 (Z19), e1 (Z20), lo (Z20) */ \
+	VMULPD          Z14, Z7, Z17 \
+	VMOVAPD         Z17, Z18 \
+	VFMSUB231PD     Z14, Z7, Z18 \
+	VADDPD          Z17, Z7, Z19 \
+	VSUBPD          Z19, Z7, Z20 \
+	VADDPD          Z17, Z20, Z20 \
+	VADDPD          Z13, Z15, Z15 \
+	VADDPD          Z18, Z20, Z20 \
+	VFMADD231PD     Z15, Z7, Z20 \
+	VMULPD          Z16, Z9, Z9 \
+	VADDPD          Z9, Z20, Z20 \
+	/* ±(h1, lo) + (bh, bl); y's sign */ \
+	VPERMQ          atanneg<>(SB), Z10, Z21 \
+	VPXORQ          Z21, Z19, Z19 \
+	VPXORQ          Z21, Z20, Z20 \
+	VPERMQ          atanbh<>(SB), Z10, Z6 \
+	VPERMQ          atanbl<>(SB), Z10, Z8 \
+	VADDPD          Z19, Z6, Z4 \
+	VSUBPD          Z4, Z6, Z5 \
+	VADDPD          Z19, Z5, Z5 \
+	VADDPD          Z8, Z5, Z5 \
+	VADDPD          Z20, Z5, Z5 \
+	VADDPD          Z5, Z4, Z4 \
+	VPANDQ          Z31, Z4, Z4 \
+	VPANDNQ         Z0, Z31, Z5 \
+	VPORQ           Z5, Z4, Z4
 
 // func atan2VV64(d, y, x *float64, n int) int
 TEXT ·atan2VV64(SB), NOSPLIT, $0-40
@@ -213,41 +295,11 @@ TEXT ·atan2VV64(SB), NOSPLIT, $0-40
 aloop:
 	VMOVUPD (SI)(AX*8), Z0
 	VMOVUPD (DX)(AX*8), Z1
-	VPANDQ  Z31, Z0, Z2
-	VPANDQ  Z31, Z1, Z3
-
-	// Finite nonzero operands (ordered compares: false for NaN) ...
-	VCMPPD $0x1e, Z8, Z3, K1
-	VCMPPD $0x1e, Z8, Z2, K1, K1
-	VCMPPD $0x12, Z30, Z3, K1, K1
-	VCMPPD $0x12, Z30, Z2, K1, K1
-
-	// ... whose exponents differ by at most 60: fdlibm's k, the difference
-	// of the high words shifted by 20.
-	VPSRLQ $32, Z2, Z4
-	VPSRLQ $32, Z3, Z5
-	VPSUBQ Z5, Z4, Z4
-	VPSRAQ $20, Z4, Z4
-	VPCMPQ $2, Z10, Z4, K1, K1
-	VPCMPQ $5, Z9, Z4, K1, K1
-	KMOVW  K1, BX
-	CMPL   BX, $0xff
-	JNE    adone
-
-	// z = atan(|y|/|x|); pi - (z - pilo) where x < 0; y's sign.
-	VDIVPD  Z3, Z2, Z2
-	SATAN
-	VCMPPD  $0x11, Z8, Z1, K2
-	VSUBPD  Z21, Z6, Z7
-	VSUBPD  Z7, Z22, Z7
-	VMOVAPD Z7, K2, Z6
-	VPANDNQ Z0, Z31, Z7
-	VPORQ   Z7, Z6, Z6
-	VMOVUPD Z6, (DI)(AX*8)
-
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB   aloop
+	ATAN2(adone)
+	VMOVUPD Z4, (DI)(AX*8)
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JB      aloop
 
 adone:
 	MOVQ AX, ret+32(FP)
@@ -263,23 +315,14 @@ TEXT ·atanV64(SB), NOSPLIT, $0-32
 	XORQ AX, AX
 
 tloop:
-	// Zeros and NaN go to the scalar function (atan(±0) = ±0 and NaN's
-	// payload); ±Inf takes the common path (1/Inf = 0, so pi/2).
+	// arctan(x) = arctan2(x, 1): ewAtan.
 	VMOVUPD (SI)(AX*8), Z0
-	VPANDQ  Z31, Z0, Z2
-	VCMPPD  $0x1e, Z8, Z2, K1
-	KMOVW   K1, BX
-	CMPL    BX, $0xff
-	JNE     tdone
-
-	SATAN
-	VPANDNQ Z0, Z31, Z7
-	VPORQ   Z7, Z6, Z6
-	VMOVUPD Z6, (DI)(AX*8)
-
-	ADDQ $8, AX
-	CMPQ AX, CX
-	JB   tloop
+	VMOVAPD Z22, Z1
+	ATAN2(tdone)
+	VMOVUPD Z4, (DI)(AX*8)
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JB      tloop
 
 tdone:
 	MOVQ AX, ret+24(FP)

@@ -56,7 +56,7 @@ func ufuncFloatLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 				return f
 			}
 		}
-		return ewMapLoop[T](math.Atan)
+		return ewMapLoop[T](ewAtan)
 	case Sinh:
 		return ewMapLoop[T](ewSinh)
 	case Cosh:
@@ -350,7 +350,7 @@ func ewHypotSV(d []float64, x float64, y []float64) { ewHypotVS(d, y, x) }
 func ewAtanLoop(d, x []float64) {
 	x = x[:len(d)]
 	for i := range d {
-		d[i] = math.Atan(x[i])
+		d[i] = ewAtan(x[i])
 	}
 }
 

@@ -67,3 +67,10 @@ func BenchmarkUfuncHypotSum(b *testing.B) {
 func BenchmarkUfuncArcTan2Sum(b *testing.B) {
 	ufBenchSum(b, func(x, y *tensor.Tensor) *tensor.Tensor { return tensor.ArcTan2(y, x) })
 }
+
+// BenchmarkUfuncAddSum is (x + y).Sum() over the same inputs: the same bytes
+// read with almost no arithmetic, the memory-bandwidth floor of the two
+// above.
+func BenchmarkUfuncAddSum(b *testing.B) {
+	ufBenchSum(b, func(x, y *tensor.Tensor) *tensor.Tensor { return x.Add(y) })
+}

@@ -88,3 +88,39 @@ func TestVectorTranscMatchesScalar(t *testing.T) {
 		check(k.name, "long vv", got, want, x, y)
 	}
 }
+
+// BenchmarkTranscKernels times the float64 hypot, arctan2 and arctan loops,
+// vector and scalar, over in-cache slices of ordinary values.
+func BenchmarkTranscKernels(b *testing.B) {
+	const n = 4096
+	r := rand.New(rand.NewPCG(5, 6))
+	x, y, d := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range n {
+		x[i], y[i] = r.Float64()*2-1, r.Float64()*6-3
+	}
+	vh, okh := vecHypot()
+	va, oka := vecAtan2()
+	vt, okt := vecAtan()
+	for _, c := range []struct {
+		name string
+		ok   bool
+		f    func()
+	}{
+		{"hypot/scalar", true, func() { ewHypotVV(d, x, y) }},
+		{"hypot/avx512", okh, func() { vh.vv(d, x, y) }},
+		{"arctan2/scalar", true, func() { ewAtan2VV(d, y, x) }},
+		{"arctan2/avx512", oka, func() { va.vv(d, y, x) }},
+		{"arctan/scalar", true, func() { ewAtanLoop(d, y) }},
+		{"arctan/avx512", okt, func() { vt(d, y) }},
+	} {
+		if !c.ok {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.f()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
+		})
+	}
+}

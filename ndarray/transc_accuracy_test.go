@@ -327,8 +327,9 @@ type transcWorst struct {
 
 // runTranscClass evaluates f over n arguments of class c in batches, on
 // every CPU, and returns the largest error against ref (which returns false
-// for arguments it does not cover, checked by check instead).
-func runTranscClass(n int, seed uint64, c transcClass, f func(d, x, y []float64),
+// for arguments it does not cover, checked by check instead). Every result
+// must also be the scalar function's, bit for bit.
+func runTranscClass(n int, seed uint64, c transcClass, f func(d, x, y []float64), scalar func(x, y float64) float64,
 	ref func(x, y float64) (scaled, bool), check func(got, x, y float64) string) (transcWorst, string) {
 	const batch = 4096
 	workers := max(1, min(8, runtime.NumCPU()))
@@ -351,6 +352,10 @@ func runTranscClass(n int, seed uint64, c transcClass, f func(d, x, y []float64)
 				}
 				f(d[:m], x[:m], y[:m])
 				for i := range m {
+					if s := scalar(x[i], y[i]); math.Float64bits(s) != math.Float64bits(d[i]) {
+						mybad = fmt.Sprintf("(%v, %v) = %v, the scalar function %v", x[i], y[i], d[i], s)
+						break
+					}
 					want, ok := ref(x[i], y[i])
 					if !ok {
 						if s := check(d[i], x[i], y[i]); s != "" {
@@ -416,11 +421,12 @@ func TestTranscAccuracy(t *testing.T) {
 		name    string
 		classes []transcClass
 		f       func(d, x, y []float64)
+		scalar  func(x, y float64) float64
 		ref     func(x, y float64) (scaled, bool)
 		check   func(got, x, y float64) string
 	}{
-		{"hypot", hypotClasses, hyp.vv, hypRef, hypCheck},
-		{"arctan2", atan2Classes, at2.vv, func(y, x float64) (scaled, bool) {
+		{"hypot", hypotClasses, hyp.vv, ewHypot, hypRef, hypCheck},
+		{"arctan2", atan2Classes, at2.vv, ewAtan2, func(y, x float64) (scaled, bool) {
 			return ar.atan2Ref(y, x), x != 0 && y != 0
 		}, func(got, y, x float64) string {
 			if w := ewAtan2(y, x); math.Float64bits(got) != math.Float64bits(w) {
@@ -428,7 +434,7 @@ func TestTranscAccuracy(t *testing.T) {
 			}
 			return ""
 		}},
-		{"arctan", atanClasses, func(d, x, _ []float64) { at(d, x) }, func(x, _ float64) (scaled, bool) {
+		{"arctan", atanClasses, func(d, x, _ []float64) { at(d, x) }, func(x, _ float64) float64 { return ewAtan(x) }, func(x, _ float64) (scaled, bool) {
 			if x == 0 {
 				return scaled{}, false
 			}
@@ -456,7 +462,7 @@ func TestTranscAccuracy(t *testing.T) {
 	for fi, fn := range funcs {
 		overall := 0.0
 		for ci, c := range fn.classes {
-			w, bad := runTranscClass(n/len(fn.classes)+1, uint64(100*fi+ci), c, fn.f, fn.ref, fn.check)
+			w, bad := runTranscClass(n/len(fn.classes)+1, uint64(100*fi+ci), c, fn.f, fn.scalar, fn.ref, fn.check)
 			if bad != "" {
 				t.Errorf("%s, %s: %s", fn.name, c.name, bad)
 			}

@@ -16,42 +16,36 @@
 // 8), AX = element index; constants live in the high Z registers.
 
 // Constants (bit patterns of the scalar code's float64 constants).
-DATA tconst<>+0x0(SB)/8, $0x7fffffffffffffff // |.| mask
-DATA tconst<>+0x8(SB)/8, $0x5fe0000000000000 // 2**511
+DATA tconst<>+0x00(SB)/8, $0x7fffffffffffffff // |.| mask
+DATA tconst<>+0x08(SB)/8, $0x5fe0000000000000 // 2**511
 DATA tconst<>+0x10(SB)/8, $0x2340000000000000 // 2**-459
 DATA tconst<>+0x18(SB)/8, $0x3c90000000000000 // 2**-54
 DATA tconst<>+0x20(SB)/8, $0x4010000000000000 // 4
-DATA tconst<>+0x28(SB)/8, $0x7fefffffffffffff // MaxFloat64
-DATA tconst<>+0x30(SB)/8, $0x7830000000000000 // 2**900
-DATA tconst<>+0x38(SB)/8, $0x1a70000000000000 // 2**-600
-DATA tconst<>+0x40(SB)/8, $0x07b0000000000000 // 2**-900
-DATA tconst<>+0x48(SB)/8, $0x52b0000000000000 // 2**300
-DATA tconst<>+0x50(SB)/8, $0x6570000000000000 // 2**600
-DATA tconst<>+0x58(SB)/8, $0x3fe0000000000000 // 0.5
-DATA tconst<>+0x60(SB)/8, $0x3ff0000000000000 // 1
-DATA tconst<>+0x68(SB)/8, $0xbc75555555555555 // P[0] low part
-DATA tconst<>+0x70(SB)/8, $0xbfd5555555555555 // P[0]
-DATA tconst<>+0x78(SB)/8, $0x3fc999999999998e // P[1]
-DATA tconst<>+0x80(SB)/8, $0xbfc2492492491932 // P[2]
-DATA tconst<>+0x88(SB)/8, $0x3fbc71c71c68a0c5 // P[3]
-DATA tconst<>+0x90(SB)/8, $0xbfb745d172701e87 // P[4]
-DATA tconst<>+0x98(SB)/8, $0x3fb3b13ad5571f07 // P[5]
-DATA tconst<>+0xa0(SB)/8, $0xbfb1110befb7253c // P[6]
-DATA tconst<>+0xa8(SB)/8, $0x3fae1d8a9bad8600 // P[7]
-DATA tconst<>+0xb0(SB)/8, $0xbfaaecb542412942 // P[8]
-DATA tconst<>+0xb8(SB)/8, $0x3fa837a52499d8b8 // P[9]
-DATA tconst<>+0xc0(SB)/8, $0xbfa56b2f82e012dd // P[10]
-DATA tconst<>+0xc8(SB)/8, $0x3fa166a8732cc738 // P[11]
-DATA tconst<>+0xd0(SB)/8, $0xbf9633de283fb773 // P[12]
-DATA tconst<>+0xd8(SB)/8, $0x3f7f5c3523066ab0 // P[13]
-DATA tconst<>+0xe0(SB)/8, $0x3feff1cd6bd01552 // Q[0]
-DATA tconst<>+0xe8(SB)/8, $0xbfee2b7ae5d2bebf // Q[1]
-DATA tconst<>+0xf0(SB)/8, $0x3fe54bde47e00e2c // Q[2]
-DATA tconst<>+0xf8(SB)/8, $0xbfcc65285fd56849 // Q[3]
-DATA tconst<>+0x100(SB)/8, $0x0000000000000001 // int 1
-DATA tconst<>+0x108(SB)/8, $0x0000000000000002 // int 2
-DATA tconst<>+0x110(SB)/8, $0x0000000000000004 // int 4
-GLOBL tconst<>(SB), RODATA|NOPTR, $0x118
+DATA tconst<>+0x28(SB)/8, $0x7830000000000000 // 2**900
+DATA tconst<>+0x30(SB)/8, $0x07b0000000000000 // 2**-900
+DATA tconst<>+0x38(SB)/8, $0x3fe0000000000000 // 0.5
+DATA tconst<>+0x40(SB)/8, $0x3ff0000000000000 // 1
+DATA tconst<>+0x48(SB)/8, $0xbc75555555555555 // P[0] low part
+DATA tconst<>+0x50(SB)/8, $0xbfd5555555555555 // P[0]
+DATA tconst<>+0x58(SB)/8, $0x3fc999999999998e // P[1]
+DATA tconst<>+0x60(SB)/8, $0xbfc2492492491932 // P[2]
+DATA tconst<>+0x68(SB)/8, $0x3fbc71c71c68a0c5 // P[3]
+DATA tconst<>+0x70(SB)/8, $0xbfb745d172701e87 // P[4]
+DATA tconst<>+0x78(SB)/8, $0x3fb3b13ad5571f07 // P[5]
+DATA tconst<>+0x80(SB)/8, $0xbfb1110befb7253c // P[6]
+DATA tconst<>+0x88(SB)/8, $0x3fae1d8a9bad8600 // P[7]
+DATA tconst<>+0x90(SB)/8, $0xbfaaecb542412942 // P[8]
+DATA tconst<>+0x98(SB)/8, $0x3fa837a52499d8b8 // P[9]
+DATA tconst<>+0xa0(SB)/8, $0xbfa56b2f82e012dd // P[10]
+DATA tconst<>+0xa8(SB)/8, $0x3fa166a8732cc738 // P[11]
+DATA tconst<>+0xb0(SB)/8, $0xbf9633de283fb773 // P[12]
+DATA tconst<>+0xb8(SB)/8, $0x3f7f5c3523066ab0 // P[13]
+DATA tconst<>+0xc0(SB)/8, $0x3fefcd1e360fe68e // Q[0]
+DATA tconst<>+0xc8(SB)/8, $0xbfe970e4f80cb86d // Q[1]
+DATA tconst<>+0xd0(SB)/8, $0x0000000000000001 // int 1
+DATA tconst<>+0xd8(SB)/8, $0x0000000000000002 // int 2
+DATA tconst<>+0xe0(SB)/8, $0x0000000000000004 // int 4
+GLOBL tconst<>(SB), RODATA|NOPTR, $0xe8
 
 // ewAtanBaseHi, ewAtanBaseLo and ewAtanNeg (as a sign bit), indexed by k.
 DATA atanbh<>+0x0(SB)/8, $0x0000000000000000
@@ -168,45 +162,35 @@ hdone:
 
 // ATAN_CONSTS loads the constants ATAN2 keeps in registers.
 #define ATAN_CONSTS \
-	VBROADCASTSD tconst<>+0x0(SB), Z31 \
-	VBROADCASTSD tconst<>+0x28(SB), Z30 \
+	VBROADCASTSD tconst<>+0x00(SB), Z31 \
 	VPXORQ       Z29, Z29, Z29 \
-	VBROADCASTSD tconst<>+0x30(SB), Z28 \
-	VBROADCASTSD tconst<>+0x38(SB), Z27 \
-	VBROADCASTSD tconst<>+0x40(SB), Z26 \
-	VBROADCASTSD tconst<>+0x48(SB), Z25 \
-	VBROADCASTSD tconst<>+0x50(SB), Z24 \
-	VBROADCASTSD tconst<>+0x58(SB), Z23 \
-	VBROADCASTSD tconst<>+0x60(SB), Z22
+	VBROADCASTSD tconst<>+0x28(SB), Z28 \
+	VBROADCASTSD tconst<>+0x30(SB), Z26 \
+	VBROADCASTSD tconst<>+0x38(SB), Z23 \
+	VBROADCASTSD tconst<>+0x40(SB), Z22
 
-// ATAN2 is ewAtan2 of y in Z0 and x in Z1, into Z4, for blocks whose lanes
-// are all finite and nonzero; for others it jumps to SPECIAL. Comments name
-// the scalar code's variables.
+// ATAN2 is ewAtan2 of y in Z0 and x in Z1, into Z4, for blocks whose |x|
+// and |y| are all in [2**-900, 2**900], where ewAtan2 scales nothing; for
+// others (zeros, infinities and NaN among them) it jumps to SPECIAL.
+// Comments name the scalar code's variables.
 #define ATAN2(SPECIAL) \
 	VPANDQ Z31, Z0, Z2 \
 	VPANDQ Z31, Z1, Z3 \
-	VCMPPD $0x1e, Z29, Z3, K1 \
-	VCMPPD $0x1e, Z29, Z2, K1, K1 \
-	VCMPPD $0x12, Z30, Z3, K1, K1 \
-	VCMPPD $0x12, Z30, Z2, K1, K1 \
+	VCMPPD $0x1d, Z26, Z3, K1 \
+	VCMPPD $0x1d, Z26, Z2, K1, K1 \
+	VCMPPD $0x12, Z28, Z3, K1, K1 \
+	VCMPPD $0x12, Z28, Z2, K1, K1 \
 	KMOVW  K1, BX \
 	CMPL   BX, $0xff \
 	JNE    SPECIAL \
 	/* k, n, d */ \
 	VPXORQ          Z10, Z10, Z10 \
 	VCMPPD          $0x1e, Z3, Z2, K2 \
-	VPADDQ.BCST     tconst<>+0x100(SB), Z10, K2, Z10 \
+	VPADDQ.BCST     tconst<>+0xd0(SB), Z10, K2, Z10 \
 	VCMPPD          $0x11, Z29, Z1, K3 \
-	VPADDQ.BCST     tconst<>+0x108(SB), Z10, K3, Z10 \
+	VPADDQ.BCST     tconst<>+0xd8(SB), Z10, K3, Z10 \
 	VBLENDMPD       Z3, Z2, K2, Z4 \
 	VBLENDMPD       Z2, Z3, K2, Z5 \
-	VCMPPD          $0x1e, Z28, Z5, K4 \
-	VMULPD          Z27, Z4, K4, Z4 \
-	VMULPD          Z27, Z5, K4, Z5 \
-	VCMPPD          $0x11, Z26, Z4, K4 \
-	VCMPPD          $0x11, Z25, Z5, K4, K4 \
-	VMULPD          Z24, Z4, K4, Z4 \
-	VMULPD          Z24, Z5, K4, Z5 \
 	/* num (Z4), den (Z5), dl (Z8) */ \
 	VMULPD          Z23, Z5, Z6 \
 	VCMPPD          $0x1e, Z6, Z4, K5 \
@@ -217,7 +201,7 @@ hdone:
 	VBLENDMPD       Z6, Z4, K5, Z4 \
 	VBLENDMPD       Z7, Z5, K5, Z5 \
 	VBLENDMPD       Z8, Z29, K5, Z8 \
-	VPADDQ.BCST     tconst<>+0x110(SB), Z10, K5, Z10 \
+	VPADDQ.BCST     tconst<>+0xe0(SB), Z10, K5, Z10 \
 	/* inv (Z6), t (Z7), tl (Z9) */ \
 	VDIVPD          Z5, Z22, Z6 \
 	VMULPD          Z6, Z4, Z7 \
@@ -230,11 +214,7 @@ hdone:
 	VMULPD          Z7, Z7, Z11 \
 	VMOVAPD         Z11, Z12 \
 	VFMSUB231PD     Z7, Z7, Z12 \
-	VBROADCASTSD    tconst<>+0xd8(SB), Z13 \
-	VFMADD213PD.BCST tconst<>+0xd0(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0xc8(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0xc0(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0xb8(SB), Z11, Z13 \
+	VBROADCASTSD    tconst<>+0xb8(SB), Z13 \
 	VFMADD213PD.BCST tconst<>+0xb0(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0xa8(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0xa0(SB), Z11, Z13 \
@@ -243,18 +223,20 @@ hdone:
 	VFMADD213PD.BCST tconst<>+0x88(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0x80(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0x78(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x70(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x68(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x60(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x58(SB), Z11, Z13 \
 	/* a (Z14), al (Z15), b (Z13), q (Z16) */ \
-	VMULPD.BCST     tconst<>+0x70(SB), Z11, Z14 \
+	VMULPD.BCST     tconst<>+0x50(SB), Z11, Z14 \
 	VMOVAPD         Z14, Z15 \
-	VFMSUB231PD.BCST tconst<>+0x70(SB), Z11, Z15 \
-	VFMADD231PD.BCST tconst<>+0x70(SB), Z12, Z15 \
-	VFMADD231PD.BCST tconst<>+0x68(SB), Z11, Z15 \
+	VFMSUB231PD.BCST tconst<>+0x50(SB), Z11, Z15 \
+	VFMADD231PD.BCST tconst<>+0x50(SB), Z12, Z15 \
+	VFMADD231PD.BCST tconst<>+0x48(SB), Z11, Z15 \
 	VMULPD          Z13, Z11, Z13 \
 	VMULPD          Z11, Z13, Z13 \
-	VBROADCASTSD    tconst<>+0xf8(SB), Z16 \
-	VFMADD213PD.BCST tconst<>+0xf0(SB), Z11, Z16 \
-	VFMADD213PD.BCST tconst<>+0xe8(SB), Z11, Z16 \
-	VFMADD213PD.BCST tconst<>+0xe0(SB), Z11, Z16 \
+	VBROADCASTSD    tconst<>+0xc8(SB), Z16 \
+	VFMADD213PD.BCST tconst<>+0xc0(SB), Z11, Z16 \
 	/* pa (Z17), pal (Z18), h1 (Z19), e1 (Z20), lo (Z20) */ \
 	VMULPD          Z14, Z7, Z17 \
 	VMOVAPD         Z17, Z18 \
@@ -265,8 +247,7 @@ hdone:
 	VADDPD          Z13, Z15, Z15 \
 	VADDPD          Z18, Z20, Z20 \
 	VFMADD231PD     Z15, Z7, Z20 \
-	VMULPD          Z16, Z9, Z9 \
-	VADDPD          Z9, Z20, Z20 \
+	VFMADD231PD     Z16, Z9, Z20 \
 	/* ±(h1, lo) + (bh, bl); y's sign */ \
 	VPERMQ          atanneg<>(SB), Z10, Z21 \
 	VPXORQ          Z21, Z19, Z19 \
@@ -279,9 +260,7 @@ hdone:
 	VADDPD          Z8, Z5, Z5 \
 	VADDPD          Z20, Z5, Z5 \
 	VADDPD          Z5, Z4, Z4 \
-	VPANDQ          Z31, Z4, Z4 \
-	VPANDNQ         Z0, Z31, Z5 \
-	VPORQ           Z5, Z4, Z4
+	VPTERNLOGQ      $0xe2, Z0, Z31, Z4
 
 // func atan2VV64(d, y, x *float64, n int) int
 TEXT ·atan2VV64(SB), NOSPLIT, $0-40

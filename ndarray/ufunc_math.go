@@ -130,9 +130,9 @@ var ewAtanP = [14]float64{
 	0.007656295362176976,  // 0x3f7f5c3523066ab0
 }
 
-// ewAtanQ is a cubic within 2**-9 of 1/(1+z) on [0, 1], for the term of
+// ewAtanQ is a line within 2**-7 of 1/(1+z) on [0, 1/4], for the term of
 // the quotient's low part (which needs only a few bits).
-var ewAtanQ = [4]float64{0.9982668977469678, -0.9428076256499124, 0.665511265164644, -0.22183708838821506}
+var ewAtanQ = [2]float64{0.9937888198757763, -0.7950310559006205}
 
 // The angle atan2 adds to ±atan(u), double-double, by case: k = swap (|y| >
 // |x|) + 2*(x < 0) + 4*reduced (min/max > 1/2, where u = (max-min)/(max+min)
@@ -207,12 +207,12 @@ func ewAtan2(y, x float64) float64 {
 	al = math.FMA(zl, ewAtanP[0], al)
 	al = math.FMA(z, ewAtanP0Lo, al)
 	b := float64(z*r) * z
-	q := math.FMA(math.FMA(math.FMA(ewAtanQ[3], z, ewAtanQ[2]), z, ewAtanQ[1]), z, ewAtanQ[0])
+	q := math.FMA(ewAtanQ[1], z, ewAtanQ[0])
 	pa := t * a
 	pal := math.FMA(t, a, -pa)
 	h1 := t + pa
-	e1 := (t - h1) + pa                             // exact: |pa| < t
-	lo := math.FMA(t, al+b, e1+pal) + float64(tl*q) // atan(u) = h1 + lo
+	e1 := (t - h1) + pa                              // exact: |pa| < t
+	lo := math.FMA(tl, q, math.FMA(t, al+b, e1+pal)) // atan(u) = h1 + lo
 	if ewAtanNeg[k] {
 		h1, lo = -h1, -lo
 	}

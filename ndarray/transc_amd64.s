@@ -25,27 +25,26 @@ DATA tconst<>+0x28(SB)/8, $0x7830000000000000 // 2**900
 DATA tconst<>+0x30(SB)/8, $0x07b0000000000000 // 2**-900
 DATA tconst<>+0x38(SB)/8, $0x3fe0000000000000 // 0.5
 DATA tconst<>+0x40(SB)/8, $0x3ff0000000000000 // 1
-DATA tconst<>+0x48(SB)/8, $0xbc75555555555555 // P[0] low part
-DATA tconst<>+0x50(SB)/8, $0xbfd5555555555555 // P[0]
-DATA tconst<>+0x58(SB)/8, $0x3fc999999999998e // P[1]
-DATA tconst<>+0x60(SB)/8, $0xbfc2492492491932 // P[2]
-DATA tconst<>+0x68(SB)/8, $0x3fbc71c71c68a0c5 // P[3]
-DATA tconst<>+0x70(SB)/8, $0xbfb745d172701e87 // P[4]
-DATA tconst<>+0x78(SB)/8, $0x3fb3b13ad5571f07 // P[5]
-DATA tconst<>+0x80(SB)/8, $0xbfb1110befb7253c // P[6]
-DATA tconst<>+0x88(SB)/8, $0x3fae1d8a9bad8600 // P[7]
-DATA tconst<>+0x90(SB)/8, $0xbfaaecb542412942 // P[8]
-DATA tconst<>+0x98(SB)/8, $0x3fa837a52499d8b8 // P[9]
-DATA tconst<>+0xa0(SB)/8, $0xbfa56b2f82e012dd // P[10]
-DATA tconst<>+0xa8(SB)/8, $0x3fa166a8732cc738 // P[11]
-DATA tconst<>+0xb0(SB)/8, $0xbf9633de283fb773 // P[12]
-DATA tconst<>+0xb8(SB)/8, $0x3f7f5c3523066ab0 // P[13]
-DATA tconst<>+0xc0(SB)/8, $0x3fefcd1e360fe68e // Q[0]
-DATA tconst<>+0xc8(SB)/8, $0xbfe970e4f80cb86d // Q[1]
-DATA tconst<>+0xd0(SB)/8, $0x0000000000000001 // int 1
-DATA tconst<>+0xd8(SB)/8, $0x0000000000000002 // int 2
-DATA tconst<>+0xe0(SB)/8, $0x0000000000000004 // int 4
-GLOBL tconst<>(SB), RODATA|NOPTR, $0xe8
+DATA tconst<>+0x48(SB)/8, $0xbfd5555555555555 // P[0]
+DATA tconst<>+0x50(SB)/8, $0x3fc999999999998e // P[1]
+DATA tconst<>+0x58(SB)/8, $0xbfc2492492491932 // P[2]
+DATA tconst<>+0x60(SB)/8, $0x3fbc71c71c68a0c5 // P[3]
+DATA tconst<>+0x68(SB)/8, $0xbfb745d172701e87 // P[4]
+DATA tconst<>+0x70(SB)/8, $0x3fb3b13ad5571f07 // P[5]
+DATA tconst<>+0x78(SB)/8, $0xbfb1110befb7253c // P[6]
+DATA tconst<>+0x80(SB)/8, $0x3fae1d8a9bad8600 // P[7]
+DATA tconst<>+0x88(SB)/8, $0xbfaaecb542412942 // P[8]
+DATA tconst<>+0x90(SB)/8, $0x3fa837a52499d8b8 // P[9]
+DATA tconst<>+0x98(SB)/8, $0xbfa56b2f82e012dd // P[10]
+DATA tconst<>+0xa0(SB)/8, $0x3fa166a8732cc738 // P[11]
+DATA tconst<>+0xa8(SB)/8, $0xbf9633de283fb773 // P[12]
+DATA tconst<>+0xb0(SB)/8, $0x3f7f5c3523066ab0 // P[13]
+DATA tconst<>+0xb8(SB)/8, $0x3fefcd1e360fe68e // Q[0]
+DATA tconst<>+0xc0(SB)/8, $0xbfe970e4f80cb86d // Q[1]
+DATA tconst<>+0xc8(SB)/8, $0x0000000000000001 // int 1
+DATA tconst<>+0xd0(SB)/8, $0x0000000000000002 // int 2
+DATA tconst<>+0xd8(SB)/8, $0x0000000000000004 // int 4
+GLOBL tconst<>(SB), RODATA|NOPTR, $0xe0
 
 // ewAtanBaseHi, ewAtanBaseLo and ewAtanNeg (as a sign bit), indexed by k.
 DATA atanbh<>+0x0(SB)/8, $0x0000000000000000
@@ -186,9 +185,9 @@ hdone:
 	/* k, n, d */ \
 	VPXORQ          Z10, Z10, Z10 \
 	VCMPPD          $0x1e, Z3, Z2, K2 \
-	VPADDQ.BCST     tconst<>+0xd0(SB), Z10, K2, Z10 \
+	VPADDQ.BCST     tconst<>+0xc8(SB), Z10, K2, Z10 \
 	VCMPPD          $0x11, Z29, Z1, K3 \
-	VPADDQ.BCST     tconst<>+0xd8(SB), Z10, K3, Z10 \
+	VPADDQ.BCST     tconst<>+0xd0(SB), Z10, K3, Z10 \
 	VBLENDMPD       Z3, Z2, K2, Z4 \
 	VBLENDMPD       Z2, Z3, K2, Z5 \
 	/* num (Z4), den (Z5), dl (Z8) */ \
@@ -201,7 +200,7 @@ hdone:
 	VBLENDMPD       Z6, Z4, K5, Z4 \
 	VBLENDMPD       Z7, Z5, K5, Z5 \
 	VBLENDMPD       Z8, Z29, K5, Z8 \
-	VPADDQ.BCST     tconst<>+0xe0(SB), Z10, K5, Z10 \
+	VPADDQ.BCST     tconst<>+0xd8(SB), Z10, K5, Z10 \
 	/* inv (Z6), t (Z7), tl (Z9) */ \
 	VDIVPD          Z5, Z22, Z6 \
 	VMULPD          Z6, Z4, Z7 \
@@ -210,12 +209,9 @@ hdone:
 	VMULPD          Z8, Z7, Z8 \
 	VSUBPD          Z8, Z9, Z9 \
 	VMULPD          Z6, Z9, Z9 \
-	/* z (Z11), zl (Z12), r (Z13) */ \
+	/* z (Z11), p (Z13), q (Z16), s (Z9), h1 (Z19), lo (Z20) */ \
 	VMULPD          Z7, Z7, Z11 \
-	VMOVAPD         Z11, Z12 \
-	VFMSUB231PD     Z7, Z7, Z12 \
-	VBROADCASTSD    tconst<>+0xb8(SB), Z13 \
-	VFMADD213PD.BCST tconst<>+0xb0(SB), Z11, Z13 \
+	VBROADCASTSD    tconst<>+0xb0(SB), Z13 \
 	VFMADD213PD.BCST tconst<>+0xa8(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0xa0(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0x98(SB), Z11, Z13 \
@@ -227,27 +223,16 @@ hdone:
 	VFMADD213PD.BCST tconst<>+0x68(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0x60(SB), Z11, Z13 \
 	VFMADD213PD.BCST tconst<>+0x58(SB), Z11, Z13 \
-	/* a (Z14), al (Z15), b (Z13), q (Z16) */ \
-	VMULPD.BCST     tconst<>+0x50(SB), Z11, Z14 \
-	VMOVAPD         Z14, Z15 \
-	VFMSUB231PD.BCST tconst<>+0x50(SB), Z11, Z15 \
-	VFMADD231PD.BCST tconst<>+0x50(SB), Z12, Z15 \
-	VFMADD231PD.BCST tconst<>+0x48(SB), Z11, Z15 \
-	VMULPD          Z13, Z11, Z13 \
-	VMULPD          Z11, Z13, Z13 \
-	VBROADCASTSD    tconst<>+0xc8(SB), Z16 \
-	VFMADD213PD.BCST tconst<>+0xc0(SB), Z11, Z16 \
-	/* pa (Z17), pal (Z18), h1 (Z19), e1 (Z20), lo (Z20) */ \
-	VMULPD          Z14, Z7, Z17 \
-	VMOVAPD         Z17, Z18 \
-	VFMSUB231PD     Z14, Z7, Z18 \
-	VADDPD          Z17, Z7, Z19 \
+	VFMADD213PD.BCST tconst<>+0x50(SB), Z11, Z13 \
+	VFMADD213PD.BCST tconst<>+0x48(SB), Z11, Z13 \
+	VBROADCASTSD    tconst<>+0xc0(SB), Z16 \
+	VFMADD213PD.BCST tconst<>+0xb8(SB), Z11, Z16 \
+	VMULPD          Z11, Z7, Z14 \
+	VMULPD          Z16, Z9, Z9 \
+	VFMADD231PD     Z13, Z14, Z9 \
+	VADDPD          Z9, Z7, Z19 \
 	VSUBPD          Z19, Z7, Z20 \
-	VADDPD          Z17, Z20, Z20 \
-	VADDPD          Z13, Z15, Z15 \
-	VADDPD          Z18, Z20, Z20 \
-	VFMADD231PD     Z15, Z7, Z20 \
-	VFMADD231PD     Z16, Z9, Z20 \
+	VADDPD          Z9, Z20, Z20 \
 	/* ±(h1, lo) + (bh, bl); y's sign */ \
 	VPERMQ          atanneg<>(SB), Z10, Z21 \
 	VPXORQ          Z21, Z19, Z19 \

@@ -173,23 +173,22 @@ hdone:
 // others (zeros, infinities and NaN among them) it jumps to SPECIAL.
 // Comments name the scalar code's variables.
 #define ATAN2(SPECIAL) \
-	VPANDQ Z31, Z0, Z2 \
-	VPANDQ Z31, Z1, Z3 \
-	VCMPPD $0x1d, Z26, Z3, K1 \
-	VCMPPD $0x1d, Z26, Z2, K1, K1 \
-	VCMPPD $0x12, Z28, Z3, K1, K1 \
-	VCMPPD $0x12, Z28, Z2, K1, K1 \
-	KMOVW  K1, BX \
-	CMPL   BX, $0xff \
-	JNE    SPECIAL \
-	/* k, n, d */ \
-	VPXORQ          Z10, Z10, Z10 \
+	VPANDQ          Z31, Z0, Z2 \
+	VPANDQ          Z31, Z1, Z3 \
+	/* n (Z4), d (Z5): a NaN lands in one of them */ \
 	VCMPPD          $0x1e, Z3, Z2, K2 \
+	VBLENDMPD       Z3, Z2, K2, Z4 \
+	VBLENDMPD       Z2, Z3, K2, Z5 \
+	VCMPPD          $0x1d, Z26, Z4, K1 \
+	VCMPPD          $0x12, Z28, Z5, K1, K1 \
+	KMOVW           K1, BX \
+	CMPL            BX, $0xff \
+	JNE             SPECIAL \
+	/* k */ \
+	VPXORQ          Z10, Z10, Z10 \
 	VPADDQ.BCST     tconst<>+0xc8(SB), Z10, K2, Z10 \
 	VCMPPD          $0x11, Z29, Z1, K3 \
 	VPADDQ.BCST     tconst<>+0xd0(SB), Z10, K3, Z10 \
-	VBLENDMPD       Z3, Z2, K2, Z4 \
-	VBLENDMPD       Z2, Z3, K2, Z5 \
 	/* num (Z4), den (Z5), dl (Z8) */ \
 	VMULPD          Z23, Z5, Z6 \
 	VCMPPD          $0x1e, Z6, Z4, K5 \
@@ -209,22 +208,24 @@ hdone:
 	VMULPD          Z8, Z7, Z8 \
 	VSUBPD          Z8, Z9, Z9 \
 	VMULPD          Z6, Z9, Z9 \
-	/* z (Z11), p (Z13), q (Z16), s (Z9), h1 (Z19), lo (Z20) */ \
+	/* z (Z11), z*z (Z12), p (Z13), q (Z16), s (Z9), h1 (Z19), lo (Z20) */ \
 	VMULPD          Z7, Z7, Z11 \
+	VMULPD          Z11, Z11, Z12 \
 	VBROADCASTSD    tconst<>+0xb0(SB), Z13 \
-	VFMADD213PD.BCST tconst<>+0xa8(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0xa0(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x98(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x90(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x88(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x80(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x78(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x70(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x68(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x60(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x58(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x50(SB), Z11, Z13 \
-	VFMADD213PD.BCST tconst<>+0x48(SB), Z11, Z13 \
+	VBROADCASTSD    tconst<>+0xa8(SB), Z15 \
+	VFMADD213PD.BCST tconst<>+0xa0(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x98(SB), Z12, Z15 \
+	VFMADD213PD.BCST tconst<>+0x90(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x88(SB), Z12, Z15 \
+	VFMADD213PD.BCST tconst<>+0x80(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x78(SB), Z12, Z15 \
+	VFMADD213PD.BCST tconst<>+0x70(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x68(SB), Z12, Z15 \
+	VFMADD213PD.BCST tconst<>+0x60(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x58(SB), Z12, Z15 \
+	VFMADD213PD.BCST tconst<>+0x50(SB), Z12, Z13 \
+	VFMADD213PD.BCST tconst<>+0x48(SB), Z12, Z15 \
+	VFMADD213PD     Z15, Z11, Z13 \
 	VBROADCASTSD    tconst<>+0xc0(SB), Z16 \
 	VFMADD213PD.BCST tconst<>+0xb8(SB), Z11, Z16 \
 	VMULPD          Z11, Z7, Z14 \

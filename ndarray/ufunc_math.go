@@ -194,10 +194,13 @@ func ewAtan2(y, x float64) float64 {
 	// atan(t + tl) = t + s, s = t*z*P(z) + tl/(1+z) with z = t*t: |s| <=
 	// t/12, so the roundings in s cost at most 0.2 ULP.
 	z := t * t
-	p := ewAtanP[13]
-	for i := 12; i >= 0; i-- {
-		p = math.FMA(p, z, ewAtanP[i])
+	w := z * z // P(z) = even(w) + z*odd(w), two short chains
+	po, pe := ewAtanP[13], ewAtanP[12]
+	for i := 11; i >= 1; i -= 2 {
+		po = math.FMA(po, w, ewAtanP[i])
+		pe = math.FMA(pe, w, ewAtanP[i-1])
 	}
+	p := math.FMA(po, z, pe)
 	q := math.FMA(ewAtanQ[1], z, ewAtanQ[0])
 	s := math.FMA(float64(t*z), p, float64(tl*q))
 	h1 := t + s

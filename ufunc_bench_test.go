@@ -11,9 +11,10 @@ import (
 )
 
 // Benchmarks of two binary ufuncs over 1e8 float64 elements held in memory
-// (x, y made in Go, chunks of 1e7), fused with a sum: 1.6 GB of inputs.
+// (x, y made in Go, chunks of 1e7), fused with a sum: 1.6 GB of inputs. The
+// Dask and NumPy anchor is python/benchmarks/ufunc_dask.py.
 //
-//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2)Sum' -benchtime 3x .
+//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2|Add)Sum' -benchtime 3x .
 
 const ufBenchN = 100_000_000
 

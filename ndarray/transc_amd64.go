@@ -1,7 +1,7 @@
 package ndarray
 
 // Go side of transc_amd64.s: AVX-512 float64 hypot, arctan2 and arctan,
-// bit-identical to ewHypot, ewAtan2 and math.Atan. An assembly loop stops at
+// bit-identical to ewHypot, ewAtan2 and ewAtan. An assembly loop stops at
 // the first block of 8 holding a lane its common path does not cover and
 // returns that block's index; the wrappers run the block with the scalar
 // loop and resume the assembly after it, so special values cost a scalar

@@ -203,10 +203,9 @@ hdone:
 	/* inv (Z6), t (Z7), tl (Z9) */ \
 	VDIVPD          Z5, Z22, Z6 \
 	VMULPD          Z6, Z4, Z7 \
-	VMOVAPD         Z4, Z9 \
-	VFNMADD231PD    Z5, Z7, Z9 \
+	VFNMADD213PD    Z4, Z7, Z5 \
 	VMULPD          Z8, Z7, Z8 \
-	VSUBPD          Z8, Z9, Z9 \
+	VSUBPD          Z8, Z5, Z9 \
 	VMULPD          Z6, Z9, Z9 \
 	/* z (Z11), z*z (Z12), p (Z13), q (Z16), s (Z9), h1 (Z19), lo (Z20) */ \
 	VMULPD          Z7, Z7, Z11 \

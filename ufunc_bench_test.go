@@ -14,7 +14,7 @@ import (
 // (x, y made in Go, chunks of 1e7), fused with a sum: 1.6 GB of inputs. The
 // Dask and NumPy anchor is python/benchmarks/ufunc_dask.py.
 //
-//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2|Add)Sum' -benchtime 3x .
+//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2|Add|ExpSin)Sum' -benchtime 3x .
 
 const ufBenchN = 100_000_000
 
@@ -74,4 +74,9 @@ func BenchmarkUfuncArcTan2Sum(b *testing.B) {
 // above.
 func BenchmarkUfuncAddSum(b *testing.B) {
 	ufBenchSum(b, func(x, y *tensor.Tensor) *tensor.Tensor { return x.Add(y) })
+}
+
+// BenchmarkUfuncExpSinSum is (exp(-x*x) * sin(x)).Sum(), of x only.
+func BenchmarkUfuncExpSinSum(b *testing.B) {
+	ufBenchSum(b, func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Mul(x).Neg().Exp().Mul(x.Sin()) })
 }

@@ -475,3 +475,69 @@ func TestTranscAccuracy(t *testing.T) {
 		t.Logf("%-8s over %d arguments: max %.4f ULP", fn.name, n, overall)
 	}
 }
+
+// TestTranscSpecialValues checks the float64 hypot and arctan2 kernels on
+// zeros, infinities, NaN and subnormals against C99 Annex F (what NumPy
+// gives), each special pair at every position of a block of ordinary
+// values, so the vector loops' fallback is exercised where it exists.
+func TestTranscSpecialValues(t *testing.T) {
+	inf, nan, negz := math.Inf(1), math.NaN(), math.Copysign(0, -1)
+	pi, pio2, pio4 := math.Pi, math.Pi/2, math.Pi/4
+	hyp := ewBinKernel[float64, float64]{ewHypotVV, ewHypotVS, ewHypotSV}
+	if k, ok := vecHypot(); ok {
+		hyp = k
+	}
+	at2 := ewBinKernel[float64, float64]{ewAtan2VV, ewAtan2VS, ewAtan2SV}
+	if k, ok := vecAtan2(); ok {
+		at2 = k
+	}
+	cases := []struct {
+		name       string
+		k          ewBinKernel[float64, float64]
+		a, b, want float64
+	}{
+		{"hypot", hyp, inf, nan, inf}, {"hypot", hyp, nan, -inf, inf}, {"hypot", hyp, -inf, 3, inf},
+		{"hypot", hyp, nan, 1, nan}, {"hypot", hyp, 0, negz, 0}, {"hypot", hyp, negz, negz, 0},
+		{"hypot", hyp, 3 * 0x1p-1074, 4 * 0x1p-1074, 5 * 0x1p-1074}, {"hypot", hyp, -3, 4, 5},
+		{"hypot", hyp, math.MaxFloat64, math.MaxFloat64, inf}, {"hypot", hyp, 0x1p1023, 0x1p1023, 0x1p1023 * math.Sqrt2},
+		// arctan2(y, x)
+		{"arctan2", at2, 0, 0, 0}, {"arctan2", at2, negz, 0, negz}, {"arctan2", at2, 0, negz, pi}, {"arctan2", at2, negz, negz, -pi},
+		{"arctan2", at2, 0, -2, pi}, {"arctan2", at2, negz, -2, -pi}, {"arctan2", at2, 0, 2, 0}, {"arctan2", at2, negz, 2, negz},
+		{"arctan2", at2, 2, 0, pio2}, {"arctan2", at2, 2, negz, pio2}, {"arctan2", at2, -2, 0, -pio2}, {"arctan2", at2, -2, negz, -pio2},
+		{"arctan2", at2, 2, inf, 0}, {"arctan2", at2, -2, inf, negz}, {"arctan2", at2, 2, -inf, pi}, {"arctan2", at2, -2, -inf, -pi},
+		{"arctan2", at2, inf, 2, pio2}, {"arctan2", at2, -inf, -2, -pio2}, {"arctan2", at2, inf, inf, pio4},
+		{"arctan2", at2, -inf, inf, -pio4}, {"arctan2", at2, inf, -inf, 3 * pio4}, {"arctan2", at2, -inf, -inf, -3 * pio4},
+		{"arctan2", at2, nan, 1, nan}, {"arctan2", at2, 1, nan, nan}, {"arctan2", at2, nan, inf, nan},
+		{"arctan2", at2, 0x1p-1074, 1, 0x1p-1074}, {"arctan2", at2, -0x1p-1074, -1, -pi}, {"arctan2", at2, 1, 1, pio4},
+		{"arctan2", at2, -0x1p-1074, 0x1p-1074, -pio4}, {"arctan2", at2, 0x1p-1074, -0x1p-1074, 3 * pio4},
+		{"arctan2", at2, math.MaxFloat64, -math.MaxFloat64, 3 * pio4}, {"arctan2", at2, 1e-300, 1e300, 0},
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+	const n = 19 // two blocks and a tail
+	for _, c := range cases {
+		for pos := range n {
+			x, y, d := make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range n {
+				x[i], y[i] = 0.5+float64(i), 1.25-float64(i)/8
+			}
+			x[pos], y[pos] = c.a, c.b
+			c.k.vv(d, x, y)
+			if !same(d[pos], c.want) {
+				t.Fatalf("%s(%v, %v) at %d of %d = %v, want %v", c.name, c.a, c.b, pos, n, d[pos], c.want)
+			}
+			for i := range n {
+				if i != pos && (d[i] != d[i] || math.IsInf(d[i], 0)) {
+					t.Fatalf("%s: ordinary lane %d = %v beside (%v, %v)", c.name, i, d[i], c.a, c.b)
+				}
+			}
+			c.k.vs(d, x, c.b)
+			if !same(d[pos], c.want) {
+				t.Fatalf("%s vs(%v, %v) = %v, want %v", c.name, c.a, c.b, d[pos], c.want)
+			}
+			c.k.sv(d, c.a, y)
+			if !same(d[pos], c.want) {
+				t.Fatalf("%s sv(%v, %v) = %v, want %v", c.name, c.a, c.b, d[pos], c.want)
+			}
+		}
+	}
+}

@@ -11,9 +11,10 @@ import (
 )
 
 // Benchmarks of two binary ufuncs over 1e8 float64 elements held in memory
-// (x, y made in Go, chunks of 1e7), fused with a sum: 1.6 GB of inputs.
+// (x, y made in Go, chunks of 1e7), fused with a sum: 1.6 GB of inputs. The
+// Dask and NumPy anchor is python/benchmarks/ufunc_dask.py.
 //
-//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2)Sum' -benchtime 3x .
+//	go test -run '^$' -bench 'Ufunc(Hypot|ArcTan2|Add|ExpSin)Sum' -benchtime 3x .
 
 const ufBenchN = 100_000_000
 
@@ -66,4 +67,16 @@ func BenchmarkUfuncHypotSum(b *testing.B) {
 // BenchmarkUfuncArcTan2Sum is tensor.ArcTan2(y, x).Sum() over 1e8 elements.
 func BenchmarkUfuncArcTan2Sum(b *testing.B) {
 	ufBenchSum(b, func(x, y *tensor.Tensor) *tensor.Tensor { return tensor.ArcTan2(y, x) })
+}
+
+// BenchmarkUfuncAddSum is (x + y).Sum() over the same inputs: the same bytes
+// read with almost no arithmetic, the memory-bandwidth floor of the two
+// above.
+func BenchmarkUfuncAddSum(b *testing.B) {
+	ufBenchSum(b, func(x, y *tensor.Tensor) *tensor.Tensor { return x.Add(y) })
+}
+
+// BenchmarkUfuncExpSinSum is (exp(-x*x) * sin(x)).Sum(), of x only.
+func BenchmarkUfuncExpSinSum(b *testing.B) {
+	ufBenchSum(b, func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Mul(x).Neg().Exp().Mul(x.Sin()) })
 }

@@ -200,8 +200,16 @@ func ufuncBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 func ufuncBinaryFloat64(op BinaryOp, out, x, y *Array) bool {
 	switch op {
 	case Hypot:
+		if k, ok := vecHypot(); ok {
+			ewBinaryRun(k, out, x, y)
+			return true
+		}
 		ewBinaryRun(ewBinKernel[float64, float64]{ewHypotVV, ewHypotVS, ewHypotSV}, out, x, y)
 	case ArcTan2:
+		if k, ok := vecAtan2(); ok {
+			ewBinaryRun(k, out, x, y)
+			return true
+		}
 		ewBinaryRun(ewBinKernel[float64, float64]{ewAtan2VV, ewAtan2VS, ewAtan2SV}, out, x, y)
 	case FloatPower:
 		// The loops of power, whose float64 kernel is float_power's.

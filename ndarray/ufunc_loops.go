@@ -51,7 +51,12 @@ func ufuncFloatLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 	case ArcCos:
 		return ewMapLoop[T](ewAcos)
 	case ArcTan:
-		return ewMapLoop[T](math.Atan)
+		if f, ok := vecAtan(); ok {
+			if f, ok := any(f).(func(d, x []T)); ok { // float64
+				return f
+			}
+		}
+		return ewMapLoop[T](ewAtan)
 	case Sinh:
 		return ewMapLoop[T](ewSinh)
 	case Cosh:
@@ -340,6 +345,14 @@ func ewHypotVS(d, x []float64, y float64) {
 }
 
 func ewHypotSV(d []float64, x float64, y []float64) { ewHypotVS(d, y, x) }
+
+// ewAtanLoop is the float64 arctan loop, with direct calls.
+func ewAtanLoop(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = ewAtan(x[i])
+	}
+}
 
 func ewAtan2VV(d, y, x []float64) {
 	y, x = y[:len(d)], x[:len(d)]

@@ -66,6 +66,22 @@ func laLUCases() []npCase {
 	return cases
 }
 
+func laProductCases() []npCase {
+	two := func(name, expr string, a, b *ndarray.Array, f func(a, b *tensor.Tensor) *tensor.Tensor) npCase {
+		return laTol64(npOne(name, expr, ins("a", a, "b", b), func(e *npEnv) *tensor.Tensor { return f(e.v("a"), e.v("b")) }))
+	}
+	return []npCase{
+		two("inner vectors", "np.inner(a, b)", laB37, laB37, linalg.Inner),
+		two("inner matrices", "np.inner(a, b)", laTall, npR(dF64, 132, 7, 5), linalg.Inner),
+		two("inner 3-d", "np.inner(a, b)", laStack, npR(dF64, 133, 3, 4), linalg.Inner),
+		two("vdot", "np.vdot(a, b)", laSq, npR(dF64, 131, 36), linalg.Vdot),
+		laTol64(npOne("linalg trace", "np.trace(a, axis1=-2, axis2=-1)", ins("a", laStack), func(e *npEnv) *tensor.Tensor { return linalg.Trace(e.v("a")) })),
+		npOne("linalg diagonal", "np.diagonal(a, axis1=-2, axis2=-1)", ins("a", laWide), func(e *npEnv) *tensor.Tensor { return linalg.Diagonal(e.v("a")) }),
+		npOne("inner misaligned", "np.inner(a, b)", ins("a", laTall, "b", laSq), func(e *npEnv) *tensor.Tensor { return linalg.Inner(e.v("a"), e.v("b")) }).fails(),
+		npOne("vdot sizes", "np.vdot(a, b)", ins("a", laTall, "b", laSq), func(e *npEnv) *tensor.Tensor { return linalg.Vdot(e.v("a"), e.v("b")) }).fails(),
+	}
+}
+
 func laRSVDCases() []npCase {
 	const svd = "np.linalg.svd(a, full_matrices=False)"
 	// NumPy's SVD truncated to k and signed as scikit-learn's svd_flip

@@ -163,7 +163,7 @@ func laTol64(c npCase) npCase { return c.tol(1e-9, 1e-11, laWhy) }
 func laTol32(c npCase) npCase { return c.tol(1e-3, 1e-4, laWhy+", in float32") }
 
 func laCases() []npCase {
-	return append(append(append(append(append(laCoreCases(), laNormCases()...), laEinsumCases()...), laComposedCases()...), laLUCases()...), laRSVDCases()...)
+	return append(append(append(append(append(append(laCoreCases(), laNormCases()...), laEinsumCases()...), laComposedCases()...), laLUCases()...), laRSVDCases()...), laProductCases()...)
 }
 
 // laComposedCases are matrix_rank, pinv, cond, multi_dot and matrix_power.

@@ -30,6 +30,10 @@ func init() {
 		"linalg.multi_dot":        {[]string{"*arrays"}, multiDot, 1},
 		"einsum":                  {[]string{"subscripts", "*operands"}, einsum, 1},
 		"linalg.lu":               {[]string{"a", "permute_l", "out"}, lu, 1},
+		"inner":                   {[]string{"a", "b"}, pairOf(linalg.Inner), 2},
+		"vdot":                    {[]string{"a", "b"}, pairOf(linalg.Vdot), 2},
+		"linalg.trace":            {[]string{"x"}, oneOf("x", linalg.Trace), 1},
+		"linalg.diagonal":         {[]string{"x"}, oneOf("x", linalg.Diagonal), 1},
 		"linalg.randomized_svd":   {[]string{"a", "n_components", "n_oversamples", "n_iter", "flip_sign", "random_state", "out"}, randomizedSVD, 2},
 	} {
 		table[name] = f
@@ -307,4 +311,24 @@ func randomizedSVD(a *args) (*tensor.Tensor, error) {
 	}
 	u, s, vt := linalg.RandomizedSVD(t, k, opts...)
 	return pick(a, u, s, vt)
+}
+
+func pairOf(f func(a, b *tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		x, err := a.tensorArgs("a", "b")
+		if err != nil {
+			return nil, err
+		}
+		return f(x[0], x[1]), nil
+	}
+}
+
+func oneOf(name string, f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		t, err := a.tensor(name)
+		if err != nil {
+			return nil, err
+		}
+		return f(t), nil
+	}
 }

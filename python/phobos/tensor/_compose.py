@@ -118,15 +118,11 @@ broadcast_shapes = np.broadcast_shapes
 
 
 def inner(a, b):
-    mt = _mt()
-    a, b = astensor(a), astensor(b)
-    if a.ndim == 0 or b.ndim == 0:
-        return mt.multiply(a, b)
-    return mt.tensordot(a, b, axes=([-1], [-1]))
+    return _mt().call("inner", astensor(a), astensor(b))
 
 
 def vdot(a, b):
-    return _mt().dot(astensor(a).ravel(), astensor(b).ravel())
+    return _mt().call("vdot", astensor(a), astensor(b))
 
 
 def kron(a, b):

@@ -193,3 +193,19 @@ def randomized_svd(M, n_components, *, n_oversamples=10, n_iter="auto", power_it
               random_state=None if random_state is None else int(random_state))
     kw["n_iter"] = n_iter if isinstance(n_iter, str) else int(n_iter)
     return tuple(_call("randomized_svd", M, int(n_components), out=i, **kw) for i in range(3))
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """numpy.linalg.trace (NumPy 2, the Array API): over the last two axes."""
+    if offset != 0 or dtype is not None:
+        from . import trace as _trace
+        return _trace(_core.astensor(x), offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return _call("trace", _core.astensor(x))
+
+
+def diagonal(x, /, *, offset=0):
+    """numpy.linalg.diagonal (NumPy 2, the Array API): over the last two axes."""
+    if offset != 0:
+        from . import diagonal as _diagonal
+        return _diagonal(_core.astensor(x), offset=offset, axis1=-2, axis2=-1)
+    return _call("diagonal", _core.astensor(x))

@@ -128,3 +128,6 @@ func (op Check) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	}
 	return in[1].Slice(nil) // a view: the buffer is shared, as view ops share theirs
 }
+
+// IsView marks Check as a view: it passes its input's buffer through.
+func (Check) IsView() {}

@@ -342,3 +342,9 @@ func (op SortJoin) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array,
 	}
 	return out, nil
 }
+
+// IsView marks SortPiece as a view: a piece shares its sorted chunk's buffer.
+func (SortPiece) IsView() {}
+
+// IsView marks SortSlice as a view: a slice shares its part's buffer.
+func (SortSlice) IsView() {}

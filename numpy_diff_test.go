@@ -648,3 +648,75 @@ func npShapeFits(meta, got []int) bool {
 	}
 	return true
 }
+
+// npSuiteModes are the sessions a differential suite runs in: fusion on,
+// fusion off, and two workers.
+var npSuiteModes = []npMode{
+	{name: "default", fusion: true},
+	{name: "nofusion", opts: []phobos.Option{phobos.WithFusion(false)}},
+	{name: "workers2", opts: []phobos.Option{phobos.WithWorkers(2)}, fusion: true},
+}
+
+// npSuite runs a table of cases against NumPy in sessions of each mode,
+// every case under each of its chunkings (defaulting to chunkings), and
+// prints "<label> differential: N cases ..." for CI.
+func npSuite(t *testing.T, label string, cases []npCase, chunkings []npChunking, modes []npMode) {
+	t.Helper()
+	npRunner.Skip(t)
+	start := time.Now()
+	_, version := npRunner.Available()
+	for i := range cases {
+		if cases[i].chunkings == nil {
+			cases[i].chunkings = chunkings
+		}
+	}
+	npCheckTable(t, cases)
+	want, pyErrs := npEvaluate(t, cases)
+	total := 0
+	for _, c := range cases {
+		total += len(c.chunkings)
+	}
+	failed := map[[2]int]bool{}
+	for i, c := range cases {
+		switch {
+		case c.wantErr && pyErrs[i] == nil:
+			t.Errorf("case %q: marked as failing, but NumPy evaluated %s", c.name, c.expr)
+		case !c.wantErr && pyErrs[i] != nil:
+			t.Errorf("case %q: NumPy failed: %v", c.name, pyErrs[i])
+		default:
+			continue
+		}
+		for k := range c.chunkings {
+			failed[[2]int{i, k}] = true
+		}
+	}
+	runs := 0
+	names := make([]string, len(modes))
+	for mi, m := range modes {
+		names[mi] = m.name
+		t.Run(m.name, func(t *testing.T) {
+			sess, err := phobos.NewSession(m.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			for i := range cases {
+				c := &cases[i]
+				if pyErrs[i] != nil && !c.wantErr {
+					continue
+				}
+				for k, ck := range c.chunkings {
+					runs++
+					if err := npRun(sess, c, ck, want[i], nil); err != nil {
+						failed[[2]int{i, k}] = true
+						t.Errorf("case %q [%s, %s]\n  numpy: %s\n  %v", c.name, ck.name, m.name, c.expr, err)
+					}
+				}
+			}
+		})
+	}
+	msg := fmt.Sprintf("%s differential: %d cases (%d expressions x chunkings), %d passed, %d failed; %d runs (%s) in %v (%s)",
+		label, total, len(cases), total-len(failed), len(failed), runs, strings.Join(names, ", "), time.Since(start).Round(time.Millisecond), version)
+	fmt.Println(msg)
+	t.Log(msg)
+}

@@ -7,28 +7,11 @@ import "fmt"
 // where mask is true, in C order, along one axis at axis. mask must have
 // exactly the shape of the axes it covers.
 func MaskSelect(a, mask *Array, axis int) (*Array, error) {
-	if a == nil || mask == nil {
-		return nil, fmt.Errorf("ndarray: boolean index: nil array")
+	bits, count, err := maskBits(a, mask, axis)
+	if err != nil {
+		return nil, err
 	}
 	k := mask.NDim()
-	if mask.dtype != Bool {
-		return nil, fmt.Errorf("ndarray: boolean index of dtype %v: want bool", mask.dtype)
-	}
-	if axis < 0 || k == 0 || axis+k > a.NDim() {
-		return nil, fmt.Errorf("ndarray: boolean index of %d dimensions at axis %d of an array of %d", k, axis, a.NDim())
-	}
-	for i, d := range mask.shape {
-		if a.shape[axis+i] != d {
-			return nil, fmt.Errorf("boolean index did not match indexed array along dimension %d; dimension is %d but corresponding boolean dimension is %d",
-				axis+i, a.shape[axis+i], d)
-		}
-	}
-	m := mask.Contiguous()
-	bits := m.buf[m.offset : m.offset+m.Size()]
-	count := 0
-	for _, b := range bits {
-		count += int(b & 1)
-	}
 	shape := append(append(append([]int(nil), a.shape[:axis]...), count), a.shape[axis+k:]...)
 	out := newArray(a.dtype, shape)
 	if count == 0 || out.Size() == 0 {
@@ -63,11 +46,38 @@ func MaskSelect(a, mask *Array, axis int) (*Array, error) {
 	return out, nil
 }
 
+// maskBits checks a boolean index mask over axes [axis, axis+mask.NDim())
+// of a and returns its bytes (C order) and how many are true.
+func maskBits(a, mask *Array, axis int) (bits []byte, count int, err error) {
+	if a == nil || mask == nil {
+		return nil, 0, fmt.Errorf("ndarray: boolean index: nil array")
+	}
+	k := mask.NDim()
+	if mask.dtype != Bool {
+		return nil, 0, fmt.Errorf("ndarray: boolean index of dtype %v: want bool", mask.dtype)
+	}
+	if axis < 0 || k == 0 || axis+k > a.NDim() {
+		return nil, 0, fmt.Errorf("ndarray: boolean index of %d dimensions at axis %d of an array of %d", k, axis, a.NDim())
+	}
+	for i, d := range mask.shape {
+		if a.shape[axis+i] != d {
+			return nil, 0, fmt.Errorf("boolean index did not match indexed array along dimension %d; dimension is %d but corresponding boolean dimension is %d",
+				axis+i, a.shape[axis+i], d)
+		}
+	}
+	m := mask.Contiguous()
+	bits = m.buf[m.offset : m.offset+m.Size()]
+	for _, b := range bits {
+		count += int(b & 1)
+	}
+	return bits, count, nil
+}
+
 // maskCopy packs the elements of src where bits is 1 into dst, for each of
-// pre blocks of len(bits) elements. It writes every element and advances
-// by the bit, so the loop has no branch to mispredict on random masks;
-// the last write of each run lands in the next slot, which is why dst is
-// written with a bound check only at the end.
+// pre blocks of len(bits) elements. Every element is stored and the output
+// position advances by its bit, so random masks cost no mispredicted
+// branches; the store is skipped only once dst is full (the unselected
+// tail).
 func maskCopy[T uint8 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
 	n := len(bits)
 	o := 0
@@ -174,25 +184,14 @@ func ArgWhere(a *Array, offset, column int) (*Array, error) {
 // selected sub-arrays in C order), and the i-th of them goes to the i-th
 // true position of mask. v must select exactly as many as mask does.
 func MaskPlace(a, mask, v *Array, axis int) (*Array, error) {
-	if a == nil || mask == nil || v == nil {
-		return nil, fmt.Errorf("ndarray: boolean assignment: nil array")
+	if v == nil {
+		return nil, fmt.Errorf("ndarray: boolean assignment: nil values")
+	}
+	bits, count, err := maskBits(a, mask, axis)
+	if err != nil {
+		return nil, err
 	}
 	k := mask.NDim()
-	if mask.dtype != Bool || axis < 0 || k == 0 || axis+k > a.NDim() {
-		return nil, fmt.Errorf("ndarray: boolean assignment: a %v mask of %d dimensions at axis %d of an array of %d", mask.dtype, k, axis, a.NDim())
-	}
-	for i, d := range mask.shape {
-		if a.shape[axis+i] != d {
-			return nil, fmt.Errorf("boolean index did not match indexed array along dimension %d; dimension is %d but corresponding boolean dimension is %d",
-				axis+i, a.shape[axis+i], d)
-		}
-	}
-	m := mask.Contiguous()
-	bits := m.buf[m.offset : m.offset+m.Size()]
-	count := 0
-	for _, b := range bits {
-		count += int(b & 1)
-	}
 	want := append(append(append([]int(nil), a.shape[:axis]...), count), a.shape[axis+k:]...)
 	if v.dtype != a.dtype || !SameShape(v.shape, want) {
 		n := -1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Sorting by order-preserving unsigned keys: every value maps to a key
@@ -118,7 +119,7 @@ func sortInPlace(a *Array) {
 		for i, b := range k {
 			k[i] = key64(math.Float64frombits(b))
 		}
-		radix64(k)
+		radixSort(k)
 		for i, x := range k {
 			k[i] = math.Float64bits(fromKey64(x))
 		}
@@ -127,7 +128,7 @@ func sortInPlace(a *Array) {
 		for i := range k {
 			k[i] ^= 1 << 63
 		}
-		radix64(k)
+		radixSort(k)
 		for i := range k {
 			k[i] ^= 1 << 63
 		}
@@ -136,7 +137,7 @@ func sortInPlace(a *Array) {
 		for i, b := range k {
 			k[i] = uint32(key32(math.Float32frombits(b)))
 		}
-		radix32(k)
+		radixSort(k)
 		for i, x := range k {
 			k[i] = math.Float32bits(fromKey32(uint64(x)))
 		}
@@ -145,7 +146,7 @@ func sortInPlace(a *Array) {
 		for i := range k {
 			k[i] ^= 1 << 31
 		}
-		radix32(k)
+		radixSort(k)
 		for i := range k {
 			k[i] ^= 1 << 31
 		}
@@ -166,64 +167,26 @@ func sortInPlace(a *Array) {
 
 const radixBits = 11
 
-// radix64 sorts keys: an LSD radix sort, 11 bits a pass (a pass's
+// radixSort sorts keys: an LSD radix sort, 11 bits a pass (a pass's
 // histogram, 16 KiB, stays in L1 while it is counted), passes whose digit
 // is the same for every key skipped. Small inputs use a comparison sort.
-func radix64(keys []uint64) {
+func radixSort[K uint32 | uint64](keys []K) {
 	if len(keys) < 256 {
 		slices.Sort(keys)
 		return
 	}
-	var or, and uint64 = 0, math.MaxUint64
+	var or, and K = 0, ^K(0)
 	for _, k := range keys {
 		or |= k
 		and &= k
 	}
-	tmp := make([]uint64, len(keys))
+	tmp := make([]K, len(keys))
 	src, dst := keys, tmp
 	var count [1 << radixBits]int
-	for shift := uint(0); shift < 64; shift += radixBits {
+	width := uint(unsafe.Sizeof(K(0))) * 8
+	for shift := uint(0); shift < width; shift += radixBits {
 		if (or^and)>>shift&(1<<radixBits-1) == 0 {
 			continue // every key has this digit
-		}
-		clear(count[:])
-		for _, k := range src {
-			count[k>>shift&(1<<radixBits-1)]++
-		}
-		sum := 0
-		for i, n := range count {
-			count[i] = sum
-			sum += n
-		}
-		for _, k := range src {
-			d := k >> shift & (1<<radixBits - 1)
-			dst[count[d]] = k
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-	}
-}
-
-// radix32 is radix64 for 32-bit keys.
-func radix32(keys []uint32) {
-	if len(keys) < 256 {
-		slices.Sort(keys)
-		return
-	}
-	var or, and uint32 = 0, math.MaxUint32
-	for _, k := range keys {
-		or |= k
-		and &= k
-	}
-	tmp := make([]uint32, len(keys))
-	src, dst := keys, tmp
-	var count [1 << radixBits]int
-	for shift := uint(0); shift < 32; shift += radixBits {
-		if (or^and)>>shift&(1<<radixBits-1) == 0 {
-			continue
 		}
 		clear(count[:])
 		for _, k := range src {

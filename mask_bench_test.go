@@ -65,3 +65,27 @@ func BenchmarkTakeRandom(b *testing.B) {
 	}
 	b.ReportMetric(float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mindex/s")
 }
+
+// BenchmarkTopK is TopK(x, 100) of x = rand(2e8) in chunks of 1e7,
+// generated (as the anchors do: python/benchmarks/sort_anchor.py, Dask's
+// da.topk), summed.
+//
+//	go test -run '^$' -bench TopK -benchtime 3x .
+func BenchmarkTopK(b *testing.B) {
+	sess, err := phobos.NewSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.NewGenerator(1).Rand([]int{200_000_000}, tensor.Chunks(10_000_000))
+	b.ResetTimer()
+	for range b.N {
+		v, err := sess.ExecuteScalar(context.Background(), tensor.TopK(x, 100, 0, true).Sum())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !(v > 99 && v <= 100) {
+			b.Fatalf("sum of the top 100 of 2e8 uniform values: %v", v)
+		}
+	}
+}

@@ -51,10 +51,25 @@ func TakePart(a, idx *Array, axis, lo, n int) (*Array, error) {
 		return nil, err
 	}
 	m := a.shape[axis]
-	var pos []int
+	// Normalised indices as unsigned offsets from lo: one compare each
+	// tells whether an index falls in the block.
+	in := func(v int64) (uint64, bool) {
+		if v < 0 {
+			v += int64(n)
+		}
+		d := uint64(v - int64(lo))
+		return d, v >= 0 && d < uint64(m)
+	}
+	count := 0
 	for _, v := range vals {
-		if i, ok := takeIndex(v, n); ok && i >= lo && i < lo+m {
-			pos = append(pos, i-lo)
+		if _, ok := in(v); ok {
+			count++
+		}
+	}
+	pos := make([]int, 0, count)
+	for _, v := range vals {
+		if d, ok := in(v); ok {
+			pos = append(pos, int(d))
 		}
 	}
 	return takeRows(a, axis, pos), nil
@@ -117,6 +132,18 @@ func TakeJoin(idx *Array, parts []*Array, axis int, offsets []int, n int) (*Arra
 	if axis < 0 || axis >= p0.NDim() {
 		return nil, fmt.Errorf("ndarray: take: axis %d of %d-D parts", axis, p0.NDim())
 	}
+	// Blocks of one size but the last (the usual chunking) are found by a
+	// division, others by a binary search.
+	step := 0
+	if len(offsets) > 1 {
+		step = offsets[1]
+		for j := 2; j < len(offsets); j++ {
+			if offsets[j]-offsets[j-1] != step {
+				step = 0
+				break
+			}
+		}
+	}
 	// Which block each index falls in, and its place within that block's part.
 	block := make([]int32, len(vals))
 	slot := make([]int32, len(vals))
@@ -126,7 +153,12 @@ func TakeJoin(idx *Array, parts []*Array, axis int, offsets []int, n int) (*Arra
 		if !ok {
 			return nil, fmt.Errorf("index %d is out of bounds for axis %d with size %d", v, axis, n)
 		}
-		j := sort.SearchInts(offsets, i+1) - 1
+		var j int
+		if step > 0 {
+			j = min(i/step, len(offsets)-1)
+		} else {
+			j = sort.SearchInts(offsets, i+1) - 1
+		}
 		block[k], slot[k] = int32(j), used[j]
 		used[j]++
 	}

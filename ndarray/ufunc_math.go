@@ -129,13 +129,13 @@ var ewAtanP = [14]float64{
 	0.007656295362176976,  // 0x3f7f5c3523066ab0
 }
 
-// The angle atan2 adds to ±atan(u), double-double, by case: k = swap (|y| >
-// |x|) + 2*(x < 0) + 4*reduced (min/max > 1/2, where u = (max-min)/(max+min)
+// The angle atan2 adds to ±atan(u), double-double, by case: k = (x < 0) +
+// 2*swap (|y| > |x|) + 4*reduced (min/max > 1/2, where u = (max-min)/(max+min)
 // and atan(min/max) = pi/4 - atan(u)); ewAtanNeg says when atan(u) is
 // subtracted.
 var (
-	ewAtanBaseHi = [8]float64{0, ewPio2Hi, ewPiHi, ewPio2Hi, ewPio4Hi, ewPio4Hi, ew3Pio4Hi, ew3Pio4Hi}
-	ewAtanBaseLo = [8]float64{0, ewAtanPiO2Lo, ewAtanPiLo, ewAtanPiO2Lo, ewAtanPiO4Lo, ewAtanPiO4Lo, ew3Pio4Lo, ew3Pio4Lo}
+	ewAtanBaseHi = [8]float64{0, ewPiHi, ewPio2Hi, ewPio2Hi, ewPio4Hi, ew3Pio4Hi, ewPio4Hi, ew3Pio4Hi}
+	ewAtanBaseLo = [8]float64{0, ewAtanPiLo, ewAtanPiO2Lo, ewAtanPiO2Lo, ewAtanPiO4Lo, ew3Pio4Lo, ewAtanPiO4Lo, ew3Pio4Lo}
 	ewAtanNeg    = [8]bool{false, true, true, false, true, false, false, true}
 )
 
@@ -171,10 +171,11 @@ func ewAtan2(y, x float64) float64 {
 	}
 	n, d := ay, ax
 	k := 0
-	if ay > ax {
-		n, d, k = ax, ay, 1
-	}
 	if x < 0 {
+		k = 1
+	}
+	if ay > ax {
+		n, d = ax, ay
 		k += 2
 	}
 	if d > 0x1p900 {

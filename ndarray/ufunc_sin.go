@@ -1,6 +1,9 @@
 package ndarray
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // ---- sine (fdlibm's kernels after a Cody-Waite reduction with FMAs) ----
 
@@ -45,12 +48,16 @@ const (
 // two-sum, and k*C only enters rl, so the reduction is good to about
 // |k|*2**-162 absolute, far below the remainders of doubles in that range
 // (the smallest over all doubles is about 2**-61).
-// Then fdlibm's __kernel_sin or __kernel_cos of (rh, rl) by k mod 4. NaN,
-// infinities and |x| >= 2**43 take math.Sin, whose Payne-Hanek reduction is
-// exact there (as NumPy's is).
+// Then fdlibm's __kernel_sin or __kernel_cos of (rh, rl) by k mod 4.
+// |x| >= 2**43 is reduced by ewSinReduceHuge (Payne-Hanek) and goes through
+// the same kernels, scalar only.
 func ewSin(x float64) float64 {
 	if !(math.Abs(x) < ewSinLimit) {
-		return math.Sin(x)
+		if math.IsInf(x, 0) || x != x {
+			return x - x // NaN
+		}
+		q, rh, rl := ewSinReduceHuge(x)
+		return ewSinKernel(q, rh, rl)
 	}
 	kd := float64(x*ewSinInvPio) + ewSinShift
 	ki := math.Float64bits(kd)
@@ -62,7 +69,12 @@ func ewSin(x float64) float64 {
 	bb := rh - r1
 	rl := (r1 - (rh - bb)) - (p + bb) // rh + rl = r1 - p exactly
 	rl = (rl - pl) - float64(kd*ewSinPio2C)
+	return ewSinKernel(ki, rh, rl)
+}
 
+// ewSinKernel is sin(q*π/2 + rh + rl) for |rh + rl| <= π/4 (a little more
+// is fine), rl below half an ULP of rh.
+func ewSinKernel(ki uint64, rh, rl float64) float64 {
 	z := rh * rh
 	w := z * z
 	var v float64
@@ -88,4 +100,85 @@ func ewSinLoop(d, x []float64) {
 	for i := range d {
 		d[i] = ewSin(x[i])
 	}
+}
+
+// ewTwoOverPi holds the bits of 2/π after the binary point, 64 a word,
+// first bit first; 1280 bits cover the window of the largest double.
+var ewTwoOverPi = [20]uint64{
+	0xa2f9836e4e441529, 0xfc2757d1f534ddc0, 0xdb6295993c439041, 0xfe5163abdebbc561,
+	0xb7246e3a424dd2e0, 0x06492eea09d1921c, 0xfe1deb1cb129a73e, 0xe88235f52ebb4484,
+	0xe99c7026b45f7e41, 0x3991d639835339f4, 0x9c845f8bbdf9283b, 0x1ff897ffde05980f,
+	0xef2f118b5a0a6d1f, 0x6d367ecf27cb09b7, 0x4f463f669e5fea2d, 0x7527bac7ebe5f17b,
+	0x3d0739f78a5292ea, 0x6bfb5fb11f8d5d08, 0x56033046fc7b6bab, 0xf0cfbc209af4361d,
+}
+
+// ewTwoOverPiBits is the 64 bits of 2/π starting at bit j (bit 1 is the
+// first after the binary point; bits at j <= 0 are the integer part, 0).
+func ewTwoOverPiBits(j int) uint64 {
+	p := j + 63 // position in the table preceded by one word of zeros
+	word := func(i int) uint64 {
+		if i == 0 {
+			return 0
+		}
+		return ewTwoOverPi[i-1]
+	}
+	i, sh := p/64, uint(p%64)
+	if sh == 0 {
+		return word(i)
+	}
+	return word(i)<<sh | word(i+1)>>(64-sh)
+}
+
+// ewSinReduceHuge is Payne-Hanek's reduction of a finite |x| >= 2**43: q
+// with x*2/π = q + f (mod 4), |f| <= 1/2, and rh + rl = f*π/2. With x =
+// m*2**e, bits of 2/π before bit e-1 add multiples of 4 to x*2/π; the 192
+// from there, times m, give its value mod 4 with 190 bits after the point,
+// good to 2**-137 (the bits left out weigh less than m*2**(e-1-192)), and
+// f keeps more than 120 bits however close x is to a multiple of π/2.
+func ewSinReduceHuge(x float64) (q uint64, rh, rl float64) {
+	b := math.Float64bits(x)
+	e := int(b>>52&0x7ff) - 1075
+	m := b&(1<<52-1) | 1<<52
+	s := e - 1
+	w2, w1, w0 := ewTwoOverPiBits(s), ewTwoOverPiBits(s+64), ewTwoOverPiBits(s+128)
+	h0, l0 := bits.Mul64(m, w0)
+	h1, l1 := bits.Mul64(m, w1)
+	_, l2 := bits.Mul64(m, w2)
+	r1, c := bits.Add64(l1, h0, 0)
+	r2 := l2 + h1 + c
+	// q: the two integer bits; f as a 192-bit fraction u2:u1:u0.
+	q = r2 >> 62
+	u2, u1, u0 := r2<<2|r1>>62, r1<<2|l0>>62, l0<<2
+	neg := u2>>63 != 0 // f >= 1/2: round q up, f - 1 < 0
+	if neg {
+		q++
+		var br uint64
+		u0, br = bits.Sub64(0, u0, 0)
+		u1, br = bits.Sub64(0, u1, br)
+		u2, _ = bits.Sub64(0, u2, br)
+	}
+	// |f| as a double-double: its six 32-bit pieces, each exact, summed
+	// from the top with two-sums.
+	var fh, fl float64
+	for i, w := range [6]uint64{u2 >> 32, u2 & (1<<32 - 1), u1 >> 32, u1 & (1<<32 - 1), u0 >> 32, u0 & (1<<32 - 1)} {
+		v := math.Ldexp(float64(w), -32*(i+1))
+		t := fh + v
+		bv := t - fh
+		fl += (fh - (t - bv)) + (v - bv)
+		fh = t
+	}
+	fh, fl = fh+fl, fl-((fh+fl)-fh)
+	// r = |f|*π/2
+	rh = fh * ewSinPio2A
+	e1 := math.FMA(fh, ewSinPio2A, -rh) + (float64(fh*ewSinPio2B) + float64(fl*ewSinPio2A))
+	t := rh + e1
+	rl = e1 - (t - rh)
+	rh = t
+	if neg {
+		rh, rl = -rh, -rl
+	}
+	if x < 0 { // sin is odd: q and r of -x are those of x negated
+		q, rh, rl = -q, -rh, -rl
+	}
+	return q, rh, rl
 }

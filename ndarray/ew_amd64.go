@@ -291,6 +291,8 @@ var un64 = map[UnaryOp]func(d, x []float64){
 	Abs:    vecUn(absV64, ewAbsF64Loop),
 	Square: vecUn(squareV64, ewSquareLoop[float64]),
 	Sqrt:   vecUn(sqrtV64, ewSqrtLoop[float64]),
+	Exp:    expVec,
+	Sin:    sinVec,
 }
 
 // vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.

@@ -39,30 +39,28 @@ DATA tconst<>+0x98(SB)/8, $0xbfa56b2f82e012dd // P[10]
 DATA tconst<>+0xa0(SB)/8, $0x3fa166a8732cc738 // P[11]
 DATA tconst<>+0xa8(SB)/8, $0xbf9633de283fb773 // P[12]
 DATA tconst<>+0xb0(SB)/8, $0x3f7f5c3523066ab0 // P[13]
-DATA tconst<>+0xb8(SB)/8, $0x3fefcd1e360fe68e // Q[0]
-DATA tconst<>+0xc0(SB)/8, $0xbfe970e4f80cb86d // Q[1]
-DATA tconst<>+0xc8(SB)/8, $0x0000000000000001 // int 1
-DATA tconst<>+0xd0(SB)/8, $0x0000000000000002 // int 2
-DATA tconst<>+0xd8(SB)/8, $0x0000000000000004 // int 4
-GLOBL tconst<>(SB), RODATA|NOPTR, $0xe0
+DATA tconst<>+0xb8(SB)/8, $0x0000000000000002 // int 2
+DATA tconst<>+0xc0(SB)/8, $0x0000000000000004 // int 4
+GLOBL tconst<>(SB), RODATA|NOPTR, $0xc8
 
-// ewAtanBaseHi, ewAtanBaseLo and ewAtanNeg (as a sign bit), indexed by k.
+// ewAtanBaseHi, ewAtanBaseLo and ewAtanNeg (as a sign bit), indexed by k
+// (ewAtanNeg is the parity of k, the same in either order of its bits).
 DATA atanbh<>+0x0(SB)/8, $0x0000000000000000
-DATA atanbh<>+0x8(SB)/8, $0x3ff921fb54442d18
-DATA atanbh<>+0x10(SB)/8, $0x400921fb54442d18
+DATA atanbh<>+0x8(SB)/8, $0x400921fb54442d18
+DATA atanbh<>+0x10(SB)/8, $0x3ff921fb54442d18
 DATA atanbh<>+0x18(SB)/8, $0x3ff921fb54442d18
 DATA atanbh<>+0x20(SB)/8, $0x3fe921fb54442d18
-DATA atanbh<>+0x28(SB)/8, $0x3fe921fb54442d18
-DATA atanbh<>+0x30(SB)/8, $0x4002d97c7f3321d2
+DATA atanbh<>+0x28(SB)/8, $0x4002d97c7f3321d2
+DATA atanbh<>+0x30(SB)/8, $0x3fe921fb54442d18
 DATA atanbh<>+0x38(SB)/8, $0x4002d97c7f3321d2
 GLOBL atanbh<>(SB), RODATA|NOPTR, $64
 DATA atanbl<>+0x0(SB)/8, $0x0000000000000000
-DATA atanbl<>+0x8(SB)/8, $0x3c91a62633145c07
-DATA atanbl<>+0x10(SB)/8, $0x3ca1a62633145c07
+DATA atanbl<>+0x8(SB)/8, $0x3ca1a62633145c07
+DATA atanbl<>+0x10(SB)/8, $0x3c91a62633145c07
 DATA atanbl<>+0x18(SB)/8, $0x3c91a62633145c07
 DATA atanbl<>+0x20(SB)/8, $0x3c81a62633145c07
-DATA atanbl<>+0x28(SB)/8, $0x3c81a62633145c07
-DATA atanbl<>+0x30(SB)/8, $0x3c9a79394c9e8a0a
+DATA atanbl<>+0x28(SB)/8, $0x3c9a79394c9e8a0a
+DATA atanbl<>+0x30(SB)/8, $0x3c81a62633145c07
 DATA atanbl<>+0x38(SB)/8, $0x3c9a79394c9e8a0a
 GLOBL atanbl<>(SB), RODATA|NOPTR, $64
 DATA atanneg<>+0x0(SB)/8, $0x0000000000000000
@@ -179,35 +177,33 @@ hdone:
 	VCMPPD          $0x1e, Z3, Z2, K2 \
 	VBLENDMPD       Z3, Z2, K2, Z4 \
 	VBLENDMPD       Z2, Z3, K2, Z5 \
-	VCMPPD          $0x1d, Z26, Z4, K1 \
-	VCMPPD          $0x12, Z28, Z5, K1, K1 \
-	KMOVW           K1, BX \
-	CMPL            BX, $0xff \
+	/* a lane off the common path: n < 2**-900, d > 2**900 or NaN */ \
+	VCMPPD          $0x19, Z26, Z4, K1 \
+	VCMPPD          $0x16, Z28, Z5, K4 \
+	KORTESTW        K1, K4 \
 	JNE             SPECIAL \
-	/* k */ \
-	VPXORQ          Z10, Z10, Z10 \
-	VPADDQ.BCST     tconst<>+0xc8(SB), Z10, K2, Z10 \
-	VCMPPD          $0x11, Z29, Z1, K3 \
-	VPADDQ.BCST     tconst<>+0xd0(SB), Z10, K3, Z10 \
-	/* num (Z4), den (Z5), dl (Z8) */ \
+	/* k: x's sign bit, + 2 if swapped */ \
+	VPSRLQ          $63, Z1, Z10 \
+	VPADDQ.BCST     tconst<>+0xb8(SB), Z10, K2, Z10 \
+	/* num (Z4), den (Z5), dl (Z8); k + 4 if reduced (K5) */ \
 	VMULPD          Z23, Z5, Z6 \
 	VCMPPD          $0x1e, Z6, Z4, K5 \
-	VSUBPD          Z4, Z5, Z6 \
 	VADDPD          Z4, Z5, Z7 \
 	VSUBPD          Z7, Z5, Z8 \
-	VADDPD          Z4, Z8, Z8 \
-	VBLENDMPD       Z6, Z4, K5, Z4 \
-	VBLENDMPD       Z7, Z5, K5, Z5 \
-	VBLENDMPD       Z8, Z29, K5, Z8 \
-	VPADDQ.BCST     tconst<>+0xd8(SB), Z10, K5, Z10 \
+	VADDPD.Z        Z4, Z8, K5, Z8 \
+	VSUBPD          Z4, Z5, K5, Z4 \
+	VMOVAPD         Z7, K5, Z5 \
+	VPADDQ.BCST     tconst<>+0xc0(SB), Z10, K5, Z10 \
+	/* num = -num where atan(u) is subtracted */ \
+	VPERMQ          atanneg<>(SB), Z10, Z21 \
+	VPXORQ          Z21, Z4, Z4 \
 	/* inv (Z6), t (Z7), tl (Z9) */ \
 	VDIVPD          Z5, Z22, Z6 \
 	VMULPD          Z6, Z4, Z7 \
 	VFNMADD213PD    Z4, Z7, Z5 \
-	VMULPD          Z8, Z7, Z8 \
-	VSUBPD          Z8, Z5, Z9 \
-	VMULPD          Z6, Z9, Z9 \
-	/* z (Z11), z*z (Z12), p (Z13), q (Z16), s (Z9), h1 (Z19), lo (Z20) */ \
+	VFNMADD231PD    Z7, Z8, Z5 \
+	VMULPD          Z6, Z5, Z9 \
+	/* z (Z11), z*z (Z12), p (Z13), s (Z9), h1 (Z19), lo (Z20) */ \
 	VMULPD          Z7, Z7, Z11 \
 	VMULPD          Z11, Z11, Z12 \
 	VBROADCASTSD    tconst<>+0xb0(SB), Z13 \
@@ -225,18 +221,13 @@ hdone:
 	VFMADD213PD.BCST tconst<>+0x50(SB), Z12, Z13 \
 	VFMADD213PD.BCST tconst<>+0x48(SB), Z12, Z15 \
 	VFMADD213PD     Z15, Z11, Z13 \
-	VBROADCASTSD    tconst<>+0xc0(SB), Z16 \
-	VFMADD213PD.BCST tconst<>+0xb8(SB), Z11, Z16 \
 	VMULPD          Z11, Z7, Z14 \
-	VMULPD          Z16, Z9, Z9 \
+	VFNMADD213PD    Z9, Z11, Z9 \
 	VFMADD231PD     Z13, Z14, Z9 \
 	VADDPD          Z9, Z7, Z19 \
 	VSUBPD          Z19, Z7, Z20 \
 	VADDPD          Z9, Z20, Z20 \
-	/* ±(h1, lo) + (bh, bl); y's sign */ \
-	VPERMQ          atanneg<>(SB), Z10, Z21 \
-	VPXORQ          Z21, Z19, Z19 \
-	VPXORQ          Z21, Z20, Z20 \
+	/* (bh, bl) + (h1, lo); y's sign */ \
 	VPERMQ          atanbh<>(SB), Z10, Z6 \
 	VPERMQ          atanbl<>(SB), Z10, Z8 \
 	VADDPD          Z19, Z6, Z4 \

@@ -496,3 +496,11 @@ func ewBitXorVS[T ewInt | uint8](d, x []T, y T) {
 		d[i] = x[i] ^ y
 	}
 }
+
+// ewExpLoop is the float64 exp loop, with direct calls.
+func ewExpLoop(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = ewExp(x[i])
+	}
+}

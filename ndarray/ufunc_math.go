@@ -129,17 +129,13 @@ var ewAtanP = [14]float64{
 	0.007656295362176976,  // 0x3f7f5c3523066ab0
 }
 
-// ewAtanQ is a line within 2**-7 of 1/(1+z) on [0, 1/4], for the term of
-// the quotient's low part (which needs only a few bits).
-var ewAtanQ = [2]float64{0.9937888198757763, -0.7950310559006205}
-
-// The angle atan2 adds to ±atan(u), double-double, by case: k = swap (|y| >
-// |x|) + 2*(x < 0) + 4*reduced (min/max > 1/2, where u = (max-min)/(max+min)
+// The angle atan2 adds to ±atan(u), double-double, by case: k = (x < 0) +
+// 2*swap (|y| > |x|) + 4*reduced (min/max > 1/2, where u = (max-min)/(max+min)
 // and atan(min/max) = pi/4 - atan(u)); ewAtanNeg says when atan(u) is
 // subtracted.
 var (
-	ewAtanBaseHi = [8]float64{0, ewPio2Hi, ewPiHi, ewPio2Hi, ewPio4Hi, ewPio4Hi, ew3Pio4Hi, ew3Pio4Hi}
-	ewAtanBaseLo = [8]float64{0, ewAtanPiO2Lo, ewAtanPiLo, ewAtanPiO2Lo, ewAtanPiO4Lo, ewAtanPiO4Lo, ew3Pio4Lo, ew3Pio4Lo}
+	ewAtanBaseHi = [8]float64{0, ewPiHi, ewPio2Hi, ewPio2Hi, ewPio4Hi, ew3Pio4Hi, ewPio4Hi, ew3Pio4Hi}
+	ewAtanBaseLo = [8]float64{0, ewAtanPiLo, ewAtanPiO2Lo, ewAtanPiO2Lo, ewAtanPiO4Lo, ew3Pio4Lo, ewAtanPiO4Lo, ew3Pio4Lo}
 	ewAtanNeg    = [8]bool{false, true, true, false, true, false, false, true}
 )
 
@@ -152,9 +148,9 @@ const (
 	ew3Pio4Lo    = 9.184850993605148e-17  // 0x3C9A79394C9E8A0A
 )
 
-// ewAtan2 is arctan2(y, x) within 1 ULP of the exact value: 0.76 ULP at
-// most over 3e8 arguments of TestTranscAccuracy (against a double-double
-// reference), where Go's math.Atan (Cephes) is up to 1.14 ULPs off and
+// ewAtan2 is arctan2(y, x) within 1 ULP of the exact value: 0.75 ULP at
+// most over 1e8 arguments of TestTranscAccuracy (0.76 for arctan; against
+// a double-double reference), where Go's math.Atan (Cephes) is up to 1.14 ULPs off and
 // fdlibm's atan2 around it up to 1.58. The AVX-512 loop of transc_amd64.s does these operations
 // lane by lane, with the same bits.
 //
@@ -175,10 +171,11 @@ func ewAtan2(y, x float64) float64 {
 	}
 	n, d := ay, ax
 	k := 0
-	if ay > ax {
-		n, d, k = ax, ay, 1
-	}
 	if x < 0 {
+		k = 1
+	}
+	if ay > ax {
+		n, d = ax, ay
 		k += 2
 	}
 	if d > 0x1p900 {
@@ -194,11 +191,18 @@ func ewAtan2(y, x float64) float64 {
 		dl = (d - den) + n  // exact
 		k += 4
 	}
+	if ewAtanNeg[k] {
+		// atan is odd and every operation below is symmetric in sign, so
+		// negating the numerator negates t, tl and atan(u) = h1 + lo exactly.
+		num = -num
+	}
 	inv := 1 / den
 	t := num * inv
-	tl := float64(math.FMA(-t, den, num)-float64(t*dl)) * inv
+	tl := math.FMA(-t, dl, math.FMA(-t, den, num)) * inv // the inner FMA is exact
 	// atan(t + tl) = t + s, s = t*z*P(z) + tl/(1+z) with z = t*t: |s| <=
-	// t/12, so the roundings in s cost at most 0.2 ULP.
+	// |t|/12, so the roundings in s cost at most 0.2 ULP. tl needs only a
+	// few correct bits: tl*(1-z) is within z*z <= 1/16 of tl/(1+z), under
+	// 0.03 ULP of the result.
 	z := t * t
 	w := z * z // P(z) = even(w) + z*odd(w), two short chains
 	po, pe := ewAtanP[13], ewAtanP[12]
@@ -207,13 +211,9 @@ func ewAtan2(y, x float64) float64 {
 		pe = math.FMA(pe, w, ewAtanP[i-1])
 	}
 	p := math.FMA(po, z, pe)
-	q := math.FMA(ewAtanQ[1], z, ewAtanQ[0])
-	s := math.FMA(float64(t*z), p, float64(tl*q))
+	s := math.FMA(float64(t*z), p, math.FMA(-tl, z, tl))
 	h1 := t + s
-	lo := (t - h1) + s // exact: |s| < t; atan(u) = h1 + lo
-	if ewAtanNeg[k] {
-		h1, lo = -h1, -lo
-	}
+	lo := (t - h1) + s // exact: |s| < |t|; atan(u) = h1 + lo
 	bh := ewAtanBaseHi[k]
 	h := bh + h1
 	e := (bh - h) + h1 // exact: |bh| >= |h1| or bh = 0

@@ -31,6 +31,7 @@ func setopsCases() []npCase {
 	distinct := npFill(dF64, 0, []int{997}, func(i int, _ *npLCG) float64 { return float64(i*7919%997) + 0.5 })
 	dups := npI(dI64, 902, -4, 4, 61)
 	special := npSpecial(dF64, 903, 37)
+	mostlyTwos := npFill(dF64, 0, []int{40}, func(i int, _ *npLCG) float64 { return []float64{2, 2, 2, 2, 2, 2, 2, -3, 9, 2}[i%10] })
 	uniqueAll := func(name string, a *ndarray.Array) npCase {
 		return npMany("unique all "+name, "np.unique(a, return_index=True, return_inverse=True, return_counts=True)", ins("a", a),
 			func(e *npEnv) []*tensor.Tensor {
@@ -159,6 +160,26 @@ func setopsCases() []npCase {
 		}),
 		one("setxor1d empty both", "np.setxor1d(a, b)", ins("a", npR(dF64, 946, 0), "b", npR(dF64, 947, 0)), func(e *npEnv) *tensor.Tensor {
 			return tensor.Setxor1d(e.v("a"), e.v("b"), false)
+		}),
+		// Histogram rules on data whose quartiles are equal (fd's width 0:
+		// one bin; auto falls back to Sturges) and on duplicate-heavy data.
+		npOne("bin count fd zero IQR", "np.int64(len(np.histogram_bin_edges(a, bins='fd')) - 1)", ins("a", mostlyTwos), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "fd")
+		}),
+		npOne("bin count auto zero IQR", "np.int64(len(np.histogram_bin_edges(a, bins='auto')) - 1)", ins("a", mostlyTwos), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "auto")
+		}),
+		npOne("bin count auto duplicates", "np.int64(len(np.histogram_bin_edges(a, bins='auto')) - 1)", ins("a", dups), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "auto")
+		}),
+		npOne("bin count fd long range", "np.int64(len(np.histogram_bin_edges(a, bins='fd', range=(-0.5, 0.7))) - 1)", ins("a", long), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "fd", tensor.HistRange(-0.5, 0.7))
+		}),
+		npOne("bin count auto special in range", "np.int64(len(np.histogram_bin_edges(a, bins='auto', range=(-1, 1))) - 1)", ins("a", special), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "auto", tensor.HistRange(-1, 1))
+		}),
+		npOne("histogram auto empty", "np.int64(len(np.histogram_bin_edges(a, bins='auto')) - 1)", ins("a", npR(dF64, 950, 0)), func(e *npEnv) *tensor.Tensor {
+			return tensor.HistogramBinCount(e.v("a"), "auto")
 		}),
 		one("setxor1d one element", "np.setxor1d(a, b, assume_unique=True)", ins("a", npR(dF64, 948, 1), "b", npR(dF64, 949, 0)), func(e *npEnv) *tensor.Tensor {
 			return tensor.Setxor1d(e.v("a"), e.v("b"), true)

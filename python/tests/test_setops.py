@@ -70,3 +70,9 @@ def test_set_operations(session, chunks):
         np.testing.assert_array_equal(got.fetch(), want, err_msg=f)
     np.testing.assert_array_equal(mt.setxor1d(a, a).fetch(), np.setxor1d(D, D))
     np.testing.assert_array_equal(mt.intersect1d(a, E[:0]).fetch(), np.intersect1d(D, E[:0]))
+
+
+def test_methods(session):
+    x = mt.tensor(E, chunks=5)
+    np.testing.assert_array_equal(x.argsort().fetch(), E.argsort(kind="stable"))
+    assert E[x.argpartition(6).fetch()][6] == np.sort(E)[6]

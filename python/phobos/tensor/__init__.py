@@ -713,6 +713,8 @@ for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum
 Tensor.flatten = _method(ravel)
 Tensor.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
 Tensor.ptp = _method(_stats.ptp)
+Tensor.argsort = _method(_setops.argsort)
+Tensor.argpartition = _method(_setops.argpartition)
 Tensor.repeat = _method(_compose.repeat)
 Tensor.swapaxes = _method(_compose.swapaxes)
 Tensor.diagonal = _method(_compose.diagonal)

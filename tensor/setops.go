@@ -32,9 +32,12 @@ func uniqueFlags(s *Tensor) *Tensor {
 // take of t by it give the sorted elements, the first of every run is
 // marked (a mask selecting values and, from the argsort, first
 // positions), the running count of marks numbers every sorted element's
-// run, which a scatter by the argsort puts back in t's order, and each
-// run's length is where its number ends minus where it starts
-// (SearchSorted of the run numbers in themselves), selected by the marks.
+// run, a take of those numbers by the inverse permutation (the argsort of
+// the argsort) puts them in t's order, and each run's length is where its
+// number ends minus where it starts (SearchSorted of the run numbers in
+// themselves), selected by the marks. The sources of the takes and
+// searches are cut into at most coarseParts chunks, as a take or search
+// pairs every chunk of its indices with every chunk of its source.
 func UniqueAll(t *Tensor) (values, index, inverse, counts *Tensor) {
 	if u := t.needKnown("unique"); u != nil {
 		return u, u, u, u
@@ -45,15 +48,21 @@ func UniqueAll(t *Tensor) (values, index, inverse, counts *Tensor) {
 		none := Zeros([]int{0}, WithDType(ndarray.Int64))
 		return x, none, none, none
 	}
+	coarse := Chunks((n + coarseParts - 1) / coarseParts)
 	perm := Argsort(x, 0)
-	s := Take(x, perm)
+	s := Take(x.Rechunk(coarse), perm)
 	first := uniqueFlags(s)
 	run := first.Astype(ndarray.Int64).CumSum(0).Sub(int64(1))
-	runLen := SearchSorted(run, run, "right").Sub(SearchSorted(run, run, "left"))
-	inverse = Put(Zeros([]int{n}, WithDType(ndarray.Int64)), perm, run)
+	runs := run.Rechunk(coarse)
+	runLen := SearchSorted(runs, run, "right").Sub(SearchSorted(runs, run, "left"))
+	inverse = Take(runs, Argsort(perm, 0))
 	m := Mask(first)
 	return s.Index(m), perm.Index(m), inverse, runLen.Index(m)
 }
+
+// coarseParts bounds the chunks of the sources UniqueAll takes from and
+// searches in (as ops bounds the parts of a sort).
+const coarseParts = 32
 
 // flat1d is t flattened, cast to dt.
 func flat1d(t *Tensor, dt ndarray.DType) *Tensor { return t.Ravel().Astype(dt) }

@@ -576,7 +576,7 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 // binRules are NumPy's named bin-width estimators over the (in-range) data
 // x as float64, n its count; they return the width as a 0-d tensor.
 var binRules = map[string]func(x *Tensor, n *Tensor) *Tensor{
-	"sqrt": func(x, n *Tensor) *Tensor { return nanPtp(x).Div(n.Sqrt()) },
+	"sqrt":    func(x, n *Tensor) *Tensor { return nanPtp(x).Div(n.Sqrt()) },
 	"sturges": binSturges,
 	"rice": func(x, n *Tensor) *Tensor {
 		return nanPtp(x).Div(Pow(n, 1.0/3).Mul(2.0)) // n**(1/3), as NumPy writes it

@@ -218,19 +218,23 @@ func ArgsortBounds(pairs, pivots *Array) (*Array, error) {
 // Chunks hold increasing positions, so their concatenation sorted stably
 // by key is in the order (key, position).
 func ArgsortMerge(pieces []*Array) (*Array, error) {
-	var keys []uint64
-	var pos []int64
-	for _, p := range pieces {
+	rows := make([][]int64, len(pieces))
+	n := 0
+	for i, p := range pieces {
 		v, err := pairRows("argsort merge", p)
 		if err != nil {
 			return nil, err
 		}
+		rows[i], n = v, n+len(v)/2
+	}
+	keys := make([]uint64, 0, n)
+	out := newArray(Int64, []int{n})
+	pos := typed[int64](out)[:0:n]
+	for _, v := range rows {
 		for i := 0; i < len(v); i += 2 {
 			keys, pos = append(keys, uint64(v[i])), append(pos, v[i+1])
 		}
 	}
-	radixPairs(keys, pos)
-	out := newArray(Int64, []int{len(pos)})
-	copy(typed[int64](out), pos)
+	radixPairs(keys, pos) // sorts pos in out's buffer
 	return out, nil
 }

@@ -437,7 +437,7 @@ func stCases() []npCase {
 		npOne("histogram_bin_edges f32", "np.histogram_bin_edges(x, bins=4)", ins("x", hf32),
 			func(e *npEnv) *tensor.Tensor { return tensor.HistogramBinEdges(e.v("x"), tensor.BinCount(4)) }),
 	)
-	for _, rule := range []string{"sqrt", "sturges", "rice", "scott", "doane"} {
+	for _, rule := range []string{"sqrt", "sturges", "rice", "scott", "doane", "fd", "auto"} {
 		r := rule
 		for _, in := range []struct {
 			name string

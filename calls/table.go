@@ -101,7 +101,7 @@ func init() {
 		"take":         {[]string{"a", "indices", "axis"}, take, 2},
 		"sort":         {[]string{"a", "axis"}, sortFn, 1},
 		"searchsorted": {[]string{"a", "v", "side"}, searchSorted, 2},
-		"unique":       {[]string{"ar"}, unique, 1},
+		"unique":       {[]string{"ar", "return_index", "return_inverse", "return_counts", "out"}, uniqueFn, 1},
 		"isin":         {[]string{"element", "test_elements"}, isin, 2},
 		"topk":         {[]string{"a", "k", "axis", "largest", "return_index"}, topK, 2},
 		// linear algebra
@@ -917,14 +917,6 @@ func searchSorted(a *args) (*tensor.Tensor, error) {
 		}
 	}
 	return tensor.SearchSorted(x[0], x[1], side), nil
-}
-
-func unique(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("ar")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Unique(t), nil
 }
 
 func isin(a *args) (*tensor.Tensor, error) {

@@ -134,18 +134,7 @@ func psrs(b Builder, x *Tiled, out Meta) (*Tiled, error) {
 		parts[p] = b.AddChunk(SortMerge{}, slices.Clone(pieces), Meta{Shape: []int{bound}, DType: out.DType, Unknown: 1})
 	}
 	counts := b.AddChunk(SortCounts{}, bounds, i64(m+1))
-	res := &Tiled{Meta: out, NSplits: x.NSplits}
-	offs := AxisOffsets(x.NSplits)[0]
-	slicesOf := make([]ChunkRef, m)
-	for k, c := range lens {
-		lo, hi := offs[k], offs[k]+c
-		for p := range m {
-			slicesOf[p] = b.AddChunk(SortSlice{Part: p, Lo: lo, Hi: hi}, []ChunkRef{parts[p], counts},
-				Meta{Shape: []int{min(bound, c)}, DType: out.DType, Unknown: 1})
-		}
-		res.Chunks = append(res.Chunks, b.AddChunk(SortJoin{Len: c}, slices.Clone(slicesOf), Meta{Shape: []int{c}, DType: out.DType}))
-	}
-	return res, nil
+	return cutParts(b, parts, counts, x.NSplits, bound, out), nil
 }
 
 // SortLanes sorts every lane of a chunk along Axis (the whole axis).

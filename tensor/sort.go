@@ -61,18 +61,10 @@ func Unique(t *Tensor) *Tensor {
 		return u
 	}
 	s := t.Ravel().Sort(0)
-	n := s.Size()
-	if n == 0 {
+	if s.Size() == 0 {
 		return s
 	}
-	first := Full([]int{1}, 1, WithDType(ndarray.Bool))
-	next, prev := s.Index(From(1)), s.Index(To(n-1))
-	differs := next.NotEqual(prev)
-	if dt := s.DType(); dt == ndarray.Float64 || dt == ndarray.Float32 {
-		// NaNs sort last and count as one value (NumPy 1.24's equal_nan).
-		differs = differs.And(next.IsNaN().And(prev.IsNaN()).Not())
-	}
-	return s.Index(Mask(Concatenate(0, first, differs)))
+	return s.Index(Mask(uniqueFlags(s)))
 }
 
 // Isin is numpy.isin(element, testElements): whether each element of

@@ -448,7 +448,7 @@ func BinCount(n int) Bins { return Bins{n: n} }
 func BinEdges(edges *Tensor) Bins { return Bins{edges: edges} }
 
 // BinRule is one of NumPy's named rules: "sqrt", "sturges", "rice",
-// "scott" or "doane". Their number of bins depends on the data, so
+// "scott", "doane", "fd" or "auto". Their number of bins depends on the data, so
 // Histogram and HistogramBinEdges refuse a rule with an error that says to
 // compute HistogramBinCount first and pass BinCount of its value (with the
 // same HistRange), which is what the Python client does.
@@ -464,7 +464,7 @@ func histEdges(a *Tensor, bins Bins, c histConfig) (*Tensor, bool, error) {
 	switch {
 	case bins.rule != "":
 		if _, ok := binRules[bins.rule]; !ok {
-			return nil, false, fmt.Errorf("histogram: %q is not a valid estimator for `bins` (want sqrt, sturges, rice, scott or doane)", bins.rule)
+			return nil, false, fmt.Errorf("histogram: %q is not a valid estimator for `bins` (want sqrt, sturges, rice, scott, doane, fd or auto)", bins.rule)
 		}
 		return nil, false, fmt.Errorf("histogram: bins rule %q gives a number of bins that depends on the data; compute HistogramBinCount(a, %q) first and pass BinCount of its value", bins.rule, bins.rule)
 	case bins.edges != nil:
@@ -576,10 +576,8 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 // binRules are NumPy's named bin-width estimators over the (in-range) data
 // x as float64, n its count; they return the width as a 0-d tensor.
 var binRules = map[string]func(x *Tensor, n *Tensor) *Tensor{
-	"sqrt": func(x, n *Tensor) *Tensor { return nanPtp(x).Div(n.Sqrt()) },
-	"sturges": func(x, n *Tensor) *Tensor {
-		return nanPtp(x).Div(Log2(n).Add(1.0))
-	},
+	"sqrt":    func(x, n *Tensor) *Tensor { return nanPtp(x).Div(n.Sqrt()) },
+	"sturges": binSturges,
 	"rice": func(x, n *Tensor) *Tensor {
 		return nanPtp(x).Div(Pow(n, 1.0/3).Mul(2.0)) // n**(1/3), as NumPy writes it
 	},
@@ -593,16 +591,36 @@ var binRules = map[string]func(x *Tensor, n *Tensor) *Tensor{
 		w := nanPtp(x).Div(Log2(n).Add(1.0).Add(Log2(g1.Abs().Div(sg1).Add(1.0))))
 		return Where(n.Greater(2.0).And(sigma.Greater(0.0)), w, 0.0)
 	},
+	"fd":   binFD,
+	"auto": binAuto,
+}
+
+func binSturges(x, n *Tensor) *Tensor { return nanPtp(x).Div(Log2(n).Add(1.0)) }
+
+// binFD is the Freedman-Diaconis width, 2 IQR n^(-1/3), the interquartile
+// range from the exact percentiles (NaNs, the elements out of range,
+// skipped).
+func binFD(x, n *Tensor) *Tensor {
+	iqr := NanPercentile(x, 75.0, "linear").Sub(NanPercentile(x, 25.0, "linear"))
+	return iqr.Mul(2.0).Mul(Pow(n, -1.0/3))
+}
+
+// binAuto is NumPy's "auto": the smaller of the Freedman-Diaconis and
+// Sturges widths, or Sturges' when the former is 0.
+func binAuto(x, n *Tensor) *Tensor {
+	fd, st := binFD(x, n), binSturges(x, n)
+	return Where(fd.NotEqual(0.0), Minimum(fd, st), st)
 }
 
 func nanPtp(x *Tensor) *Tensor { return x.NanMax().Sub(x.NanMin()) }
 
 // HistogramBinCount is the number of equal bins NumPy's named rule
-// ("sqrt", "sturges", "rice", "scott", "doane") gives for a's elements
+// ("sqrt", "sturges", "rice", "scott", "doane", "fd", "auto") gives for a's elements
 // within the range (HistRange, else the data's minimum and maximum): a 0-d
-// int64 tensor to execute before Histogram(a, BinCount(n), ...). NumPy's
-// "fd", "auto" and "stone" are not offered: the first two need the
-// interquartile range and the last a search over histograms.
+// int64 tensor to execute before Histogram(a, BinCount(n), ...). "fd" and
+// "auto" take the interquartile range from the exact percentiles
+// (Percentile's radix select). NumPy's "stone" is not offered: it is a
+// search over histograms of every bin count up to the data's size.
 func HistogramBinCount(a *Tensor, rule string, opts ...HistOption) *Tensor {
 	if a == nil {
 		return errorf("histogram_bin_count: nil tensor")
@@ -612,7 +630,7 @@ func HistogramBinCount(a *Tensor, rule string, opts ...HistOption) *Tensor {
 	}
 	f, ok := binRules[rule]
 	if !ok {
-		return errorf("histogram: %q is not a valid estimator for `bins` (want sqrt, sturges, rice, scott or doane)", rule)
+		return errorf("histogram: %q is not a valid estimator for `bins` (want sqrt, sturges, rice, scott, doane, fd or auto)", rule)
 	}
 	var c histConfig
 	for _, o := range opts {

@@ -79,6 +79,9 @@ CASES = {
     "histogram-doane": ((X,), lambda xp, x: xp.histogram(x, bins="doane")),
     "histogram_bin_edges": ((X,), lambda xp, x: xp.histogram_bin_edges(x, bins=7)),
     "histogram_bin_edges-rule": ((F,), lambda xp, x: xp.histogram_bin_edges(x, bins="sturges", range=(-1, 1))),
+    "histogram-fd": ((X,), lambda xp, x: xp.histogram(x, bins="fd")),
+    "histogram-auto": ((K,), lambda xp, x: xp.histogram(x, bins="auto")),
+    "histogram_bin_edges-auto-range": ((XN,), lambda xp, x: xp.histogram_bin_edges(x, bins="auto", range=(-2, 2))),
 }
 
 

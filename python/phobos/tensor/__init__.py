@@ -19,6 +19,7 @@ from . import _compose
 from . import _manip
 from . import _quantile
 from . import _stats
+from . import _setops
 from .. import session as _session
 
 newaxis = None
@@ -303,11 +304,17 @@ def searchsorted(a, v, side="left", sorter=None):
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
-    """numpy.unique's sorted distinct values (shape None until computed)."""
-    if return_index or return_inverse or return_counts or axis is not None or not equal_nan:
-        raise NotImplementedError("phobos: unique with return_index, return_inverse, return_counts, axis or "
-                                  "equal_nan=False is not supported yet")
-    return call("unique", astensor(ar))
+    """numpy.unique: the sorted distinct values (shape None until computed),
+    and with the return_ flags NumPy's tuple (index, inverse and counts int64)."""
+    if axis is not None or not equal_nan:
+        raise NotImplementedError("phobos: unique with axis or equal_nan=False is not supported yet")
+    ar = astensor(ar)
+    flags = dict(return_index=bool(return_index), return_inverse=bool(return_inverse),
+                 return_counts=bool(return_counts))
+    n = 1 + len([f for f in flags.values() if f])
+    if n == 1:
+        return call("unique", ar)
+    return tuple(call("unique", ar, out=i, **flags) for i in range(n))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False):
@@ -706,6 +713,8 @@ for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum
 Tensor.flatten = _method(ravel)
 Tensor.compress = lambda self, condition, axis=None, out=None: compress(condition, self, axis, out)
 Tensor.ptp = _method(_stats.ptp)
+Tensor.argsort = _method(_setops.argsort)
+Tensor.argpartition = _method(_setops.argpartition)
 Tensor.repeat = _method(_compose.repeat)
 Tensor.swapaxes = _method(_compose.swapaxes)
 Tensor.diagonal = _method(_compose.diagonal)
@@ -724,6 +733,8 @@ for _n in _quantile.NAMES:
     globals()[_n] = getattr(_quantile, _n)
 for _n in _stats.NAMES:
     globals()[_n] = getattr(_stats, _n)
+for _n in _setops.NAMES:
+    globals()[_n] = getattr(_setops, _n)
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
@@ -760,6 +771,7 @@ REGISTRY.update(_manip.REGISTRY)
 REGISTRY.update({n: n for n in _quantile.NAMES})
 REGISTRY.update({n: n for n in _stats.NAMES})
 REGISTRY["histogram_bin_count"] = "histogram"
+REGISTRY.update({n: n for n in _setops.NAMES})
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -794,7 +806,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d") + \
-        tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES):
+        tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES) + \
+        tuple(_setops.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

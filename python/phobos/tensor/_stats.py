@@ -246,7 +246,7 @@ def digitize(x, bins, right=False):
     return call("digitize", x, bins, right=bool(right) or None)
 
 
-_RULES = ("sqrt", "sturges", "rice", "scott", "doane")
+_RULES = ("sqrt", "sturges", "rice", "scott", "doane", "fd", "auto")
 
 
 def _range(r):
@@ -265,8 +265,9 @@ def _bins(a, bins, range_, weights):
     rule is turned into its count here, by one execution."""
     if isinstance(bins, str):
         if bins not in _RULES:
-            if bins in ("auto", "fd", "stone"):
-                raise NotImplementedError(f"phobos: bins={bins!r} (sqrt, sturges, rice, scott and doane are supported)")
+            if bins == "stone":
+                raise NotImplementedError("phobos: bins='stone' (sqrt, sturges, rice, scott, doane, fd and auto "
+                                          "are supported)")
             raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
         if weights is not None:
             raise TypeError("Automated estimation of the number of bins is not supported for weighted data")

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
-	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -201,68 +199,5 @@ func pyInts(ks []int) string {
 // TestSetopsNumpyDifferential runs setopsCases against NumPy under every
 // chunking, with fusion on and off and on two workers.
 func TestSetopsNumpyDifferential(t *testing.T) {
-	npRunner.Skip(t)
-	start := time.Now()
-	_, version := npRunner.Available()
-	cases := setopsCases()
-	for i := range cases {
-		if cases[i].chunkings == nil {
-			cases[i].chunkings = npChunkAll
-		}
-	}
-	npCheckTable(t, cases)
-	want, pyErrs := npEvaluate(t, cases)
-	total := 0
-	for _, c := range cases {
-		total += len(c.chunkings)
-	}
-	failed := map[[2]int]bool{}
-	for i, c := range cases {
-		switch {
-		case c.wantErr && pyErrs[i] == nil:
-			t.Errorf("case %q: marked as failing, but NumPy evaluated %s", c.name, c.expr)
-		case !c.wantErr && pyErrs[i] != nil:
-			t.Errorf("case %q: NumPy failed: %v", c.name, pyErrs[i])
-		default:
-			continue
-		}
-		for k := range c.chunkings {
-			failed[[2]int{i, k}] = true
-		}
-	}
-	modes := []npMode{
-		{name: "default", fusion: true},
-		{name: "nofusion", opts: []phobos.Option{phobos.WithFusion(false)}},
-		{name: "workers2", opts: []phobos.Option{phobos.WithWorkers(2)}, fusion: true},
-	}
-	runs := 0
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) {
-			sess, err := phobos.NewSession(m.opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
-			for i := range cases {
-				c := &cases[i]
-				if pyErrs[i] != nil && !c.wantErr {
-					continue
-				}
-				if m.name == "workers2" && !c.workers {
-					continue
-				}
-				for k, ck := range c.chunkings {
-					runs++
-					if err := npRun(sess, c, ck, want[i], nil); err != nil {
-						failed[[2]int{i, k}] = true
-						t.Errorf("case %q [%s, %s]\n  numpy: %s\n  %v", c.name, ck.name, m.name, c.expr, err)
-					}
-				}
-			}
-		})
-	}
-	msg := fmt.Sprintf("setops differential: %d cases (%d expressions x chunkings), %d passed, %d failed; %d runs (fusion on, fusion off, 2 workers) in %v (%s)",
-		total, len(cases), total-len(failed), len(failed), runs, time.Since(start).Round(time.Millisecond), version)
-	fmt.Println(msg)
-	t.Log(msg)
+	npSuite(t, "setops", setopsCases(), npChunkAll, npSuiteModes)
 }

@@ -27,46 +27,16 @@ func (Argsort) Type() string { return "argsort" }
 
 // Infer implements TensorOp.
 func (op Argsort) Infer(in []Meta) (Meta, error) {
-	if err := checkOneInput("argsort", in); err != nil {
-		return Meta{}, err
-	}
-	m := in[0]
-	if !m.DType.Valid() {
-		return Meta{}, fmt.Errorf("argsort: invalid dtype %v", m.DType)
-	}
-	if op.Axis < 0 || op.Axis >= m.NDim() {
-		return Meta{}, &ndarray.AxisError{Axis: op.Axis, NDim: m.NDim()}
-	}
-	return Meta{Shape: slices.Clone(m.Shape), DType: ndarray.Int64}, nil
+	return sortMeta("argsort", op.Axis, in, ndarray.Int64)
 }
 
 // Tile implements TensorOp.
 func (op Argsort) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	x := in[0]
 	if x.Meta.NDim() > 1 || len(x.Chunks) == 1 {
-		want := slices.Clone(x.NSplits)
-		want[op.Axis] = []int{x.Meta.Shape[op.Axis]}
-		if err := checkDenseSize("argsort", x.Meta.Shape[op.Axis], 1); err != nil {
-			return nil, err
-		}
-		xt := RechunkTiled(b, x, want)
-		res := &Tiled{Meta: out, NSplits: xt.NSplits}
-		for _, c := range xt.Chunks {
-			m := b.ChunkMeta(c)
-			res.Chunks = append(res.Chunks, b.AddChunk(ArgsortLanes{Axis: op.Axis}, []ChunkRef{c}, Meta{Shape: m.Shape, DType: ndarray.Int64}))
-		}
-		return res, nil
+		return tileLanes(b, x, op.Axis, "argsort", ArgsortLanes{Axis: op.Axis}, out)
 	}
-	n := x.Meta.Shape[0]
-	xs := x
-	if len(x.NSplits[0]) > maxSortParts {
-		xs = RechunkTiled(b, x, [][]int{SplitEven(n, (n+maxSortParts-1)/maxSortParts)})
-	}
-	res, err := argPSRS(b, xs, out)
-	if err != nil || sameSplits(res.NSplits, x.NSplits) {
-		return res, err
-	}
-	return RechunkTiled(b, res, x.NSplits), nil
+	return inSortParts(b, x, out, argPSRS)
 }
 
 // argPSRS is psrs for positions: sorted chunks are (key, position) pairs,

@@ -39,35 +39,48 @@ type Sort struct {
 func (Sort) Type() string { return "sort" }
 
 // Infer implements TensorOp.
-func (op Sort) Infer(in []Meta) (Meta, error) {
-	if err := checkOneInput("sort", in); err != nil {
+func (op Sort) Infer(in []Meta) (Meta, error) { return sortMeta("sort", op.Axis, in, 0) }
+
+// sortMeta is the meta of a sort-like op over axis of its one input: its
+// shape, in dtype dt (0: the input's).
+func sortMeta(name string, axis int, in []Meta, dt ndarray.DType) (Meta, error) {
+	if err := checkOneInput(name, in); err != nil {
 		return Meta{}, err
 	}
 	m := in[0]
 	if !m.DType.Valid() {
-		return Meta{}, fmt.Errorf("sort: invalid dtype %v", m.DType)
+		return Meta{}, fmt.Errorf("%s: invalid dtype %v", name, m.DType)
 	}
-	if op.Axis < 0 || op.Axis >= m.NDim() {
-		return Meta{}, &ndarray.AxisError{Axis: op.Axis, NDim: m.NDim()}
+	if axis < 0 || axis >= m.NDim() {
+		return Meta{}, &ndarray.AxisError{Axis: axis, NDim: m.NDim()}
 	}
-	return Meta{Shape: slices.Clone(m.Shape), DType: m.DType}, nil
+	if dt == 0 {
+		dt = m.DType
+	}
+	return Meta{Shape: slices.Clone(m.Shape), DType: dt}, nil
+}
+
+// tileLanes tiles a sort-like op along axis chunk by chunk, the axis made
+// whole: lanes is the chunk op, out the tensor's meta.
+func tileLanes(b Builder, x *Tiled, axis int, name string, lanes ChunkOp, out Meta) (*Tiled, error) {
+	want := slices.Clone(x.NSplits)
+	want[axis] = []int{x.Meta.Shape[axis]}
+	if err := checkDenseSize(name, x.Meta.Shape[axis], 1); err != nil {
+		return nil, err
+	}
+	xt := RechunkTiled(b, x, want)
+	res := &Tiled{Meta: out, NSplits: xt.NSplits}
+	for _, c := range xt.Chunks {
+		res.Chunks = append(res.Chunks, b.AddChunk(lanes, []ChunkRef{c}, Meta{Shape: b.ChunkMeta(c).Shape, DType: out.DType}))
+	}
+	return res, nil
 }
 
 // Tile implements TensorOp.
 func (op Sort) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	x := in[0]
 	if x.Meta.NDim() > 1 || len(x.Chunks) == 1 {
-		want := slices.Clone(x.NSplits)
-		want[op.Axis] = []int{x.Meta.Shape[op.Axis]}
-		if err := checkDenseSize("sort", x.Meta.Shape[op.Axis], 1); err != nil {
-			return nil, err
-		}
-		xt := RechunkTiled(b, x, want)
-		res := &Tiled{Meta: out, NSplits: xt.NSplits}
-		for _, c := range xt.Chunks {
-			res.Chunks = append(res.Chunks, b.AddChunk(SortLanes{Axis: op.Axis}, []ChunkRef{c}, b.ChunkMeta(c)))
-		}
-		return res, nil
+		return tileLanes(b, x, op.Axis, "sort", SortLanes{Axis: op.Axis}, out)
 	}
 	return tilePSRS(b, x, out)
 }
@@ -82,12 +95,18 @@ func sortSamples(m int) int { return max(4*m, 16) }
 const maxSortParts = 32
 
 func tilePSRS(b Builder, orig *Tiled, out Meta) (*Tiled, error) {
+	return inSortParts(b, orig, out, psrs)
+}
+
+// inSortParts runs a PSRS tiling (sort or argsort) on orig merged into at
+// most maxSortParts chunks, and cuts the result back to orig's chunks.
+func inSortParts(b Builder, orig *Tiled, out Meta, run func(Builder, *Tiled, Meta) (*Tiled, error)) (*Tiled, error) {
 	n := orig.Meta.Shape[0]
 	x := orig
 	if len(x.NSplits[0]) > maxSortParts {
 		x = RechunkTiled(b, x, [][]int{SplitEven(n, (n+maxSortParts-1)/maxSortParts)})
 	}
-	res, err := psrs(b, x, out)
+	res, err := run(b, x, out)
 	if err != nil || sameSplits(res.NSplits, orig.NSplits) {
 		return res, err
 	}

@@ -4,6 +4,7 @@ now: _manip.py; the statistics: _stats.py). Each follows NumPy 1.24's definition
 results, dtypes and errors are NumPy's; nothing here computes on the client."""
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -180,10 +181,190 @@ def select(condlist, choicelist, default=0):
     return result
 
 
+
+# metadata, grids, windows, orders ---------------------------------------------------
+
+
+def ndim(a):
+    return astensor(a).ndim
+
+
+def shape(a):
+    return astensor(a).shape
+
+
+def size(a, axis=None):
+    a = astensor(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """numpy.geomspace for real start and stop of one sign (NumPy makes
+    complex numbers of mixed signs); the ends are exact, as NumPy sets them."""
+    mt = _mt()
+    if axis != 0:
+        raise NotImplementedError("phobos: geomspace(axis != 0)")
+    start, stop = float(start), float(stop)
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    if (start < 0) != (stop < 0):
+        raise NotImplementedError("phobos: geomspace between numbers of different signs gives complex numbers")
+    sign = -1.0 if start < 0 else 1.0
+    r = mt.logspace(math.log10(sign * start), math.log10(sign * stop), num=num, endpoint=endpoint)
+    if sign < 0:
+        r = -r
+    if num > 0:
+        i = mt.arange(num)
+        r = mt.where(i == 0, start, r)
+        if endpoint and num > 1:
+            r = mt.where(i == num - 1, stop, r)
+    return r if dtype is None else r.astype(dtype)
+
+
+def msort(a):
+    return _mt().sort(a, axis=0)
+
+
+def ix_(*args):
+    """numpy.ix_ for integer sequences (boolean ones would need their
+    nonzero's length first)."""
+    out = []
+    nd = len(args)
+    for k, a in enumerate(args):
+        a = astensor(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            raise NotImplementedError("phobos: ix_ of a boolean sequence; give its nonzero()[0] computed")
+        out.append(a.reshape((1,) * k + (a.shape[0],) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+def diag_indices(n, ndim=2):
+    idx = _mt().arange(n)
+    return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    arr = astensor(arr)
+    if arr.ndim < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def vander(x, N=None, increasing=False):
+    mt = _mt()
+    x = astensor(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else operator.index(N)
+    e = mt.arange(n) if increasing else mt.arange(n - 1, -1, -1)
+    if x.dtype.kind in "iu":
+        e = e.astype(x.dtype)
+    return mt.power(x.reshape(x.shape[0], 1), e)
+
+
+def _window(M):
+    mt = _mt()
+    M = operator.index(M)
+    if M < 1:
+        return None, mt.zeros(0)
+    if M == 1:
+        return None, mt.ones(1)
+    return mt.arange(1 - M, M, 2).astype("float64"), M
+
+
+def hanning(M):
+    n, m = _window(M)
+    if n is None:
+        return m
+    return 0.5 + 0.5 * _mt().cos(math.pi * n / (m - 1))
+
+
+def hamming(M):
+    n, m = _window(M)
+    if n is None:
+        return m
+    return 0.54 + 0.46 * _mt().cos(math.pi * n / (m - 1))
+
+
+def blackman(M):
+    mt = _mt()
+    n, m = _window(M)
+    if n is None:
+        return m
+    return 0.42 + 0.5 * mt.cos(math.pi * n / (m - 1)) + 0.08 * mt.cos(2.0 * math.pi * n / (m - 1))
+
+
+def bartlett(M):
+    mt = _mt()
+    n, m = _window(M)
+    if n is None:
+        return m
+    return mt.where(n <= 0, 1 + n / (m - 1), 1 - n / (m - 1))
+
+
+def lexsort(keys, axis=-1):
+    """numpy.lexsort of 1-D keys (the last key sorts first), by stable
+    argsorts from the first key to the last."""
+    mt = _mt()
+    keys = [astensor(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(k.ndim != 1 for k in keys) or axis not in (-1, 0):
+        raise NotImplementedError("phobos: lexsort of keys other than 1-D")
+    if len({k.shape for k in keys}) != 1:
+        raise ValueError("all keys need to be the same shape")
+    idx = mt.argsort(keys[0], kind="stable")
+    for k in keys[1:]:
+        idx = mt.take(idx, mt.argsort(mt.take(k, idx), kind="stable"))
+    return idx
+
+
+def trim_zeros(filt, trim="fb"):
+    """numpy.trim_zeros of a 1-D tensor: its first and last nonzero
+    positions are computed first (one execution), then it is sliced."""
+    mt = _mt()
+    filt = astensor(filt)
+    if filt.ndim != 1:
+        raise ValueError("trim_zeros takes a 1-D array")
+    n = filt.shape[0]
+    if n == 0:
+        return filt
+    nz = filt != 0
+    first, last, anyv = mt.argmax(nz), n - 1 - mt.argmax(mt.flip(nz)), mt.any(nz)
+    from ..session import get_default_session
+    get_default_session().execute(first, last, anyv)
+    if not bool(anyv.fetch()):
+        return filt[0:0]
+    lo = int(first.fetch()) if "f" in trim.lower() else 0
+    hi = int(last.fetch()) + 1 if "b" in trim.lower() else n
+    return filt[lo:hi]
+
+
+def resize(a, new_shape):
+    """numpy.resize: a's elements (flattened) repeated cyclically to fill
+    new_shape."""
+    mt = _mt()
+    a = astensor(a)
+    if isinstance(new_shape, (int, np.integer)):
+        new_shape = (int(new_shape),)
+    new_shape = tuple(operator.index(d) for d in new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    total = math.prod(new_shape)
+    if a.size == 0 or total == 0:
+        return mt.zeros(new_shape, dtype=a.dtype)
+    return mt.take(a.ravel(), mt.arange(total) % a.size).reshape(new_shape)
+
 NAMES = [
     "copy", "asfarray", "diff", "ediff1d", "trapz", "moveaxis", "swapaxes", "rollaxis", "atleast_3d",
     "column_stack", "dstack", "append", "tile", "repeat", "roll", "rot90", "array_split", "split",
     "hsplit", "vsplit", "dsplit", "tri", "tril", "triu", "diagonal", "diag", "diagflat", "trace",
     "meshgrid", "indices", "logspace", "broadcast_arrays", "broadcast_shapes", "inner", "vdot", "kron",
-    "cross", "sinc", "select",
+    "cross", "sinc", "select", "ndim", "shape", "size", "geomspace", "msort", "ix_", "diag_indices",
+    "diag_indices_from", "vander", "hanning", "hamming", "blackman", "bartlett", "lexsort", "trim_zeros",
+    "resize",
 ]

@@ -83,7 +83,7 @@ func InferChecked(op TensorOp, in []Meta) (Meta, error) {
 		if m.Unknown == 0 {
 			continue
 		}
-		if ax := m.UnknownAxis(); ax >= m.NDim() || m.Shape[ax] != -1 {
+		if ax := m.UnknownAxis(); ax < 0 || ax >= m.NDim() || m.Shape[ax] != -1 {
 			return Meta{}, fmt.Errorf("%s: input %d: invalid unknown axis %d of shape %v", op.Type(), i, ax, m.Shape)
 		}
 		if !accepts {

@@ -87,46 +87,16 @@ func argsortLane(a *Array, offset int64, keys []uint64, pos []int64) {
 // ArgsortAxis is numpy.argsort(a, axis, kind='stable'): every lane's
 // positions in sorted order (NaNs last), int64 in a's shape.
 func ArgsortAxis(a *Array, axis int) (*Array, error) {
-	ax, err := NormAxis(axis, a.NDim())
+	c, inv, err := axisLastCopy(a, axis)
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: argsort: %w", err)
 	}
-	nd := a.NDim()
-	perm := make([]int, 0, nd)
-	for i := range nd {
-		if i != ax {
-			perm = append(perm, i)
-		}
-	}
-	perm = append(perm, ax)
-	t, err := a.Transpose(perm...)
-	if err != nil {
-		return nil, err
-	}
-	c := t.Copy()
 	out := newArray(Int64, c.shape)
-	n := a.shape[ax]
-	if n > 0 {
-		o := typed[int64](out)
-		keys := make([]uint64, n)
-		for l := range c.Size() / n {
-			lane, err := c.Slice(nil)
-			if err != nil {
-				return nil, err
-			}
-			lane.shape, lane.strides, lane.offset = []int{n}, []int{1}, c.offset+l*n
-			argsortLane(lane, 0, keys, o[l*n:(l+1)*n])
-		}
-	}
-	inv := make([]int, nd)
-	for i, p := range perm {
-		inv[p] = i
-	}
-	back, err := out.Transpose(inv...)
-	if err != nil {
-		return nil, err
-	}
-	return back.Copy(), nil
+	n := c.shape[c.NDim()-1]
+	o := typed[int64](out)
+	keys := make([]uint64, n)
+	forLanes(c, func(lane *Array, l int) { argsortLane(lane, 0, keys, o[l*n:(l+1)*n]) })
+	return axisBack(out, inv)
 }
 
 // ArgsortPairs sorts the 1-D chunk a whose first element is element

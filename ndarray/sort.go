@@ -65,11 +65,21 @@ func Sort1D(a *Array) (*Array, error) {
 
 // SortAxis is numpy.sort(a, axis): every lane along axis sorted (a copy).
 func SortAxis(a *Array, axis int) (*Array, error) {
-	ax, err := NormAxis(axis, a.NDim())
+	c, inv, err := axisLastCopy(a, axis)
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: sort: %w", err)
 	}
-	// Lanes made contiguous: the axis last, then back.
+	forLanes(c, func(lane *Array, _ int) { sortInPlace(lane) })
+	return axisBack(c, inv)
+}
+
+// axisLastCopy is a contiguous copy of a with axis moved last, so that its
+// lanes along axis are contiguous, and the permutation that moves it back.
+func axisLastCopy(a *Array, axis int) (c *Array, inv []int, err error) {
+	ax, err := NormAxis(axis, a.NDim())
+	if err != nil {
+		return nil, nil, err
+	}
 	nd := a.NDim()
 	perm := make([]int, 0, nd)
 	for i := range nd {
@@ -80,25 +90,32 @@ func SortAxis(a *Array, axis int) (*Array, error) {
 	perm = append(perm, ax)
 	t, err := a.Transpose(perm...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := t.Copy()
-	n := a.shape[ax]
-	if n > 1 {
-		for l := range c.Size() / n {
-			lane, err := c.Slice(nil)
-			if err != nil {
-				return nil, err
-			}
-			lane.shape, lane.strides, lane.offset = []int{n}, []int{1}, c.offset+l*n
-			sortInPlace(lane)
-		}
-	}
-	inv := make([]int, nd)
+	inv = make([]int, nd)
 	for i, p := range perm {
 		inv[p] = i
 	}
-	back, err := c.Transpose(inv...)
+	return t.Copy(), inv, nil
+}
+
+// forLanes calls fn with every lane (last axis) of the contiguous c as a
+// 1-D view, and its number.
+func forLanes(c *Array, fn func(lane *Array, l int)) {
+	n := c.shape[c.NDim()-1]
+	if n == 0 {
+		return
+	}
+	for l := range c.Size() / n {
+		lane := c.view([]int{n}, []int{1}, c.offset+l*n)
+		fn(lane, l)
+	}
+}
+
+// axisBack is the contiguous x (laid out by axisLastCopy) with its axes
+// moved back by inv.
+func axisBack(x *Array, inv []int) (*Array, error) {
+	back, err := x.Transpose(inv...)
 	if err != nil {
 		return nil, err
 	}

@@ -194,7 +194,6 @@ func (t *Tensor) setArray(r resolved, v *Tensor) *Tensor {
 		return errTensor(err)
 	}
 	idx, a := r.arr, r.arrAt
-	nd := t.NDim()
 	sel := slices.Concat(t.meta.Shape[:a], idx.Shape(), t.meta.Shape[a+1:])
 	vb := v.BroadcastTo(sel...)
 	if vb.err != nil {
@@ -202,31 +201,12 @@ func (t *Tensor) setArray(r resolved, v *Tensor) *Tensor {
 	}
 	// t with axis a first; the value with idx's axes first, then the rest
 	// in the same order, flattened to rows.
-	perm := []int{a}
-	for i := range nd {
-		if i != a {
-			perm = append(perm, i)
-		}
-	}
-	xt := t.Transpose(perm...)
+	xt := t.MoveAxis([]int{a}, []int{0})
 	ki := idx.NDim()
-	vperm := make([]int, 0, len(sel))
-	for i := range ki {
-		vperm = append(vperm, a+i)
-	}
-	for i := range len(sel) {
-		if i < a || i >= a+ki {
-			vperm = append(vperm, i)
-		}
-	}
 	rows := append([]int{idx.Size()}, xt.Shape()[1:]...)
-	vr := vb.Transpose(vperm...).Reshape(rows...)
+	vr := vb.MoveAxis(axesFrom(a, ki), axesFrom(0, ki)).Reshape(rows...)
 	out := New(ops.Scatter{}, xt, idx.Ravel(), vr)
-	inv := make([]int, nd)
-	for i, p := range perm {
-		inv[p] = i
-	}
-	return out.Transpose(inv...)
+	return out.MoveAxis([]int{0}, []int{a})
 }
 
 // Put is numpy.put(a, ind, v) as a new tensor: the elements of the
@@ -326,4 +306,13 @@ func FillDiagonal(a *Tensor, val any, wrap bool) *Tensor {
 	}
 	vals := Take(v, i.FloorDiv(step).Mod(n)).Reshape(s...)
 	return Where(on, vals, a)
+}
+
+// axesFrom is the n axes start, start+1, ...
+func axesFrom(start, n int) []int {
+	ax := make([]int, n)
+	for i := range ax {
+		ax[i] = start + i
+	}
+	return ax
 }

@@ -163,16 +163,7 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 		// NumPy: integer and array indices (advanced indices) separated
 		// by a slice put their result axes first. The indexed axes move to
 		// the front, in order, before the selection.
-		perm := make([]int, 0, y.NDim())
-		for i := range r.arrAxes {
-			perm = append(perm, at+i)
-		}
-		for i := range y.NDim() {
-			if i < at || i >= at+r.arrAxes {
-				perm = append(perm, i)
-			}
-		}
-		y, at = y.Transpose(perm...), 0
+		y, at = y.MoveAxis(axesFrom(at, r.arrAxes), axesFrom(0, r.arrAxes)), 0
 	}
 	if !r.isMask {
 		return New(ops.Take{Axis: at}, y, r.arr)

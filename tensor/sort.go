@@ -107,20 +107,9 @@ func topK(t *Tensor, k, axis int, largest, indices bool) *Tensor {
 	if err != nil {
 		return errTensor(fmt.Errorf("topk: %w", err))
 	}
-	nd := t.NDim()
-	if ax == nd-1 {
-		return New(ops.TopK{K: k, Largest: largest, Indices: indices}, t)
+	op := ops.TopK{K: k, Largest: largest, Indices: indices}
+	if ax == t.NDim()-1 {
+		return New(op, t)
 	}
-	perm := make([]int, 0, nd)
-	for i := range nd {
-		if i != ax {
-			perm = append(perm, i)
-		}
-	}
-	perm = append(perm, ax)
-	inv := make([]int, nd)
-	for i, p := range perm {
-		inv[p] = i
-	}
-	return New(ops.TopK{K: k, Largest: largest, Indices: indices}, t.Transpose(perm...)).Transpose(inv...)
+	return New(op, t.MoveAxis([]int{ax}, []int{-1})).MoveAxis([]int{-1}, []int{ax})
 }

@@ -15,10 +15,10 @@ func init() {
 	for name, f := range map[string]function{
 		"linalg.qr":               {[]string{"a", "mode", "out"}, qr, 1},
 		"linalg.svd":              {[]string{"a", "full_matrices", "out"}, svd, 1},
-		"linalg.svdvals":          {[]string{"a"}, oneMatrix(linalg.SVDVals), 1},
-		"linalg.cholesky":         {[]string{"a"}, oneMatrix(linalg.Cholesky), 1},
-		"linalg.inv":              {[]string{"a"}, oneMatrix(linalg.Inv), 1},
-		"linalg.det":              {[]string{"a"}, oneMatrix(linalg.Det), 1},
+		"linalg.svdvals":          {[]string{"a"}, oneOf("a", linalg.SVDVals), 1},
+		"linalg.cholesky":         {[]string{"a"}, oneOf("a", linalg.Cholesky), 1},
+		"linalg.inv":              {[]string{"a"}, oneOf("a", linalg.Inv), 1},
+		"linalg.det":              {[]string{"a"}, oneOf("a", linalg.Det), 1},
 		"linalg.slogdet":          {[]string{"a", "out"}, slogdet, 2},
 		"linalg.solve":            {[]string{"a", "b"}, solve, 2},
 		"linalg.solve_triangular": {[]string{"a", "b", "lower", "trans", "unit_diagonal"}, solveTriangular, 2},
@@ -30,8 +30,8 @@ func init() {
 		"linalg.multi_dot":        {[]string{"*arrays"}, multiDot, 1},
 		"einsum":                  {[]string{"subscripts", "*operands"}, einsum, 1},
 		"linalg.lu":               {[]string{"a", "permute_l", "out"}, lu, 1},
-		"inner":                   {[]string{"a", "b"}, pairOf(linalg.Inner), 2},
-		"vdot":                    {[]string{"a", "b"}, pairOf(linalg.Vdot), 2},
+		"inner":                   {[]string{"a", "b"}, pair(linalg.Inner), 2},
+		"vdot":                    {[]string{"a", "b"}, pair(linalg.Vdot), 2},
 		"linalg.trace":            {[]string{"x"}, oneOf("x", linalg.Trace), 1},
 		"linalg.diagonal":         {[]string{"x"}, oneOf("x", linalg.Diagonal), 1},
 		"linalg.randomized_svd":   {[]string{"a", "n_components", "n_oversamples", "n_iter", "flip_sign", "random_state", "out"}, randomizedSVD, 2},
@@ -50,16 +50,6 @@ func pick(a *args, rs ...*tensor.Tensor) (*tensor.Tensor, error) {
 		return nil, valueErr("out %d: this call has results 0 to %d", out, len(rs)-1)
 	}
 	return rs[out], nil
-}
-
-func oneMatrix(f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
-	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
-		}
-		return f(t), nil
-	}
 }
 
 func qr(a *args) (*tensor.Tensor, error) {
@@ -313,16 +303,7 @@ func randomizedSVD(a *args) (*tensor.Tensor, error) {
 	return pick(a, u, s, vt)
 }
 
-func pairOf(f func(a, b *tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
-	return func(a *args) (*tensor.Tensor, error) {
-		x, err := a.tensorArgs("a", "b")
-		if err != nil {
-			return nil, err
-		}
-		return f(x[0], x[1]), nil
-	}
-}
-
+// oneOf is a function of one tensor, the argument name.
 func oneOf(name string, f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		t, err := a.tensor(name)

@@ -94,8 +94,8 @@ func init() {
 		"rechunk":      {[]string{"a", "chunks"}, rechunk, 2},
 		"getitem":      {[]string{"a", "key"}, getitem, 2},
 		"nonzero":      {[]string{"a", "out"}, nonzero, 1},
-		"argwhere":     {[]string{"a"}, one(tensor.ArgWhere), 1},
-		"flatnonzero":  {[]string{"a"}, one(tensor.FlatNonzero), 1},
+		"argwhere":     {[]string{"a"}, oneOf("a", tensor.ArgWhere), 1},
+		"flatnonzero":  {[]string{"a"}, oneOf("a", tensor.FlatNonzero), 1},
 		"compress":     {[]string{"condition", "a", "axis"}, compress, 2},
 		"extract":      {[]string{"condition", "arr"}, extract, 2},
 		"take":         {[]string{"a", "indices", "axis"}, take, 2},
@@ -831,17 +831,6 @@ func arrayEquiv(a *args) (*tensor.Tensor, error) {
 		return nil, err
 	}
 	return tensor.ArrayEquiv(x[0], x[1]), nil
-}
-
-// one is a function of one tensor "a".
-func one(f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
-	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
-		}
-		return f(t), nil
-	}
 }
 
 // nonzero is numpy.nonzero(a)[out].

@@ -375,7 +375,7 @@ func PutMask(a, mask *Tensor, values any) *Tensor {
 	}
 	if ndarray.Promote(v.meta.DType, a.meta.DType) != a.meta.DType {
 		// NumPy casts the values by its 'safe' rule, which is this.
-		return errorf("putmask: cannot cast array data from dtype('%v') to dtype('%v') according to the rule 'safe'", v.meta.DType, a.meta.DType)
+		return errTensor(fmt.Errorf("putmask: %w", &ndarray.DTypeError{Msg: fmt.Sprintf("cannot cast array data from dtype('%v') to dtype('%v') according to the rule 'safe'", v.meta.DType, a.meta.DType)}))
 	}
 	v = v.Ravel().Astype(a.meta.DType)
 	n := v.Size()

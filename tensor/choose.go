@@ -21,7 +21,7 @@ func Choose(a *Tensor, choices []*Tensor, mode string) *Tensor {
 		return errorf("choose: no choices")
 	}
 	if !a.meta.DType.IsInt() {
-		return errorf("choose: cannot cast array data from dtype('%v') to dtype('int64') according to the rule 'safe'", a.meta.DType)
+		return errTensor(fmt.Errorf("choose: %w", &ndarray.DTypeError{Msg: fmt.Sprintf("cannot cast array data from dtype('%v') to dtype('int64') according to the rule 'safe'", a.meta.DType)}))
 	}
 	shapes := [][]int{a.meta.Shape}
 	for i, c := range choices {

@@ -99,3 +99,37 @@ func TestCumulativeMeta(t *testing.T) {
 	var nilT *Tensor
 	laCheckErr(t, "nil", nilT.CumSum(0), "nil")
 }
+
+// TestMatMulRecognisesGram: x.T @ x, x @ x.T and a centred x.T @ x become
+// Gram ops (the centring folded in as its row); other products stay
+// products.
+func TestMatMulRecognisesGram(t *testing.T) {
+	x := laZeros(ndarray.Float64, 9, 4)
+	xc := x.Sub(x.Mean(Axis(0)))
+	xk := x.Sub(x.Mean(Axis(0), KeepDims()))
+	y := laZeros(ndarray.Float64, 9, 4)
+	xi := laZeros(ndarray.Int64, 9, 4)
+	x32 := laZeros(ndarray.Float32, 9, 4)
+	x32c := x32.Sub(x.Mean(Axis(0))) // float64: the row is not folded in
+	for _, c := range []struct {
+		name   string
+		r      *Tensor
+		op     string
+		inputs int
+		shape  []int
+	}{
+		{"x.T @ x", x.T().MatMul(x), "gram", 1, []int{4, 4}},
+		{"x @ x.T", x.MatMul(x.T()), "gram", 1, []int{9, 9}},
+		{"centred", xc.T().MatMul(xc), "gram", 2, []int{4, 4}},
+		{"centred keepdims", xk.T().MatMul(xk), "gram", 2, []int{4, 4}},
+		{"float32 minus a float64 row", x32c.T().MatMul(x32c), "gram", 1, []int{4, 4}},
+		{"two tensors", x.T().MatMul(y), "matmul", 2, []int{4, 4}},
+		{"ints", xi.T().MatMul(xi), "matmul", 2, []int{4, 4}},
+		{"x @ x", laZeros(ndarray.Float64, 4, 4).MatMul(laZeros(ndarray.Float64, 4, 4)), "matmul", 2, []int{4, 4}},
+	} {
+		laCheck(t, c.name, c.r, c.shape, c.r.DType())
+		if c.r.op.Type() != c.op || len(c.r.inputs) != c.inputs {
+			t.Errorf("%s: %s of %d inputs, want %s of %d", c.name, c.r.op.Type(), len(c.r.inputs), c.op, c.inputs)
+		}
+	}
+}

@@ -72,6 +72,29 @@ func npMaskCases() []npCase {
 			s := e.v("xi").Index(tensor.Mask(e.v("xi").Greater(0)))
 			return s.Equal(3).Any()
 		}),
+		// Reductions of a selection run as where(m, x, identity) reduced (maskedReduce).
+		one("mask prod", "(x[m] + 0.5).prod()", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Add(0.5).Index(tensor.Mask(e.v("m"))).Prod()
+		}).tol(1e-12, 1e-14, "a product in another order"),
+		one("mask int sum, all, any", "np.array([xi[xi > -2].sum(), xi[xi != 0].all(), xi[xi > 3].any()])", ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			x := e.v("xi")
+			return tensor.Stack(0, x.Index(tensor.Mask(x.Greater(-2))).Sum(), x.Index(tensor.Mask(x.NotEqual(0))).All().Astype(dI64), x.Index(tensor.Mask(x.Greater(3))).Any().Astype(dI64))
+		}),
+		one("mask int mean", "xi[xi > 0].mean()", ins("xi", xi), func(e *npEnv) *tensor.Tensor { return e.v("xi").Index(tensor.Mask(e.v("xi").Greater(0))).Mean() }),
+		one("mask float32 mean", "x3[x3 > 0.2].mean()", ins("x3", x3), func(e *npEnv) *tensor.Tensor { return e.v("x3").Index(tensor.Mask(e.v("x3").Greater(0.2))).Mean() }).tol(1e-6, 1e-7, "float32 sums in another order"),
+		one("mask of nothing, mean", "np.float64('nan') if not m.any() else x[m].mean()", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Mean() }),
+		one("mask columns summed over them", "x[:, m1].sum(axis=1)", ins("x", x, "m1", m1), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.All(), tensor.Mask(e.v("m1"))).Sum(tensor.Axis(1))
+		}).tol(1e-12, 1e-14, "a sum in another order"),
+		one("mask 3-d middle summed", "x3[:, m].sum(axis=1)", ins("x3", x3, "m", npB(413, 4, 5)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.All(), tensor.Mask(e.v("m"))).Sum(tensor.Axis(1))
+		}).tol(1e-5, 1e-6, "float32 sums in another order"),
+		one("mask count_nonzero", "np.count_nonzero(xi[xi != 1])", ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			return e.v("xi").Index(tensor.Mask(e.v("xi").NotEqual(1))).CountNonzero()
+		}),
+		one("mask sum keepdims (not rewritten)", "x[m].sum(keepdims=True)", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m"))).Sum(tensor.KeepDims())
+		}).tol(1e-12, 1e-14, "a sum in another order"),
 		one("mask of nothing summed", "x[m].sum()", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Sum() }),
 		one("mask special values", "s[~np.isnan(s)]", ins("s", special), func(e *npEnv) *tensor.Tensor {
 			return e.v("s").Index(tensor.Mask(e.v("s").IsNaN().Not()))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 )
 
 func laZeros(dt ndarray.DType, shape ...int) *Tensor {
@@ -131,5 +132,26 @@ func TestMatMulRecognisesGram(t *testing.T) {
 		if c.r.op.Type() != c.op || len(c.r.inputs) != c.inputs {
 			t.Errorf("%s: %s of %d inputs, want %s of %d", c.name, c.r.op.Type(), len(c.r.inputs), c.op, c.inputs)
 		}
+	}
+}
+
+// TestMaskedReductionsRunOverWhere: reducing a boolean mask's selection
+// over its axis needs no selection: x[m].sum() is where(m, x, 0).sum().
+func TestMaskedReductionsRunOverWhere(t *testing.T) {
+	x := laZeros(ndarray.Float64, 6, 4)
+	m := x.Greater(0.5)
+	sel := x.Index(Mask(m))
+	for name, r := range map[string]*Tensor{"sum": sel.Sum(), "prod": sel.Prod(), "any": sel.Any(), "count_nonzero": sel.CountNonzero()} {
+		_, red := r.op.(ops.Reduction)
+		w, ok := r.inputs[0].op.(ops.Elementwise)
+		if r.Err() != nil || !red || !ok || w.Kind != "where" {
+			t.Errorf("%s: %v of %v (%v), want a reduction of where", name, r.op.Type(), r.inputs[0].op.Type(), r.Err())
+		}
+	}
+	if k := sel.Sum(KeepDims()); k.inputs[0] != sel {
+		t.Errorf("keepdims: reduces %s, want the selection", k.inputs[0].op.Type())
+	}
+	if v := sel.Var(); v.inputs[0] != sel {
+		t.Errorf("var: reduces %s, want the selection", v.inputs[0].op.Type())
 	}
 }

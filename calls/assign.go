@@ -11,9 +11,9 @@ import (
 func init() {
 	for name, f := range map[string]function{
 		"setitem":       {[]string{"a", "key", "value"}, setitem, 3},
-		"put":           {[]string{"a", "ind", "v"}, putFn, 3},
-		"place":         {[]string{"arr", "mask", "vals"}, placeFn, 3},
-		"putmask":       {[]string{"a", "mask", "values"}, putMaskFn, 3},
+		"put":           {[]string{"a", "ind", "v"}, withValue("a", "ind", "v", tensor.Put), 3},
+		"place":         {[]string{"arr", "mask", "vals"}, withValue("arr", "mask", "vals", tensor.Place), 3},
+		"putmask":       {[]string{"a", "mask", "values"}, withValue("a", "mask", "values", tensor.PutMask), 3},
 		"fill_diagonal": {[]string{"a", "val", "wrap"}, fillDiagonal, 2},
 		"choose":        {[]string{"a", "choices", "mode"}, chooseFn, 2},
 	} {
@@ -37,40 +37,20 @@ func setitem(a *args) (*tensor.Tensor, error) {
 	return t.Set(idx, v), nil
 }
 
-func putFn(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("a", "ind")
-	if err != nil {
-		return nil, err
+// withValue is f of two tensor arguments and a value (a tensor or a
+// number), named as NumPy names them.
+func withValue(t1, t2, v string, f func(a, b *tensor.Tensor, v any) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		x, err := a.tensorArgs(t1, t2)
+		if err != nil {
+			return nil, err
+		}
+		val, err := a.operand(v)
+		if err != nil {
+			return nil, err
+		}
+		return f(x[0], x[1], val), nil
 	}
-	v, err := a.operand("v")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Put(x[0], x[1], v), nil
-}
-
-func placeFn(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("arr", "mask")
-	if err != nil {
-		return nil, err
-	}
-	v, err := a.operand("vals")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Place(x[0], x[1], v), nil
-}
-
-func putMaskFn(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("a", "mask")
-	if err != nil {
-		return nil, err
-	}
-	v, err := a.operand("values")
-	if err != nil {
-		return nil, err
-	}
-	return tensor.PutMask(x[0], x[1], v), nil
 }
 
 func fillDiagonal(a *args) (*tensor.Tensor, error) {

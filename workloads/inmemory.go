@@ -30,6 +30,12 @@ func uniformArray(shape []int, seed uint64, lo, hi float64) (*ndarray.Array, err
 	return ndarray.FromFloat64s(shape, uniform(ndarray.Size(shape), seed, lo, hi))
 }
 
+// tallData is one (m, n) array uniform in [0, 1).
+func tallData(p Params, seed uint64) ([]*ndarray.Array, error) {
+	x, err := uniformArray([]int{p["m"], p["n"]}, seed, 0, 1)
+	return []*ndarray.Array{x}, err
+}
+
 // integrate is the mean of f over [a, b] by the composite Simpson rule
 // on n intervals (n even).
 func integrate(f func(float64) float64, a, b float64, n int) float64 {
@@ -67,10 +73,7 @@ func init() {
 		Name:     "gram",
 		Desc:     "centred Gram matrix of in-memory data: x (m, n) uniform in [0, 1) in chunks of (chunk, n) rows; xc = x - x.mean(axis=0); (xc.T @ xc).sum()",
 		Defaults: Params{"m": 2_000_000, "n": 50, "chunk": 100_000},
-		Data: func(p Params, seed uint64) ([]*ndarray.Array, error) {
-			x, err := uniformArray([]int{p["m"], p["n"]}, seed, 0, 1)
-			return []*ndarray.Array{x}, err
-		},
+		Data:     tallData,
 		BuildData: func(p Params, d []*ndarray.Array) *tensor.Tensor {
 			x := tensor.FromArray(d[0], tensor.Chunks(p["chunk"], p["n"]))
 			xc := x.Sub(x.Mean(tensor.Axis(0)))
@@ -147,10 +150,7 @@ func init() {
 		Name:     "standardize",
 		Desc:     "centring and scaling of in-memory data: x (m, n) uniform in [0, 1) in chunks of (chunk, n) rows; z = (x - x.mean(axis=0)) / x.std(axis=0); (z * z).sum() (= m n)",
 		Defaults: Params{"m": 1_000_000, "n": 100, "chunk": 100_000},
-		Data: func(p Params, seed uint64) ([]*ndarray.Array, error) {
-			x, err := uniformArray([]int{p["m"], p["n"]}, seed, 0, 1)
-			return []*ndarray.Array{x}, err
-		},
+		Data:     tallData,
 		BuildData: func(p Params, d []*ndarray.Array) *tensor.Tensor {
 			x := tensor.FromArray(d[0], tensor.Chunks(p["chunk"], p["n"]))
 			z := x.Sub(x.Mean(tensor.Axis(0))).Div(x.Std(tensor.Axis(0)))

@@ -73,6 +73,35 @@ type Task struct {
 	// their results; the scheduler ignores a result that does not carry
 	// the op's current attempt and worker.
 	Attempt int
+	// Fence is the dispatching scheduler's ownership of the graph's
+	// session: workers refuse a task whose token is below the highest
+	// they have seen for its scope (FencedError).
+	Fence Fence
+}
+
+// Fence is a fencing token: Scope names what is owned (a session), Token
+// the ownership epoch, which rises each time the scope changes owner (the
+// owner's lease revision in the coordination service). Two schedulers
+// that both believe they own a scope cannot both have their tasks run:
+// workers keep the highest token seen per scope and refuse lower ones. A
+// cluster of one scheduler uses the zero Fence.
+type Fence struct {
+	Scope string
+	Token uint64
+}
+
+// FencedError is a task a worker refused because it has seen a higher
+// token for the task's scope: the scheduler that sent it no longer owns
+// the session.
+type FencedError struct {
+	Key     ChunkKey
+	Scope   string
+	Token   uint64 // the task's
+	Current uint64 // the highest the worker has seen for the scope
+}
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("task %v refused: fencing token %d of scope %q is stale (the worker has seen %d): another scheduler owns the session now", e.Key, e.Token, e.Scope, e.Current)
 }
 
 // Outcome is how a task ended on a worker.
@@ -100,6 +129,9 @@ type Result struct {
 	// Lost names inputs the worker found gone (a spill file deleted behind
 	// its back): the scheduler recomputes them from their lineage.
 	Lost []ChunkKey
+	// Fence echoes the task's fencing token: a scheduler ignores results
+	// of dispatches made under another token (a previous owner's).
+	Fence uint64
 }
 
 // Reporter receives results from workers. It must not block for long.

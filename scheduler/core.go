@@ -75,6 +75,7 @@ type Stats struct {
 	Panics         int64 // panics recovered in the event loop
 	Stalled        int64 // graphs failed by progress supervision
 	ReleasedOrphan int64 // chunks a worker stored for an ignored result, released
+	Adopted        int64 // graphs taken over from another scheduler (Adopt)
 }
 
 // Ignored is the number of results that changed nothing.
@@ -135,6 +136,8 @@ func (c *core) apply(m any) {
 	switch m := m.(type) {
 	case msgSubmit:
 		c.start(m.run)
+	case msgAdopt:
+		c.adopt(m.run, m.inv)
 	case msgResult:
 		c.handle(m.res)
 	case msgAddWorker:
@@ -305,6 +308,7 @@ func (c *core) dispatch(r *Run, i int32) {
 		Meta:     nd.Meta,
 		Priority: r.plan.Priority[i],
 		Attempt:  int(r.attempt[i]),
+		Fence:    r.fence,
 	}
 	if len(nd.Inputs) > 0 {
 		task.Inputs = make([]protocol.Input, len(nd.Inputs))
@@ -440,9 +444,9 @@ func (c *core) handle(res protocol.Result) {
 		c.log.Warn("scheduler: result naming no op of its graph, or negative bytes, ignored", "worker", w, "chunk", res.Key, "ops", len(r.state), "nbytes", res.Nbytes)
 		return
 	}
-	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w {
+	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w || res.Fence != r.fence.Token {
 		c.stats.Stale++
-		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "outcome", res.Outcome)
+		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "fence", res.Fence, "outcome", res.Outcome)
 		c.dropIgnored(r, i, res)
 		return
 	}

@@ -93,16 +93,39 @@ type Worker struct {
 		stallSince time.Time
 		closed     bool
 		// Delivery is at least once: a dispatch may arrive twice. active
-		// is the attempt of each key queued or running; ended the last
-		// attempt of each key that ran, until the key is released;
+		// is the dispatch of each key queued or running; ended the last
+		// dispatch of each key that ran, until the key is released;
 		// cancelled the graphs cancelled here, kept so that their tasks
 		// arriving later never run (graph ids are not reused).
-		active    map[protocol.ChunkKey]int
-		ended     map[protocol.ChunkKey]int
+		active    map[protocol.ChunkKey]dispatch
+		ended     map[protocol.ChunkKey]dispatch
 		cancelled recent[protocol.GraphID]
+		// fences is the highest fencing token seen per scope: a task
+		// below it comes from a scheduler that no longer owns its
+		// session, and is refused, queued or arriving.
+		fences fences
+		fenced int64 // tasks refused for a stale token
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
 	wg   sync.WaitGroup
+}
+
+// dispatch names one dispatch of a key: the fencing token it was sent
+// under, then its attempt. A new owner's attempts start again from 1, so
+// the token orders first.
+type dispatch struct {
+	fence   uint64
+	attempt int
+}
+
+func dispatchOf(t *protocol.Task) dispatch { return dispatch{fence: t.Fence.Token, attempt: t.Attempt} }
+
+// after reports whether d is a later dispatch than e.
+func (d dispatch) after(e dispatch) bool {
+	if d.fence != e.fence {
+		return d.fence > e.fence
+	}
+	return d.attempt > e.attempt
 }
 
 type graphState struct {
@@ -136,9 +159,10 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	w.cond = sync.NewCond(&w.mu.Mutex)
 	w.mu.graphs = make(map[protocol.GraphID]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
-	w.mu.active = make(map[protocol.ChunkKey]int)
-	w.mu.ended = make(map[protocol.ChunkKey]int)
+	w.mu.active = make(map[protocol.ChunkKey]dispatch)
+	w.mu.ended = make(map[protocol.ChunkKey]dispatch)
 	w.mu.cancelled = newRecent[protocol.GraphID](rememberCancelled)
+	w.mu.fences = newFences(rememberFences)
 	if err := store.SpillErr(); err != nil {
 		w.log.Warn("worker cannot spill: ops that need to will fail", "worker", cfg.ID, "err", err)
 	}
@@ -160,26 +184,35 @@ func (w *Worker) local(in protocol.Input) bool {
 	return in.Worker == w.cfg.ID || in.Worker < 0 || w.peers == nil
 }
 
-// Submit queues tasks. A dispatch (key and attempt) the worker already
-// has queued or running, or ran recently, is ignored: the scheduler's
-// messages may arrive twice. A task of a graph cancelled here is reported
-// cancelled without running.
+// Submit queues tasks. A dispatch (key, token and attempt) the worker
+// already has queued or running, or ran recently, is ignored: the
+// scheduler's messages may arrive twice. A task of a graph cancelled here
+// is reported cancelled without running. A task whose fencing token is
+// below the highest seen for its scope is refused (a failure with a
+// *protocol.FencedError, not retryable); one above it raises it, and the
+// scope's queued tasks of lower tokens are refused when a slot reaches
+// them.
 func (w *Worker) Submit(tasks []protocol.Task) {
 	var refused []protocol.Result
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
+		if err := w.fenceLocked(t, true); err != nil {
+			refused = append(refused, w.fencedResult(t, err))
+			continue
+		}
 		if w.mu.cancelled.has(t.Key.Graph) {
-			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled})
+			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
 			continue
 		}
-		if a, ok := w.mu.ended[t.Key]; ok && a >= t.Attempt {
+		d := dispatchOf(t)
+		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
 			continue
 		}
-		if a, ok := w.mu.active[t.Key]; ok && a >= t.Attempt {
+		if e, ok := w.mu.active[t.Key]; ok && !d.after(e) {
 			continue
 		}
-		w.mu.active[t.Key] = t.Attempt
+		w.mu.active[t.Key] = d
 		g := w.mu.graphs[t.Key.Graph]
 		if g == nil {
 			base := context.Background()
@@ -203,6 +236,16 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
+	var fenced []protocol.Result
+	for _, r := range refused {
+		if r.Outcome == protocol.Failed {
+			fenced = append(fenced, r)
+		}
+	}
+	if len(fenced) > 0 {
+		// Once per batch: a stale scheduler sends many.
+		w.log.Warn("tasks refused: stale fencing token", "worker", w.cfg.ID, "tasks", len(fenced), "first", fenced[0].Err)
+	}
 	if len(refused) > 0 {
 		// Not from here: Submit may be called on the scheduler's own event
 		// loop (a local cluster), which reports must not wait for.
@@ -214,16 +257,84 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 }
 
-// How many ended dispatches and cancelled graphs a worker remembers. An
-// ended dispatch is forgotten when its chunk is released, or, past
-// rememberEnded (dispatches that stored nothing), at random; cancelled
-// graphs, oldest first. A dispatch repeated after it was forgotten runs
-// again: the scheduler ignores its result and releases what it stored, so
-// that costs work, not correctness.
+// How many ended dispatches, cancelled graphs and fencing scopes a worker
+// remembers. An ended dispatch is forgotten when its chunk is released, or,
+// past rememberEnded (dispatches that stored nothing), at random; cancelled
+// graphs and scopes, oldest first. A dispatch repeated after it was
+// forgotten runs again: the scheduler ignores its result and releases what
+// it stored, so that costs work, not correctness. A scope forgotten (the
+// least recently raised of more than rememberFences sessions) accepts any
+// token again until one is seen.
 const (
 	rememberEnded     = 1 << 16
 	rememberCancelled = 1 << 12
+	rememberFences    = 1 << 12
 )
+
+// fenceLocked checks t's fencing token against the highest seen for its
+// scope, raising it when t's is higher if raise is set. It returns the
+// refusal of a stale token.
+func (w *Worker) fenceLocked(t *protocol.Task, raise bool) error {
+	cur, ok := w.mu.fences.get(t.Fence.Scope)
+	switch {
+	case ok && t.Fence.Token < cur:
+		return &protocol.FencedError{Key: t.Key, Scope: t.Fence.Scope, Token: t.Fence.Token, Current: cur}
+	case raise && (!ok || t.Fence.Token > cur) && (ok || t.Fence.Token > 0 || t.Fence.Scope != ""):
+		// The zero fence of a lone scheduler is not worth remembering.
+		w.mu.fences.raise(t.Fence.Scope, t.Fence.Token)
+	}
+	return nil
+}
+
+// fencedResult is the report of a task refused for a stale token; it
+// counts it.
+func (w *Worker) fencedResult(t *protocol.Task, err error) protocol.Result {
+	w.mu.fenced++
+	return protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Failed, Err: err, Fence: t.Fence.Token}
+}
+
+// Fenced is the number of tasks refused for a stale fencing token.
+func (w *Worker) Fenced() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mu.fenced
+}
+
+// fences is the highest token per scope, forgetting the scope raised
+// least recently past its capacity.
+type fences struct {
+	max   int
+	token map[string]uint64
+	order map[string]uint64 // when each scope was last raised
+	clock uint64
+}
+
+func newFences(n int) fences {
+	return fences{max: n, token: make(map[string]uint64), order: make(map[string]uint64)}
+}
+
+func (f *fences) get(scope string) (uint64, bool) {
+	t, ok := f.token[scope]
+	return t, ok
+}
+
+func (f *fences) raise(scope string, token uint64) {
+	if _, ok := f.token[scope]; !ok && len(f.token) >= f.max {
+		// Forget the least recently raised scope. A linear scan, but only
+		// when a new session arrives at a full table.
+		oldest, first := "", true
+		for s, at := range f.order {
+			if first || at < f.order[oldest] {
+				oldest, first = s, false
+			}
+		}
+		delete(f.token, oldest)
+		delete(f.order, oldest)
+	}
+	f.clock++
+	f.token[scope] = token
+	f.order[scope] = f.clock
+}
 
 // recent is a set that keeps the last n keys added.
 type recent[K comparable] struct {
@@ -332,6 +443,13 @@ func (w *Worker) CancelGraph(id protocol.GraphID) {
 	w.cond.Broadcast()
 }
 
+// Chunks lists the chunks of the given graphs this worker holds, memory
+// and spill files alike, in key order: what an adopting scheduler rebuilds
+// the graphs from.
+func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
+	return w.store.List(graphs)
+}
+
 // Get reads a stored chunk (for fetching results and serving peers). A
 // chunk on disk is read for the caller without coming back into memory.
 func (w *Worker) Get(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
@@ -428,7 +546,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}
 	// The common case: the most urgent task fits. Try it without disturbing
 	// the heap.
-	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[t.Key.Graph].cancelled {
+	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[t.Key.Graph].cancelled && w.fenceLocked(t, false) == nil {
 		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
 			heap.Pop(&w.mu.queue)
 			w.dequeuedLocked(t)
@@ -453,6 +571,11 @@ func (w *Worker) pickLocked() (pick, bool) {
 		if g := w.mu.graphs[t.Key.Graph]; g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
+		}
+		if err := w.fenceLocked(t, false); err != nil {
+			// Queued before a newer owner of its session showed up.
+			w.dequeuedLocked(t)
+			return pick{t: t, g: w.mu.graphs[t.Key.Graph], err: err}, true
 		}
 		cands = append(cands, t)
 	}
@@ -505,17 +628,18 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
 	if admitted {
 		w.mu.running--
 	}
-	if w.mu.active[t.Key] == t.Attempt {
+	d := dispatchOf(t)
+	if w.mu.active[t.Key] == d {
 		delete(w.mu.active, t.Key)
 	}
-	if a, ok := w.mu.ended[t.Key]; !ok || a < t.Attempt {
+	if e, ok := w.mu.ended[t.Key]; !ok || d.after(e) {
 		if len(w.mu.ended) >= rememberEnded {
 			for k := range w.mu.ended { // forget one, at random
 				delete(w.mu.ended, k)
 				break
 			}
 		}
-		w.mu.ended[t.Key] = t.Attempt
+		w.mu.ended[t.Key] = d
 	}
 	g.tasks--
 	if g.tasks == 0 {
@@ -548,8 +672,13 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
-		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID}
+		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
+		var fenced *protocol.FencedError
 		switch {
+		case errors.As(p.err, &fenced):
+			w.mu.Lock()
+			res = w.fencedResult(p.t, p.err)
+			w.mu.Unlock()
 		case p.err != nil:
 			// Too large never fits; anything else may once memory frees.
 			var tl *storage.TooLargeError
@@ -565,7 +694,7 @@ func (w *Worker) slot() {
 			res.Outcome = protocol.Cancelled
 		default:
 			if w.reportsStart(p.t) {
-				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started})
+				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token})
 			}
 			res = w.run(p.g.ctx, p.t, p.res)
 			p.res.Close()
@@ -577,7 +706,7 @@ func (w *Worker) slot() {
 
 // run executes one admitted task and stores its output.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
-	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID}
+	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			res.Outcome = protocol.Cancelled

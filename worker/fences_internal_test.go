@@ -1,0 +1,35 @@
+package worker
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The fence table is bounded: past its capacity it forgets the scope raised
+// least recently, and keeps the others with their tokens.
+func TestFencesBounded(t *testing.T) {
+	f := newFences(3)
+	f.raise("a", 1)
+	f.raise("b", 2)
+	f.raise("c", 3)
+	f.raise("a", 4) // a is now the most recent
+	f.raise("d", 5) // forgets b
+	for _, tc := range []struct {
+		scope string
+		token uint64
+		ok    bool
+	}{{"a", 4, true}, {"b", 0, false}, {"c", 3, true}, {"d", 5, true}} {
+		if got, ok := f.get(tc.scope); got != tc.token || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.scope, got, ok, tc.token, tc.ok)
+		}
+	}
+	for i := range 100 {
+		f.raise(fmt.Sprint(i), uint64(i))
+	}
+	if len(f.token) != 3 || len(f.order) != 3 {
+		t.Fatalf("%d tokens, %d orders kept; want 3", len(f.token), len(f.order))
+	}
+	if got, ok := f.get("99"); !ok || got != 99 {
+		t.Errorf("the last scope: %d, %v", got, ok)
+	}
+}

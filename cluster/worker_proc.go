@@ -370,6 +370,25 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 	return connect.NewResponse(&pb.DispatchResponse{}), nil
 }
 
+// ListChunks tells an adopting scheduler which chunks of its graphs this
+// worker holds (rpc.ListChunks pages through it).
+func (s *workerService) ListChunks(ctx context.Context, req *connect.Request[pb.ListChunksRequest]) (*connect.Response[pb.ListChunksResponse], error) {
+	p := s.p
+	if err := p.waitReady(ctx); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	q, err := rpc.DecodeChunkQuery(req.Msg)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	stored := p.w.Chunks(q.Graphs)
+	held := make([]rpc.HeldChunk, len(stored))
+	for i, h := range stored {
+		held[i] = rpc.HeldChunk{Key: h.Key, Nbytes: h.Nbytes}
+	}
+	return connect.NewResponse(rpc.EncodeChunkPage(q, held)), nil
+}
+
 // loadTracker counts queued and running tasks from what passes to the
 // reporter: Started moves a task from queued to running, an outcome ends it.
 type loadTracker struct {

@@ -101,7 +101,11 @@ type FencedError struct {
 }
 
 func (e *FencedError) Error() string {
-	return fmt.Sprintf("task %v refused: fencing token %d of scope %q is stale (the worker has seen %d): another scheduler owns the session now", e.Key, e.Token, e.Scope, e.Current)
+	scope := ""
+	if e.Scope != "" {
+		scope = fmt.Sprintf(" of scope %q", e.Scope)
+	}
+	return fmt.Sprintf("task %v refused: fencing token %d%s is stale (the worker has seen %d): another scheduler owns the session now", e.Key, e.Token, scope, e.Current)
 }
 
 // Outcome is how a task ended on a worker.

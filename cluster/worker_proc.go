@@ -371,7 +371,8 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 }
 
 // ListChunks tells an adopting scheduler which chunks of its graphs this
-// worker holds (rpc.ListChunks pages through it).
+// worker holds (rpc.ListChunks pages through it), after raising the
+// session's fence to the adopter's token.
 func (s *workerService) ListChunks(ctx context.Context, req *connect.Request[pb.ListChunksRequest]) (*connect.Response[pb.ListChunksResponse], error) {
 	p := s.p
 	if err := p.waitReady(ctx); err != nil {
@@ -380,6 +381,10 @@ func (s *workerService) ListChunks(ctx context.Context, req *connect.Request[pb.
 	q, err := rpc.DecodeChunkQuery(req.Msg)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	// Fence first: no task of the previous owner starts after the list.
+	if err := p.w.Fence(q.Fence); err != nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
 	}
 	stored := p.w.Chunks(q.Graphs)
 	held := make([]rpc.HeldChunk, len(stored))

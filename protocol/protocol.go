@@ -90,9 +90,9 @@ type Fence struct {
 	Token uint64
 }
 
-// FencedError is a task a worker refused because it has seen a higher
-// token for the task's scope: the scheduler that sent it no longer owns
-// the session.
+// FencedError is a task (or a fencing, Key.Node < 0) a worker refused
+// because it has seen a higher token for the scope: the scheduler that
+// sent it no longer owns the session.
 type FencedError struct {
 	Key     ChunkKey
 	Scope   string
@@ -101,11 +101,14 @@ type FencedError struct {
 }
 
 func (e *FencedError) Error() string {
-	scope := ""
+	scope, what := "", "fencing"
 	if e.Scope != "" {
 		scope = fmt.Sprintf(" of scope %q", e.Scope)
 	}
-	return fmt.Sprintf("task %v refused: fencing token %d%s is stale (the worker has seen %d): another scheduler owns the session now", e.Key, e.Token, scope, e.Current)
+	if e.Key.Node >= 0 {
+		what = fmt.Sprintf("task %v", e.Key)
+	}
+	return fmt.Sprintf("%s refused: fencing token %d%s is stale (the worker has seen %d): another scheduler owns the session now", what, e.Token, scope, e.Current)
 }
 
 // Outcome is how a task ended on a worker.

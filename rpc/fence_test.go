@@ -119,6 +119,7 @@ type fakeInventory struct {
 	held  []rpc.HeldChunk
 	spoil func(*pb.ListChunksResponse)
 	calls int
+	fence protocol.Fence // as the last request carried it
 }
 
 func (f *fakeInventory) ListChunks(_ context.Context, req *connect.Request[pb.ListChunksRequest]) (*connect.Response[pb.ListChunksResponse], error) {
@@ -127,6 +128,7 @@ func (f *fakeInventory) ListChunks(_ context.Context, req *connect.Request[pb.Li
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
+	f.fence = q.Fence
 	var held []rpc.HeldChunk
 	for _, h := range f.held {
 		for _, g := range q.Graphs {
@@ -160,7 +162,7 @@ func TestListChunksPages(t *testing.T) {
 	}
 	f.held = append(f.held, rpc.HeldChunk{Key: protocol.ChunkKey{Graph: 9, Node: 0}, Nbytes: 1}) // not asked for
 	client := serveInventory(t, f)
-	got, err := rpc.ListChunks(context.Background(), client, []protocol.GraphID{1, 2, 3})
+	got, err := rpc.ListChunks(context.Background(), client, protocol.Fence{Scope: "s", Token: 4}, []protocol.GraphID{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +171,9 @@ func TestListChunksPages(t *testing.T) {
 	}
 	if f.calls != 3 {
 		t.Errorf("%d requests for %d chunks, want 3", f.calls, n)
+	}
+	if f.fence != (protocol.Fence{Scope: "s", Token: 4}) {
+		t.Errorf("the worker got fence %+v", f.fence)
 	}
 }
 
@@ -183,6 +188,7 @@ func TestListChunksRefusesBadInput(t *testing.T) {
 		{"too many graphs", &pb.ListChunksRequest{Graphs: make([]uint64, rpc.MaxListGraphs+1)}, "more than"},
 		{"negative max", &pb.ListChunksRequest{Graphs: []uint64{1}, MaxChunks: -1}, "max_chunks -1"},
 		{"negative after", &pb.ListChunksRequest{Graphs: []uint64{1}, HasAfter: true, AfterNode: -1}, "after chunk g0/c-1"},
+		{"long scope", &pb.ListChunksRequest{Graphs: []uint64{1}, FenceScope: strings.Repeat("s", rpc.MaxFenceScopeBytes+1)}, "fencing scope of 257 bytes"},
 	} {
 		if _, err := rpc.DecodeChunkQuery(c.req); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
@@ -206,7 +212,7 @@ func TestListChunksRefusesBadInput(t *testing.T) {
 		{"repeated, never ending", func(r *pb.ListChunksResponse) { r.Nodes[1] = 0; r.More = true }, "out of order"},
 	} {
 		client := serveInventory(t, &fakeInventory{held: held, spoil: c.spoil})
-		if _, err := rpc.ListChunks(context.Background(), client, []protocol.GraphID{1}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := rpc.ListChunks(context.Background(), client, protocol.Fence{}, []protocol.GraphID{1}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
@@ -215,10 +221,10 @@ func TestListChunksRefusesBadInput(t *testing.T) {
 	loop := &fakeInventory{held: held, spoil: func(r *pb.ListChunksResponse) {
 		r.Graphs, r.Nodes, r.Nbytes, r.More = []uint64{1}, []int32{0}, []int64{8}, true
 	}}
-	if _, err := rpc.ListChunks(context.Background(), serveInventory(t, loop), []protocol.GraphID{1}); err == nil || loop.calls != 2 {
+	if _, err := rpc.ListChunks(context.Background(), serveInventory(t, loop), protocol.Fence{}, []protocol.GraphID{1}); err == nil || loop.calls != 2 {
 		t.Errorf("a looping worker: %v after %d requests", err, loop.calls)
 	}
-	if _, err := rpc.ListChunks(context.Background(), nil, nil); err == nil {
+	if _, err := rpc.ListChunks(context.Background(), nil, protocol.Fence{}, nil); err == nil {
 		t.Error("no graphs: no error")
 	}
 }

@@ -29,6 +29,7 @@ type HeldChunk struct {
 
 // ChunkQuery is a checked ListChunks request.
 type ChunkQuery struct {
+	Fence  protocol.Fence // raised on the worker before it answers
 	Graphs []protocol.GraphID
 	After  *protocol.ChunkKey // answer only keys after it
 	Max    int
@@ -46,7 +47,10 @@ func DecodeChunkQuery(m *pb.ListChunksRequest) (ChunkQuery, error) {
 		return q, fmt.Errorf("rpc: list chunks: max_chunks %d", m.MaxChunks)
 	case m.HasAfter && m.AfterNode < 0:
 		return q, fmt.Errorf("rpc: list chunks: after chunk g%d/c%d", m.AfterGraph, m.AfterNode)
+	case len(m.FenceScope) > MaxFenceScopeBytes:
+		return q, fmt.Errorf("rpc: list chunks: fencing scope of %d bytes, more than %d", len(m.FenceScope), MaxFenceScopeBytes)
 	}
+	q.Fence = protocol.Fence{Scope: m.FenceScope, Token: m.Fence}
 	q.Graphs = make([]protocol.GraphID, len(m.Graphs))
 	for i, g := range m.Graphs {
 		q.Graphs[i] = protocol.GraphID(g)
@@ -122,14 +126,16 @@ func DecodeChunkPage(q ChunkQuery, m *pb.ListChunksResponse) ([]HeldChunk, error
 	return out, nil
 }
 
-// ListChunks asks a worker for every chunk of the given graphs it holds,
-// page by page; each page is checked, and keys only increase, so the
-// paging ends.
-func ListChunks(ctx context.Context, client phobosv1connect.WorkerServiceClient, graphs []protocol.GraphID) ([]HeldChunk, error) {
+// ListChunks raises the worker's fence for the graphs' session to fence,
+// then asks it for every chunk of the graphs it holds, page by page; each
+// page is checked, and keys only increase, so the paging ends. A worker
+// that has seen a higher token refuses (connect.CodeFailedPrecondition):
+// another scheduler owns the session now.
+func ListChunks(ctx context.Context, client phobosv1connect.WorkerServiceClient, fence protocol.Fence, graphs []protocol.GraphID) ([]HeldChunk, error) {
 	if len(graphs) == 0 || len(graphs) > MaxListGraphs {
 		return nil, fmt.Errorf("rpc: list chunks of %d graphs (1 to %d)", len(graphs), MaxListGraphs)
 	}
-	req := &pb.ListChunksRequest{Graphs: make([]uint64, len(graphs))}
+	req := &pb.ListChunksRequest{Graphs: make([]uint64, len(graphs)), FenceScope: fence.Scope, Fence: fence.Token}
 	for i, g := range graphs {
 		req.Graphs[i] = uint64(g)
 	}

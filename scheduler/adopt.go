@@ -173,8 +173,10 @@ type AdoptRequest struct {
 	Graph   *graph.ChunkGraph
 	Results []int32
 	// Inventory is what the workers hold of the graph, by this scheduler's
-	// worker indexes. Entries of workers dead by the time the adoption is
-	// applied are ignored.
+	// worker indexes, taken after each worker was fenced with Fence (as
+	// rpc.ListChunks does), so the previous owner adds nothing to it
+	// afterwards but the outputs of tasks already running. Entries of
+	// workers dead by the time the adoption is applied are ignored.
 	Inventory Inventory
 	// Fence is this scheduler's ownership of the graph's session; it must
 	// be above the previous owner's token, so workers refuse the previous

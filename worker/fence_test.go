@@ -261,3 +261,30 @@ func TestChunksInventory(t *testing.T) {
 		t.Errorf("no graphs asked: %+v", none)
 	}
 }
+
+// Fence raises a scope without a task, as an adopting scheduler does
+// before it takes the inventory: the old owner's tasks are refused even if
+// the adopter never dispatches one. A lower token is refused.
+func TestFenceWithoutTask(t *testing.T) {
+	w, _, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
+	if err := w.Fence(protocol.Fence{Scope: "s", Token: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Fence(protocol.Fence{Scope: "s", Token: 2}); err != nil {
+		t.Fatalf("the same token again: %v", err)
+	}
+	var fe *protocol.FencedError
+	if err := w.Fence(protocol.Fence{Scope: "s", Token: 1}); !errors.As(err, &fe) || fe.Current != 2 || fe.Token != 1 {
+		t.Fatalf("a lower token: %v", err)
+	}
+	var runs atomic.Int32
+	tk := task(0, &testOp{name: "old", n: 1, onRun: func() { runs.Add(1) }}, 1, depth(0))
+	tk.Attempt, tk.Fence = 1, protocol.Fence{Scope: "s", Token: 1}
+	w.Submit([]protocol.Task{tk})
+	if res := rec.wait(t, tk.Key); !errors.As(res.Err, &fe) {
+		t.Fatalf("the old owner's task: %v %v", res.Outcome, res.Err)
+	}
+	if runs.Load() != 0 {
+		t.Fatal("the old owner's task ran")
+	}
+}

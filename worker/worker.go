@@ -450,6 +450,23 @@ func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
 	return w.store.List(graphs)
 }
 
+// Fence raises the token of f's scope to f's, as a task carrying it would:
+// an adopting scheduler calls it on every worker before it takes their
+// inventory, so that from then on the previous owner's tasks are refused,
+// even when the adopter has nothing left to dispatch. A token below the
+// scope's is refused with a *protocol.FencedError: a newer owner exists.
+func (w *Worker) Fence(f protocol.Fence) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cur, ok := w.mu.fences.get(f.Scope); ok && f.Token < cur {
+		return &protocol.FencedError{Key: protocol.ChunkKey{Node: -1}, Scope: f.Scope, Token: f.Token, Current: cur}
+	}
+	if cur, ok := w.mu.fences.get(f.Scope); !ok || f.Token > cur {
+		w.mu.fences.raise(f.Scope, f.Token)
+	}
+	return nil
+}
+
 // Get reads a stored chunk (for fetching results and serving peers). A
 // chunk on disk is read for the caller without coming back into memory.
 func (w *Worker) Get(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {

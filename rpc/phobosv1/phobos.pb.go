@@ -885,7 +885,13 @@ type ListChunksRequest struct {
 	AfterNode  int32  `protobuf:"varint,4,opt,name=after_node,json=afterNode,proto3" json:"after_node,omitempty"`
 	// max_chunks bounds the answer (0 or above the worker's bound: the
 	// worker's bound).
-	MaxChunks     int32 `protobuf:"varint,5,opt,name=max_chunks,json=maxChunks,proto3" json:"max_chunks,omitempty"`
+	MaxChunks int32 `protobuf:"varint,5,opt,name=max_chunks,json=maxChunks,proto3" json:"max_chunks,omitempty"`
+	// The asking scheduler's fencing token for the graphs' session: the
+	// worker raises the scope to it before it answers, so the previous
+	// owner's tasks are refused from then on; a token below the scope's is
+	// refused (FailedPrecondition): a newer owner exists.
+	FenceScope    string `protobuf:"bytes,6,opt,name=fence_scope,json=fenceScope,proto3" json:"fence_scope,omitempty"`
+	Fence         uint64 `protobuf:"varint,7,opt,name=fence,proto3" json:"fence,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -951,6 +957,20 @@ func (x *ListChunksRequest) GetAfterNode() int32 {
 func (x *ListChunksRequest) GetMaxChunks() int32 {
 	if x != nil {
 		return x.MaxChunks
+	}
+	return 0
+}
+
+func (x *ListChunksRequest) GetFenceScope() string {
+	if x != nil {
+		return x.FenceScope
+	}
+	return ""
+}
+
+func (x *ListChunksRequest) GetFence() uint64 {
+	if x != nil {
+		return x.Fence
 	}
 	return 0
 }
@@ -2530,7 +2550,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x03pid\x18\n" +
 	" \x01(\x05R\x03pid\"F\n" +
 	"\x13ListWorkersResponse\x12/\n" +
-	"\aworkers\x18\x01 \x03(\v2\x15.phobos.v1.WorkerInfoR\aworkers\"\xa7\x01\n" +
+	"\aworkers\x18\x01 \x03(\v2\x15.phobos.v1.WorkerInfoR\aworkers\"\xde\x01\n" +
 	"\x11ListChunksRequest\x12\x16\n" +
 	"\x06graphs\x18\x01 \x03(\x04R\x06graphs\x12\x1b\n" +
 	"\thas_after\x18\x02 \x01(\bR\bhasAfter\x12\x1f\n" +
@@ -2539,7 +2559,10 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\n" +
 	"after_node\x18\x04 \x01(\x05R\tafterNode\x12\x1d\n" +
 	"\n" +
-	"max_chunks\x18\x05 \x01(\x05R\tmaxChunks\"n\n" +
+	"max_chunks\x18\x05 \x01(\x05R\tmaxChunks\x12\x1f\n" +
+	"\vfence_scope\x18\x06 \x01(\tR\n" +
+	"fenceScope\x12\x14\n" +
+	"\x05fence\x18\a \x01(\x04R\x05fence\"n\n" +
 	"\x12ListChunksResponse\x12\x16\n" +
 	"\x06graphs\x18\x01 \x03(\x04R\x06graphs\x12\x14\n" +
 	"\x05nodes\x18\x02 \x03(\x05R\x05nodes\x12\x16\n" +

@@ -560,6 +560,15 @@ func (c *core) failed(r *Run, i int32, res protocol.Result) {
 		r.step(i, EvFailFinal)
 		return
 	}
+	var fenced *protocol.FencedError
+	if errors.As(res.Err, &fenced) {
+		// A worker has seen a newer owner of the graph's session: this
+		// scheduler must stop running it, not retry anywhere.
+		r.step(i, EvFailFinal)
+		r.err = fmt.Errorf("scheduler: graph %d stopped: %w", r.id, res.Err)
+		c.fail(r, i)
+		return
+	}
 	if res.Retryable && c.missing(r, i) > 0 {
 		// Inputs went with a dead worker: not the op's fault, so no
 		// attempt is counted; it waits for their recomputation.

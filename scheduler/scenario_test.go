@@ -30,7 +30,7 @@ import (
 //	adopt id=G [fence=T]         take graph G over from a dead scheduler, one
 //	                             line per worker of what it holds: "wN: a b"
 //	report w=W op=NAME [id=G] [attempt=A] [fence=T] outcome=OUT [lost=NAME]
-//	                             OUT: started|ok|fail|retry|cancelled; attempt and
+//	                             OUT: started|ok|fail|retry|cancelled|fenced; attempt and
 //	                             fence default to the run's current ones
 //	raw w=W id=G node=N attempt=A outcome=OUT   a result with raw numbers (hostile or stale)
 //	dead w=W                     the worker is declared dead
@@ -218,6 +218,9 @@ func (h *harness) outcome(t *testing.T, res *protocol.Result, out string) {
 		res.Outcome, res.Err, res.Retryable = protocol.Failed, errors.New("input gone"), true
 	case "cancelled":
 		res.Outcome = protocol.Cancelled
+	case "fenced":
+		res.Outcome = protocol.Failed
+		res.Err = &protocol.FencedError{Key: res.Key, Scope: "s", Token: res.Fence, Current: res.Fence + 1}
 	default:
 		t.Fatalf("unknown outcome %q", out)
 	}

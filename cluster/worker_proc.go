@@ -358,14 +358,18 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	if len(b.Releases) > 0 {
-		p.w.Release(b.Releases)
+		p.w.ReleaseFenced(b.Releases, b.ReleaseFences)
 	}
 	if len(b.Tasks) > 0 {
 		p.load.submitted(len(b.Tasks))
 		p.w.Submit(b.Tasks)
 	}
-	for _, g := range b.Cancels {
-		p.w.CancelGraph(g)
+	for i, g := range b.Cancels {
+		var token uint64
+		if i < len(b.CancelFences) {
+			token = b.CancelFences[i]
+		}
+		p.w.CancelGraphFenced(g, token)
 	}
 	return connect.NewResponse(&pb.DispatchResponse{}), nil
 }
@@ -383,7 +387,7 @@ func (s *workerService) ListChunks(ctx context.Context, req *connect.Request[pb.
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	// Fence first: no task of the previous owner starts after the list.
-	if err := p.w.Fence(q.Fence); err != nil {
+	if err := p.w.Fence(q.Fence, q.Graphs...); err != nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
 	}
 	stored := p.w.Chunks(q.Graphs)

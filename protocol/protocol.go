@@ -158,6 +158,18 @@ type Executor interface {
 	Slots() int
 }
 
+// FencedReleaser is an Executor whose releases and cancels carry the
+// sender's fencing token for each graph: a worker that has seen a graph
+// under a higher token ignores them, so a scheduler that lost a session
+// cannot free or stop what the session's new owner uses.
+type FencedReleaser interface {
+	// ReleaseFenced is Release with the token of each key's graph
+	// (parallel to keys).
+	ReleaseFenced(keys []ChunkKey, tokens []uint64)
+	// CancelGraphFenced is CancelGraph under the graph's token.
+	CancelGraphFenced(g GraphID, token uint64)
+}
+
 // ChunkReader reads a stored chunk; the session uses it to fetch results.
 type ChunkReader interface {
 	Get(ctx context.Context, key ChunkKey) (*ndarray.Array, error)

@@ -228,3 +228,40 @@ func TestListChunksRefusesBadInput(t *testing.T) {
 		t.Error("no graphs: no error")
 	}
 }
+
+// Releases and cancels carry their graphs' tokens when any is not 0, and
+// lists of the wrong length are refused both ways.
+func TestDispatchCarriesReleaseFences(t *testing.T) {
+	b := rpc.DispatchBatch{
+		Releases:      []protocol.ChunkKey{{Graph: 1, Node: 2}, {Graph: 3, Node: 4}},
+		ReleaseFences: []uint64{0, 7},
+		Cancels:       []protocol.GraphID{5},
+		CancelFences:  []uint64{9},
+	}
+	req, err := rpc.EncodeDispatch(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := rpc.DecodeDispatch(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.ReleaseFences, b.ReleaseFences) || !reflect.DeepEqual(back.CancelFences, b.CancelFences) {
+		t.Errorf("fences back: %v %v", back.ReleaseFences, back.CancelFences)
+	}
+	zero := rpc.DispatchBatch{Releases: b.Releases, ReleaseFences: []uint64{0, 0}, Cancels: b.Cancels, CancelFences: []uint64{0}}
+	if req, err := rpc.EncodeDispatch(zero); err != nil || req.ReleaseFences != nil || req.CancelFences != nil {
+		t.Errorf("zero tokens on the wire: %v %v (%v)", req.GetReleaseFences(), req.GetCancelFences(), err)
+	}
+	if _, err := rpc.EncodeDispatch(rpc.DispatchBatch{Releases: b.Releases, ReleaseFences: []uint64{3}}); err == nil {
+		t.Error("one release fence for two releases: no error")
+	}
+	req.ReleaseFences = req.ReleaseFences[:1]
+	if _, err := rpc.DecodeDispatch(req); err == nil || !strings.Contains(err.Error(), "1 release fences for 2 releases") {
+		t.Errorf("decoding short release fences: %v", err)
+	}
+	req.ReleaseFences, req.CancelFences = nil, []uint64{1, 2}
+	if _, err := rpc.DecodeDispatch(req); err == nil || !strings.Contains(err.Error(), "2 cancel fences for 1 cancels") {
+		t.Errorf("decoding long cancel fences: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -46,6 +47,10 @@ type DispatchBatch struct {
 	Tasks    []protocol.Task
 	Releases []protocol.ChunkKey
 	Cancels  []protocol.GraphID
+	// ReleaseFences and CancelFences are the sender's fencing tokens of
+	// the releases' and cancels' graphs, parallel to them (nil: all 0).
+	ReleaseFences []uint64
+	CancelFences  []uint64
 }
 
 // EncodeDispatch builds the wire message of a batch. Equal ops are sent
@@ -122,8 +127,22 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 	for _, g := range b.Cancels {
 		req.CancelGraphs = append(req.CancelGraphs, uint64(g))
 	}
+	if slices.ContainsFunc(b.ReleaseFences, nonzero) {
+		if len(b.ReleaseFences) != len(b.Releases) {
+			return nil, fmt.Errorf("rpc: %d release fences for %d releases", len(b.ReleaseFences), len(b.Releases))
+		}
+		req.ReleaseFences = b.ReleaseFences
+	}
+	if slices.ContainsFunc(b.CancelFences, nonzero) {
+		if len(b.CancelFences) != len(b.Cancels) {
+			return nil, fmt.Errorf("rpc: %d cancel fences for %d cancels", len(b.CancelFences), len(b.Cancels))
+		}
+		req.CancelFences = b.CancelFences
+	}
 	return req, nil
 }
+
+func nonzero(t uint64) bool { return t != 0 }
 
 // DecodeDispatch reads a batch, decoding each distinct op once.
 func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
@@ -201,6 +220,13 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 	for _, g := range req.CancelGraphs {
 		b.Cancels = append(b.Cancels, protocol.GraphID(g))
 	}
+	if n := len(req.ReleaseFences); n > 0 && n != len(req.ReleaseNodes) {
+		return b, fmt.Errorf("rpc: %d release fences for %d releases", n, len(req.ReleaseNodes))
+	}
+	if n := len(req.CancelFences); n > 0 && n != len(req.CancelGraphs) {
+		return b, fmt.Errorf("rpc: %d cancel fences for %d cancels", n, len(req.CancelGraphs))
+	}
+	b.ReleaseFences, b.CancelFences = req.ReleaseFences, req.CancelFences
 	return b, nil
 }
 

@@ -305,7 +305,7 @@ func (c *core) adopt(r *Run, inv Inventory) {
 		}
 	}) {
 		for _, v := range rb.Release[w] {
-			c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: v})
+			c.out[w].release(protocol.ChunkKey{Graph: r.id, Node: v}, r.fence.Token)
 		}
 	}
 	r.tickChanges = r.changes

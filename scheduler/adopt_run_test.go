@@ -72,7 +72,7 @@ func (ws *workerSet) scheduler(t *testing.T, fence protocol.Fence, knobs schedul
 func (ws *workerSet) inventory(t *testing.T, f protocol.Fence, id protocol.GraphID) scheduler.Inventory {
 	inv := scheduler.Inventory{}
 	for i, w := range ws.workers {
-		if err := w.Fence(f); err != nil {
+		if err := w.Fence(f, id); err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range w.Chunks([]protocol.GraphID{id}) {
@@ -350,5 +350,52 @@ func TestAdoptFinishedAndFenceTheOldOwner(t *testing.T) {
 		t.Error("no worker counted a refusal")
 	}
 	ws.to.Store(adopter)
+	sameArrays(t, ws.results(t, adopted, nodes2), want)
+}
+
+// The old owner of an adopted graph wakes up (it was cut off, not dead)
+// and, as a scheduler would, releases the graph's results and cancels it
+// under its old token: the workers ignore both, so the adopter's results
+// stay where it found them and fetchable.
+func TestOldOwnerCannotFreeAdoptedResults(t *testing.T) {
+	c := adoptCases(t)[4] // W8, fused
+	want := clean(t, c)
+	ws := newWorkerSet(t, 3)
+	old := ws.scheduler(t, protocol.Fence{Scope: "s", Token: 1}, scheduler.TestingKnobs{})
+	ws.to.Store(old)
+	g, nodes := compileJSON(t, c.js, c.result, c.fuse)
+	run, err := old.Submit(context.Background(), g, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	adopter := ws.scheduler(t, protocol.Fence{Scope: "s", Token: 2}, scheduler.TestingKnobs{})
+	ws.to.Store(adopter)
+	g2, nodes2 := compileJSON(t, c.js, c.result, c.fuse)
+	adopted, err := adopter.Adopt(context.Background(), scheduler.AdoptRequest{ID: run.ID(), Graph: g2, Results: nodes2, Inventory: ws.inventory(t, protocol.Fence{Scope: "s", Token: 2}, run.ID()), Fence: protocol.Fence{Scope: "s", Token: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := adopted.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The old owner frees its copy of the graph: releases and a cancel
+	// under token 1 reach the workers (Runs waits for them to be sent).
+	run.Release()
+	if n := old.Runs(); n != 0 {
+		t.Fatalf("the old owner still holds %d runs", n)
+	}
+	for _, w := range ws.workers {
+		w.CancelGraphFenced(run.ID(), 1)
+	}
+	var drops int64
+	for _, w := range ws.workers {
+		drops += w.FencedDrops()
+	}
+	if drops < int64(len(nodes2)) {
+		t.Errorf("the workers ignored %d releases and cancels of the old owner, want at least the %d results", drops, len(nodes2))
+	}
 	sameArrays(t, ws.results(t, adopted, nodes2), want)
 }

@@ -315,14 +315,27 @@ func (s *Scheduler) send(snd Send) {
 		return
 	}
 	w := s.workers[snd.Worker]
+	fw, fenced := w.(protocol.FencedReleaser)
 	if len(snd.Releases) > 0 {
-		w.Release(snd.Releases)
+		if fenced {
+			fw.ReleaseFenced(snd.Releases, snd.ReleaseFences)
+		} else {
+			w.Release(snd.Releases)
+		}
 	}
 	if len(snd.Tasks) > 0 {
 		w.Submit(snd.Tasks)
 	}
-	for _, g := range snd.Cancels {
-		w.CancelGraph(g)
+	for i, g := range snd.Cancels {
+		if fenced {
+			var token uint64
+			if i < len(snd.CancelFences) {
+				token = snd.CancelFences[i]
+			}
+			fw.CancelGraphFenced(g, token)
+		} else {
+			w.CancelGraph(g)
+		}
 	}
 }
 

@@ -288,3 +288,67 @@ func TestFenceWithoutTask(t *testing.T) {
 		t.Fatal("the old owner's task ran")
 	}
 }
+
+// Releases and cancels carry the sender's token for their graph: those
+// below the highest token the graph was sent or fenced under here are
+// ignored (the sender lost the session), the others applied. A cancel
+// from the old owner that arrived before the new owner fenced the worker
+// stops only the old owner's tasks: the new owner's tasks of the same
+// graph run.
+func TestFencedReleasesAndCancels(t *testing.T) {
+	w, st, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
+	run := func(node int32, token uint64) protocol.Result {
+		t.Helper()
+		tk := task(node, &testOp{name: "x", n: 1}, 1, depth(0))
+		tk.Attempt, tk.Fence = 1, protocol.Fence{Scope: "s", Token: token}
+		w.Submit([]protocol.Task{tk})
+		return rec.wait(t, tk.Key)
+	}
+	// The old owner (token 1) cancels graph 1 before the new owner shows
+	// up: its own later tasks are cancelled...
+	w.CancelGraphFenced(1, 1)
+	if res := run(0, 1); res.Outcome != protocol.Cancelled {
+		t.Fatalf("the old owner's task after its cancel: %v %v", res.Outcome, res.Err)
+	}
+	// ...the new owner's (token 2) run.
+	if err := w.Fence(protocol.Fence{Scope: "s", Token: 2}, 1); err != nil {
+		t.Fatal(err)
+	}
+	for node := int32(1); node <= 3; node++ {
+		if res := run(node, 2); res.Outcome != protocol.Succeeded {
+			t.Fatalf("the new owner's task %d: %v %v", node, res.Outcome, res.Err)
+		}
+	}
+	// The old owner's releases and cancel are ignored now.
+	w.ReleaseFenced([]protocol.ChunkKey{key(1), key(2)}, []uint64{1, 1})
+	w.Release([]protocol.ChunkKey{key(3)}) // no token at all
+	w.CancelGraphFenced(1, 1)
+	if got := len(w.Chunks([]protocol.GraphID{1})); got != 3 {
+		t.Fatalf("%d chunks left after the old owner's releases, want 3", got)
+	}
+	if res := run(4, 2); res.Outcome != protocol.Succeeded {
+		t.Fatalf("the new owner's task after the old owner's cancel: %v %v", res.Outcome, res.Err)
+	}
+	if n := w.FencedDrops(); n != 4 {
+		t.Errorf("FencedDrops() = %d, want 4 (3 releases, 1 cancel)", n)
+	}
+	// The new owner's own releases and cancel apply.
+	w.ReleaseFenced([]protocol.ChunkKey{key(1), key(2)}, []uint64{2, 2})
+	if got := w.Chunks([]protocol.GraphID{1}); len(got) != 2 || got[0].Key != key(3) {
+		t.Fatalf("after the new owner's releases: %+v", got)
+	}
+	w.CancelGraphFenced(1, 2)
+	if res := run(5, 2); res.Outcome != protocol.Cancelled {
+		t.Fatalf("the new owner's task after its own cancel: %v %v", res.Outcome, res.Err)
+	}
+	// A graph never fenced takes releases without tokens, as in a cluster
+	// of one scheduler.
+	other := task(9, &testOp{name: "y", n: 1}, 1, depth(0))
+	other.Key.Graph = 2
+	w.Submit([]protocol.Task{other})
+	rec.wait(t, other.Key)
+	w.Release([]protocol.ChunkKey{other.Key})
+	if st.Tier(other.Key) != storage.TierNone {
+		t.Error("a release without tokens of an unfenced graph was ignored")
+	}
+}

@@ -8,7 +8,7 @@ import (
 // The fence table is bounded: past its capacity it forgets the scope raised
 // least recently, and keeps the others with their tokens.
 func TestFencesBounded(t *testing.T) {
-	f := newFences(3)
+	f := newFences[string](3)
 	f.raise("a", 1)
 	f.raise("b", 2)
 	f.raise("c", 3)

@@ -1281,7 +1281,13 @@ type DispatchRequest struct {
 	ReleaseNodes  []int32  `protobuf:"varint,4,rep,packed,name=release_nodes,json=releaseNodes,proto3" json:"release_nodes,omitempty"`
 	CancelGraphs  []uint64 `protobuf:"varint,5,rep,packed,name=cancel_graphs,json=cancelGraphs,proto3" json:"cancel_graphs,omitempty"`
 	// fence_scopes are the fencing scopes (sessions) the tasks name, each once.
-	FenceScopes   []string `protobuf:"bytes,6,rep,name=fence_scopes,json=fenceScopes,proto3" json:"fence_scopes,omitempty"`
+	FenceScopes []string `protobuf:"bytes,6,rep,name=fence_scopes,json=fenceScopes,proto3" json:"fence_scopes,omitempty"`
+	// The sender's fencing tokens of the released chunks' and cancelled
+	// graphs' graphs, parallel to release_nodes and cancel_graphs (empty: all
+	// 0). A worker ignores those below the highest token it has seen the
+	// graph under: the sender no longer owns it.
+	ReleaseFences []uint64 `protobuf:"varint,7,rep,packed,name=release_fences,json=releaseFences,proto3" json:"release_fences,omitempty"`
+	CancelFences  []uint64 `protobuf:"varint,8,rep,packed,name=cancel_fences,json=cancelFences,proto3" json:"cancel_fences,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1354,6 +1360,20 @@ func (x *DispatchRequest) GetCancelGraphs() []uint64 {
 func (x *DispatchRequest) GetFenceScopes() []string {
 	if x != nil {
 		return x.FenceScopes
+	}
+	return nil
+}
+
+func (x *DispatchRequest) GetReleaseFences() []uint64 {
+	if x != nil {
+		return x.ReleaseFences
+	}
+	return nil
+}
+
+func (x *DispatchRequest) GetCancelFences() []uint64 {
+	if x != nil {
+		return x.CancelFences
 	}
 	return nil
 }
@@ -2590,14 +2610,16 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\aunknown\x18\f \x01(\x05R\aunknown\x12\x14\n" +
 	"\x05fence\x18\r \x01(\x04R\x05fence\x12\x1f\n" +
 	"\vfence_scope\x18\x0e \x01(\x05R\n" +
-	"fenceScope\"\xde\x01\n" +
+	"fenceScope\"\xaa\x02\n" +
 	"\x0fDispatchRequest\x12\x10\n" +
 	"\x03ops\x18\x01 \x03(\fR\x03ops\x12%\n" +
 	"\x05tasks\x18\x02 \x03(\v2\x0f.phobos.v1.TaskR\x05tasks\x12%\n" +
 	"\x0erelease_graphs\x18\x03 \x03(\x04R\rreleaseGraphs\x12#\n" +
 	"\rrelease_nodes\x18\x04 \x03(\x05R\freleaseNodes\x12#\n" +
 	"\rcancel_graphs\x18\x05 \x03(\x04R\fcancelGraphs\x12!\n" +
-	"\ffence_scopes\x18\x06 \x03(\tR\vfenceScopes\"\x12\n" +
+	"\ffence_scopes\x18\x06 \x03(\tR\vfenceScopes\x12%\n" +
+	"\x0erelease_fences\x18\a \x03(\x04R\rreleaseFences\x12#\n" +
+	"\rcancel_fences\x18\b \x03(\x04R\fcancelFences\"\x12\n" +
 	"\x10DispatchResponse\"\x16\n" +
 	"\x14CreateSessionRequest\"6\n" +
 	"\x15CreateSessionResponse\x12\x1d\n" +

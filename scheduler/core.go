@@ -50,13 +50,13 @@ type outbox struct {
 	cancelFences  []uint64
 }
 
-// release queues the release of key on worker w, under token.
+// release queues the release of key, under its graph's token.
 func (o *outbox) release(key protocol.ChunkKey, token uint64) {
 	o.releases = append(o.releases, key)
 	o.releaseFences = append(o.releaseFences, token)
 }
 
-// cancel queues the cancel of graph g on worker w, under token.
+// cancel queues the cancel of graph g, under its token.
 func (o *outbox) cancel(g protocol.GraphID, token uint64) {
 	o.cancels = append(o.cancels, g)
 	o.cancelFences = append(o.cancelFences, token)

@@ -120,6 +120,9 @@ type fakeInventory struct {
 	spoil func(*pb.ListChunksResponse)
 	calls int
 	fence protocol.Fence // as the last request carried it
+	// seen is the token the worker has seen for the scope: a lower one
+	// is refused, as a worker process does.
+	seen uint64
 }
 
 func (f *fakeInventory) ListChunks(_ context.Context, req *connect.Request[pb.ListChunksRequest]) (*connect.Response[pb.ListChunksResponse], error) {
@@ -129,6 +132,9 @@ func (f *fakeInventory) ListChunks(_ context.Context, req *connect.Request[pb.Li
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	f.fence = q.Fence
+	if q.Fence.Token < f.seen {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, &protocol.FencedError{Key: protocol.ChunkKey{Node: -1}, Scope: q.Fence.Scope, Token: q.Fence.Token, Current: f.seen})
+	}
 	var held []rpc.HeldChunk
 	for _, h := range f.held {
 		for _, g := range q.Graphs {
@@ -263,5 +269,47 @@ func TestDispatchCarriesReleaseFences(t *testing.T) {
 	req.ReleaseFences, req.CancelFences = nil, []uint64{1, 2}
 	if _, err := rpc.DecodeDispatch(req); err == nil || !strings.Contains(err.Error(), "2 cancel fences for 1 cancels") {
 		t.Errorf("decoding long cancel fences: %v", err)
+	}
+}
+
+// GatherInventory fences and asks every worker at once and groups what
+// they hold by graph and worker; an unreachable worker is reported apart,
+// a worker that has seen a newer owner stops the adoption.
+func TestGatherInventory(t *testing.T) {
+	k := func(g protocol.GraphID, n int32) rpc.HeldChunk {
+		return rpc.HeldChunk{Key: protocol.ChunkKey{Graph: g, Node: n}, Nbytes: 8 * int64(n+1)}
+	}
+	w0 := &fakeInventory{held: []rpc.HeldChunk{k(1, 0), k(1, 3), k(2, 1), k(5, 0)}}
+	w2 := &fakeInventory{held: []rpc.HeldChunk{k(1, 3), k(2, 2)}}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	workers := map[int]phobosv1connect.WorkerServiceClient{
+		0: serveInventory(t, w0),
+		2: serveInventory(t, w2),
+		3: phobosv1connect.NewWorkerServiceClient(http.DefaultClient, gone.URL, rpc.ClientOptions()...),
+	}
+	fence := protocol.Fence{Scope: "s", Token: 3}
+	inv, err := rpc.GatherInventory(context.Background(), workers, fence, []protocol.GraphID{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[protocol.GraphID]map[int][]rpc.HeldChunk{
+		1: {0: {k(1, 0), k(1, 3)}, 2: {k(1, 3)}},
+		2: {0: {k(2, 1)}, 2: {k(2, 2)}},
+	}
+	if !reflect.DeepEqual(inv.Held, want) {
+		t.Errorf("held %v, want %v", inv.Held, want)
+	}
+	if len(inv.Unreachable) != 1 || inv.Unreachable[3] == nil {
+		t.Errorf("unreachable %v, want worker 3", inv.Unreachable)
+	}
+	if w0.fence != fence || w2.fence != fence {
+		t.Errorf("fences sent %+v, %+v", w0.fence, w2.fence)
+	}
+	w2.seen = 4
+	_, err = rpc.GatherInventory(context.Background(), workers, fence, []protocol.GraphID{1})
+	var sf *rpc.StaleFenceError
+	if !errors.As(err, &sf) || sf.Worker != 2 || connect.CodeOf(err) != connect.CodeFailedPrecondition {
+		t.Errorf("a worker that saw token 4: %v", err)
 	}
 }

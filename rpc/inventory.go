@@ -159,3 +159,76 @@ func ListChunks(ctx context.Context, client phobosv1connect.WorkerServiceClient,
 		req.HasAfter, req.AfterGraph, req.AfterNode = true, uint64(last.Graph), last.Node
 	}
 }
+
+// Inventory is what a set of workers hold of some graphs, gathered by
+// GatherInventory: per graph, per worker index, the chunks.
+type Inventory struct {
+	Held map[protocol.GraphID]map[int][]HeldChunk
+	// Unreachable are the workers that could not be asked (an error other
+	// than a refusal): they were not fenced either, and hold nothing as
+	// far as the adopter knows. The caller decides whether to wait for
+	// their death or go on without them.
+	Unreachable map[int]error
+}
+
+// StaleFenceError is a worker refusing to be fenced: it has seen a higher
+// token for the session, so another scheduler owns it now and the adoption
+// must stop.
+type StaleFenceError struct {
+	Worker int
+	Err    error
+}
+
+func (e *StaleFenceError) Error() string {
+	return fmt.Sprintf("rpc: worker %d refused the fence: %v", e.Worker, e.Err)
+}
+
+func (e *StaleFenceError) Unwrap() error { return e.Err }
+
+// GatherInventory fences every worker (by its index) with fence and lists
+// what it holds of graphs, all workers at once. A worker refusing the
+// fence stops the gathering with a *StaleFenceError; one that cannot be
+// reached is reported in Unreachable.
+func GatherInventory(ctx context.Context, workers map[int]phobosv1connect.WorkerServiceClient, fence protocol.Fence, graphs []protocol.GraphID) (*Inventory, error) {
+	type answer struct {
+		w    int
+		held []HeldChunk
+		err  error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make(chan answer, len(workers))
+	for w, client := range workers {
+		go func() {
+			held, err := ListChunks(ctx, client, fence, graphs)
+			answers <- answer{w, held, err}
+		}()
+	}
+	inv := &Inventory{Held: map[protocol.GraphID]map[int][]HeldChunk{}, Unreachable: map[int]error{}}
+	var refused error
+	for range workers {
+		a := <-answers
+		switch {
+		case a.err != nil && connect.CodeOf(a.err) == connect.CodeFailedPrecondition:
+			if refused == nil {
+				refused = &StaleFenceError{Worker: a.w, Err: a.err}
+				cancel() // the others' answers no longer matter
+			}
+		case a.err != nil:
+			inv.Unreachable[a.w] = a.err
+		default:
+			for _, h := range a.held {
+				m := inv.Held[h.Key.Graph]
+				if m == nil {
+					m = map[int][]HeldChunk{}
+					inv.Held[h.Key.Graph] = m
+				}
+				m[a.w] = append(m[a.w], h)
+			}
+		}
+	}
+	if refused != nil {
+		return nil, refused
+	}
+	return inv, nil
+}

@@ -40,7 +40,7 @@ func (ws *workerSet) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey
 	return ws.workers[w].Get(ctx, key)
 }
 
-func newWorkerSet(t *testing.T, n int) *workerSet {
+func newWorkerSet(t testing.TB, n int) *workerSet {
 	ws := &workerSet{}
 	for i := range n {
 		st := storage.Open(storage.Config{Limit: 1 << 30})
@@ -57,7 +57,7 @@ func newWorkerSet(t *testing.T, n int) *workerSet {
 
 // scheduler starts a scheduler over the set's workers (reports go to it
 // once the test says so) with the given fence and knobs.
-func (ws *workerSet) scheduler(t *testing.T, fence protocol.Fence, knobs scheduler.TestingKnobs) *scheduler.Scheduler {
+func (ws *workerSet) scheduler(t testing.TB, fence protocol.Fence, knobs scheduler.TestingKnobs) *scheduler.Scheduler {
 	execs := make([]protocol.Executor, len(ws.workers))
 	for i, w := range ws.workers {
 		execs[i] = w
@@ -69,7 +69,7 @@ func (ws *workerSet) scheduler(t *testing.T, fence protocol.Fence, knobs schedul
 
 // inventory fences every worker with the adopter's token, then asks it
 // what it holds of graph id (as ListChunks does on a worker process).
-func (ws *workerSet) inventory(t *testing.T, f protocol.Fence, id protocol.GraphID) scheduler.Inventory {
+func (ws *workerSet) inventory(t testing.TB, f protocol.Fence, id protocol.GraphID) scheduler.Inventory {
 	inv := scheduler.Inventory{}
 	for i, w := range ws.workers {
 		if err := w.Fence(f, id); err != nil {
@@ -102,7 +102,7 @@ func (ws *workerSet) results(t *testing.T, run *scheduler.Run, nodes []int32) []
 
 // compileJSON compiles a tileable JSON as the scheduler process does,
 // results as the distinct chunk ops of the result tensors.
-func compileJSON(t *testing.T, js []byte, results []int, fuse bool) (*graph.ChunkGraph, []int32) {
+func compileJSON(t testing.TB, js []byte, results []int, fuse bool) (*graph.ChunkGraph, []int32) {
 	t.Helper()
 	tg, err := graph.DecodeTileable(js)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The fence table is bounded: past its capacity it forgets the scope raised
+// The fence table is bounded: past its capacity it forgets the scope used
 // least recently, and keeps the others with their tokens.
 func TestFencesBounded(t *testing.T) {
 	f := newFences[string](3)
@@ -13,12 +13,14 @@ func TestFencesBounded(t *testing.T) {
 	f.raise("b", 2)
 	f.raise("c", 3)
 	f.raise("a", 4) // a is now the most recent
-	f.raise("d", 5) // forgets b
+	f.touch("b")    // then b, still in use
+	f.touch("x")    // not there: nothing
+	f.raise("d", 5) // forgets c
 	for _, tc := range []struct {
 		scope string
 		token uint64
 		ok    bool
-	}{{"a", 4, true}, {"b", 0, false}, {"c", 3, true}, {"d", 5, true}} {
+	}{{"a", 4, true}, {"b", 2, true}, {"c", 0, false}, {"d", 5, true}, {"x", 0, false}} {
 		if got, ok := f.get(tc.scope); got != tc.token || ok != tc.ok {
 			t.Errorf("%s: %d, %v; want %d, %v", tc.scope, got, ok, tc.token, tc.ok)
 		}

@@ -301,6 +301,8 @@ func (w *Worker) fenceLocked(t *protocol.Task, raise bool) error {
 	case raise && (!ok || t.Fence.Token > cur) && (ok || t.Fence.Token > 0 || t.Fence.Scope != ""):
 		// The zero fence of a lone scheduler is not worth remembering.
 		w.mu.fences.raise(t.Fence.Scope, t.Fence.Token)
+	case raise && ok:
+		w.mu.fences.touch(t.Fence.Scope)
 	}
 	return nil
 }
@@ -320,12 +322,21 @@ func (w *Worker) Fenced() int64 {
 }
 
 // fences is the highest token per scope (a session, or a graph),
-// forgetting the one raised least recently past its capacity.
+// forgetting the one used least recently past its capacity: a scope still
+// sending tasks is kept.
 type fences[K comparable] struct {
 	max   int
 	token map[K]uint64
-	order map[K]uint64 // when each was last raised
+	order map[K]uint64 // when each was last raised or used
 	clock uint64
+}
+
+// touch records that scope is in use.
+func (f *fences[K]) touch(scope K) {
+	if _, ok := f.order[scope]; ok {
+		f.clock++
+		f.order[scope] = f.clock
+	}
 }
 
 func newFences[K comparable](n int) fences[K] {
@@ -339,7 +350,7 @@ func (f *fences[K]) get(scope K) (uint64, bool) {
 
 func (f *fences[K]) raise(scope K, token uint64) {
 	if _, ok := f.token[scope]; !ok && len(f.token) >= f.max {
-		// Forget the least recently raised one. A linear scan, but only
+		// Forget the least recently used one. A linear scan, but only
 		// when a new one arrives at a full table.
 		var oldest K
 		first := true
@@ -507,8 +518,11 @@ func (w *Worker) CancelGraphFenced(id protocol.GraphID, token uint64) {
 // noteGraphLocked records that graph g was sent or fenced under token.
 // The zero token of a lone scheduler is not worth remembering.
 func (w *Worker) noteGraphLocked(g protocol.GraphID, token uint64) {
-	if cur, ok := w.mu.graphFences.get(g); (ok && token > cur) || (!ok && token > 0) {
+	switch cur, ok := w.mu.graphFences.get(g); {
+	case (ok && token > cur) || (!ok && token > 0):
 		w.mu.graphFences.raise(g, token)
+	case ok:
+		w.mu.graphFences.touch(g)
 	}
 }
 

@@ -203,7 +203,11 @@ func TestMetricsEveryRole(t *testing.T) {
 		}
 	}
 	fams = scrape(t, hc, wp.URL())
-	requireSeries(t, "web", fams, "phobos_http_requests_total", "phobos_http_request_duration_seconds", "go_goroutines")
+	requireSeries(t, "web", fams, "phobos_http_requests_total", "phobos_http_request_duration_seconds", "go_goroutines",
+		"phobos_scheduler_workers", "phobos_scheduler_chunk_op_results_total") // the scheduler's, forwarded
+	if got := sum(t, fams, "phobos_scheduler_chunk_op_results_total", map[string]string{"outcome": "succeeded"}); int(got) != st.ChunkOps {
+		t.Errorf("web: the scheduler's results forwarded as %v, want %d", got, st.ChunkOps)
+	}
 	for _, c := range []struct{ route, code string }{
 		{"POST /api/sessions", "201"},
 		{"POST /api/sessions/{sid}/graphs", "201"},

@@ -54,10 +54,11 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		Version:         cfg.Version,
 		Logger:          log,
 	})
-	// GET /metrics beside the REST API: the mux sets the matched route on
-	// the request, which the REST API's own mux then refines, so requests
-	// are counted by the REST route they took.
-	stats := metrics.NewWeb()
+	// GET /metrics beside the REST API, with the scheduler's series: the
+	// mux sets the matched route on the request, which the REST API's own
+	// mux then refines, so requests are counted by the REST route they
+	// took.
+	stats := metrics.NewWeb(metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_"))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())

@@ -14,13 +14,20 @@ package metrics
 
 import (
 	"cmp"
+	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Namespace prefixes every series of Phobos's own.
@@ -148,12 +155,76 @@ func (w *statusWriter) Flush() {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Web is the web role's metrics: its requests (by REST route) and the
-// process's.
-type Web struct{ role }
+// Web is the web role's metrics: its requests (by REST route), the
+// process's, and the scheduler's own series, forwarded.
+type Web struct {
+	role
+	scheduler prometheus.Gatherer
+}
 
-// NewWeb makes the web role's metrics.
-func NewWeb() *Web { return &Web{newRole("web")} }
+// NewWeb makes the web role's metrics. scheduler, when not nil, adds the
+// scheduler role's phobos_scheduler_* series to every scrape (see
+// Forward), so that the cluster's figures can be read from the one
+// address clients know.
+func NewWeb(scheduler prometheus.Gatherer) *Web { return &Web{newRole("web"), scheduler} }
+
+// Handler serves the web role's registry and the scheduler's forwarded
+// series. A scheduler that does not answer leaves its series out and the
+// scrape goes on.
+func (w *Web) Handler() http.Handler {
+	if w.scheduler == nil {
+		return w.role.Handler()
+	}
+	return promhttp.HandlerFor(prometheus.Gatherers{w.reg, w.scheduler}, promhttp.HandlerOpts{Registry: w.reg, ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Forward is a Gatherer of another role's series whose names start with
+// prefix, read from its /metrics at url with client at each Gather.
+func Forward(client *http.Client, url, prefix string) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		fams, err := Scrape(ctx, client, url)
+		if err != nil {
+			return nil, err
+		}
+		var out []*dto.MetricFamily
+		for name, f := range fams {
+			if strings.HasPrefix(name, prefix) {
+				out = append(out, f)
+			}
+		}
+		return out, nil
+	})
+}
+
+// Scrape reads the series served at url (a role's /metrics) in the text
+// format, by family name.
+func Scrape(ctx context.Context, client *http.Client, url string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reading metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("reading metrics at %s: %s", url, resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, maxScrapeBytes))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the metrics at %s: %w", url, err)
+	}
+	return fams, nil
+}
+
+// maxScrapeBytes bounds what Scrape reads: a role's series are a few
+// hundred KiB at most.
+const maxScrapeBytes = 16 << 20
 
 // desc is a shorthand for the descriptions of series made at scrape time.
 func desc(name, help string, labels ...string) *prometheus.Desc {

@@ -14,7 +14,7 @@ import (
 type runNames struct{ m sync.Map } // protocol.GraphID -> *graphRec
 
 func (n *runNames) add(id protocol.GraphID, g *graphRec) { n.m.Store(id, g) }
-func (n *runNames) remove(id protocol.GraphID)            { n.m.Delete(id) }
+func (n *runNames) remove(id protocol.GraphID)           { n.m.Delete(id) }
 
 // runHandler is the scheduler package's log handler. Its lines name a run
 // as "graph", the scheduler's numeric id; here that attribute becomes

@@ -41,6 +41,7 @@ type runOptions struct {
 	spillDir       string
 	dataDir        string // where file-backed workloads read their input
 	format         string // of that input: npy or zarr
+	metrics        string // address the local session serves /metrics on; "": none
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -90,6 +91,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.format, "format", "npy", "format of a file-backed workload's input: npy or zarr")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
+	fs.StringVar(&o.metrics, "metrics", "", "serve the local session's Prometheus metrics at http://ADDR/metrics while it runs (host:port; a cluster's roles serve their own)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	return fs, o
 }
@@ -290,12 +292,18 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token), phobos.WithTLSConfig(tlsCfg))...)
 	} else {
+		if o.metrics != "" {
+			opts = append(opts, phobos.WithMetrics(o.metrics))
+		}
 		sess, err = phobos.NewSession(opts...)
 	}
 	if err != nil {
 		return rec, err
 	}
 	defer sess.Close()
+	if u := sess.MetricsURL(); u != "" {
+		fmt.Fprintf(stderr, "phobos run %s: metrics at %s\n", wl.Name, u)
+	}
 
 	once := func(label string) (float64, time.Duration, error) {
 		bar.start(label)

@@ -182,3 +182,18 @@ func (c *workerCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(storeRecomputeSec, st.RecomputeTime.Seconds())
 	counter(storeSpillErrors, float64(st.SpillErrors))
 }
+
+// Local is the metrics of an in-process cluster (a local session): its
+// workers' series, each with its worker label, in one registry.
+type Local struct{ role }
+
+// NewLocal makes a local cluster's metrics; Worker adds each worker's.
+func NewLocal() *Local { return &Local{newRole("local")} }
+
+// Worker makes the metrics of one in-process worker in l's registry; its
+// series appear once registered (Worker.Register).
+func (l *Local) Worker() *Worker {
+	m := NewWorker()
+	m.role = l.role
+	return m
+}

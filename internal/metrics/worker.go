@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,7 @@ type Worker struct {
 	peerOK     prometheus.Counter
 	peerFailed prometheus.Counter
 	peerTime   prometheus.Histogram
+	byOp       sync.Map // op type -> *opSeries
 }
 
 // outcomes are the label values of protocol.Outcome.
@@ -103,10 +105,35 @@ func (c multi) Collect(ch chan<- prometheus.Metric) {
 // TaskEnded implements worker.Observer.
 func (m *Worker) TaskEnded(t *protocol.Task, res protocol.Result, ran time.Duration) {
 	op := t.Op.Type()
-	m.ops.WithLabelValues(op, outcomeName(res.Outcome)).Inc()
-	if ran > 0 {
-		m.opSeconds.WithLabelValues(op).Observe(ran.Seconds())
+	s := m.series(op)
+	switch o := res.Outcome; o {
+	case protocol.Succeeded, protocol.Failed, protocol.Cancelled:
+		s.ended[o].Inc()
+	default: // not an end: never seen from a worker's slot
+		m.ops.WithLabelValues(op, outcomeName(o)).Inc()
 	}
+	if ran > 0 {
+		s.seconds.Observe(ran.Seconds())
+	}
+}
+
+// opSeries are the series of one op type, looked up once: TaskEnded runs
+// for every chunk op, tens of thousands a second in graphs of tiny ops.
+type opSeries struct {
+	ended   [len(outcomes)]prometheus.Counter // by protocol.Outcome, the ends only
+	seconds prometheus.Observer
+}
+
+func (m *Worker) series(op string) *opSeries {
+	if s, ok := m.byOp.Load(op); ok {
+		return s.(*opSeries)
+	}
+	s := &opSeries{seconds: m.opSeconds.WithLabelValues(op)}
+	for _, o := range []protocol.Outcome{protocol.Succeeded, protocol.Failed, protocol.Cancelled} {
+		s.ended[o] = m.ops.WithLabelValues(op, outcomeName(o))
+	}
+	got, _ := m.byOp.LoadOrStore(op, s)
+	return got.(*opSeries)
 }
 
 // PeerFetch counts one read of a chunk from another worker: its bytes

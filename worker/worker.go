@@ -62,9 +62,8 @@ type Config struct {
 
 // Observer sees each task a slot takes as it ends, with how long it ran
 // (0 when it never ran: it could not be admitted, or its graph was
-// cancelled while it queued). It is
-// called on the slot's goroutine before the result is reported, so it must
-// be quick and must not block.
+// cancelled while it queued). It is called on the slot's goroutine before
+// the result is reported, so it must be quick and must not block.
 type Observer interface {
 	TaskEnded(t *protocol.Task, res protocol.Result, ran time.Duration)
 }

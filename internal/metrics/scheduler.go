@@ -44,6 +44,7 @@ type SchedulerSource interface {
 type Scheduler struct {
 	role
 	results     *prometheus.CounterVec
+	byOutcome   [len(outcomes)]prometheus.Counter // by protocol.Outcome
 	graphsEnded *prometheus.CounterVec
 	graphTime   *prometheus.HistogramVec
 }
@@ -67,15 +68,23 @@ func NewScheduler(src SchedulerSource) *Scheduler {
 			Buckets: requestBuckets,
 		}, []string{"phase"}),
 	}
-	for _, o := range []protocol.Outcome{protocol.Started, protocol.Succeeded, protocol.Failed, protocol.Cancelled} {
-		m.results.WithLabelValues(outcomeName(o)) // present from the start, at 0
+	// Present from the start, at 0, and looked up once: Result runs for
+	// every result.
+	for o := protocol.Started; o <= protocol.Cancelled; o++ {
+		m.byOutcome[o] = m.results.WithLabelValues(outcomeName(o))
 	}
 	m.reg.MustRegister(m.results, m.graphsEnded, m.graphTime, &schedulerCollector{src: src})
 	return m
 }
 
 // Result counts one result taken from a worker.
-func (m *Scheduler) Result(o protocol.Outcome) { m.results.WithLabelValues(outcomeName(o)).Inc() }
+func (m *Scheduler) Result(o protocol.Outcome) {
+	if int(o) < len(m.byOutcome) && m.byOutcome[o] != nil {
+		m.byOutcome[o].Inc()
+		return
+	}
+	m.results.WithLabelValues(outcomeName(o)).Inc()
+}
 
 // GraphEnded counts a graph that reached a final state, with the time it
 // spent preparing and running (0: it did not get that far).

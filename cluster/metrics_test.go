@@ -218,3 +218,13 @@ func TestMetricsEveryRole(t *testing.T) {
 		}
 	}
 }
+
+// parseText parses a /metrics response in the text format.
+func parseText(resp *http.Response) (map[string]*dto.MetricFamily, error) {
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %s", resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(resp.Body)
+}

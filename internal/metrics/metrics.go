@@ -74,10 +74,6 @@ func newRole(name string) role {
 	return r
 }
 
-// Registry is the role's registry, for tests and for handlers that gather
-// it themselves.
-func (r *role) Registry() *prometheus.Registry { return r.reg }
-
 // Handler serves the role's registry in the Prometheus text format (or
 // the protobuf format a scraper asks for).
 func (r *role) Handler() http.Handler {

@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/storage"
@@ -73,3 +76,64 @@ type idle struct{}
 
 func (idle) Load() (slots, running, queued int) { return 1, 0, 0 }
 func (idle) StoreStats() storage.Stats          { return storage.Stats{} }
+
+// TestInstrument: requests are counted by the route pattern the mux inside
+// matched, never by the raw path; a request refused before routing counts
+// as route "none", an odd method as "other", an aborted response as
+// "aborted".
+func TestInstrument(t *testing.T) {
+	w := NewWeb(nil)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/sessions/{sid}", func(rw http.ResponseWriter, r *http.Request) { rw.WriteHeader(http.StatusTeapot) })
+	mux.HandleFunc("POST /abort", func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) })
+	refuse := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Refuse") != "" {
+			rw.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		mux.ServeHTTP(rw, r)
+	})
+	h := w.Instrument(refuse)
+	do := func(method, path string, refused bool) {
+		req := httptest.NewRequest(method, path, nil)
+		if refused {
+			req.Header.Set("X-Refuse", "1")
+		}
+		func() {
+			defer func() { _ = recover() }()
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	for i := range 3 {
+		do(http.MethodGet, fmt.Sprintf("/api/sessions/s%d", i), false)
+	}
+	do(http.MethodGet, "/api/sessions/x", true)
+	do("BREW", "/nowhere", false)
+	do(http.MethodPost, "/abort", false)
+	fams, err := w.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() != "phobos_http_requests_total" {
+			continue
+		}
+		for _, m := range f.Metric {
+			l := map[string]string{}
+			for _, p := range m.Label {
+				l[p.GetName()] = p.GetValue()
+			}
+			got[l["role"]+" "+l["route"]+" "+l["method"]+" "+l["code"]] = m.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{
+		"web GET /api/sessions/{sid} GET 418": 3,
+		"web none GET 401":                    1,
+		"web none other 404":                  1, // no pattern took it
+		"web POST /abort POST aborted":        1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests counted %v, want %v", got, want)
+	}
+}

@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"storage":                      4,
 	"rpc":                          4,
 	"worker":                       5,
+	"internal/metrics":             5,
 	"calls":                        6,
 	"web":                          7,
 	"cluster":                      8,

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/optimize"
@@ -45,6 +46,7 @@ type config struct {
 	tls         *tls.Config // how Connect checks an https:// cluster; nil: system roots
 	noGoLimit   bool        // leave the process's Go memory limit alone
 	inlineMax   int64       // client arrays above this travel as uploads (Connect); <0: all
+	metricsAddr string      // where NewSession serves its metrics; "": nowhere
 }
 
 // WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
@@ -163,6 +165,8 @@ type Session struct {
 
 	mu   sync.Mutex
 	last Stats // of the last Execute to end
+
+	metricsURL string
 }
 
 // backend runs tensors somewhere: in-process, or through a cluster's REST API.
@@ -174,7 +178,8 @@ type backend interface {
 // localBackend is the embedded cluster: the real scheduler and workers,
 // wired in-process.
 type localBackend struct {
-	local *cluster.Local
+	local   *cluster.Local
+	metrics *metricsServer // nil without WithMetrics
 }
 
 // NewSession starts an embedded local cluster.
@@ -193,14 +198,28 @@ func NewSession(opts ...Option) (*Session, error) {
 	if c.workers < 0 || c.slots < 0 {
 		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
 	}
-	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir, NoGoMemoryLimit: c.noGoLimit})
-	return &Session{cfg: c, be: &localBackend{local: local}}, nil
+	lcfg := cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir, NoGoMemoryLimit: c.noGoLimit}
+	var ms *metricsServer
+	if c.metricsAddr != "" {
+		lcfg.Metrics = metrics.NewLocal()
+		var err error
+		if ms, err = serveMetrics(c.metricsAddr, lcfg.Metrics); err != nil {
+			return nil, err
+		}
+	}
+	local := cluster.NewLocal(lcfg)
+	s := &Session{cfg: c, be: &localBackend{local: local, metrics: ms}}
+	if ms != nil {
+		s.metricsURL = ms.url
+	}
+	return s, nil
 }
 
 // Close stops the session's cluster (or disconnects from a remote one).
 func (s *Session) Close() error { return s.be.close() }
 
 func (b *localBackend) close() error {
+	b.metrics.close()
 	b.local.Close()
 	return nil
 }

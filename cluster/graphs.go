@@ -342,6 +342,8 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 			run.Release()
 		}
 		p.forget(g)
+		p.log.Info("graph cancelled", "session", g.sid, "graph", g.id, "phase", "prepare")
+		p.stats.GraphEnded(StateCancelled, 0, 0)
 		return
 	}
 	g.prepareTime = time.Since(g.submitted)
@@ -349,11 +351,16 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		g.state, g.err = StateFailed, err
 		close(g.done)
 		g.mu.Unlock()
+		p.log.Error("graph failed", "session", g.sid, "graph", g.id, "phase", "prepare", "err", err)
+		p.stats.GraphEnded(StateFailed, g.prepareTime, 0)
 		return
 	}
 	g.run, g.results, g.chunkOps = run, tiled, cg.Len()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
+	p.runs.add(run.ID(), g)
+	defer p.runs.remove(run.ID())
+	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", cg.Len(), "prepare_ms", g.prepareTime.Milliseconds())
 
 	err = run.Err()
 	g.mu.Lock()
@@ -373,9 +380,28 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		g.snapshotLocked()
 		run.Release()
 	}
+	state, prep, took, gerr := g.state, g.prepareTime, g.runTime, g.err
 	close(g.done)
 	g.mu.Unlock()
+	p.logEnd(g, run, state, took, gerr)
+	p.stats.GraphEnded(state, prep, took)
 	p.ended(g)
+}
+
+// logEnd logs a run's end once: a failure with its root cause (the run's
+// error is the first op that failed for good, not its successors, which
+// are cancelled), naming the op.
+func (p *SchedulerProc) logEnd(g *graphRec, run *scheduler.Run, state string, took time.Duration, err error) {
+	attrs := []any{"session", g.sid, "graph", g.id, "run", uint64(run.ID()), "run_ms", took.Milliseconds()}
+	if state != StateFailed {
+		p.log.Info("graph "+strings.ToLower(state), attrs...)
+		return
+	}
+	var oe *scheduler.OpError
+	if errors.As(err, &oe) {
+		attrs = append(attrs, "op", oe.Node, "op_type", oe.Op, "attempts", oe.Attempts)
+	}
+	p.log.Error("graph failed", append(attrs, "err", err)...)
 }
 
 // snapshotLocked keeps the run's figures in the record and drops the run.

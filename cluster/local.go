@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -24,6 +25,9 @@ type LocalConfig struct {
 	// NoGoMemoryLimit leaves the process's Go memory limit alone (by
 	// default it is lowered to the workers' budget while the cluster runs).
 	NoGoMemoryLimit bool
+	// Metrics, when set, receives the workers' series (each with its
+	// worker label); the caller serves it.
+	Metrics *metrics.Local
 }
 
 // Local is a scheduler and its workers in one process: the same code as a
@@ -63,7 +67,17 @@ func NewLocal(cfg LocalConfig) *Local {
 	execs := make([]protocol.Executor, cfg.Workers)
 	for i := range cfg.Workers {
 		st := storage.Open(storage.Config{Limit: max(limit, 0), SpillDir: cfg.SpillDir})
-		w := worker.New(worker.Config{ID: i, Slots: cfg.Slots, QuietStartBytes: worker.DefaultQuietStartBytes}, st, rel, l)
+		wcfg := worker.Config{ID: i, Slots: cfg.Slots, QuietStartBytes: worker.DefaultQuietStartBytes}
+		var wm *metrics.Worker
+		if cfg.Metrics != nil {
+			wm = cfg.Metrics.Worker()
+			wcfg.Observer = wm
+		}
+		w := worker.New(wcfg, st, rel, l)
+		if wm != nil {
+			// Fresh collectors with a label of their own cannot clash.
+			_ = wm.Register(i, workerFigures{w})
+		}
 		l.Workers = append(l.Workers, w)
 		execs[i] = w
 	}

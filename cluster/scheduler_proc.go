@@ -10,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -56,6 +57,8 @@ type SchedulerProc struct {
 	sched *scheduler.Scheduler
 	http  *http.Client
 	srv   *server
+	stats *metrics.Scheduler
+	runs  runNames
 	stop  chan struct{}
 	wg    sync.WaitGroup
 
@@ -99,17 +102,20 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	}
 	log := discardLogger(cfg.Logger)
 	p := &SchedulerProc{
-		cfg:   cfg,
-		log:   log,
-		sched: scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts, ProgressTimeout: cfg.ProgressTimeout, Logger: log}),
-		http:  hc,
-		stop:  make(chan struct{}),
+		cfg:  cfg,
+		log:  log,
+		http: hc,
+		stop: make(chan struct{}),
 	}
+	schedLog := slog.New(runHandler{log.Handler(), &p.runs})
+	p.sched = scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts, ProgressTimeout: cfg.ProgressTimeout, Logger: schedLog})
 	p.mu.sessions = make(map[string]*session)
+	p.stats = metrics.NewScheduler(schedulerFigures{p})
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
-	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
+	mux.Handle("GET /metrics", p.stats.Handler())
+	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RequireToken(cfg.Token, mux)), p.log, srvTLS)
 	if err != nil {
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -319,6 +325,7 @@ func (s *schedulerService) ReportResults(ctx context.Context, req *connect.Reque
 		results[i] = r
 	}
 	for _, r := range results {
+		p.stats.Result(r.Outcome)
 		p.sched.Report(r)
 	}
 	return connect.NewResponse(&pb.ReportResultsResponse{}), nil
@@ -358,4 +365,43 @@ func (p *SchedulerProc) HeldGraphs() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.mu.graphs
+}
+
+// schedulerFigures is the scheduler role as its metrics read it.
+type schedulerFigures struct{ p *SchedulerProc }
+
+func (f schedulerFigures) Figures() metrics.SchedulerFigures {
+	p := f.p
+	out := metrics.SchedulerFigures{Graphs: map[string]int{}, Ops: map[scheduler.State]int64{}, Results: p.sched.Stats()}
+	now := time.Now()
+	var graphs []*graphRec
+	p.mu.Lock()
+	out.Sessions = len(p.mu.sessions)
+	for _, ss := range p.mu.sessions {
+		for _, g := range ss.graphs {
+			graphs = append(graphs, g)
+		}
+	}
+	for _, m := range p.mu.members {
+		wf := metrics.WorkerFigures{ID: m.id, Alive: m.dead == nil, HeartbeatAge: now.Sub(m.lastBeat), Slots: m.slots, MemoryBytes: m.memory}
+		if l := m.load; l != nil {
+			wf.Running, wf.Queued, wf.StoreBytes = int(l.Running), int(l.Queued), l.StoreBytes
+		}
+		out.Workers = append(out.Workers, wf)
+	}
+	p.mu.Unlock()
+	// A graph's lock is taken without p.mu held (GetResult takes g.mu,
+	// then p.mu).
+	for _, g := range graphs {
+		g.mu.Lock()
+		out.Graphs[g.state]++
+		run := g.run
+		g.mu.Unlock()
+		if run != nil {
+			for s, n := range run.Counts() {
+				out.Ops[s] += n
+			}
+		}
+	}
+	return out
 }

@@ -3,7 +3,9 @@ package cluster
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
+	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/web"
@@ -52,7 +54,15 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		Version:         cfg.Version,
 		Logger:          log,
 	})
-	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log, srvTLS)
+	// GET /metrics beside the REST API, with the scheduler's series: the
+	// mux sets the matched route on the request, which the REST API's own
+	// mux then refines, so requests are counted by the REST route they
+	// took.
+	stats := metrics.NewWeb(metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_"))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", stats.Handler())
+	mux.Handle("/", s.Handler())
+	srv, err := listen(cfg.Listen, stats.Instrument(rpc.RequireToken(cfg.Token, mux)), log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -80,6 +81,7 @@ type WorkerProc struct {
 	peers     *httpPeers
 	load      loadTracker
 	uploads   *ops.UploadStore
+	stats     *metrics.Worker
 
 	releaseGo func() // undoes the Go memory limit held for the store
 
@@ -130,6 +132,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		ready: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
+		stats: metrics.NewWorker(),
 	}
 	p.load.started = make(map[protocol.ChunkKey]bool)
 	// Uploads are files beside the spill files: they are the client's
@@ -156,6 +159,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
+	mux.Handle("GET /metrics", p.stats.Handler())
 	mux.Handle("POST "+rpc.SourcePath, rpc.SourceHandler(files))
 	mux.Handle("POST "+rpc.CheckPath, rpc.CheckHandler(files))
 	rpc.UploadHandlers(mux, p.uploads, func(ctx context.Context) (int, error) {
@@ -164,7 +168,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 		return p.id, nil
 	})
-	p.srv, err = listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
+	p.srv, err = listen(cfg.Listen, p.stats.Instrument(rpc.RequireToken(cfg.Token, mux)), p.log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -213,7 +217,11 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads}, store, &p.load, p.peers)
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}, store, &p.load, p.peers)
+	if err := p.stats.Register(p.id, workerFigures{p.w}); err != nil {
+		// Only a bug makes the series clash: serve without them.
+		p.log.Error("worker metrics", "worker", p.id, "err", err)
+	}
 	close(p.ready)
 	started = true
 	p.wg.Add(1)
@@ -477,7 +485,7 @@ func (h *httpPeers) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey)
 	if err != nil {
 		return nil, err
 	}
-	a, err := rpc.FetchChunk(ctx, h.p.http, u+rpc.ChunkPath(key))
+	a, err := h.fetch(ctx, u, key)
 	if err == nil || !errors.Is(err, rpc.ErrUnreachable) {
 		return a, err
 	}
@@ -493,11 +501,23 @@ func (h *httpPeers) ReadChunk(ctx context.Context, w int, key protocol.ChunkKey)
 		if dead := h.deadReason(ctx, w); dead != "" {
 			return nil, fmt.Errorf("reading %v from worker %d (%s): the worker is dead: %s", key, w, u, dead)
 		}
-		if a, err = rpc.FetchChunk(ctx, h.p.http, u+rpc.ChunkPath(key)); err == nil || !errors.Is(err, rpc.ErrUnreachable) {
+		if a, err = h.fetch(ctx, u, key); err == nil || !errors.Is(err, rpc.ErrUnreachable) {
 			return a, err
 		}
 	}
 	return nil, fmt.Errorf("reading %v from worker %d (%s): %w", key, w, u, err)
+}
+
+// fetch reads one chunk from the worker at u, counting it in the metrics.
+func (h *httpPeers) fetch(ctx context.Context, u string, key protocol.ChunkKey) (*ndarray.Array, error) {
+	start := time.Now()
+	a, err := rpc.FetchChunk(ctx, h.p.http, u+rpc.ChunkPath(key))
+	var n int64
+	if err == nil {
+		n = int64(a.Nbytes())
+	}
+	h.p.stats.PeerFetch(n, time.Since(start), err)
+	return a, err
 }
 
 // deadReason asks the scheduler whether worker w is dead ("" if not, or
@@ -680,3 +700,13 @@ func (b *resultBatcher) fail(err error) {
 
 // UploadDir is where the worker keeps the chunks clients uploaded.
 func (p *WorkerProc) UploadDir() string { return p.uploads.Dir() }
+
+// workerFigures is a worker as its metrics read it.
+type workerFigures struct{ w *worker.Worker }
+
+func (f workerFigures) Load() (slots, running, queued int) {
+	running, queued = f.w.Busy()
+	return f.w.Slots(), running, queued
+}
+
+func (f workerFigures) StoreStats() storage.Stats { return f.w.Store().Stats() }

@@ -55,6 +55,17 @@ type Config struct {
 	Files *ops.FileAccess
 	// Uploads, when set, holds the chunks clients uploaded to this worker.
 	Uploads *ops.UploadStore
+	// Observer, when set, sees every task's end (metrics): it keeps
+	// Prometheus and its kin out of this package.
+	Observer Observer
+}
+
+// Observer sees each task a slot takes as it ends, with how long it ran
+// (0 when it never ran: it could not be admitted, or its graph was
+// cancelled while it queued). It is called on the slot's goroutine before
+// the result is reported, so it must be quick and must not block.
+type Observer interface {
+	TaskEnded(t *protocol.Task, res protocol.Result, ran time.Duration)
 }
 
 // DefaultQuietStartBytes is the QuietStartBytes the clusters use.
@@ -196,6 +207,14 @@ func (w *Worker) Slots() int { return w.cfg.Slots }
 
 // Store is the worker's chunk store.
 func (w *Worker) Store() *storage.Store { return w.store }
+
+// Busy is the number of tasks running on the slots and waiting in the
+// queue now.
+func (w *Worker) Busy() (running, queued int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mu.running, w.mu.queue.Len()
+}
 
 // local reports whether the input is read from this worker's store.
 func (w *Worker) local(in protocol.Input) bool {
@@ -794,6 +813,7 @@ func (w *Worker) slot() {
 		}
 		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
 		var fenced *protocol.FencedError
+		var ran time.Duration
 		switch {
 		case errors.As(p.err, &fenced):
 			w.mu.Lock()
@@ -816,10 +836,20 @@ func (w *Worker) slot() {
 			if w.reportsStart(p.t) {
 				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token})
 			}
+			start := time.Now()
 			res = w.run(p.g.ctx, p.t, p.res)
+			ran = time.Since(start)
 			p.res.Close()
 		}
 		w.done(p.t, p.g, p.res != nil)
+		if w.cfg.Observer != nil {
+			w.cfg.Observer.TaskEnded(p.t, res, ran)
+		}
+		if res.Outcome == protocol.Failed {
+			// Debug only: the scheduler logs a graph's failure once, with
+			// this error, where every attempt of every op would log here.
+			w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(p.t.Key.Graph), "op", p.t.Key.Node, "op_type", ops.Label(p.t.Op), "attempt", p.t.Attempt, "retryable", res.Retryable, "err", res.Err)
+		}
 		w.rep.Report(res)
 	}
 }
@@ -908,7 +938,7 @@ func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarra
 	defer func() {
 		if p := recover(); p != nil {
 			label := ops.Label(t.Op)
-			w.log.Error("kernel panicked", "worker", w.cfg.ID, "chunk", t.Key, "attempt", t.Attempt, "op", label, "panic", p, "stack", string(debug.Stack()))
+			w.log.Error("kernel panicked", "worker", w.cfg.ID, "run", uint64(t.Key.Graph), "op", t.Key.Node, "op_type", label, "attempt", t.Attempt, "panic", p, "stack", string(debug.Stack()))
 			err = fmt.Errorf("kernel %s panicked: %v", label, p)
 		}
 	}()

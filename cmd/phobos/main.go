@@ -8,6 +8,7 @@
 //	phobos explain <workload>       the chunk graph after each optimisation pass
 //	phobos scheduler|worker|web     one cluster role
 //	phobos cluster --workers N      a whole cluster on this machine
+//	phobos top URL                  a terminal view of a cluster's figures
 //	phobos version                  version, Go, platform, BLAS and LAPACK backends
 //	phobos help                     usage
 package main
@@ -56,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return explainCmd(args[1:], stdout, stderr)
 	case "gen-data":
 		return genDataCmd(args[1:], stdout, stderr)
+	case "top":
+		return topCmd(args[1:], stdout, stderr)
 	case "scheduler", "worker", "web", "cluster":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -84,7 +87,7 @@ Usage:
                                   workload (W9), deterministic for -seed
   phobos version                  print version, Go version, platform, BLAS and LAPACK
   phobos help                     print this help
-`+rolesUsage+`
+`+rolesUsage+topUsage+`
 Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):
 `)
 	for _, name := range workloads.Names() {

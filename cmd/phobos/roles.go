@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -54,12 +55,24 @@ func (m *memFlag) Set(s string) error {
 	return nil
 }
 
-func roleLogger(stderr io.Writer, level string, role string) (*slog.Logger, error) {
+// roleLogger is a role's log on stderr: text (key=value, for people) or
+// JSON lines (for log collectors), every line carrying the role.
+func roleLogger(stderr io.Writer, level, format, role string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l})).With("role", role), nil
+	opts := &slog.HandlerOptions{Level: l}
+	var h slog.Handler
+	switch format {
+	case "text":
+		h = slog.NewTextHandler(stderr, opts)
+	case "json":
+		h = slog.NewJSONHandler(stderr, opts)
+	default:
+		return nil, fmt.Errorf("--log-format %q: want text or json", format)
+	}
+	return slog.New(h).With("role", role), nil
 }
 
 // roleCmd runs one of the cluster roles.
@@ -67,6 +80,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("phobos "+role, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	logFormat := fs.String("log-format", "text", "log format on stderr: text (key=value) or json (one object a line)")
 	tokenFile := fs.String("token-file", "", "file holding the cluster's shared token (default: $"+rpc.TokenEnv+"; none: no authentication)")
 	var tlsFiles rpc.TLSFiles
 	fs.StringVar(&tlsFiles.Cert, "tls-cert", "", "PEM certificate to serve HTTPS with (with --tls-key)")
@@ -124,7 +138,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "phobos %s: unexpected argument %q\n", role, fs.Arg(0))
 		return exitUsage
 	}
-	log, err := roleLogger(stderr, *logLevel, role)
+	log, err := roleLogger(stderr, *logLevel, *logFormat, role)
 	if err != nil {
 		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
 		return exitUsage
@@ -202,6 +216,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		if mem.v == 0 {
 			mem.v = storage.DefaultLimit() / int64(workers)
 		}
+		logArgs := []string{"--log-level", *logLevel, "--log-format", *logFormat}
 		if stopOnEOF {
 			go func() {
 				_, _ = io.Copy(io.Discard, os.Stdin)
@@ -210,7 +225,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
-			ExtraArgs: map[string][]string{"scheduler": {"--log-level", *logLevel}, "worker": append([]string{"--log-level", *logLevel}, dataRoots.args("--data-root")...), "web": {"--log-level", *logLevel}},
+			ExtraArgs: map[string][]string{"scheduler": logArgs, "worker": slices.Concat(logArgs, dataRoots.args("--data-root")), "web": logArgs},
 		})
 		if err != nil {
 			return fail(err)

@@ -42,6 +42,7 @@ type runOptions struct {
 	dataDir        string // where file-backed workloads read their input
 	format         string // of that input: npy or zarr
 	gen            bool   // also time generating the inputs alone
+	metrics        string // address the local session serves /metrics on; "": none
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -92,6 +93,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.gen, "gen", false, "also time generating the inputs alone (each summed), reps times: gen_s and compute_s = wall_s - gen_s in the JSON line")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
+	fs.StringVar(&o.metrics, "metrics", "", "serve the local session's Prometheus metrics at http://ADDR/metrics while it runs (host:port; a cluster's roles serve their own)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	return fs, o
 }
@@ -298,12 +300,18 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token), phobos.WithTLSConfig(tlsCfg))...)
 	} else {
+		if o.metrics != "" {
+			opts = append(opts, phobos.WithMetrics(o.metrics))
+		}
 		sess, err = phobos.NewSession(opts...)
 	}
 	if err != nil {
 		return rec, err
 	}
 	defer sess.Close()
+	if u := sess.MetricsURL(); u != "" {
+		fmt.Fprintf(stderr, "phobos run %s: metrics at %s\n", wl.Name, u)
+	}
 	if wl.Data != nil {
 		t0 := time.Now()
 		if wl, err = wl.Prepare(p, o.seed); err != nil {

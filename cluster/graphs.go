@@ -20,6 +20,7 @@ import (
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -148,6 +149,12 @@ type graphRec struct {
 	progress   map[string]int64
 	moved      int64
 	recomputed int64
+	// for the dashboard (dashboard.go): the tensor ops as submitted, the
+	// run's id, and what the run showed when it was dropped
+	tile     *pb.Dag
+	runID    protocol.GraphID
+	types    []*pb.TypeCount
+	chunkDag *pb.Dag
 }
 
 func newID() string {
@@ -292,7 +299,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no live workers: start one with `phobos worker --scheduler "+p.URL()+"`"))
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{})}
+	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: tileableDag(tg)}
 	p.mu.Lock()
 	ss, ok := p.mu.sessions[m.SessionId]
 	if !ok {
@@ -351,7 +358,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		g.mu.Unlock()
 		return
 	}
-	g.run, g.results, g.chunkOps = run, tiled, cg.Len()
+	g.run, g.results, g.chunkOps, g.runID = run, tiled, cg.Len(), run.ID()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
 
@@ -388,6 +395,7 @@ func (g *graphRec) snapshotLocked() {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
+	g.types, g.chunkDag = typeCounts(g.run), chunkDag(g.run)
 	g.run = nil
 }
 

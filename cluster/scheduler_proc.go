@@ -109,6 +109,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
+	mux.Handle(phobosv1connect.NewDashboardServiceHandler(&dashboardService{p}, rpc.HandlerOptions()...))
 	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
 	if err != nil {
 		p.sched.Close()

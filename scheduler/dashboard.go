@@ -46,9 +46,17 @@ func (r *Run) typeIndex() {
 	idx := make(map[string]uint8)
 	r.typeOf = make([]uint8, len(r.g.Nodes))
 	for i, nd := range r.g.Nodes {
-		t := nd.Op.Type()
-		if _, ok := nd.Op.(ops.Labeler); ok {
-			t = ops.Label(nd.Op)
+		op := nd.Op
+		for {
+			w, ok := op.(ops.Wrapper) // the cluster's pre-encoded ops
+			if !ok {
+				break
+			}
+			op = w.Unwrap()
+		}
+		t := op.Type()
+		if _, ok := op.(ops.Labeler); ok {
+			t = ops.Label(op)
 			if len(t) > maxTypeLen {
 				t = t[:maxTypeLen-3] + "..."
 			}

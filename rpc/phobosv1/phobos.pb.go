@@ -308,8 +308,14 @@ type WorkerLoad struct {
 	StoreBytes     int64                  `protobuf:"varint,3,opt,name=store_bytes,json=storeBytes,proto3" json:"store_bytes,omitempty"` // bytes held in the chunk store now
 	PeakStoreBytes int64                  `protobuf:"varint,4,opt,name=peak_store_bytes,json=peakStoreBytes,proto3" json:"peak_store_bytes,omitempty"`
 	StoreChunks    int32                  `protobuf:"varint,5,opt,name=store_chunks,json=storeChunks,proto3" json:"store_chunks,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// For the dashboard: the store's memory limit (0: none), bytes in spill
+	// files now, and bytes spilled and loaded back since the worker started.
+	LimitBytes    int64 `protobuf:"varint,16,opt,name=limit_bytes,json=limitBytes,proto3" json:"limit_bytes,omitempty"`
+	DiskBytes     int64 `protobuf:"varint,17,opt,name=disk_bytes,json=diskBytes,proto3" json:"disk_bytes,omitempty"`
+	SpilledBytes  int64 `protobuf:"varint,18,opt,name=spilled_bytes,json=spilledBytes,proto3" json:"spilled_bytes,omitempty"`
+	LoadedBytes   int64 `protobuf:"varint,19,opt,name=loaded_bytes,json=loadedBytes,proto3" json:"loaded_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerLoad) Reset() {
@@ -373,6 +379,34 @@ func (x *WorkerLoad) GetPeakStoreBytes() int64 {
 func (x *WorkerLoad) GetStoreChunks() int32 {
 	if x != nil {
 		return x.StoreChunks
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetLimitBytes() int64 {
+	if x != nil {
+		return x.LimitBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetDiskBytes() int64 {
+	if x != nil {
+		return x.DiskBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetSpilledBytes() int64 {
+	if x != nil {
+		return x.SpilledBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetLoadedBytes() int64 {
+	if x != nil {
+		return x.LoadedBytes
 	}
 	return 0
 }
@@ -2283,7 +2317,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x03pid\x18\x05 \x01(\x05R\x03pid\"i\n" +
 	"\x16RegisterWorkerResponse\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xac\x01\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xb4\x02\n" +
 	"\n" +
 	"WorkerLoad\x12\x18\n" +
 	"\arunning\x18\x01 \x01(\x05R\arunning\x12\x16\n" +
@@ -2291,7 +2325,13 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\vstore_bytes\x18\x03 \x01(\x03R\n" +
 	"storeBytes\x12(\n" +
 	"\x10peak_store_bytes\x18\x04 \x01(\x03R\x0epeakStoreBytes\x12!\n" +
-	"\fstore_chunks\x18\x05 \x01(\x05R\vstoreChunks\"Z\n" +
+	"\fstore_chunks\x18\x05 \x01(\x05R\vstoreChunks\x12\x1f\n" +
+	"\vlimit_bytes\x18\x10 \x01(\x03R\n" +
+	"limitBytes\x12\x1d\n" +
+	"\n" +
+	"disk_bytes\x18\x11 \x01(\x03R\tdiskBytes\x12#\n" +
+	"\rspilled_bytes\x18\x12 \x01(\x03R\fspilledBytes\x12!\n" +
+	"\floaded_bytes\x18\x13 \x01(\x03R\vloadedBytes\"Z\n" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +

@@ -7,6 +7,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -100,6 +101,10 @@ type Result struct {
 	// Lost names inputs the worker found gone (a spill file deleted behind
 	// its back): the scheduler recomputes them from their lineage.
 	Lost []ChunkKey
+	// Elapsed is how long the task held its slot (inputs, kernel, store),
+	// 0 when it did not run: the dashboard's timings for tasks whose
+	// start the worker did not report.
+	Elapsed time.Duration
 }
 
 // Reporter receives results from workers. It must not block for long.

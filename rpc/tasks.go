@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -237,7 +238,7 @@ var outcomes = [...]pb.Outcome{
 
 // EncodeResult is the wire form of a task's outcome.
 func EncodeResult(r protocol.Result) *pb.Result {
-	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable}
+	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable, ElapsedUs: r.Elapsed.Microseconds()}
 	if int(r.Outcome) < len(outcomes) {
 		m.Outcome = outcomes[r.Outcome]
 	}
@@ -249,6 +250,9 @@ func EncodeResult(r protocol.Result) *pb.Result {
 	}
 	return m
 }
+
+// maxElapsedUs bounds a task's reported time (a year): more is a bad message.
+const maxElapsedUs = 365 * 24 * 3600 * 1e6
 
 // DecodeResult reads an outcome reported by worker w.
 func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
@@ -262,6 +266,8 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: attempt %d", m.Graph, m.Node, m.Attempt)
 	case m.Nbytes < 0:
 		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: %d bytes", m.Graph, m.Node, m.Nbytes)
+	case m.ElapsedUs < 0 || m.ElapsedUs > maxElapsedUs:
+		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: elapsed %d µs", m.Graph, m.Node, m.ElapsedUs)
 	}
 	for _, n := range m.LostNodes {
 		if n < 0 {
@@ -274,6 +280,7 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		Worker:    w,
 		Nbytes:    m.Nbytes,
 		Retryable: m.Retryable,
+		Elapsed:   time.Duration(m.ElapsedUs) * time.Microsecond,
 	}
 	for _, n := range m.LostNodes {
 		r.Lost = append(r.Lost, protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: n})

@@ -469,7 +469,7 @@ func (c *core) handle(res protocol.Result) {
 	if w < len(r.onWorker) {
 		r.onWorker[w]--
 	}
-	c.taskEnded(r, i, w, res.Outcome)
+	c.taskEnded(r, i, w, res)
 	switch res.Outcome {
 	case protocol.Succeeded:
 		c.succeeded(r, i, res)

@@ -253,10 +253,15 @@ func (c *core) taskStarted(r *Run, i int32) {
 }
 
 // taskEnded notes when op i of r ended on worker w, in the run and in the
-// worker's ring.
-func (c *core) taskEnded(r *Run, i int32, w int, out protocol.Outcome) {
+// worker's ring. A task whose start was not reported (a small one) started
+// the time it says it ran before now.
+func (c *core) taskEnded(r *Run, i int32, w int, res protocol.Result) {
 	now := c.now()
+	out := res.Outcome
 	r.endNs[i] = now.UnixNano()
+	if r.startNs[i] == 0 && res.Elapsed > 0 {
+		r.startNs[i] = now.Add(-res.Elapsed).UnixNano()
+	}
 	for len(c.tasks) <= w {
 		c.tasks = append(c.tasks, taskRing{})
 	}

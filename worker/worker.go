@@ -567,7 +567,9 @@ func (w *Worker) slot() {
 			if w.reportsStart(p.t) {
 				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started})
 			}
+			t0 := time.Now()
 			res = w.run(p.g.ctx, p.t, p.res)
+			res.Elapsed = time.Since(t0)
 			p.res.Close()
 		}
 		w.done(p.t, p.g, p.res != nil)

@@ -512,7 +512,9 @@ type Result struct {
 	LostNodes []int32 `protobuf:"varint,7,rep,packed,name=lost_nodes,json=lostNodes,proto3" json:"lost_nodes,omitempty"`
 	// attempt echoes the task's attempt: the scheduler counts a result only
 	// when it matches the op's current attempt and worker.
-	Attempt       int32 `protobuf:"varint,8,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Attempt int32 `protobuf:"varint,8,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// elapsed_us: how long the task held its slot, for the dashboard.
+	ElapsedUs     int64 `protobuf:"varint,16,opt,name=elapsed_us,json=elapsedUs,proto3" json:"elapsed_us,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -599,6 +601,13 @@ func (x *Result) GetLostNodes() []int32 {
 func (x *Result) GetAttempt() int32 {
 	if x != nil {
 		return x.Attempt
+	}
+	return 0
+}
+
+func (x *Result) GetElapsedUs() int64 {
+	if x != nil {
+		return x.ElapsedUs
 	}
 	return 0
 }
@@ -2335,7 +2344,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +
-	"\x11HeartbeatResponse\"\xe5\x01\n" +
+	"\x11HeartbeatResponse\"\x84\x02\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12,\n" +
@@ -2345,7 +2354,9 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\tretryable\x18\x06 \x01(\bR\tretryable\x12\x1d\n" +
 	"\n" +
 	"lost_nodes\x18\a \x03(\x05R\tlostNodes\x12\x18\n" +
-	"\aattempt\x18\b \x01(\x05R\aattempt\"`\n" +
+	"\aattempt\x18\b \x01(\x05R\aattempt\x12\x1d\n" +
+	"\n" +
+	"elapsed_us\x18\x10 \x01(\x03R\telapsedUs\"`\n" +
 	"\x14ReportResultsRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12+\n" +
 	"\aresults\x18\x02 \x03(\v2\x11.phobos.v1.ResultR\aresults\"\x17\n" +

@@ -47,12 +47,13 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	s := web.New(web.Config{
 		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
+		Dashboard:       phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		HTTP:            hc,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		Version:         cfg.Version,
 		Logger:          log,
 	})
-	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log, srvTLS)
+	srv, err := listen(cfg.Listen, web.PublicAssets(rpc.RequireTokenOrCookie(cfg.Token, s.Handler())), log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}

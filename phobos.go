@@ -45,6 +45,7 @@ type config struct {
 	tls         *tls.Config // how Connect checks an https:// cluster; nil: system roots
 	noGoLimit   bool        // leave the process's Go memory limit alone
 	inlineMax   int64       // client arrays above this travel as uploads (Connect); <0: all
+	dashboard   string      // address to serve a local session's dashboard on; "": none
 }
 
 // WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
@@ -175,6 +176,7 @@ type backend interface {
 // wired in-process.
 type localBackend struct {
 	local *cluster.Local
+	dash  *localDashboard // nil without WithDashboard
 }
 
 // NewSession starts an embedded local cluster.
@@ -194,15 +196,28 @@ func NewSession(opts ...Option) (*Session, error) {
 		return nil, fmt.Errorf("phobos: bad session size: %d workers, %d slots", c.workers, c.slots)
 	}
 	local := cluster.NewLocal(cluster.LocalConfig{Workers: c.workers, Slots: c.slots, MaxAttempts: c.maxAttempts, MemoryLimit: c.memLimit, SpillDir: c.spillDir, NoGoMemoryLimit: c.noGoLimit})
-	return &Session{cfg: c, be: &localBackend{local: local}}, nil
+	b := &localBackend{local: local}
+	if c.dashboard != "" {
+		d, err := startDashboard(c.dashboard, local)
+		if err != nil {
+			local.Close()
+			return nil, err
+		}
+		b.dash = d
+	}
+	return &Session{cfg: c, be: b}, nil
 }
 
 // Close stops the session's cluster (or disconnects from a remote one).
 func (s *Session) Close() error { return s.be.close() }
 
 func (b *localBackend) close() error {
+	var err error
+	if b.dash != nil {
+		err = b.dash.close()
+	}
 	b.local.Close()
-	return nil
+	return err
 }
 
 // Stats returns the statistics of the last Execute.
@@ -271,7 +286,9 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	}
 	defer run.Release()
 	stopProgress := s.watch(run)
+	ended := b.dashboardStarted(ts, run, t0, t1.Sub(t0))
 	err = run.Wait(ctx)
+	ended(err)
 	stopProgress()
 	t2 := time.Now()
 	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}

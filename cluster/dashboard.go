@@ -228,6 +228,18 @@ func (s *dashboardService) GraphOps(ctx context.Context, req *connect.Request[pb
 	if run == nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %q of session %q holds no ops: it is preparing, or it ended without success, or its results were released", m.GraphId, m.SessionId))
 	}
+	resp, err := opsOf(run, m)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// opsOf answers a GraphOps request from a run.
+func opsOf(run *scheduler.Run, m *pb.GraphOpsRequest) (*pb.GraphOpsResponse, error) {
+	if len(m.Nodes) > maxOpsAsked {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%d ops asked for: at most %d at once", len(m.Nodes), maxOpsAsked))
+	}
 	var nodes []int32
 	if len(m.Nodes) > 0 {
 		nodes = m.Nodes
@@ -251,7 +263,7 @@ func (s *dashboardService) GraphOps(ctx context.Context, req *connect.Request[pb
 		}
 		out.Ops = append(out.Ops, op)
 	}
-	return connect.NewResponse(out), nil
+	return out, nil
 }
 
 func unixMicro(t time.Time) int64 {
@@ -270,16 +282,23 @@ func (s *dashboardService) WorkerTasks(ctx context.Context, req *connect.Request
 		}
 		return nil, connect.NewError(connect.CodeNotFound, err)
 	}
-	type name struct{ sid, gid string }
-	names := map[protocol.GraphID]name{}
+	names := map[protocol.GraphID]graphName{}
 	// g.mu is taken without p.mu held: GetResult takes them the other way.
 	for _, g := range p.allGraphs() {
 		g.mu.Lock()
 		if g.runID != 0 {
-			names[g.runID] = name{g.sid, g.id}
+			names[g.runID] = graphName{g.sid, g.id}
 		}
 		g.mu.Unlock()
 	}
+	return connect.NewResponse(tasksOf(act, names)), nil
+}
+
+// graphName is a run's session and graph id.
+type graphName struct{ sid, gid string }
+
+// tasksOf is a worker's task activity as protobuf, runs named by names.
+func tasksOf(act scheduler.TaskActivity, names map[protocol.GraphID]graphName) *pb.WorkerTasksResponse {
 	conv := func(e scheduler.TaskEvent) *pb.TaskEvent {
 		n := names[e.Graph]
 		te := &pb.TaskEvent{SessionId: n.sid, GraphId: n.gid, Node: e.Node, Type: e.Type, StartedUs: unixMicro(e.Started), EndedUs: unixMicro(e.Ended), Outcome: "RUNNING"}
@@ -300,5 +319,5 @@ func (s *dashboardService) WorkerTasks(ctx context.Context, req *connect.Request
 	for _, e := range act.Running {
 		out.Running = append(out.Running, conv(e))
 	}
-	return connect.NewResponse(out), nil
+	return out
 }

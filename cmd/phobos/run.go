@@ -36,6 +36,7 @@ type runOptions struct {
 	noFuse         bool
 	memory         memFlag
 	cpuProfile     string
+	dashboard      string
 	tokenFile      string
 	tlsCA          string
 	spillDir       string
@@ -91,6 +92,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
+	fs.StringVar(&o.dashboard, "dashboard", "", "serve the dashboard of the in-process cluster on this address (e.g. 127.0.0.1:8787) while the workload runs")
 	return fs, o
 }
 
@@ -290,12 +292,18 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 		sess, err = phobos.Connect(ctx, o.cluster, append(opts, phobos.WithToken(token), phobos.WithTLSConfig(tlsCfg))...)
 	} else {
+		if o.dashboard != "" {
+			opts = append(opts, phobos.WithDashboard(o.dashboard))
+		}
 		sess, err = phobos.NewSession(opts...)
 	}
 	if err != nil {
 		return rec, err
 	}
 	defer sess.Close()
+	if u := sess.DashboardURL(); u != "" {
+		fmt.Fprintln(os.Stderr, "phobos run: dashboard at", u)
+	}
 
 	once := func(label string) (float64, time.Duration, error) {
 		bar.start(label)

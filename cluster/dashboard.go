@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -115,10 +116,25 @@ func tileableDag(tg *graph.TileableGraph) *pb.Dag {
 		func(i int) []int { return tg.Nodes[i].Inputs }, nil, nil)
 }
 
-// chunkDag is the DAG of a run's chunk ops with their states.
-func chunkDag(run *scheduler.Run) *pb.Dag {
+// chunkDag is the DAG of a run's chunk ops with their states. A summary's
+// shape is computed once (O(ops + edges)) and kept in *skel; later calls
+// only refresh its counts.
+func chunkDag(run *scheduler.Run, skel **pb.Dag) *pb.Dag {
 	g := run.Graph()
 	n := len(g.Nodes)
+	if n > MaxDrawnOps && skel != nil && *skel != nil {
+		d := proto.Clone(*skel).(*pb.Dag)
+		index := make(map[string]*pb.DagNode, len(d.Nodes))
+		for _, nd := range d.Nodes {
+			index[nd.Type] = nd
+		}
+		for _, tc := range typeCounts(run) {
+			if nd := index[tc.Type]; nd != nil {
+				nd.Counts = tc.Counts
+			}
+		}
+		return d
+	}
 	var states []scheduler.State
 	if n <= MaxDrawnOps {
 		var err error
@@ -134,7 +150,7 @@ func chunkDag(run *scheduler.Run) *pb.Dag {
 			return c
 		}
 	}
-	return summarise(n, run.OpType,
+	d := summarise(n, run.OpType,
 		func(i int) []int {
 			in := make([]int, len(g.Nodes[i].Inputs))
 			for j, x := range g.Nodes[i].Inputs {
@@ -142,6 +158,10 @@ func chunkDag(run *scheduler.Run) *pb.Dag {
 			}
 			return in
 		}, counts, typeCounts(run))
+	if d.Summarised && skel != nil {
+		*skel = proto.Clone(d).(*pb.Dag)
+	}
+	return d
 }
 
 // stateNames are the operand states in the order of TypeCount.counts.
@@ -162,7 +182,9 @@ func (g *graphRec) dashboardView(withDags bool) (types []*pb.TypeCount, tile, ch
 	if run != nil {
 		types = typeCounts(run)
 		if withDags {
-			chunks = chunkDag(run)
+			g.skelMu.Lock()
+			chunks = chunkDag(run, &g.skel)
+			g.skelMu.Unlock()
 		}
 	}
 	return types, tile, chunks

@@ -155,6 +155,8 @@ type graphRec struct {
 	runID    protocol.GraphID
 	types    []*pb.TypeCount
 	chunkDag *pb.Dag
+	skelMu   sync.Mutex // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag    // the shape of the chunk DAG's summary, once made
 }
 
 func newID() string {
@@ -395,7 +397,7 @@ func (g *graphRec) snapshotLocked() {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
-	g.types, g.chunkDag = typeCounts(g.run), chunkDag(g.run)
+	g.types, g.chunkDag = typeCounts(g.run), chunkDag(g.run, nil)
 	g.run = nil
 }
 

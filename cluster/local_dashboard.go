@@ -54,6 +54,8 @@ type localGraph struct {
 	progress map[string]int64
 	moved    int64
 	recomp   int64
+	skelMu   sync.Mutex // guards skel (see chunkDag)
+	skel     *pb.Dag
 }
 
 // NewLocalDashboard shows l's work.
@@ -84,7 +86,7 @@ func (d *LocalDashboard) Started(tg *graph.TileableGraph, run *scheduler.Run, su
 		default:
 			g.state, g.err = StateFailed, err
 		}
-		g.types, g.chunks = typeCounts(g.run), chunkDag(g.run)
+		g.types, g.chunks = typeCounts(g.run), chunkDag(g.run, nil)
 		g.progress = map[string]int64{}
 		for st, n := range g.run.Counts() {
 			g.progress[st.String()] = n
@@ -140,7 +142,9 @@ func (g *localGraph) view(withDags bool) (run *scheduler.Run, types []*pb.TypeCo
 	if run != nil {
 		types = typeCounts(run)
 		if withDags {
-			chunks = chunkDag(run)
+			g.skelMu.Lock()
+			chunks = chunkDag(run, &g.skel)
+			g.skelMu.Unlock()
 		}
 	}
 	return run, types, chunks

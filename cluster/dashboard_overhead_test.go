@@ -1,0 +1,148 @@
+package cluster_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestDashboardOverheadW5 measures what a browser open on the graph page
+// adds to W5 on `phobos cluster --workers 2`: runs of `phobos run W5
+// --cluster URL` alternate without and with headless Chromium following
+// each new graph's page. A measurement, not a check: it runs only with
+// PHOBOS_DASHBOARD_BENCH=N (N runs of each kind, 9 reps each).
+func TestDashboardOverheadW5(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("PHOBOS_DASHBOARD_BENCH"))
+	if n <= 0 {
+		t.Skip("a measurement: set PHOBOS_DASHBOARD_BENCH=N to run it (N runs of W5 without and with a browser)")
+	}
+	needBinary(t)
+	cmd := exec.Command(phobosBin, "cluster", "--workers", "2", "--log-level", "warn")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("phobos cluster printed no URL")
+	}
+	url := sc.Text()
+
+	w5 := func() float64 {
+		t.Helper()
+		line, err := exec.Command(phobosBin, "run", "W5", "--cluster", url, "-reps", "9", "-warmup", "1").Output()
+		if err != nil {
+			t.Fatalf("phobos run W5: %v", err)
+		}
+		var rec struct {
+			Status string  `json:"status"`
+			WallS  float64 `json:"wall_s"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil || rec.Status != "ok" {
+			t.Fatalf("phobos run W5: %s (%v)", line, err)
+		}
+		return rec.WallS
+	}
+
+	var off, on []float64
+	for i := range n {
+		off = append(off, w5())
+
+		// The browser follows the graph being run: the test asks the
+		// cluster's overview for a new running graph four times a second
+		// and opens its page (a load the runs without a browser do not
+		// have, counted against the dashboard).
+		ctx := browser(t)
+		stop := make(chan struct{})
+		followed := make(chan int, 1)
+		go func() {
+			pages, cur := 0, ""
+			tick := time.NewTicker(250 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					followed <- pages
+					return
+				case <-tick.C:
+				}
+				if g := runningGraph(url); g != "" && g != cur {
+					cur = g
+					if chromedp.Do(ctx, chromedp.Navigate(url+"/#/graph/"+g)) == nil {
+						pages++
+					}
+				}
+			}
+		}()
+		on = append(on, w5())
+		close(stop)
+		pages := <-followed
+		chromedp.Cancel(ctx)
+		t.Logf("run %d: W5 %.3f s without a browser, %.3f s with one on the graph page (%d graph pages opened)", i+1, off[i], on[i], pages)
+		if pages == 0 {
+			t.Errorf("run %d: the browser opened no graph page", i+1)
+		}
+	}
+	mo, mn := median(off), median(on)
+	t.Logf("W5 on phobos cluster --workers 2, median of %d runs (each the median of 9 reps): %.3f s without a browser, %.3f s with one on the graph page: ratio %.4f (%+.2f%%)",
+		n, mo, mn, mn/mo, 100*(mn/mo-1))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// runningGraph is "SID/GID" of the newest graph running on the cluster at
+// url, or "".
+func runningGraph(url string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", url+"/api/dashboard/cluster", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var c struct {
+		Graphs []struct {
+			SessionID string `json:"session_id"`
+			GraphID   string `json:"graph_id"`
+			State     string `json:"state"`
+		} `json:"graphs"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&c) != nil {
+		return ""
+	}
+	for i := len(c.Graphs) - 1; i >= 0; i-- {
+		if g := c.Graphs[i]; g.State == "RUNNING" || g.State == "PREPARING" {
+			return fmt.Sprintf("%s/%s", g.SessionID, g.GraphID)
+		}
+	}
+	return ""
+}

@@ -1,8 +1,6 @@
 package phobos
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -48,14 +46,13 @@ func startDashboard(addr string, l *cluster.Local) (*localDashboard, error) {
 	return d, nil
 }
 
-// close stops serving; open event streams are cut.
+// close stops serving; open event streams are cut (a dashboard's requests
+// are worth no wait).
 func (d *localDashboard) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := d.srv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	if err := d.srv.Close(); err != nil {
+		return fmt.Errorf("phobos: closing the dashboard: %w", err)
 	}
-	return d.srv.Close()
+	return nil
 }
 
 // dashboardStarted shows an execution on the dashboard, if there is one;

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -77,14 +78,15 @@ func text(t *testing.T, ctx context.Context, id string) string {
 	return js[string](t, ctx, fmt.Sprintf("(document.getElementById(%q) || {}).textContent || ''", id))
 }
 
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot saves the page after `updates` more updates (so its plots
+// have something to show), when -dashboard-screenshots asks for them.
+func screenshot(t *testing.T, ctx context.Context, name string, updates int) {
 	t.Helper()
 	if *screenshots == "" {
 		return
 	}
-	// A few seconds of updates, so the plots have something to show.
 	start := js[int](t, ctx, `+document.body.dataset.updates || 0`)
-	waitJS(t, ctx, 20*time.Second, "updates before the screenshot", fmt.Sprintf(`+document.body.dataset.updates >= %d`, start+8))
+	waitJS(t, ctx, 20*time.Second, "updates before the screenshot", fmt.Sprintf(`+document.body.dataset.updates >= %d`, start+updates))
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
@@ -172,7 +174,14 @@ type restGraph struct {
 	State    string           `json:"state"`
 	ChunkOps int64            `json:"chunk_ops"`
 	Progress map[string]int64 `json:"progress"`
+	Error    string           `json:"error"`
 }
+
+// failingGraph fails when computed: a check of a false condition.
+const failingGraph = `{"graph": {"version": 1, "nodes": [
+  {"op": {"type": "full", "params": {"meta": {"shape": [], "dtype": "bool"}, "value": 0, "chunks": {}}}, "inputs": []},
+  {"op": {"type": "full", "params": {"meta": {"shape": [3], "dtype": "float64"}, "value": 1, "chunks": {}}}, "inputs": []},
+  {"op": {"type": "check", "params": {"msg": "the dashboard test's failure"}}, "inputs": [0, 1]}]}, "results": [2]}`
 
 // TestDashboardInBrowser loads every page of the dashboard in headless
 // Chromium against an in-process cluster with a token: the sign-in, the
@@ -182,7 +191,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	ctx := browser(t)
 	const token = "dashboard-test-token"
 	_, _, wp := startRoles(t, cluster.SchedulerConfig{Token: token}, func(i int, cfg *cluster.WorkerConfig) {
-		cfg.Slots, cfg.Memory = 1, 160<<20
+		cfg.Slots, cfg.Memory = 1, 400<<20
 	}, 2)
 	a := tokenAPI{api{t: t, base: wp.URL()}, token}
 
@@ -266,11 +275,30 @@ func TestDashboardInBrowser(t *testing.T) {
 	if len(ops.Ops) != 1 || len(row) < 4 || row[1] != ops.Ops[0].Type || row[2] != ops.Ops[0].State || row[3] != fmt.Sprint(ops.Ops[0].Worker) {
 		t.Errorf("op 0: page %q, REST %+v", row, ops.Ops)
 	}
-	screenshot(t, ctx, "graph-small")
+	screenshot(t, ctx, "graph-small", 1)
+
+	// A failed graph: its page shows the root cause, as REST has it.
+	var failed restGraph
+	a.send("POST", "/api/sessions/"+sess.SessionID+"/graphs", []byte(failingGraph), &failed)
+	eventually(t, 10*time.Second, "the failing graph FAILED", func() bool {
+		a.get(failed.URL, &failed)
+		return failed.State == "FAILED"
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/graph/"+sess.SessionID+"/"+failed.GraphID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the failed graph's error", `document.querySelector("#graph-error .errorbox")`)
+	if got := js[string](t, ctx, `document.querySelector("#graph-error .errorbox").textContent`); got != failed.Error || !strings.Contains(got, "the dashboard test's failure") {
+		t.Errorf("error: page %q, REST %q", got, failed.Error)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll('#dag-chunks g.node[data-state="FATAL"]').length`); int64(n) != failed.Progress["FATAL"] {
+		t.Errorf("fatal ops drawn: %d, REST %d", n, failed.Progress["FATAL"])
+	}
+	screenshot(t, ctx, "graph-failed", 1)
 
 	// A long graph: its page updates as ops finish.
 	g := tensor.NewGenerator(3)
-	x := g.Rand([]int{3000, 3000}, tensor.Chunks(200))
+	x := g.Rand([]int{4000, 4000}, tensor.Chunks(200))
 	tg, ids, err := tensor.Build(x.MatMul(x).Sum())
 	if err != nil {
 		t.Fatal(err)
@@ -301,36 +329,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	if sumOps != long.ChunkOps {
 		t.Errorf("ops in the summarised DAG: %d, REST %d", sumOps, long.ChunkOps)
 	}
-	screenshot(t, ctx, "graph")
-
-	// The other pages while it runs.
-	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/worker/0")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, 10*time.Second, "worker 0's task stream", `document.querySelector("#task-stream rect[data-type]")`)
-	if got := text(t, ctx, "fig-slots"); !strings.HasSuffix(got, "/ 1") {
-		t.Errorf("worker 0 slots: %q, want n / 1", got)
-	}
-	screenshot(t, ctx, "worker")
-	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/graphs")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, 10*time.Second, "both graphs listed", `document.querySelectorAll("#graphs tr[data-graph]").length === 2`)
-	if got := js[string](t, ctx, fmt.Sprintf(`document.querySelector('#graphs tr[data-graph="%s"] .state').textContent`, small.GraphID)); got != "SUCCEEDED" {
-		t.Errorf("small graph listed as %q", got)
-	}
-	screenshot(t, ctx, "graphs")
-	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/")); err != nil {
-		t.Fatal(err)
-	}
-	waitJS(t, ctx, 10*time.Second, "the cluster page", `document.querySelectorAll("#cluster-graphs tr[data-graph]").length === 2`)
-	screenshot(t, ctx, "cluster")
+	screenshot(t, ctx, "graph", 0)
 
 	// Cancel from the page: the REST API's long-poll, waiting from before
 	// the click, sees it end CANCELLED (the record goes once it stopped).
-	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/graph/"+sess.SessionID+"/"+long.GraphID)); err != nil {
-		t.Fatal(err)
-	}
 	waitJS(t, ctx, 10*time.Second, "the cancel button enabled", `!document.getElementById("cancel").disabled`)
 	ended := make(chan restGraph, 1)
 	go func() {
@@ -355,6 +357,31 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatal("the long graph did not end within 30 s of the page's cancel")
 	}
 	waitJS(t, ctx, 10*time.Second, "the page showing CANCELLED", `document.getElementById("graph-state").textContent === "CANCELLED"`)
+
+	// The other pages, while another long graph runs (or has run).
+	var other restGraph
+	a.send("POST", "/api/sessions/"+sess.SessionID+"/graphs", submitBody(t, tg, ids), &other)
+	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/worker/0")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "worker 0's task stream", `document.querySelector("#task-stream rect[data-type]")`)
+	if got := text(t, ctx, "fig-slots"); !strings.HasSuffix(got, "/ 1") {
+		t.Errorf("worker 0 slots: %q, want n / 1", got)
+	}
+	screenshot(t, ctx, "worker", 8)
+	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/graphs")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the three graphs listed", `document.querySelectorAll("#graphs tr[data-graph]").length === 3`)
+	if got := js[string](t, ctx, fmt.Sprintf(`document.querySelector('#graphs tr[data-graph="%s"] .state').textContent`, small.GraphID)); got != "SUCCEEDED" {
+		t.Errorf("small graph listed as %q", got)
+	}
+	screenshot(t, ctx, "graphs", 2)
+	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the cluster page", `document.querySelectorAll("#cluster-graphs tr[data-graph]").length === 3`)
+	screenshot(t, ctx, "cluster", 8)
 
 	// ?token= once signs a browser in too, and leaves the address bar.
 	clear := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
@@ -396,4 +423,37 @@ func fmtThousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestLocalDashboardInBrowser: a local session's dashboard (WithDashboard)
+// is the same pages: its workers, and an Execute as a graph drawn op by op.
+func TestLocalDashboardInBrowser(t *testing.T) {
+	ctx := browser(t)
+	sess, err := phobos.NewSession(phobos.WithWorkers(2), phobos.WithSlots(1), phobos.WithDashboard("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if v, err := sess.ExecuteScalar(context.Background(), tensor.Arange(0, 100, 1, tensor.Chunks(30)).Mul(2).Sum()); err != nil || v != 9900 {
+		t.Fatalf("execute: %v %v", v, err)
+	}
+	ops := sess.Stats().ChunkOps
+	base := sess.DashboardURL()
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/#/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the local cluster's figures", `document.getElementById("fig-workers").textContent === "2 / 2"`)
+	if got := text(t, ctx, "fig-slots"); got != "0 / 2" {
+		t.Errorf("slots: %q, want 0 / 2", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/#/graph/"+cluster.LocalSessionID+"/g1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the local graph's DAG", fmt.Sprintf(`document.querySelectorAll("#dag-chunks g.node[data-state]").length === %d`, ops))
+	if got := text(t, ctx, "graph-state"); got != "SUCCEEDED" {
+		t.Errorf("state %q", got)
+	}
+	if got := text(t, ctx, "fig-total"); got != fmt.Sprint(ops) {
+		t.Errorf("chunk ops: page %q, session %d", got, ops)
+	}
 }

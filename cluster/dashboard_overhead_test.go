@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/phobos-tensor/phobos/tensor"
+	"github.com/phobos-tensor/phobos/workloads"
 )
 
 // TestDashboardOverheadW5 measures what a browser open on the graph page
@@ -99,6 +103,41 @@ func TestDashboardOverheadW5(t *testing.T) {
 		t.Logf("run %d: W5 %.3f s without a browser, %.3f s with one on the graph page (%d graph pages opened)", i+1, off[i], on[i], pages)
 		if pages == 0 {
 			t.Errorf("run %d: the browser opened no graph page", i+1)
+		}
+	}
+	// What one sample of the graph page costs, timed from outside (the
+	// request's whole latency: an upper bound of the work), on a W5 graph
+	// kept after it ran (20,000 chunk ops, summarised) and on the cluster
+	// view.
+	wl, _ := workloads.Get("W5")
+	p, err := wl.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, ids, err := tensor.Build(wl.Build(p, workloads.DefaultSeed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := api{t: t, base: url}
+	sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+	st := a.json("POST", "/api/sessions/"+sid+"/graphs", submitBody(t, tg, ids), 201)
+	if st = waitState(a, st["url"].(string), 60*time.Second); st["state"] != "SUCCEEDED" {
+		t.Fatalf("W5 through REST: %v", st)
+	}
+	if g := sid + "/graphs/" + st["graph_id"].(string); g != "" {
+		for _, path := range []string{"/api/sessions/" + g + "/dag", "/api/dashboard/cluster"} {
+			var ds []float64
+			for range 21 {
+				t0 := time.Now()
+				resp, err := http.Get(url + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				ds = append(ds, time.Since(t0).Seconds())
+			}
+			t.Logf("GET %s: median %.2f ms over 21 requests; at 2 a second, %.2f%% of one core at most", path, 1e3*median(ds), 2*100*median(ds))
 		}
 	}
 	mo, mn := median(off), median(on)

@@ -31,6 +31,7 @@ type WebConfig struct {
 // WebProc is the web role: the REST API in front of a scheduler.
 type WebProc struct {
 	srv *server
+	web *web.Server
 }
 
 // StartWeb starts serving the REST API.
@@ -57,7 +58,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv}, nil
+	return &WebProc{srv: srv, web: s}, nil
 }
 
 // URL is the REST API's base URL.
@@ -67,4 +68,7 @@ func (p *WebProc) URL() string { return p.srv.url }
 func (p *WebProc) Err() <-chan error { return p.srv.errc }
 
 // Close stops serving.
-func (p *WebProc) Close() { p.srv.shutdown() }
+func (p *WebProc) Close() {
+	p.web.CloseStreams()
+	p.srv.shutdown()
+}

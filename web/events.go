@@ -63,6 +63,9 @@ type hub struct {
 	lastOps  int64
 	lastTime time.Time
 	rate     float64
+
+	closed    chan struct{} // closed by CloseStreams
+	closeOnce sync.Once
 }
 
 // view is one sampled view and the streams watching it.
@@ -71,7 +74,11 @@ type view struct {
 	stop chan struct{}
 }
 
-func newHub(s *Server) *hub { return &hub{s: s, views: map[string]*view{}} }
+func newHub(s *Server) *hub { return &hub{s: s, views: map[string]*view{}, closed: make(chan struct{})} }
+
+// CloseStreams ends the dashboard's event streams, so a server shutting
+// down need not wait for browsers that would keep them open for ever.
+func (s *Server) CloseStreams() { s.events.closeOnce.Do(func() { close(s.events.closed) }) }
 
 // cluster reads the cluster's figures and records a sample.
 func (h *hub) cluster(ctx context.Context) (ClusterJSON, error) {
@@ -326,6 +333,8 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		select {
 		case <-r.Context().Done():
+			return nil
+		case <-s.events.closed:
 			return nil
 		case ev = <-ch:
 		}

@@ -35,7 +35,7 @@ function fmtBytes(n) {
   const u = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0;
   while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
-  return (i === 0 ? n : n.toFixed(n < 10 ? 2 : 1)) + " " + u[i];
+  return (i === 0 ? Math.round(n) : n.toFixed(n < 10 ? 2 : 1)) + " " + u[i];
 }
 const fmtNum = (n) => Number(n || 0).toLocaleString("en-US");
 function fmtMs(ms) {
@@ -165,7 +165,7 @@ function plot(series, fmt, W = 560) {
   const x = (t) => L + ((t - t0) / windowMs) * (W - L - R);
   const y = (v) => T + (1 - v / ymax) * (H - T - B);
   const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
-  for (let i = 0; i <= 3; i++) {
+  for (let i = 0; i <= (top > 0 ? 3 : 0); i++) {
     const v = (ymax / 1.1) * (i / 3);
     g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) }), s("text", { class: "tick", x: L - 6, y: y(v) + 3, "text-anchor": "end" }, fmt(v)));
   }

@@ -74,7 +74,9 @@ type view struct {
 	stop chan struct{}
 }
 
-func newHub(s *Server) *hub { return &hub{s: s, views: map[string]*view{}, closed: make(chan struct{})} }
+func newHub(s *Server) *hub {
+	return &hub{s: s, views: map[string]*view{}, closed: make(chan struct{})}
+}
 
 // CloseStreams ends the dashboard's event streams, so a server shutting
 // down need not wait for browsers that would keep them open for ever.

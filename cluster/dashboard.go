@@ -53,8 +53,8 @@ func typeCounts(run *scheduler.Run) []*pb.TypeCount {
 
 // summarise makes a DAG of n ops: op by op when n <= MaxDrawnOps, else one
 // node per type with the edges between types (edges within a type left
-// out). counts(i) is op i's per-state counts (nil: not tracked); typeCounts,
-// when not nil, are the per-type counts of a summary.
+// out). counts(i) is op i's per-state counts (nil: not tracked); byType
+// are the per-type counts a summary's nodes show.
 func summarise(n int, typeOf func(int) string, inputs func(int) []int, counts func(int) []int64, byType []*pb.TypeCount) *pb.Dag {
 	d := &pb.Dag{Ops: int64(n)}
 	if n <= MaxDrawnOps {

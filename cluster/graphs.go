@@ -379,7 +379,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		// Nothing to fetch: free the run now (a cancel that raced
 		// success must not leave it in the scheduler) and keep only
 		// what the status shows.
-		g.snapshotLocked()
+		g.snapshotLocked(true)
 		run.Release()
 	}
 	close(g.done)
@@ -387,8 +387,11 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	p.ended(g)
 }
 
-// snapshotLocked keeps the run's figures in the record and drops the run.
-func (g *graphRec) snapshotLocked() {
+// snapshotLocked keeps the run's figures in the record and drops the run;
+// withDag keeps its chunk DAG for the dashboard too (a round trip to the
+// scheduler's loop for a small graph's states: not when releasing, which
+// must be quick).
+func (g *graphRec) snapshotLocked(withDag bool) {
 	if g.run == nil {
 		return
 	}
@@ -397,7 +400,10 @@ func (g *graphRec) snapshotLocked() {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
-	g.types, g.chunkDag = typeCounts(g.run), chunkDag(g.run, nil)
+	g.types = typeCounts(g.run)
+	if withDag {
+		g.chunkDag = chunkDag(g.run, nil)
+	}
 	g.run = nil
 }
 
@@ -455,7 +461,7 @@ func (g *graphRec) release() {
 	if g.state == StateSucceeded && !g.released {
 		g.released = true
 		run := g.run
-		g.snapshotLocked()
+		g.snapshotLocked(false)
 		if run != nil {
 			run.Release()
 		}

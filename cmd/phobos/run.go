@@ -296,14 +296,14 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 			opts = append(opts, phobos.WithDashboard(o.dashboard))
 		}
 		sess, err = phobos.NewSession(opts...)
+		if err == nil && sess.DashboardURL() != "" {
+			fmt.Fprintln(os.Stderr, "phobos run: dashboard at", sess.DashboardURL())
+		}
 	}
 	if err != nil {
 		return rec, err
 	}
 	defer sess.Close()
-	if u := sess.DashboardURL(); u != "" {
-		fmt.Fprintln(os.Stderr, "phobos run: dashboard at", u)
-	}
 
 	once := func(label string) (float64, time.Duration, error) {
 		bar.start(label)

@@ -118,18 +118,20 @@ function openStream(query, onUpdate) {
   if (stream) stream.close();
   const es = new EventSource("/api/events?" + new URLSearchParams(query));
   stream = es;
-  let got = false;
+  let got = false, last = "";
   es.addEventListener("update", (ev) => {
     if (es !== stream) return;
     got = true;
-    live.textContent = "live";
-    live.classList.add("on");
+    document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
+    if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
+    if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
+    last = ev.data;
     clearError();
     onUpdate(JSON.parse(ev.data));
-    document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // for tests and screenshots
   });
   es.addEventListener("failure", (ev) => {
     const e = JSON.parse(ev.data);
+    last = "";
     showError(e.error);
     if (e.status === 404) es.close();
   });
@@ -314,6 +316,28 @@ function typesTable(types, compact) {
     }));
 }
 
+// updateTypes shows the graph page's types table, changing the cells of the
+// one drawn when the types are the same (the usual case: every update of a
+// running graph) instead of building it again.
+function updateTypes(id, types) {
+  const box = document.getElementById(id);
+  if (!types.length) { replace(id, h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); return; }
+  const key = types.map((tc) => tc.type).join("\n");
+  if (box.dataset.key !== key) { box.dataset.key = key; box.replaceChildren(typesTable(types, false)); return; }
+  const rows = box.querySelectorAll("tr[data-type]");
+  types.forEach((tc, i) => {
+    const cells = rows[i].children;
+    const total = sum(STATES, (k) => tc.counts[k] || 0);
+    cells[1].replaceChildren(stateBar(tc.counts, total));
+    const d = `${fmtNum(done(tc.counts))} / ${fmtNum(total)}`;
+    if (cells[2].textContent !== d) cells[2].textContent = d;
+    STATES.forEach((st, j) => {
+      const v = tc.counts[st] ? fmtNum(tc.counts[st]) : "";
+      if (cells[3 + j].textContent !== v) cells[3 + j].textContent = v;
+    });
+  });
+}
+
 // ---- one graph ------------------------------------------------------------
 
 function graphPage(sid, gid) {
@@ -351,7 +375,7 @@ function graphPage(sid, gid) {
     setText("fig-prepare", fmtMs(g.prepare_ms));
     setText("fig-run", fmtMs(g.run_ms));
     setText("fig-recomputed", fmtNum(g.recomputed));
-    replace("types", g.types.length ? typesTable(g.types, false) : h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." }));
+    updateTypes("types", g.types);
     if (g.tileable) dags.tileable.update(g.tileable);
     if (g.chunks) {
       setText("chunks-title", g.chunks.summarised ? `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops, summarised by type` : `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops`);

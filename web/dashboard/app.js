@@ -39,6 +39,7 @@ function fmtBytes(n) {
 }
 const fmtNum = (n) => Number(n || 0).toLocaleString("en-US");
 function fmtMs(ms) {
+  if (ms > 0 && ms < 1) return Math.round(ms * 1000) + " µs";
   if (ms < 1000) return Math.round(ms) + " ms";
   if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
   return Math.floor(ms / 60000) + " min " + Math.round((ms % 60000) / 1000) + " s";

@@ -47,6 +47,7 @@ type config struct {
 	noGoLimit   bool        // leave the process's Go memory limit alone
 	inlineMax   int64       // client arrays above this travel as uploads (Connect); <0: all
 	metricsAddr string      // where NewSession serves its metrics; "": nowhere
+	dashboard   string      // address to serve a local session's dashboard on; "": none
 }
 
 // WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
@@ -179,7 +180,8 @@ type backend interface {
 // wired in-process.
 type localBackend struct {
 	local   *cluster.Local
-	metrics *metricsServer // nil without WithMetrics
+	metrics *metricsServer  // nil without WithMetrics
+	dash    *localDashboard // nil without WithDashboard
 }
 
 // NewSession starts an embedded local cluster.
@@ -208,7 +210,17 @@ func NewSession(opts ...Option) (*Session, error) {
 		}
 	}
 	local := cluster.NewLocal(lcfg)
-	s := &Session{cfg: c, be: &localBackend{local: local, metrics: ms}}
+	b := &localBackend{local: local, metrics: ms}
+	if c.dashboard != "" {
+		d, err := startDashboard(c.dashboard, local)
+		if err != nil {
+			ms.close()
+			local.Close()
+			return nil, err
+		}
+		b.dash = d
+	}
+	s := &Session{cfg: c, be: b}
 	if ms != nil {
 		s.metricsURL = ms.url
 	}
@@ -220,8 +232,12 @@ func (s *Session) Close() error { return s.be.close() }
 
 func (b *localBackend) close() error {
 	b.metrics.close()
+	var err error
+	if b.dash != nil {
+		err = b.dash.close()
+	}
 	b.local.Close()
-	return nil
+	return err
 }
 
 // Stats returns the statistics of the last Execute.
@@ -294,7 +310,9 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	}
 	defer run.Release()
 	stopProgress := s.watch(run)
+	ended := b.dashboardStarted(ts, run, t0, t1.Sub(t0))
 	err = run.Wait(ctx)
+	ended(err)
 	stopProgress()
 	t2 := time.Now()
 	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -148,6 +149,14 @@ type graphRec struct {
 	progress   map[string]int64
 	moved      int64
 	recomputed int64
+	// for the dashboard (dashboard.go): the tensor ops as submitted, the
+	// run's id, and what the run showed when it was dropped
+	tile     *pb.Dag
+	runID    protocol.GraphID
+	types    []*pb.TypeCount
+	chunkDag *pb.Dag
+	skelMu   sync.Mutex // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag    // the shape of the chunk DAG's summary, once made
 }
 
 func newID() string {
@@ -292,7 +301,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no live workers: start one with `phobos worker --scheduler "+p.URL()+"`"))
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{})}
+	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: tileableDag(tg)}
 	p.mu.Lock()
 	ss, ok := p.mu.sessions[m.SessionId]
 	if !ok {
@@ -355,7 +364,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		p.stats.GraphEnded(StateFailed, g.prepareTime, 0)
 		return
 	}
-	g.run, g.results, g.chunkOps = run, tiled, cg.Len()
+	g.run, g.results, g.chunkOps, g.runID = run, tiled, cg.Len(), run.ID()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
 	p.runs.add(run.ID(), g)
@@ -377,7 +386,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		// Nothing to fetch: free the run now (a cancel that raced
 		// success must not leave it in the scheduler) and keep only
 		// what the status shows.
-		g.snapshotLocked()
+		g.snapshotLocked(true)
 		run.Release()
 	}
 	state, prep, took, gerr := g.state, g.prepareTime, g.runTime, g.err
@@ -404,8 +413,11 @@ func (p *SchedulerProc) logEnd(g *graphRec, run *scheduler.Run, state string, to
 	p.log.Error("graph failed", append(attrs, "err", err)...)
 }
 
-// snapshotLocked keeps the run's figures in the record and drops the run.
-func (g *graphRec) snapshotLocked() {
+// snapshotLocked keeps the run's figures in the record and drops the run;
+// withDag keeps its chunk DAG for the dashboard too (a round trip to the
+// scheduler's loop for a small graph's states: not when releasing, which
+// must be quick).
+func (g *graphRec) snapshotLocked(withDag bool) {
 	if g.run == nil {
 		return
 	}
@@ -414,6 +426,10 @@ func (g *graphRec) snapshotLocked() {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
+	g.types = typeCounts(g.run)
+	if withDag {
+		g.chunkDag = chunkDag(g.run, nil)
+	}
 	g.run = nil
 }
 
@@ -471,7 +487,7 @@ func (g *graphRec) release() {
 	if g.state == StateSucceeded && !g.released {
 		g.released = true
 		run := g.run
-		g.snapshotLocked()
+		g.snapshotLocked(false)
 		if run != nil {
 			run.Release()
 		}

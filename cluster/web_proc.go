@@ -33,6 +33,7 @@ type WebConfig struct {
 // WebProc is the web role: the REST API in front of a scheduler.
 type WebProc struct {
 	srv *server
+	web *web.Server
 }
 
 // StartWeb starts serving the REST API.
@@ -49,6 +50,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	s := web.New(web.Config{
 		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
+		Dashboard:       phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...),
 		HTTP:            hc,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		Version:         cfg.Version,
@@ -62,11 +64,11 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())
-	srv, err := listen(cfg.Listen, stats.Instrument(rpc.RequireToken(cfg.Token, mux)), log, srvTLS)
+	srv, err := listen(cfg.Listen, stats.Instrument(web.PublicAssets(rpc.RequireTokenOrCookie(cfg.Token, mux))), log, srvTLS)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv}, nil
+	return &WebProc{srv: srv, web: s}, nil
 }
 
 // URL is the REST API's base URL.
@@ -76,4 +78,7 @@ func (p *WebProc) URL() string { return p.srv.url }
 func (p *WebProc) Err() <-chan error { return p.srv.errc }
 
 // Close stops serving.
-func (p *WebProc) Close() { p.srv.shutdown() }
+func (p *WebProc) Close() {
+	p.web.CloseStreams()
+	p.srv.shutdown()
+}

@@ -334,7 +334,8 @@ func (p *WorkerProc) heartbeat(interval time.Duration) {
 func (p *WorkerProc) loadNow() *pb.WorkerLoad {
 	st := p.w.Store().Stats()
 	running, queued := p.load.counts()
-	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks)}
+	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
+		LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
 }
 
 func (p *WorkerProc) waitReady(ctx context.Context) error {

@@ -7,6 +7,7 @@ package protocol
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -139,6 +140,10 @@ type Result struct {
 	// Fence echoes the task's fencing token: a scheduler ignores results
 	// of dispatches made under another token (a previous owner's).
 	Fence uint64
+	// Elapsed is how long the task held its slot (inputs, kernel, store),
+	// 0 when it did not run: the dashboard's timings for tasks whose
+	// start the worker did not report.
+	Elapsed time.Duration
 }
 
 // Reporter receives results from workers. It must not block for long.

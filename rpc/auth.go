@@ -57,6 +57,29 @@ func RequireToken(token string, h http.Handler) http.Handler {
 	})
 }
 
+// TokenCookie is the cookie a browser carries the token in once the
+// dashboard's login has set it.
+const TokenCookie = "phobos_token"
+
+// RequireTokenOrCookie is RequireToken that also accepts the token in the
+// TokenCookie cookie, as browsers send it: the web role's guard.
+func RequireTokenOrCookie(token string, h http.Handler) http.Handler {
+	guarded := RequireToken(token, h)
+	if token == "" {
+		return h
+	}
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			if c, err := r.Cookie(TokenCookie); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), want) == 1 {
+				h.ServeHTTP(w, r)
+				return
+			}
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
 // WithToken makes c send "Authorization: Bearer token" on every request
 // (c itself is changed and returned). With token "" it leaves c alone.
 func WithToken(c *http.Client, token string) *http.Client {

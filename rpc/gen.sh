@@ -14,4 +14,4 @@ protoc -I proto \
 	--plugin=protoc-gen-connect-go="$bin/protoc-gen-connect-go" \
 	--go_out=. --go_opt=module=github.com/phobos-tensor/phobos/rpc \
 	--connect-go_out=. --connect-go_opt=module=github.com/phobos-tensor/phobos/rpc \
-	phobos/v1/phobos.proto
+	phobos/v1/phobos.proto phobos/v1/dashboard.proto

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -299,7 +300,7 @@ var outcomes = [...]pb.Outcome{
 
 // EncodeResult is the wire form of a task's outcome.
 func EncodeResult(r protocol.Result) *pb.Result {
-	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable, Fence: r.Fence}
+	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable, Fence: r.Fence, ElapsedUs: r.Elapsed.Microseconds()}
 	var fe *protocol.FencedError
 	if errors.As(r.Err, &fe) {
 		m.FencedBy = fe.Current
@@ -316,6 +317,9 @@ func EncodeResult(r protocol.Result) *pb.Result {
 	return m
 }
 
+// maxElapsedUs bounds a task's reported time (a year): more is a bad message.
+const maxElapsedUs = 365 * 24 * 3600 * 1e6
+
 // DecodeResult reads an outcome reported by worker w.
 func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 	if m == nil {
@@ -328,6 +332,8 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: attempt %d", m.Graph, m.Node, m.Attempt)
 	case m.Nbytes < 0:
 		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: %d bytes", m.Graph, m.Node, m.Nbytes)
+	case m.ElapsedUs < 0 || m.ElapsedUs > maxElapsedUs:
+		return protocol.Result{}, fmt.Errorf("rpc: result g%d/c%d: elapsed %d µs", m.Graph, m.Node, m.ElapsedUs)
 	}
 	for _, n := range m.LostNodes {
 		if n < 0 {
@@ -341,6 +347,7 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		Nbytes:    m.Nbytes,
 		Retryable: m.Retryable,
 		Fence:     m.Fence,
+		Elapsed:   time.Duration(m.ElapsedUs) * time.Microsecond,
 	}
 	for _, n := range m.LostNodes {
 		r.Lost = append(r.Lost, protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: n})

@@ -33,6 +33,7 @@ type core struct {
 	cur   *Run     // the run being worked on, for panic reports
 	buggy []*Run   // runs with a refused transition, to fail at the end of the step
 	stats Stats
+	tasks []taskRing // per worker: its last ended tasks, for the dashboard
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -320,6 +321,7 @@ func (c *core) dispatch(r *Run, i int32) {
 	}
 	r.attempt[i]++
 	r.open[i] = true
+	r.startNs[i], r.endNs[i] = 0, 0
 	r.seq++
 	r.sentAt[i] = r.seq
 	task := protocol.Task{
@@ -480,6 +482,7 @@ func (c *core) handle(res protocol.Result) {
 	if res.Outcome == protocol.Started {
 		if r.state[i] == Ready {
 			r.step(i, EvStart)
+			c.taskStarted(r, i)
 		}
 		return
 	}
@@ -490,6 +493,7 @@ func (c *core) handle(res protocol.Result) {
 	if w < len(r.onWorker) {
 		r.onWorker[w]--
 	}
+	c.taskEnded(r, i, w, res)
 	switch res.Outcome {
 	case protocol.Succeeded:
 		c.succeeded(r, i, res)

@@ -60,6 +60,14 @@ type Run struct {
 	tickChanges uint64 // changes at the last tick that saw some
 	lastChange  time.Time
 
+	// for the dashboard (dashboard.go): each op's type among types, ops
+	// per type and state, and when each op started and ended (Unix ns)
+	types      []string
+	typeOf     []uint8
+	typeCounts [][numStates]atomic.Int64
+	startNs    []int64
+	endNs      []int64
+
 	restored chan struct{} // closed (and cleared) when recomputed results land or recovery fails
 
 	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
@@ -87,8 +95,11 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 		failures:  make([]uint8, n),
 		sentAt:    make([]uint64, n),
 		landedAt:  make([]uint64, n),
+		startNs:   make([]int64, n),
+		endNs:     make([]int64, n),
 		done:      make(chan struct{}),
 	}
+	r.typeIndex()
 	for i, nd := range g.Nodes {
 		r.pending[i] = int32(len(nd.Inputs))
 		r.consumers[i] = int32(len(plan.Adj.Of(i)))
@@ -259,6 +270,9 @@ func (r *Run) finish(err error) {
 func (r *Run) set(i int32, st State) {
 	r.counts[r.state[i]].Add(-1)
 	r.counts[st].Add(1)
+	tc := &r.typeCounts[r.typeOf[i]]
+	tc[r.state[i]].Add(-1)
+	tc[st].Add(1)
 	r.state[i] = st
 	r.changes++
 }

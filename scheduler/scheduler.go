@@ -80,6 +80,7 @@ type Scheduler struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	nextID  atomic.Uint64
+	opsDone atomic.Int64 // chunk ops succeeded, for the dashboard
 
 	// owned by the event loop
 	core    *core

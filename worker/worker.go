@@ -839,6 +839,7 @@ func (w *Worker) slot() {
 			start := time.Now()
 			res = w.run(p.g.ctx, p.t, p.res)
 			ran = time.Since(start)
+			res.Elapsed = ran
 			p.res.Close()
 		}
 		w.done(p.t, p.g, p.res != nil)

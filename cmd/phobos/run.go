@@ -36,6 +36,7 @@ type runOptions struct {
 	noFuse         bool
 	memory         memFlag
 	cpuProfile     string
+	dashboard      string
 	tokenFile      string
 	tlsCA          string
 	spillDir       string
@@ -95,6 +96,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.metrics, "metrics", "", "serve the local session's Prometheus metrics at http://ADDR/metrics while it runs (host:port; a cluster's roles serve their own)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
+	fs.StringVar(&o.dashboard, "dashboard", "", "serve the dashboard of the in-process cluster on this address (e.g. 127.0.0.1:8787) while the workload runs")
 	return fs, o
 }
 
@@ -303,7 +305,13 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		if o.metrics != "" {
 			opts = append(opts, phobos.WithMetrics(o.metrics))
 		}
+		if o.dashboard != "" {
+			opts = append(opts, phobos.WithDashboard(o.dashboard))
+		}
 		sess, err = phobos.NewSession(opts...)
+		if err == nil && sess.DashboardURL() != "" {
+			fmt.Fprintln(os.Stderr, "phobos run: dashboard at", sess.DashboardURL())
+		}
 	}
 	if err != nil {
 		return rec, err

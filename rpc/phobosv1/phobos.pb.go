@@ -308,8 +308,14 @@ type WorkerLoad struct {
 	StoreBytes     int64                  `protobuf:"varint,3,opt,name=store_bytes,json=storeBytes,proto3" json:"store_bytes,omitempty"` // bytes held in the chunk store now
 	PeakStoreBytes int64                  `protobuf:"varint,4,opt,name=peak_store_bytes,json=peakStoreBytes,proto3" json:"peak_store_bytes,omitempty"`
 	StoreChunks    int32                  `protobuf:"varint,5,opt,name=store_chunks,json=storeChunks,proto3" json:"store_chunks,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// For the dashboard: the store's memory limit (0: none), bytes in spill
+	// files now, and bytes spilled and loaded back since the worker started.
+	LimitBytes    int64 `protobuf:"varint,16,opt,name=limit_bytes,json=limitBytes,proto3" json:"limit_bytes,omitempty"`
+	DiskBytes     int64 `protobuf:"varint,17,opt,name=disk_bytes,json=diskBytes,proto3" json:"disk_bytes,omitempty"`
+	SpilledBytes  int64 `protobuf:"varint,18,opt,name=spilled_bytes,json=spilledBytes,proto3" json:"spilled_bytes,omitempty"`
+	LoadedBytes   int64 `protobuf:"varint,19,opt,name=loaded_bytes,json=loadedBytes,proto3" json:"loaded_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerLoad) Reset() {
@@ -373,6 +379,34 @@ func (x *WorkerLoad) GetPeakStoreBytes() int64 {
 func (x *WorkerLoad) GetStoreChunks() int32 {
 	if x != nil {
 		return x.StoreChunks
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetLimitBytes() int64 {
+	if x != nil {
+		return x.LimitBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetDiskBytes() int64 {
+	if x != nil {
+		return x.DiskBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetSpilledBytes() int64 {
+	if x != nil {
+		return x.SpilledBytes
+	}
+	return 0
+}
+
+func (x *WorkerLoad) GetLoadedBytes() int64 {
+	if x != nil {
+		return x.LoadedBytes
 	}
 	return 0
 }
@@ -485,7 +519,9 @@ type Result struct {
 	// fenced_by, when not 0, says the worker refused the task because it has
 	// seen this higher token for the task's scope (another scheduler owns
 	// the session now).
-	FencedBy      uint64 `protobuf:"varint,10,opt,name=fenced_by,json=fencedBy,proto3" json:"fenced_by,omitempty"`
+	FencedBy uint64 `protobuf:"varint,10,opt,name=fenced_by,json=fencedBy,proto3" json:"fenced_by,omitempty"`
+	// elapsed_us: how long the task held its slot, for the dashboard.
+	ElapsedUs     int64 `protobuf:"varint,16,opt,name=elapsed_us,json=elapsedUs,proto3" json:"elapsed_us,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -586,6 +622,13 @@ func (x *Result) GetFence() uint64 {
 func (x *Result) GetFencedBy() uint64 {
 	if x != nil {
 		return x.FencedBy
+	}
+	return 0
+}
+
+func (x *Result) GetElapsedUs() int64 {
+	if x != nil {
+		return x.ElapsedUs
 	}
 	return 0
 }
@@ -2524,7 +2567,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x03pid\x18\x05 \x01(\x05R\x03pid\"i\n" +
 	"\x16RegisterWorkerResponse\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xac\x01\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xb4\x02\n" +
 	"\n" +
 	"WorkerLoad\x12\x18\n" +
 	"\arunning\x18\x01 \x01(\x05R\arunning\x12\x16\n" +
@@ -2532,11 +2575,17 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\vstore_bytes\x18\x03 \x01(\x03R\n" +
 	"storeBytes\x12(\n" +
 	"\x10peak_store_bytes\x18\x04 \x01(\x03R\x0epeakStoreBytes\x12!\n" +
-	"\fstore_chunks\x18\x05 \x01(\x05R\vstoreChunks\"Z\n" +
+	"\fstore_chunks\x18\x05 \x01(\x05R\vstoreChunks\x12\x1f\n" +
+	"\vlimit_bytes\x18\x10 \x01(\x03R\n" +
+	"limitBytes\x12\x1d\n" +
+	"\n" +
+	"disk_bytes\x18\x11 \x01(\x03R\tdiskBytes\x12#\n" +
+	"\rspilled_bytes\x18\x12 \x01(\x03R\fspilledBytes\x12!\n" +
+	"\floaded_bytes\x18\x13 \x01(\x03R\vloadedBytes\"Z\n" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +
-	"\x11HeartbeatResponse\"\x98\x02\n" +
+	"\x11HeartbeatResponse\"\xb7\x02\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12,\n" +
@@ -2549,7 +2598,9 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\aattempt\x18\b \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05fence\x18\t \x01(\x04R\x05fence\x12\x1b\n" +
 	"\tfenced_by\x18\n" +
-	" \x01(\x04R\bfencedBy\"`\n" +
+	" \x01(\x04R\bfencedBy\x12\x1d\n" +
+	"\n" +
+	"elapsed_us\x18\x10 \x01(\x03R\telapsedUs\"`\n" +
 	"\x14ReportResultsRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12+\n" +
 	"\aresults\x18\x02 \x03(\v2\x11.phobos.v1.ResultR\aresults\"\x17\n" +

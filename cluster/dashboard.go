@@ -1,0 +1,345 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/protocol"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/scheduler"
+)
+
+// MaxDrawnOps is the most ops a DAG is drawn with op by op; a larger one is
+// summarised by op type.
+const MaxDrawnOps = 300
+
+// maxListedGraphs bounds the graphs Overview lists.
+const maxListedGraphs = 200
+
+// maxOpsAsked bounds the op indexes one GraphOps request may name.
+const maxOpsAsked = scheduler.MaxOpInfos
+
+// dashboardService serves the dashboard's data to the web role.
+type dashboardService struct{ p *SchedulerProc }
+
+// allGraphs lists the graphs of every session.
+func (p *SchedulerProc) allGraphs() []*graphRec {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var all []*graphRec
+	for _, ss := range p.mu.sessions {
+		for _, g := range ss.graphs {
+			all = append(all, g)
+		}
+	}
+	return all
+}
+
+// typeCounts is a run's TypeCounts as protobuf.
+func typeCounts(run *scheduler.Run) []*pb.TypeCount {
+	var out []*pb.TypeCount
+	for _, tc := range run.TypeCounts() {
+		out = append(out, &pb.TypeCount{Type: tc.Type, Counts: slices.Clone(tc.Counts[:])})
+	}
+	return out
+}
+
+// summarise makes a DAG of n ops: op by op when n <= MaxDrawnOps, else one
+// node per type with the edges between types (edges within a type left
+// out). counts(i) is op i's per-state counts (nil: not tracked); byType
+// are the per-type counts a summary's nodes show.
+func summarise(n int, typeOf func(int) string, inputs func(int) []int, counts func(int) []int64, byType []*pb.TypeCount) *pb.Dag {
+	d := &pb.Dag{Ops: int64(n)}
+	if n <= MaxDrawnOps {
+		for i := range n {
+			nd := &pb.DagNode{Id: int32(i), Type: typeOf(i)}
+			if counts != nil {
+				nd.Counts = counts(i)
+			}
+			d.Nodes = append(d.Nodes, nd)
+			for _, in := range inputs(i) {
+				d.Edges = append(d.Edges, &pb.DagEdge{From: int32(in), To: int32(i), Count: 1})
+			}
+		}
+		return d
+	}
+	d.Summarised = true
+	index := map[string]int32{}
+	of := make([]int32, n)
+	for i := range n {
+		t := typeOf(i)
+		k, ok := index[t]
+		if !ok {
+			k = int32(len(d.Nodes))
+			index[t] = k
+			d.Nodes = append(d.Nodes, &pb.DagNode{Id: k, Type: t})
+		}
+		of[i] = k
+	}
+	for _, tc := range byType {
+		if k, ok := index[tc.Type]; ok {
+			d.Nodes[k].Counts = tc.Counts
+		}
+	}
+	type pair struct{ from, to int32 }
+	edges := map[pair]int64{}
+	for i := range n {
+		for _, in := range inputs(i) {
+			if of[in] != of[i] {
+				edges[pair{of[in], of[i]}]++
+			}
+		}
+	}
+	for e, c := range edges {
+		d.Edges = append(d.Edges, &pb.DagEdge{From: e.from, To: e.to, Count: c})
+	}
+	slices.SortFunc(d.Edges, func(a, b *pb.DagEdge) int {
+		if a.From != b.From {
+			return int(a.From - b.From)
+		}
+		return int(a.To - b.To)
+	})
+	return d
+}
+
+// tileableDag is the DAG of the tensor ops a client submitted.
+func tileableDag(tg *graph.TileableGraph) *pb.Dag {
+	return summarise(len(tg.Nodes),
+		func(i int) string { return tg.Nodes[i].Op.Type() },
+		func(i int) []int { return tg.Nodes[i].Inputs }, nil, nil)
+}
+
+// chunkDag is the DAG of a run's chunk ops with their states. A summary's
+// shape is computed once (O(ops + edges)) and kept in *skel; later calls
+// only refresh its counts.
+func chunkDag(run *scheduler.Run, skel **pb.Dag) *pb.Dag {
+	g := run.Graph()
+	n := len(g.Nodes)
+	if n > MaxDrawnOps && skel != nil && *skel != nil {
+		d := proto.Clone(*skel).(*pb.Dag)
+		index := make(map[string]*pb.DagNode, len(d.Nodes))
+		for _, nd := range d.Nodes {
+			index[nd.Type] = nd
+		}
+		for _, tc := range typeCounts(run) {
+			if nd := index[tc.Type]; nd != nil {
+				nd.Counts = tc.Counts
+			}
+		}
+		return d
+	}
+	var states []scheduler.State
+	if n <= MaxDrawnOps {
+		var err error
+		if states, err = run.States(); err != nil {
+			states = nil // the scheduler is closing: no states to show
+		}
+	}
+	var counts func(int) []int64
+	if states != nil {
+		counts = func(i int) []int64 {
+			c := make([]int64, len(stateNames))
+			c[states[i]] = 1
+			return c
+		}
+	}
+	d := summarise(n, run.OpType,
+		func(i int) []int {
+			in := make([]int, len(g.Nodes[i].Inputs))
+			for j, x := range g.Nodes[i].Inputs {
+				in[j] = int(x)
+			}
+			return in
+		}, counts, typeCounts(run))
+	if d.Summarised && skel != nil {
+		*skel = proto.Clone(d).(*pb.Dag)
+	}
+	return d
+}
+
+// stateNames are the operand states in the order of TypeCount.counts.
+var stateNames = func() []string {
+	var out []string
+	for s := scheduler.Unscheduled; s <= scheduler.Cancelled; s++ {
+		out = append(out, s.String())
+	}
+	return out
+}()
+
+// dashboardView is what the dashboard shows of a graph, read under g.mu.
+func (g *graphRec) dashboardView(withDags bool) (types []*pb.TypeCount, tile, chunks *pb.Dag) {
+	g.mu.Lock()
+	run := g.run
+	types, tile, chunks = g.types, g.tile, g.chunkDag
+	g.mu.Unlock()
+	if run != nil {
+		types = typeCounts(run)
+		if withDags {
+			g.skelMu.Lock()
+			chunks = chunkDag(run, &g.skel)
+			g.skelMu.Unlock()
+		}
+	}
+	return types, tile, chunks
+}
+
+func (s *dashboardService) Overview(ctx context.Context, req *connect.Request[pb.OverviewRequest]) (*connect.Response[pb.OverviewResponse], error) {
+	p := s.p
+	all := p.allGraphs()
+	type item struct {
+		g       *graphRec
+		st      *pb.GraphStatus
+		ended   bool
+		started time.Time
+	}
+	items := make([]item, len(all))
+	for i, g := range all {
+		st := g.status()
+		g.mu.Lock()
+		items[i] = item{g: g, st: st, ended: terminal(g.state), started: g.submitted}
+		g.mu.Unlock()
+	}
+	// Running first, then the newest ended; each group oldest first once cut.
+	slices.SortFunc(items, func(a, b item) int {
+		if a.ended != b.ended {
+			if a.ended {
+				return 1
+			}
+			return -1
+		}
+		return b.started.Compare(a.started)
+	})
+	items = items[:min(len(items), maxListedGraphs)]
+	slices.SortFunc(items, func(a, b item) int { return a.started.Compare(b.started) })
+	out := &pb.OverviewResponse{OpsDone: p.sched.OpsDone(), GraphsTotal: int32(len(all))}
+	for _, it := range items {
+		types, _, _ := it.g.dashboardView(false)
+		out.Graphs = append(out.Graphs, &pb.GraphSummary{Status: it.st, Types: types})
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (s *dashboardService) GraphDetail(ctx context.Context, req *connect.Request[pb.GraphDetailRequest]) (*connect.Response[pb.GraphDetailResponse], error) {
+	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	if err != nil {
+		return nil, err
+	}
+	types, tile, chunks := g.dashboardView(true)
+	return connect.NewResponse(&pb.GraphDetailResponse{Status: g.status(), Types: types, Tileable: tile, Chunks: chunks}), nil
+}
+
+func (s *dashboardService) GraphOps(ctx context.Context, req *connect.Request[pb.GraphOpsRequest]) (*connect.Response[pb.GraphOpsResponse], error) {
+	m := req.Msg
+	if len(m.Nodes) > maxOpsAsked {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%d ops asked for: at most %d at once", len(m.Nodes), maxOpsAsked))
+	}
+	g, err := s.p.lookup(m.SessionId, m.GraphId)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	run := g.run
+	g.mu.Unlock()
+	if run == nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %q of session %q holds no ops: it is preparing, or it ended without success, or its results were released", m.GraphId, m.SessionId))
+	}
+	resp, err := opsOf(run, m)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(resp), nil
+}
+
+// opsOf answers a GraphOps request from a run.
+func opsOf(run *scheduler.Run, m *pb.GraphOpsRequest) (*pb.GraphOpsResponse, error) {
+	if len(m.Nodes) > maxOpsAsked {
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%d ops asked for: at most %d at once", len(m.Nodes), maxOpsAsked))
+	}
+	var nodes []int32
+	if len(m.Nodes) > 0 {
+		nodes = m.Nodes
+	}
+	infos, err := run.Ops(nodes, m.Type)
+	if err != nil {
+		if errors.Is(err, scheduler.ErrClosed) {
+			return nil, connect.NewError(connect.CodeUnavailable, err)
+		}
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	out := &pb.GraphOpsResponse{}
+	gr := run.Graph()
+	for _, oi := range infos {
+		meta := gr.Nodes[oi.Node].Meta
+		op := &pb.OpInfo{Node: oi.Node, Type: oi.Type, State: oi.State.String(), Worker: int32(oi.Worker), Holder: int32(oi.Holder),
+			Attempt: int32(oi.Attempt), Nbytes: oi.Nbytes, Inputs: oi.Inputs, StartedUs: unixMicro(oi.Started), EndedUs: unixMicro(oi.Ended),
+			Dtype: meta.DType.String()}
+		for _, d := range meta.Shape {
+			op.Shape = append(op.Shape, int64(d))
+		}
+		out.Ops = append(out.Ops, op)
+	}
+	return out, nil
+}
+
+func unixMicro(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func (s *dashboardService) WorkerTasks(ctx context.Context, req *connect.Request[pb.WorkerTasksRequest]) (*connect.Response[pb.WorkerTasksResponse], error) {
+	p := s.p
+	act, err := p.sched.Tasks(int(req.Msg.Worker))
+	if err != nil {
+		if errors.Is(err, scheduler.ErrClosed) {
+			return nil, connect.NewError(connect.CodeUnavailable, err)
+		}
+		return nil, connect.NewError(connect.CodeNotFound, err)
+	}
+	names := map[protocol.GraphID]graphName{}
+	// g.mu is taken without p.mu held: GetResult takes them the other way.
+	for _, g := range p.allGraphs() {
+		g.mu.Lock()
+		if g.runID != 0 {
+			names[g.runID] = graphName{g.sid, g.id}
+		}
+		g.mu.Unlock()
+	}
+	return connect.NewResponse(tasksOf(act, names)), nil
+}
+
+// graphName is a run's session and graph id.
+type graphName struct{ sid, gid string }
+
+// tasksOf is a worker's task activity as protobuf, runs named by names.
+func tasksOf(act scheduler.TaskActivity, names map[protocol.GraphID]graphName) *pb.WorkerTasksResponse {
+	conv := func(e scheduler.TaskEvent) *pb.TaskEvent {
+		n := names[e.Graph]
+		te := &pb.TaskEvent{SessionId: n.sid, GraphId: n.gid, Node: e.Node, Type: e.Type, StartedUs: unixMicro(e.Started), EndedUs: unixMicro(e.Ended), Outcome: "RUNNING"}
+		switch e.Outcome {
+		case protocol.Succeeded:
+			te.Outcome = "SUCCEEDED"
+		case protocol.Failed:
+			te.Outcome = "FAILED"
+		case protocol.Cancelled:
+			te.Outcome = "CANCELLED"
+		}
+		return te
+	}
+	out := &pb.WorkerTasksResponse{Queued: int32(act.Queued)}
+	for _, e := range act.Recent {
+		out.Recent = append(out.Recent, conv(e))
+	}
+	for _, e := range act.Running {
+		out.Running = append(out.Running, conv(e))
+	}
+	return out
+}

@@ -1,0 +1,672 @@
+// The Phobos dashboard: one page per view, each fed by one server-sent
+// event stream (GET /api/events) that the web service samples at a fixed
+// rate. Plain DOM and SVG, no libraries: the Go side computes every figure,
+// this file only draws them.
+
+const STATES = ["UNSCHEDULED", "READY", "RUNNING", "FINISHED", "FREED", "FATAL", "CANCELLING", "CANCELLED"];
+const ENDED = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
+const SVGNS = "http://www.w3.org/2000/svg";
+const main = document.getElementById("main");
+const live = document.getElementById("live");
+
+// ---- small helpers -------------------------------------------------------
+
+function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "onclick") el.addEventListener("click", v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined) el.append(k instanceof Node ? k : String(k));
+  return el;
+}
+
+function s(tag, attrs = {}, ...kids) {
+  const el = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, v);
+  for (const k of kids.flat()) if (k !== null && k !== undefined) el.append(k instanceof Node ? k : String(k));
+  return el;
+}
+
+function fmtBytes(n) {
+  if (!n) return "0 B";
+  const u = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return (i === 0 ? Math.round(n) : n.toFixed(n < 10 ? 2 : 1)) + " " + u[i];
+}
+const fmtNum = (n) => Number(n || 0).toLocaleString("en-US");
+function fmtMs(ms) {
+  if (ms > 0 && ms < 1) return Math.round(ms * 1000) + " µs";
+  if (ms < 1000) return Math.round(ms) + " ms";
+  if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
+  return Math.floor(ms / 60000) + " min " + Math.round((ms % 60000) / 1000) + " s";
+}
+const stateColor = (st) => `var(--s-${st})`;
+function typeColor(t) {
+  let x = 0;
+  for (const c of t) x = (x * 31 + c.charCodeAt(0)) >>> 0;
+  return `hsl(${x % 360}, 62%, ${48 + (x >> 9) % 14}%)`;
+}
+const sum = (xs, f = (x) => x) => xs.reduce((a, x) => a + f(x), 0);
+const done = (counts) => (counts.FINISHED || 0) + (counts.FREED || 0);
+
+function card(id, label, value, sub) {
+  return h("div", { class: "card" }, h("div", { class: "label", text: label }),
+    h("div", { class: "value", id, text: value }), sub !== undefined ? h("div", { class: "sub", id: id + "-sub", text: sub }) : null);
+}
+
+function setText(id, v) {
+  const el = document.getElementById(id);
+  if (el && el.textContent !== String(v)) el.textContent = v;
+}
+
+function stateBar(counts, total) {
+  const bar = h("div", { class: "bar", title: STATES.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(", ") });
+  total = total || sum(STATES, (k) => counts[k] || 0);
+  for (const st of STATES) {
+    const n = counts[st] || 0;
+    if (n > 0 && total > 0) bar.append(h("span", { style: `width:${(100 * n) / total}%;background:${stateColor(st)}` }));
+  }
+  return bar;
+}
+
+function legend(items) {
+  return h("div", { class: "legend" }, items.map(([name, color]) => h("span", {}, h("i", { style: `background:${color}` }), name)));
+}
+const stateLegend = () => legend(STATES.map((st) => [st.toLowerCase(), stateColor(st)]));
+
+// ---- token and requests ---------------------------------------------------
+
+async function login(token) {
+  const r = await fetch("/api/login", { method: "POST", headers: { Authorization: "Bearer " + token }, credentials: "same-origin" });
+  return r.ok;
+}
+
+function askToken() {
+  const dlg = document.getElementById("login");
+  if (dlg.open) return;
+  document.getElementById("login-error").textContent = "";
+  dlg.showModal();
+}
+
+document.getElementById("login-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const ok = await login(document.getElementById("login-token").value.trim());
+  if (!ok) {
+    document.getElementById("login-error").textContent = "The cluster refused this token.";
+    return;
+  }
+  document.getElementById("login").close();
+  route();
+});
+
+async function api(path, opts = {}) {
+  const r = await fetch(path, { credentials: "same-origin", ...opts });
+  if (r.status === 401) { askToken(); throw new Error("this cluster needs its token"); }
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.error || `${r.status} ${r.statusText}`);
+  return body;
+}
+
+// ---- the one event stream of the page -------------------------------------
+
+let stream = null;
+
+function openStream(query, onUpdate) {
+  if (stream) stream.close();
+  const es = new EventSource("/api/events?" + new URLSearchParams(query));
+  stream = es;
+  let got = false, last = "";
+  es.addEventListener("update", (ev) => {
+    if (es !== stream) return;
+    got = true;
+    document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
+    if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
+    if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
+    last = ev.data;
+    clearError();
+    onUpdate(JSON.parse(ev.data));
+  });
+  es.addEventListener("failure", (ev) => {
+    const e = JSON.parse(ev.data);
+    last = "";
+    showError(e.error);
+    if (e.status === 404) es.close();
+  });
+  es.onerror = async () => {
+    live.textContent = "reconnecting";
+    live.classList.remove("on");
+    if (!got) {
+      // Find out why: a missing token is a 401 on any request.
+      try { await api("/api/dashboard/cluster"); } catch (e) { showError(e.message); }
+    }
+  };
+}
+
+function showError(msg) {
+  let box = document.getElementById("page-error");
+  if (!box) { box = h("div", { class: "errorbox", id: "page-error" }); main.prepend(box); }
+  box.textContent = msg;
+}
+function clearError() { document.getElementById("page-error")?.remove(); }
+
+// ---- plots ----------------------------------------------------------------
+
+// plot draws series [{name, color, points: [[tMs, v], ...]}] over the
+// time they cover (30 s to 5 min), y from 0.
+function plot(series, fmt, W = 560) {
+  const H = Math.round(W * 0.3), L = 62, R = 10, T = 8, B = 20;
+  const all = series.flatMap((se) => se.points);
+  const now = Math.max(0, ...all.map((p) => p[0]));
+  const windowMs = Math.min(5 * 60000, Math.max(30000, now - Math.min(now, ...all.map((p) => p[0]))));
+  const t0 = now - windowMs;
+  const top = Math.max(0, ...all.filter((p) => p[0] >= t0).map((p) => p[1]));
+  const ymax = (top > 0 ? top : 1) * 1.1;
+  const x = (t) => L + ((t - t0) / windowMs) * (W - L - R);
+  const y = (v) => T + (1 - v / ymax) * (H - T - B);
+  const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
+  for (let i = 0; i <= (top > 0 ? 3 : 0); i++) {
+    const v = (ymax / 1.1) * (i / 3);
+    g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) }), s("text", { class: "tick", x: L - 6, y: y(v) + 3, "text-anchor": "end" }, fmt(v)));
+  }
+  const step = windowMs > 120000 ? 60000 : windowMs > 40000 ? 20000 : 10000;
+  for (let d = 0; d <= windowMs; d += step) {
+    g.append(s("text", { class: "tick", x: x(now - d), y: H - 5, "text-anchor": d === 0 ? "end" : "middle" }, d === 0 ? "now" : step >= 60000 ? `-${d / 60000} min` : `-${d / 1000} s`));
+  }
+  for (const se of series) {
+    const pts = se.points.filter((p) => p[0] >= t0);
+    if (!pts.length) continue;
+    g.append(s("polyline", { fill: "none", stroke: se.color, "stroke-width": 1.8, "stroke-linejoin": "round", points: pts.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ") }));
+  }
+  return h("div", {}, g, series.length > 1 ? legend(series.map((se) => [se.name, se.color])) : null);
+}
+
+function plotPanel(id, title) {
+  return h("div", { class: "panel" }, h("h2", { text: title }), h("div", { id }));
+}
+
+function replace(id, el) {
+  const box = document.getElementById(id);
+  if (box) box.replaceChildren(el);
+}
+
+// history keeps the samples a page plots: the stream's first event brings
+// the web service's last minutes, each later one a new point.
+class History {
+  constructor() { this.points = []; }
+  add(samples) {
+    for (const smp of samples) {
+      if (this.points.length && smp.t <= this.points[this.points.length - 1].t) continue;
+      this.points.push(smp);
+    }
+    if (this.points.length > 2400) this.points.splice(0, this.points.length - 2400);
+  }
+  series(f) { return this.points.map((p) => [p.t, f(p)]); }
+}
+
+// ---- cluster page ---------------------------------------------------------
+
+function clusterPage() {
+  main.replaceChildren(
+    h("h1", {}, "Cluster"),
+    h("div", { class: "cards" },
+      card("fig-workers", "Workers alive", "–", ""),
+      card("fig-slots", "Slots busy", "–", ""),
+      card("fig-memory", "Memory used", "–", ""),
+      card("fig-store", "Store", "–", ""),
+      card("fig-spill", "Spill files", "–", ""),
+      card("fig-ops", "Chunk ops / s", "–", ""),
+      card("fig-graphs", "Graphs running", "–", "")),
+    h("div", { class: "grid2" }, plotPanel("plot-ops", "Chunk ops per second"), plotPanel("plot-mem", "Memory in the workers' stores")),
+    h("div", { class: "panel" }, h("h2", { text: "Workers" }), h("div", { id: "workers" })),
+    h("div", { class: "panel" }, h("h2", {}, "Graphs ", h("a", { href: "#/graphs", text: "all sessions and graphs →" })), h("div", { id: "cluster-graphs" })));
+  const hist = new History();
+  openStream({ view: "cluster" }, (c) => {
+    if (c.history) hist.add(c.history.map((p) => ({ t: p.t, ops: p.ops_per_s, store: sum(p.workers || [], (w) => w.store_bytes) })));
+    hist.add([{ t: c.t, ops: c.ops_per_s, store: sum(c.workers, (w) => w.store_bytes) }]);
+    const alive = c.workers.filter((w) => w.alive);
+    const slots = sum(alive, (w) => w.slots), busy = sum(alive, (w) => w.running);
+    const used = sum(alive, (w) => w.store_bytes), limit = sum(alive, (w) => w.limit_bytes || w.memory_bytes);
+    setText("fig-workers", `${alive.length} / ${c.workers.length}`);
+    setText("fig-workers-sub", alive.length === c.workers.length ? "all alive" : `${c.workers.length - alive.length} dead`);
+    setText("fig-slots", `${busy} / ${slots}`);
+    setText("fig-slots-sub", `${sum(alive, (w) => w.queued)} queued`);
+    setText("fig-memory", fmtBytes(used));
+    setText("fig-memory-sub", `of ${fmtBytes(limit)} (${limit ? ((100 * used) / limit).toFixed(1) : 0}%)`);
+    setText("fig-store", fmtNum(sum(alive, (w) => w.store_chunks)) + " chunks");
+    setText("fig-store-sub", `peak ${fmtBytes(Math.max(0, ...alive.map((w) => w.peak_store_bytes)))} on one worker`);
+    setText("fig-spill", fmtBytes(sum(alive, (w) => w.disk_bytes)));
+    setText("fig-spill-sub", `${fmtBytes(sum(alive, (w) => w.spilled_bytes))} spilled, ${fmtBytes(sum(alive, (w) => w.loaded_bytes))} loaded`);
+    setText("fig-ops", fmtNum(Math.round(c.ops_per_s)));
+    setText("fig-ops-sub", `${fmtNum(c.ops_done)} done in all`);
+    const running = c.graphs.filter((g) => !ENDED.has(g.state));
+    setText("fig-graphs", String(running.length));
+    setText("fig-graphs-sub", `${c.graphs_total} held`);
+    replace("plot-ops", plot([{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v))));
+    replace("plot-mem", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes));
+    replace("workers", workersTable(c.workers));
+    replace("cluster-graphs", graphsTable(c.graphs.slice(-8), false));
+  });
+}
+
+function workersTable(ws) {
+  return h("table", { id: "workers-table" },
+    h("tr", {}, ["Worker", "State", "Address", "Slots busy", "Queued", "Memory used", "Chunks", "Spill files", "Spilled", "Loaded", "Heartbeat"].map((t, i) => h("th", { class: i >= 3 ? "num" : null, text: t }))),
+    ws.map((w) => {
+      const limit = w.limit_bytes || w.memory_bytes;
+      return h("tr", { "data-worker": w.id },
+        h("td", {}, h("a", { href: `#/worker/${w.id}`, text: `worker ${w.id}` })),
+        h("td", {}, h("span", { class: "state " + (w.alive ? "alive" : "dead"), title: w.dead_reason || "", text: w.alive ? "alive" : "dead" })),
+        h("td", { class: "muted", text: w.url }),
+        h("td", { class: "num", "data-fig": "slots", text: `${w.running} / ${w.slots}` }),
+        h("td", { class: "num", text: w.queued }),
+        h("td", { class: "num", "data-fig": "memory" }, `${fmtBytes(w.store_bytes)} / ${fmtBytes(limit)}`,
+          h("div", { class: "meter" }, h("span", { style: `width:${limit ? Math.min(100, (100 * w.store_bytes) / limit) : 0}%` }))),
+        h("td", { class: "num", text: fmtNum(w.store_chunks) }),
+        h("td", { class: "num", text: fmtBytes(w.disk_bytes) }),
+        h("td", { class: "num", text: fmtBytes(w.spilled_bytes) }),
+        h("td", { class: "num", text: fmtBytes(w.loaded_bytes) }),
+        h("td", { class: "num", text: fmtMs(w.last_heartbeat_ms_ago) + " ago" }));
+    }));
+}
+
+// ---- sessions and graphs --------------------------------------------------
+
+function graphsPage() {
+  main.replaceChildren(h("h1", {}, "Sessions and graphs"), stateLegend(), h("div", { class: "panel" }, h("div", { id: "graphs" })));
+  openStream({ view: "cluster" }, (c) => replace("graphs", graphsTable(c.graphs.slice().reverse(), true)));
+}
+
+function graphsTable(graphs, withTypes) {
+  if (!graphs.length) return h("p", { class: "muted", text: "No graphs yet." });
+  const rows = [];
+  for (const g of graphs) {
+    rows.push(h("tr", { "data-graph": g.graph_id, "data-session": g.session_id },
+      h("td", { class: "muted", title: g.session_id, text: g.session_id.slice(0, 8) }),
+      h("td", {}, h("a", { href: `#/graph/${g.session_id}/${g.graph_id}`, text: g.graph_id })),
+      h("td", {}, h("span", { class: "state " + g.state, text: g.state })),
+      h("td", {}, stateBar(g.progress, g.chunk_ops)),
+      h("td", { class: "num", "data-fig": "done", text: `${fmtNum(done(g.progress))} / ${fmtNum(g.chunk_ops)}` }),
+      h("td", { class: "num", text: fmtBytes(g.moved_bytes) }),
+      h("td", { class: "num", text: fmtMs(g.prepare_ms) }),
+      h("td", { class: "num", text: fmtMs(g.run_ms) }),
+      h("td", { class: "error", title: g.error || "", text: (g.error || "").slice(0, 80) })));
+    if (withTypes && g.types && g.types.length) {
+      rows.push(h("tr", { class: "types" }, h("td"), h("td", { colspan: 8 }, typesTable(g.types, true))));
+    }
+  }
+  return h("table", {},
+    h("tr", {}, ["Session", "Graph", "State", "Progress", "Ops done", "Moved", "Prepare", "Run", "Error"].map((t, i) => h("th", { class: i >= 4 && i < 8 ? "num" : null, text: t }))),
+    rows);
+}
+
+// typesTable is Mars's chart: per op type, its ops by state.
+function typesTable(types, compact) {
+  return h("table", { class: "types-table" },
+    compact ? null : h("tr", {}, ["Op type", "Progress", "Done", ...STATES.map((st) => st.toLowerCase())].map((t, i) => h("th", { class: i >= 2 ? "num" : null, text: t }))),
+    types.map((tc) => {
+      const total = sum(STATES, (k) => tc.counts[k] || 0);
+      return h("tr", { "data-type": tc.type },
+        h("td", {}, h("i", { style: `display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:6px;background:${typeColor(tc.type)}` }), tc.type),
+        h("td", { style: "width:40%" }, stateBar(tc.counts, total)),
+        h("td", { class: "num", text: `${fmtNum(done(tc.counts))} / ${fmtNum(total)}` }),
+        compact ? null : STATES.map((st) => h("td", { class: "num muted", text: tc.counts[st] ? fmtNum(tc.counts[st]) : "" })));
+    }));
+}
+
+// updateTypes shows the graph page's types table, changing the cells of the
+// one drawn when the types are the same (the usual case: every update of a
+// running graph) instead of building it again.
+function updateTypes(id, types) {
+  const box = document.getElementById(id);
+  if (!types.length) { replace(id, h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); return; }
+  const key = types.map((tc) => tc.type).join("\n");
+  if (box.dataset.key !== key) { box.dataset.key = key; box.replaceChildren(typesTable(types, false)); return; }
+  const rows = box.querySelectorAll("tr[data-type]");
+  types.forEach((tc, i) => {
+    const cells = rows[i].children;
+    const total = sum(STATES, (k) => tc.counts[k] || 0);
+    cells[1].replaceChildren(stateBar(tc.counts, total));
+    const d = `${fmtNum(done(tc.counts))} / ${fmtNum(total)}`;
+    if (cells[2].textContent !== d) cells[2].textContent = d;
+    STATES.forEach((st, j) => {
+      const v = tc.counts[st] ? fmtNum(tc.counts[st]) : "";
+      if (cells[3 + j].textContent !== v) cells[3 + j].textContent = v;
+    });
+  });
+}
+
+// ---- one graph ------------------------------------------------------------
+
+function graphPage(sid, gid) {
+  main.replaceChildren(
+    h("div", { class: "toolbar" },
+      h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
+      h("span", { id: "graph-state", class: "state", text: "…" }),
+      h("button", { id: "cancel", class: "danger", disabled: true, onclick: () => cancelGraph(sid, gid) }, "Cancel")),
+    h("div", { id: "graph-error" }),
+    h("div", { class: "cards" },
+      card("fig-total", "Chunk ops", "–"),
+      card("fig-done", "Done", "–"),
+      card("fig-running", "Running", "–"),
+      card("fig-moved", "Bytes moved", "–"),
+      card("fig-prepare", "Prepare", "–"),
+      card("fig-run", "Run", "–"),
+      card("fig-recomputed", "Recomputed", "–")),
+    h("div", { class: "panel" }, h("h2", { text: "Progress by op type" }), h("div", { id: "types" })),
+    h("div", { class: "grid2" },
+      h("div", { class: "panel" }, h("h2", { text: "Tensor ops (as submitted)" }), h("div", { id: "dag-tileable" })),
+      h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
+    h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
+  const dags = { tileable: new DagView("dag-tileable", null), chunks: new DagView("dag-chunks", (n, summarised) => showOps(sid, gid, n, summarised)) };
+  openStream({ view: "graph", session: sid, graph: gid }, (g) => {
+    const st = document.getElementById("graph-state");
+    st.textContent = g.state;
+    st.className = "state " + g.state;
+    document.getElementById("cancel").disabled = ENDED.has(g.state) || g.state === "CANCELLING";
+    const errBox = document.getElementById("graph-error");
+    if (g.error) { if (errBox.textContent !== g.error) errBox.replaceChildren(h("div", { class: "errorbox", text: g.error })); } else errBox.replaceChildren();
+    setText("fig-total", fmtNum(g.chunk_ops));
+    setText("fig-done", fmtNum(done(g.progress)));
+    setText("fig-running", fmtNum(g.progress.RUNNING || 0));
+    setText("fig-moved", fmtBytes(g.moved_bytes));
+    setText("fig-prepare", fmtMs(g.prepare_ms));
+    setText("fig-run", fmtMs(g.run_ms));
+    setText("fig-recomputed", fmtNum(g.recomputed));
+    updateTypes("types", g.types);
+    if (g.tileable) dags.tileable.update(g.tileable);
+    if (g.chunks) {
+      setText("chunks-title", g.chunks.summarised ? `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops, summarised by type` : `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops`);
+      dags.chunks.update(g.chunks);
+    }
+  });
+}
+
+// cancelGraph is DELETE on the graph, as the REST API has it: a running
+// graph turns CANCELLING, then CANCELLED once its ops have stopped, and is
+// then forgotten, so the page waits for the end with the long-poll and
+// closes its stream.
+async function cancelGraph(sid, gid) {
+  const btn = document.getElementById("cancel");
+  const st = document.getElementById("graph-state");
+  btn.disabled = true;
+  const show = (state) => { st.textContent = state; st.className = "state " + state; };
+  try {
+    const url = `/api/sessions/${sid}/graphs/${gid}`;
+    let g = await api(url, { method: "DELETE" });
+    if (stream) { stream.close(); stream = null; }
+    show(g.state);
+    try {
+      while (!ENDED.has(g.state)) { g = await api(url + "?wait_timeout=10"); show(g.state); }
+    } catch (e) {
+      // Forgotten once stopped: the record went after it turned CANCELLED.
+      show("CANCELLED");
+    }
+    live.textContent = "deleted";
+    live.classList.remove("on");
+  } catch (e) {
+    showError("cancel: " + e.message);
+    btn.disabled = false;
+  }
+}
+
+async function showOps(sid, gid, node, summarised) {
+  const q = summarised ? `type=${encodeURIComponent(node.type)}` : `nodes=${node.id}`;
+  setText("detail-title", summarised ? `Chunk ops of type ${node.type} (the first 200)` : `Chunk op ${node.id}`);
+  try {
+    const r = await api(`/api/sessions/${sid}/graphs/${gid}/ops?${q}`);
+    replace("detail", h("table", { id: "ops-table" },
+      h("tr", {}, ["Op", "Type", "State", "Worker", "Held by", "Shape", "Dtype", "Bytes", "Attempt", "Inputs", "Started", "Took"].map((t) => h("th", { text: t }))),
+      r.ops.map((o) => h("tr", { "data-node": o.node },
+        h("td", { text: o.node }), h("td", { text: o.type }),
+        h("td", {}, h("span", { class: "state", style: `background:${stateColor(o.state)}`, text: o.state })),
+        h("td", {}, o.worker >= 0 ? h("a", { href: `#/worker/${o.worker}`, text: o.worker }) : "–"),
+        h("td", { text: o.holder >= 0 ? o.holder : "–" }),
+        h("td", { text: `(${o.shape.join(", ")})` }), h("td", { text: o.dtype }),
+        h("td", { class: "num", text: o.nbytes ? fmtBytes(o.nbytes) : "–" }),
+        h("td", { class: "num", text: o.attempt }),
+        h("td", { text: o.inputs.length ? o.inputs.slice(0, 8).join(", ") + (o.inputs.length > 8 ? ", …" : "") : "–" }),
+        h("td", { text: o.started_us ? new Date(o.started_us / 1000).toLocaleTimeString() : "–" }),
+        h("td", { class: "num", text: o.started_us && o.ended_us ? fmtMs((o.ended_us - o.started_us) / 1000) : o.started_us ? "running" : "–" })))));
+  } catch (e) {
+    replace("detail", h("p", { class: "error", text: e.message }));
+  }
+}
+
+// DagView lays a DAG out once per shape (layers by longest path, ordered
+// by their inputs' mean position) and recolours it on each update.
+class DagView {
+  constructor(boxId, onClick) { this.boxId = boxId; this.onClick = onClick; this.key = ""; this.selected = null; }
+
+  update(dag) {
+    const key = `${dag.summarised}/${dag.nodes.length}/${dag.edges.length}/${dag.nodes.map((n) => n.type).join("|")}`;
+    if (key !== this.key) { this.key = key; this.layout(dag); }
+    for (const n of dag.nodes) this.paint(n, dag.summarised);
+  }
+
+  layout(dag) {
+    const idx = new Map(dag.nodes.map((n, i) => [n.id, i]));
+    const rank = new Array(dag.nodes.length).fill(0);
+    const preds = dag.nodes.map(() => []);
+    for (const [f, t] of dag.edges) {
+      const a = idx.get(f), b = idx.get(t);
+      if (a !== undefined && b !== undefined && a < b) preds[b].push(a);
+    }
+    dag.nodes.forEach((_, i) => { for (const p of preds[i]) rank[i] = Math.max(rank[i], rank[p] + 1); });
+    const layers = [];
+    dag.nodes.forEach((_, i) => (layers[rank[i]] ||= []).push(i));
+    const pos = new Array(dag.nodes.length).fill(0);
+    layers.forEach((layer, r) => {
+      if (r > 0) layer.sort((a, b) => (preds[a].length ? sum(preds[a], (p) => pos[p]) / preds[a].length : a) - (preds[b].length ? sum(preds[b], (p) => pos[p]) / preds[b].length : b) || a - b);
+      layer.forEach((n, k) => (pos[n] = k / Math.max(1, layer.length - 1)));
+    });
+    const widest = Math.max(...layers.map((l) => l.length));
+    const W = 640;
+    const labelled = dag.summarised || widest <= 6;
+    const nw = labelled ? Math.min(150, W / widest - 10) : Math.max(6, Math.min(40, W / widest - 4));
+    const nh = labelled ? (dag.summarised ? 34 : 26) : Math.max(6, Math.min(16, nw));
+    const gapY = labelled ? 36 : Math.max(14, nh * 1.6);
+    const H = layers.length * (nh + gapY) + 10;
+    const xy = dag.nodes.map((_, i) => {
+      const layer = layers[rank[i]], k = layer.indexOf(i);
+      const slot = W / layer.length;
+      return [slot * k + (slot - nw) / 2, 8 + rank[i] * (nh + gapY)];
+    });
+    const svgEl = s("svg", { class: "dag", viewBox: `0 0 ${W} ${H}`, height: Math.min(H, 640) });
+    const edges = s("g");
+    const maxCount = Math.max(1, ...dag.edges.map((e) => e[2]));
+    for (const [f, t, c] of dag.edges) {
+      const a = idx.get(f), b = idx.get(t);
+      if (a === undefined || b === undefined) continue;
+      const x1 = xy[a][0] + nw / 2, y1 = xy[a][1] + nh, x2 = xy[b][0] + nw / 2, y2 = xy[b][1];
+      const back = a >= b;
+      const my = (y1 + y2) / 2;
+      edges.append(s("path", {
+        class: "edge", d: back ? `M${x1},${y1} C${x1 + 60},${y1 + 40} ${x2 + 60},${y2 - 40} ${x2},${y2}` : `M${x1},${y1} C${x1},${my} ${x2},${my} ${x2},${y2}`,
+        "stroke-width": dag.summarised ? 1 + 2.5 * Math.log10(1 + (9 * c) / maxCount) : 1, "stroke-dasharray": back ? "4 3" : null,
+      }, s("title", {}, `${c} edge${c === 1 ? "" : "s"}`)));
+    }
+    svgEl.append(edges);
+    this.nodes = new Map();
+    dag.nodes.forEach((n, i) => {
+      const g = s("g", { class: "node", transform: `translate(${xy[i][0].toFixed(1)},${xy[i][1].toFixed(1)})`, "data-id": n.id, "data-type": n.type });
+      const title = s("title", {}, n.type);
+      g.append(title);
+      const frame = s("rect", { width: nw, height: nh, rx: 4, fill: this.onClick ? "#fff" : typeColor(n.type), "fill-opacity": this.onClick ? 1 : 0.18, stroke: "#9aa3af" });
+      g.append(frame);
+      const fills = s("g");
+      g.append(fills);
+      if (labelled) {
+        const maxChars = Math.floor(nw / 6.2);
+        const label = n.type.length > maxChars ? n.type.slice(0, Math.max(1, maxChars - 1)) + "…" : n.type;
+        g.append(s("text", { class: "label", x: 6, y: dag.summarised ? 13 : nh / 2 + 4 }, label));
+      }
+      if (this.onClick) {
+        g.addEventListener("click", () => {
+          for (const o of this.nodes.values()) o.g.classList.remove("selected");
+          g.classList.add("selected");
+          this.selected = n.id;
+          this.onClick(n, dag.summarised);
+        });
+      }
+      if (this.selected === n.id) g.classList.add("selected");
+      svgEl.append(g);
+      this.nodes.set(n.id, { g, frame, fills, title, nw, nh, labelled });
+    });
+    replace(this.boxId, svgEl);
+  }
+
+  paint(n, summarised) {
+    const v = this.nodes.get(n.id);
+    if (!v || !this.onClick) return;
+    const counts = n.counts || {};
+    const total = sum(STATES, (k) => counts[k] || 0);
+    v.fills.replaceChildren();
+    if (summarised) {
+      // a bar of the type's ops by state under its name
+      let x = 6;
+      const bw = v.nw - 12;
+      for (const st of STATES) {
+        const c = counts[st] || 0;
+        if (!c || !total) continue;
+        const w = (bw * c) / total;
+        v.fills.append(s("rect", { x, y: 19, width: w, height: 8, style: `fill:${stateColor(st)}` }));
+        x += w;
+      }
+      v.g.setAttribute("data-done", done(counts));
+      v.g.setAttribute("data-total", total);
+      v.title.textContent = `${n.type}: ${done(counts)} of ${total} done` + STATES.filter((k) => counts[k]).map((k) => `\n${k.toLowerCase()}: ${counts[k]}`).join("");
+    } else {
+      const st = STATES.find((k) => counts[k]) || "UNSCHEDULED";
+      v.frame.style.fill = stateColor(st);
+      v.frame.setAttribute("fill-opacity", st === "UNSCHEDULED" ? 0.6 : 0.85);
+      v.g.setAttribute("data-state", st);
+      v.title.textContent = `op ${n.id}: ${n.type} (${st.toLowerCase()})`;
+    }
+  }
+}
+
+// ---- one worker -----------------------------------------------------------
+
+function workerPage(id) {
+  main.replaceChildren(
+    h("h1", {}, `Worker ${id}`, h("small", { id: "worker-url" })),
+    h("div", { class: "cards" },
+      card("fig-state", "State", "–"),
+      card("fig-slots", "Slots busy", "–"),
+      card("fig-queued", "Queued", "–"),
+      card("fig-memory", "Memory used", "–", ""),
+      card("fig-disk", "Spill files", "–"),
+      card("fig-spilled", "Spilled", "–"),
+      card("fig-loaded", "Loaded back", "–")),
+    h("div", { class: "grid3" }, plotPanel("plot-tasks", "Ops running and queued"), plotPanel("plot-store", "Memory in its store"), plotPanel("plot-spill", "Spilled and loaded (total)")),
+    h("div", { class: "panel" }, h("h2", { text: "Task stream: its slots, up to the last minute, coloured by op type" }), h("div", { id: "stream" })),
+    h("div", { class: "panel" }, h("h2", { text: "Running now" }), h("div", { id: "running" })));
+  const hist = new History();
+  openStream({ view: "worker", worker: id }, (v) => {
+    const w = v.worker;
+    const pick = (p) => ({ t: p.t, ...(p.workers && p.workers[0]) });
+    if (v.history) hist.add(v.history.filter((p) => p.workers && p.workers.length).map(pick));
+    hist.add([{ t: v.t, running: w.running, queued: w.queued, store_bytes: w.store_bytes, spilled_bytes: w.spilled_bytes, loaded_bytes: w.loaded_bytes }]);
+    setText("worker-url", w.url);
+    setText("fig-state", w.alive ? "alive" : "dead");
+    setText("fig-slots", `${w.running} / ${w.slots}`);
+    setText("fig-queued", fmtNum(w.queued));
+    setText("fig-memory", fmtBytes(w.store_bytes));
+    setText("fig-memory-sub", `of ${fmtBytes(w.limit_bytes || w.memory_bytes)}, peak ${fmtBytes(w.peak_store_bytes)}`);
+    setText("fig-disk", fmtBytes(w.disk_bytes));
+    setText("fig-spilled", fmtBytes(w.spilled_bytes));
+    setText("fig-loaded", fmtBytes(w.loaded_bytes));
+    replace("plot-tasks", plot([{ name: "running", color: "#3b82f6", points: hist.series((p) => p.running || 0) }, { name: "queued", color: "#f2c14e", points: hist.series((p) => p.queued || 0) }], (x) => x.toFixed(x < 10 ? 1 : 0), 420));
+    replace("plot-store", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store_bytes || 0) }], fmtBytes, 420));
+    replace("plot-spill", plot([{ name: "spilled", color: "#dc3545", points: hist.series((p) => p.spilled_bytes || 0) }, { name: "loaded", color: "#8b5cf6", points: hist.series((p) => p.loaded_bytes || 0) }], fmtBytes, 420));
+    replace("stream", taskStream(v, w.slots, hist));
+    replace("running", v.running.length ? h("table", {},
+      h("tr", {}, ["Graph", "Op", "Type", "Running for"].map((t) => h("th", { text: t }))),
+      v.running.map((e) => h("tr", {},
+        h("td", {}, e.graph_id ? h("a", { href: `#/graph/${e.session_id}/${e.graph_id}`, text: e.graph_id }) : "–"),
+        h("td", { text: e.node }), h("td", { text: e.type }), h("td", { class: "num", text: fmtMs(v.t - e.started_us / 1000) }))))
+      : h("p", { class: "muted", text: `Nothing running; ${v.queued} queued.` }));
+  });
+}
+
+// taskStream draws the worker's tasks as bars on its slots (a task goes to
+// the slot free the soonest), over the time they cover (5 s to a minute),
+// with spill and load events below.
+function taskStream(v, slots, hist) {
+  const W = 1200, L = 36, R = 8, lane = 16;
+  const end = v.t;
+  const all = v.recent.concat(v.running).filter((e) => e.started_us).sort((a, b) => a.started_us - b.started_us);
+  const first = all.length ? all[0].started_us / 1000 : end;
+  const windowMs = Math.min(60000, Math.max(5000, end - first));
+  const t0 = end - windowMs;
+  const tasks = all.filter((e) => e.ended_us === 0 || e.ended_us / 1000 >= t0);
+  const n = Math.max(slots, 1);
+  const lanes = new Array(n).fill(-Infinity);
+  const placed = tasks.map((e) => {
+    const st = e.started_us / 1000, en = e.ended_us ? e.ended_us / 1000 : end;
+    let k = 0;
+    for (let j = 1; j < n; j++) if (lanes[j] < lanes[k]) k = j;
+    lanes[k] = Math.max(lanes[k], en);
+    return { e, st, en, k };
+  });
+  const H = n * (lane + 4) + 48;
+  const x = (t) => L + ((t - t0) / windowMs) * (W - L - R);
+  const g = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "dag", id: "task-stream" });
+  for (let k = 0; k < n; k++) {
+    g.append(s("rect", { x: L, y: 4 + k * (lane + 4), width: W - L - R, height: lane, fill: "#f3f4f6" }),
+      s("text", { class: "tick", x: L - 6, y: 4 + k * (lane + 4) + 12, "text-anchor": "end" }, `slot ${k}`));
+  }
+  const types = new Map();
+  for (const p of placed) {
+    types.set(p.e.type, typeColor(p.e.type));
+    const x1 = x(Math.max(p.st, t0)), x2 = Math.max(x1 + 1.5, x(p.en));
+    g.append(s("rect", { x: x1, y: 4 + p.k * (lane + 4), width: x2 - x1, height: lane, fill: p.e.outcome === "FAILED" ? "#dc3545" : typeColor(p.e.type), "fill-opacity": p.e.ended_us ? 0.9 : 0.55, "data-type": p.e.type },
+      s("title", {}, `${p.e.type}, op ${p.e.node} of ${p.e.graph_id || "a released graph"}: ${fmtMs(p.en - p.st)}${p.e.ended_us ? "" : " so far"} (${p.e.outcome.toLowerCase()})`)));
+  }
+  // spill and load events: where the totals grew between samples
+  const y0 = 4 + n * (lane + 4) + 6;
+  g.append(s("text", { class: "tick", x: L - 6, y: y0 + 8, "text-anchor": "end" }, "spill"), s("text", { class: "tick", x: L - 6, y: y0 + 22, "text-anchor": "end" }, "load"));
+  const pts = hist.points.filter((p) => p.t >= t0);
+  for (let i = 1; i < pts.length; i++) {
+    for (const [f, row, color] of [["spilled_bytes", 0, "#dc3545"], ["loaded_bytes", 1, "#8b5cf6"]]) {
+      const d = (pts[i][f] || 0) - (pts[i - 1][f] || 0);
+      if (d > 0) g.append(s("rect", { x: x(pts[i - 1].t), y: y0 + row * 14, width: Math.max(2, x(pts[i].t) - x(pts[i - 1].t)), height: 10, fill: color, "class": "spill-event" }, s("title", {}, `${f === "spilled_bytes" ? "spilled" : "loaded"} ${fmtBytes(d)}`)));
+    }
+  }
+  const step = windowMs > 30000 ? 10000 : windowMs > 10000 ? 5000 : 1000;
+  for (let d = 0; d <= windowMs; d += step) g.append(s("text", { class: "tick", x: x(end - d), y: H - 4, "text-anchor": d === 0 ? "end" : "middle" }, d === 0 ? "now" : `-${d / 1000} s`));
+  return h("div", {}, g, legend([...types.entries()].slice(0, 16)), tasks.length ? null : h("p", { class: "muted", text: "No task in the last minute." }));
+}
+
+// ---- routing --------------------------------------------------------------
+
+function route() {
+  if (stream) { stream.close(); stream = null; }
+  clearError();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  let nav = "cluster";
+  if (parts[0] === "worker" && /^\d+$/.test(parts[1] || "")) workerPage(Number(parts[1]));
+  else if (parts[0] === "graph" && parts[1] && parts[2]) { graphPage(parts[1], parts[2]); nav = "graphs"; }
+  else if (parts[0] === "graphs") { graphsPage(); nav = "graphs"; }
+  else clusterPage();
+  for (const a of document.querySelectorAll("header nav a")) a.classList.toggle("active", a.dataset.nav === nav);
+}
+
+async function start() {
+  // ?token=... once: it becomes the cookie, and leaves the address bar.
+  const q = new URLSearchParams(location.search);
+  if (q.has("token")) {
+    const ok = await login(q.get("token"));
+    q.delete("token");
+    history.replaceState(null, "", location.pathname + (q.toString() ? "?" + q : "") + location.hash);
+    if (!ok) askToken();
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();

@@ -69,6 +69,7 @@ func (p *SchedulerProc) expireSessions(idle time.Duration) {
 					p.cancelGraph(g)
 				}
 				p.dropUploads(ss.id)
+				p.dropSessionRecord(ss.id)
 			}
 		}
 	}
@@ -148,6 +149,10 @@ type graphRec struct {
 	progress   map[string]int64
 	moved      int64
 	recomputed int64
+	record     *GraphRecord // what etcd holds of it (nil alone, or once deleted)
+	// recMu orders the writes of the record, so a state written late
+	// cannot bring back a record deleted meanwhile.
+	recMu sync.Mutex
 }
 
 func newID() string {
@@ -165,8 +170,14 @@ type graphService struct{ p *SchedulerProc }
 
 func (s *graphService) CreateSession(ctx context.Context, req *connect.Request[pb.CreateSessionRequest]) (*connect.Response[pb.CreateSessionResponse], error) {
 	p := s.p
+	if err := p.serving(); err != nil {
+		return nil, err
+	}
 	now := time.Now()
-	ss := &session{id: newID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
+	ss := &session{id: p.newSessionID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
+	if err := p.recordSession(ctx, ss); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the session could not be recorded: %w", err))
+	}
 	p.mu.Lock()
 	p.mu.sessions[ss.id] = ss
 	p.mu.Unlock()
@@ -189,6 +200,7 @@ func (s *graphService) DeleteSession(ctx context.Context, req *connect.Request[p
 		p.cancelGraph(g)
 	}
 	p.dropUploads(ss.id)
+	p.dropSessionRecord(ss.id)
 	return connect.NewResponse(&pb.DeleteSessionResponse{}), nil
 }
 
@@ -268,6 +280,9 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	if !ok {
 		return nil, errNoSession(m.SessionId)
 	}
+	if err := p.serving(); err != nil {
+		return nil, err
+	}
 	tg, err := graph.DecodeTileable(m.Graph)
 	if err == nil {
 		err = CheckChunkCounts(tg)
@@ -306,6 +321,13 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	ss.graphs[g.id] = g
 	p.mu.graphs++
 	p.mu.Unlock()
+	// A ring's graph is in etcd before it is acknowledged: failover
+	// finds every graph a client was told about.
+	if err := p.recordGraph(ctx, g, tg, results, m.NoFuse); err != nil {
+		cancel()
+		p.forget(g)
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the graph could not be recorded, so it was not started: %w", err))
+	}
 	go p.prepare(pctx, g, tg, results, !m.NoFuse)
 	return connect.NewResponse(g.status()), nil
 }
@@ -349,11 +371,13 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		g.state, g.err = StateFailed, err
 		close(g.done)
 		g.mu.Unlock()
+		p.recordState(g)
 		return
 	}
 	g.run, g.results, g.chunkOps = run, tiled, cg.Len()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
+	p.recordState(g)
 
 	err = run.Err()
 	g.mu.Lock()
@@ -375,6 +399,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	}
 	close(g.done)
 	g.mu.Unlock()
+	p.recordState(g)
 	p.ended(g)
 }
 
@@ -420,22 +445,22 @@ func (p *SchedulerProc) ended(g *graphRec) {
 	for _, old := range evict {
 		p.log.Info("finished graph released: the session holds too many", "session", old.sid, "graph", old.id, "max", p.cfg.MaxFinishedGraphs)
 		old.release()
+		p.dropGraphRecord(old)
 	}
 }
 
 // forget removes a graph's record from its session.
 func (p *SchedulerProc) forget(g *graphRec) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	ss := p.mu.sessions[g.sid]
-	if ss == nil || ss.graphs[g.id] != g {
-		return // its session went first
+	if ss := p.mu.sessions[g.sid]; ss != nil && ss.graphs[g.id] == g { // else its session went first
+		delete(ss.graphs, g.id)
+		p.mu.graphs--
+		if i := slices.Index(ss.finished, g); i >= 0 {
+			ss.finished = slices.Delete(ss.finished, i, i+1)
+		}
 	}
-	delete(ss.graphs, g.id)
-	p.mu.graphs--
-	if i := slices.Index(ss.finished, g); i >= 0 {
-		ss.finished = slices.Delete(ss.finished, i, i+1)
-	}
+	p.mu.Unlock()
+	p.dropGraphRecord(g)
 }
 
 // release frees an ended graph's results.
@@ -738,6 +763,7 @@ func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.Statu
 			Received: rs.Results, Duplicates: rs.Duplicates, Stale: rs.Stale, FromDead: rs.FromDead,
 			Unknown: rs.Unknown, Invalid: rs.Invalid, StalledGraphs: rs.Stalled, FailedOnBugs: rs.Bugs + rs.Panics,
 		},
+		Scheduler: p.info(),
 	}), nil
 }
 

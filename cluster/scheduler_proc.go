@@ -43,8 +43,20 @@ type SchedulerConfig struct {
 	Token string
 	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
 	// (or the system's roots) checks the other roles' certificates.
-	TLS    rpc.TLSFiles
-	Logger *slog.Logger
+	TLS rpc.TLSFiles
+	// Etcd, when it names endpoints, makes this scheduler one of a ring
+	// (docs/ARCHITECTURE.md): it registers under a lease, watches the
+	// others, and owns the sessions the ring maps to it. None: it runs
+	// alone, as it always has.
+	Etcd []string
+	// ID is the scheduler's name in the ring (default: its URL). A
+	// scheduler restarted under the same ID gets the same share back.
+	ID string
+	// LeaseTTL is how long its membership outlives its last renewal, and
+	// so how long etcd may be unreachable before the scheduler stops
+	// taking graphs (default DefaultLeaseTTL; etcd rounds to seconds).
+	LeaseTTL time.Duration
+	Logger   *slog.Logger
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -56,6 +68,7 @@ type SchedulerProc struct {
 	sched *scheduler.Scheduler
 	http  *http.Client
 	srv   *server
+	ring  *ringMember // nil: alone
 	stop  chan struct{}
 	wg    sync.WaitGroup
 
@@ -93,6 +106,9 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if cfg.MaxFinishedGraphs <= 0 {
 		cfg.MaxFinishedGraphs = DefaultMaxFinishedGraphs
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
 	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -106,15 +122,25 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		stop:  make(chan struct{}),
 	}
 	p.mu.sessions = make(map[string]*session)
+	if len(cfg.Etcd) > 0 {
+		if err := p.newRing(); err != nil {
+			p.sched.Close()
+			return nil, fmt.Errorf("scheduler: --etcd: %w", err)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
 	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, mux), p.log, srvTLS)
 	if err != nil {
+		p.leaveRing()
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	p.srv = srv
+	if p.ring != nil {
+		p.startRing()
+	}
 	p.wg.Add(1)
 	go p.monitor()
 	if cfg.SessionIdleTimeout > 0 {
@@ -138,6 +164,7 @@ func (p *SchedulerProc) Close() {
 	default:
 	}
 	close(p.stop)
+	p.leaveRing()
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.sched.Close()
@@ -237,7 +264,7 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	defer p.mu.Unlock()
 	id := len(p.mu.members)
 	mem.id = id
-	mem.exec = newRemoteExecutor(id, mem.slots, client, p.log, p.sched.Report, func(err error) { go p.markDead(mem, err) })
+	mem.exec = newRemoteExecutor(p.ringID(), id, mem.slots, client, p.log, p.sched.Report, func(err error) { go p.markDead(mem, err) })
 	got, err := p.sched.AddWorker(mem.exec)
 	if err != nil {
 		mem.exec.close()

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
@@ -13,6 +14,10 @@ import (
 type WebConfig struct {
 	// Scheduler is the scheduler's address (host:port or URL).
 	Scheduler string
+	// Etcd, when it names endpoints, replaces Scheduler: the web service
+	// watches the ring of schedulers registered there and sends each
+	// session's requests to the scheduler the ring maps it to.
+	Etcd []string
 	// Listen is the address of the REST API; "" is a free loopback port.
 	Listen string
 	// MaxRequestBytes bounds a request body (default web.DefaultMaxRequestBytes).
@@ -30,7 +35,15 @@ type WebConfig struct {
 
 // WebProc is the web role: the REST API in front of a scheduler.
 type WebProc struct {
-	srv *server
+	srv  *server
+	ring *webRing // nil: one scheduler
+}
+
+// webRing is the web service's watch of the ring.
+type webRing struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	cli    interface{ Close() error }
 }
 
 // StartWeb starts serving the REST API.
@@ -39,24 +52,42 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
-	if err != nil {
-		return nil, fmt.Errorf("web: --scheduler: %w", err)
-	}
 	log := discardLogger(cfg.Logger)
-	s := web.New(web.Config{
-		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
-		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
+	wcfg := web.Config{
 		HTTP:            hc,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		Version:         cfg.Version,
 		Logger:          log,
-	})
+	}
+	var wr *webRing
+	if len(cfg.Etcd) > 0 {
+		cli, err := dialEtcd(cfg.Etcd, log)
+		if err != nil {
+			return nil, fmt.Errorf("web: --etcd: %w", err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		ro := &ringRouter{members: newMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
+		wr = &webRing{cancel: cancel, done: make(chan struct{}), cli: cli}
+		go func() {
+			defer close(wr.done)
+			ro.members.watch(ctx, cli, log)
+		}()
+		wcfg.Graphs, wcfg.Scheduler, wcfg.Ring = ro, ringSched{ro}, ro.ring
+	} else {
+		schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
+		if err != nil {
+			return nil, fmt.Errorf("web: --scheduler: %w", err)
+		}
+		wcfg.Graphs = phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		wcfg.Scheduler = phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...)
+	}
+	s := web.New(wcfg)
 	srv, err := listen(cfg.Listen, rpc.RequireToken(cfg.Token, s.Handler()), log, srvTLS)
 	if err != nil {
+		wr.close()
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv}, nil
+	return &WebProc{srv: srv, ring: wr}, nil
 }
 
 // URL is the REST API's base URL.
@@ -66,4 +97,16 @@ func (p *WebProc) URL() string { return p.srv.url }
 func (p *WebProc) Err() <-chan error { return p.srv.errc }
 
 // Close stops serving.
-func (p *WebProc) Close() { p.srv.shutdown() }
+func (p *WebProc) Close() {
+	p.srv.shutdown()
+	p.ring.close()
+}
+
+func (wr *webRing) close() {
+	if wr == nil {
+		return
+	}
+	wr.cancel()
+	<-wr.done
+	_ = wr.cli.Close()
+}

@@ -200,15 +200,23 @@ func (ro *ringRouter) Status(ctx context.Context, req *connect.Request[pb.Status
 		return nil, err
 	}
 	out := &pb.StatusResponse{Results: &pb.ResultStats{}}
-	for i, rec := range recs {
+	// A scheduler that does not answer is left out (it is dead, or gone
+	// from the ring); none answering is the error.
+	answered := 0
+	var unreachable error
+	for _, rec := range recs {
 		resp, err := ro.clientsOf(rec).graphs.Status(ctx, connect.NewRequest(req.Msg))
 		if err != nil {
-			return nil, fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err)
+			if unreachable == nil {
+				unreachable = fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err)
+			}
+			continue
 		}
 		m := resp.Msg
-		if i == 0 || m.LiveWorkers < out.LiveWorkers {
+		if answered == 0 || m.LiveWorkers < out.LiveWorkers {
 			out.LiveWorkers = m.LiveWorkers
 		}
+		answered++
 		out.Sessions += m.Sessions
 		out.Graphs += m.Graphs
 		if r := m.Results; r != nil {
@@ -222,6 +230,9 @@ func (ro *ringRouter) Status(ctx context.Context, req *connect.Request[pb.Status
 			o.StalledGraphs += r.StalledGraphs
 			o.FailedOnBugs += r.FailedOnBugs
 		}
+	}
+	if answered == 0 {
+		return nil, unreachable
 	}
 	return connect.NewResponse(out), nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -45,10 +47,163 @@ type SessionRecord struct {
 
 func graphKey(sid, gid string) string { return graphsPrefix + sid + "/" + gid }
 
-// recordTimeout bounds one record write: a scheduler that cannot write
-// within it refuses the submission rather than acknowledge what it did
-// not record.
+// recordTimeout bounds the wait for a record: a scheduler that cannot
+// write one within it refuses the submission rather than acknowledge what
+// it did not record.
 const recordTimeout = 3 * time.Second
+
+// maxTxnOps is etcd's default limit of operations in one transaction.
+const maxTxnOps = 128
+
+// recordWriter writes a scheduler's records to etcd in group commits: what
+// is queued while one transaction is in flight goes in the next, so the
+// records of many graphs submitted at once cost one raft entry, not one
+// each. Writes apply in the order they were queued (a key written twice,
+// or a range deleted, starts a new transaction).
+type recordWriter struct {
+	cli *clientv3.Client
+	log *slog.Logger
+
+	mu    sync.Mutex
+	queue []recordOp
+	kick  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+type recordOp struct {
+	key    string
+	val    string
+	del    bool
+	prefix bool       // delete every key under key
+	done   chan error // nil: nobody waits (logged on failure)
+}
+
+func newRecordWriter(cli *clientv3.Client, log *slog.Logger) *recordWriter {
+	w := &recordWriter{cli: cli, log: log, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// put queues a write of v as JSON at key; wait says whether to wait
+// (within ctx and recordTimeout) for etcd to have it.
+func (w *recordWriter) put(ctx context.Context, key string, v any, wait bool) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.enqueue(ctx, recordOp{key: key, val: string(b)}, wait)
+}
+
+// del queues the deletion of key (every key under it with prefix).
+func (w *recordWriter) del(key string, prefix bool) {
+	_ = w.enqueue(context.Background(), recordOp{key: key, del: true, prefix: prefix}, false)
+}
+
+func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) error {
+	if wait {
+		op.done = make(chan error, 1)
+	}
+	w.mu.Lock()
+	w.queue = append(w.queue, op)
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+	if !wait {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	defer cancel()
+	select {
+	case err := <-op.done:
+		if err != nil {
+			return fmt.Errorf("writing %s to etcd: %w", op.key, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("writing %s to etcd: %w", op.key, ctx.Err())
+	case <-w.done:
+		return fmt.Errorf("writing %s to etcd: the scheduler is stopping", op.key)
+	}
+}
+
+// close writes what is queued (for a moment at most), then stops.
+func (w *recordWriter) close() {
+	close(w.stop)
+	<-w.done
+}
+
+func (w *recordWriter) loop() {
+	defer close(w.done)
+	for {
+		stopping := false
+		select {
+		case <-w.kick:
+		case <-w.stop:
+			stopping = true
+		}
+		w.mu.Lock()
+		ops := w.queue
+		w.queue = nil
+		w.mu.Unlock()
+		for len(ops) > 0 {
+			n := txnLen(ops)
+			w.commit(ops[:n], stopping)
+			ops = ops[n:]
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// txnLen is how many of ops, from the first, go in one transaction: at
+// most maxTxnOps, no key twice, a range deletion alone.
+func txnLen(ops []recordOp) int {
+	if ops[0].prefix {
+		return 1
+	}
+	keys := map[string]bool{}
+	for i, op := range ops {
+		if i == maxTxnOps || op.prefix || keys[op.key] {
+			return i
+		}
+		keys[op.key] = true
+	}
+	return len(ops)
+}
+
+func (w *recordWriter) commit(ops []recordOp, stopping bool) {
+	timeout := recordTimeout
+	if stopping {
+		timeout = time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	eops := make([]clientv3.Op, len(ops))
+	for i, op := range ops {
+		switch {
+		case op.del && op.prefix:
+			eops[i] = clientv3.OpDelete(op.key, clientv3.WithPrefix())
+		case op.del:
+			eops[i] = clientv3.OpDelete(op.key)
+		default:
+			eops[i] = clientv3.OpPut(op.key, op.val)
+		}
+	}
+	_, err := w.cli.Txn(ctx).Then(eops...).Commit()
+	logged := false
+	for _, op := range ops {
+		if op.done != nil {
+			op.done <- err
+		} else if err != nil && !logged {
+			logged = true
+			w.log.Warn("records not written to etcd", "records", len(ops), "first", op.key, "err", err)
+		}
+	}
+}
 
 // tileableRecord is tg's JSON with client arrays left out.
 func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, error) {
@@ -63,20 +218,6 @@ func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, error) {
 	}
 	b, err := graph.EncodeTileable(stripped)
 	return b, lits, err
-}
-
-// putRecord writes v as JSON at key.
-func putRecord(ctx context.Context, cli *clientv3.Client, key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	defer cancel()
-	if _, err := cli.Put(ctx, key, string(b)); err != nil {
-		return fmt.Errorf("writing %s to etcd: %w", key, err)
-	}
-	return nil
 }
 
 // recordGraph writes a new graph's record; the submission is refused
@@ -96,7 +237,7 @@ func (p *SchedulerProc) recordGraph(ctx context.Context, g *graphRec, tg *graph.
 	g.mu.Lock()
 	g.record = &rec
 	g.mu.Unlock()
-	return putRecord(ctx, p.ring.cli, graphKey(g.sid, g.id), rec)
+	return p.ring.records.put(ctx, graphKey(g.sid, g.id), rec, true)
 }
 
 // recordState rewrites a graph's record with its new state. It is best
@@ -121,7 +262,7 @@ func (p *SchedulerProc) recordState(g *graphRec) {
 	}
 	g.record = &rec
 	g.mu.Unlock()
-	if err := putRecord(context.Background(), p.ring.cli, graphKey(g.sid, g.id), rec); err != nil {
+	if err := p.ring.records.put(context.Background(), graphKey(g.sid, g.id), rec, false); err != nil {
 		p.log.Warn("graph record not updated", "session", g.sid, "graph", g.id, "state", rec.State, "err", err)
 	}
 }
@@ -136,11 +277,7 @@ func (p *SchedulerProc) dropGraphRecord(g *graphRec) {
 	g.mu.Lock()
 	g.record = nil
 	g.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer cancel()
-	if _, err := p.ring.cli.Delete(ctx, graphKey(g.sid, g.id)); err != nil {
-		p.log.Warn("graph record not deleted", "session", g.sid, "graph", g.id, "err", err)
-	}
+	p.ring.records.del(graphKey(g.sid, g.id), false)
 }
 
 // recordSession writes a new session's record.
@@ -148,7 +285,7 @@ func (p *SchedulerProc) recordSession(ctx context.Context, ss *session) error {
 	if p.ring == nil {
 		return nil
 	}
-	return putRecord(ctx, p.ring.cli, sessionsPrefix+ss.id, SessionRecord{Session: ss.id, Scheduler: p.ringID(), Created: ss.created})
+	return p.ring.records.put(ctx, sessionsPrefix+ss.id, SessionRecord{Session: ss.id, Scheduler: p.ringID(), Created: ss.created}, true)
 }
 
 // dropSessionRecord deletes a closed session's record and its graphs'.
@@ -156,12 +293,6 @@ func (p *SchedulerProc) dropSessionRecord(sid string) {
 	if p.ring == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer cancel()
-	if _, err := p.ring.cli.Txn(ctx).Then(
-		clientv3.OpDelete(sessionsPrefix+sid),
-		clientv3.OpDelete(graphsPrefix+sid+"/", clientv3.WithPrefix()),
-	).Commit(); err != nil {
-		p.log.Warn("session record not deleted", "session", sid, "err", err)
-	}
+	p.ring.records.del(sessionsPrefix+sid, false)
+	p.ring.records.del(graphsPrefix+sid+"/", true)
 }

@@ -11,11 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
 	"github.com/phobos-tensor/phobos/cluster/ring"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/workloads"
 )
@@ -41,6 +45,17 @@ func ringRoles(t *testing.T, schedulers, workers int, ttl time.Duration) (*clust
 		}
 		t.Cleanup(sp.Close)
 		ss = append(ss, sp)
+	}
+	// A worker that registers with s0 alone and leaves at once: s0 then
+	// numbers the real workers from 1, the others from 0, so tasks,
+	// peer reads and uploads are read in numberings that differ.
+	phantom := phobosv1connect.NewSchedulerServiceClient(http.DefaultClient, ss[0].URL(), rpc.ClientOptions()...)
+	reg, err := phantom.RegisterWorker(ctx, connect.NewRequest(&pb.RegisterWorkerRequest{Url: "http://127.0.0.1:9", Slots: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := phantom.DeregisterWorker(ctx, connect.NewRequest(&pb.DeregisterWorkerRequest{WorkerId: reg.Msg.WorkerId, Reason: "test"})); err != nil {
+		t.Fatal(err)
 	}
 	for range workers {
 		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Etcd: etcd, Slots: 2, Memory: 128 << 20, SpillDir: t.TempDir()})
@@ -133,6 +148,18 @@ func TestRingInProcess(t *testing.T) {
 					errs <- fmt.Errorf("session %d: %w", i, err)
 					return
 				}
+			}
+			// 1.6 MB of client data travels as an upload, its chunks on
+			// workers named as this session's scheduler numbers them.
+			const n = 200_000
+			data := make([]float64, n)
+			for k := range data {
+				data[k] = float64(k + i)
+			}
+			got, err := s.ExecuteScalar(ctx, tensor.FromSlice(data, []int{n}, tensor.Chunks(30_000)).Sum())
+			if want := float64(n*(n-1)/2 + n*i); err != nil || got != want {
+				errs <- fmt.Errorf("session %d: sum of an uploaded array: %v, %v; want %v", i, got, err, want)
+				return
 			}
 			errs <- nil
 		}()

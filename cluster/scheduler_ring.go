@@ -20,6 +20,7 @@ type ringMember struct {
 	cli     *clientv3.Client
 	lease   *lease
 	members *members
+	records *recordWriter
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
@@ -41,6 +42,7 @@ func (p *SchedulerProc) newRing() error {
 		cli:     cli,
 		lease:   &lease{cli: cli, rec: SchedulerRecord{ID: id, PID: os.Getpid()}, ttl: p.cfg.LeaseTTL, log: p.log},
 		members: newMembers(),
+		records: newRecordWriter(cli, p.log),
 		done:    make(chan struct{}),
 	}
 	return nil
@@ -72,6 +74,7 @@ func (p *SchedulerProc) leaveRing() {
 	if p.ring == nil {
 		return
 	}
+	p.ring.records.close()
 	if p.ring.cancel != nil {
 		p.ring.cancel()
 		<-p.ring.done

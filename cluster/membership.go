@@ -13,6 +13,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/phobos-tensor/phobos/cluster/ring"
 )
@@ -39,7 +40,7 @@ type SchedulerRecord struct {
 }
 
 // dialEtcd is an etcd client of endpoints ("host:port" or URLs).
-func dialEtcd(endpoints []string, log *slog.Logger) (*clientv3.Client, error) {
+func dialEtcd(endpoints []string) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no etcd endpoints")
 	}
@@ -47,8 +48,8 @@ func dialEtcd(endpoints []string, log *slog.Logger) (*clientv3.Client, error) {
 		Endpoints:   endpoints,
 		DialTimeout: 2 * time.Second,
 		// etcd's client logs every retry of an unreachable endpoint;
-		// the roles say what matters (a lost lease) themselves.
-		Logger: nil,
+		// the roles say what matters (a lapsed lease) themselves.
+		Logger: zap.NewNop(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("etcd %s: %w", strings.Join(endpoints, ","), err)
@@ -68,7 +69,6 @@ type members struct {
 	known   map[string]SchedulerRecord
 	ring    *ring.Ring
 	changed chan struct{} // closed (and replaced) at each change
-	synced  bool          // a full listing has been read
 }
 
 func newMembers() *members {
@@ -99,13 +99,6 @@ func (m *members) formerly() []SchedulerRecord {
 	return out
 }
 
-// owner is the record of the scheduler that owns key (false: none).
-func (m *members) owner(key string) (SchedulerRecord, bool) {
-	r, by, _ := m.snapshot()
-	rec, ok := by[r.Owner(key)]
-	return rec, ok
-}
-
 // set replaces the membership; the maps given are not kept by callers.
 func (m *members) set(by map[string]SchedulerRecord) {
 	ids := make([]string, 0, len(by))
@@ -117,30 +110,13 @@ func (m *members) set(by map[string]SchedulerRecord) {
 		return // ids are etcd keys: distinct and not empty
 	}
 	m.mu.Lock()
-	m.byID, m.ring, m.synced = by, r, true
+	m.byID, m.ring = by, r
 	for id, rec := range by {
 		m.known[id] = rec
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
-}
-
-// wait returns once a full listing has been read (or ctx ends).
-func (m *members) wait(ctx context.Context) error {
-	for {
-		m.mu.Lock()
-		synced, ch := m.synced, m.changed
-		m.mu.Unlock()
-		if synced {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // watch keeps m in step with the records under schedulersPrefix until ctx

@@ -27,6 +27,10 @@ type GraphRecord struct {
 	Scheduler string `json:"scheduler"` // the owner's ring id
 	State     string `json:"state"`
 	Error     string `json:"error,omitempty"`
+	// Run is the run's id once it runs: the Graph of the keys of its
+	// chunks on the workers (compiling Tileable again gives the same
+	// chunk graph, so the same nodes).
+	Run uint64 `json:"run,omitempty"`
 	// Tileable is the graph's versioned JSON (graph.EncodeTileable)
 	// without client arrays: a literal's data is left out (its chunks
 	// live on the workers that hold them; uploads are named by worker
@@ -257,6 +261,9 @@ func (p *SchedulerProc) recordState(g *graphRec) {
 	}
 	rec := *g.record
 	rec.State = g.state
+	if g.run != nil {
+		rec.Run = uint64(g.run.ID())
+	}
 	if g.err != nil {
 		rec.Error = g.err.Error()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func ringRoles(t *testing.T, schedulers, workers int, ttl time.Duration) (*clust
 		t.Fatal(err)
 	}
 	t.Cleanup(wp.Close)
-	eventually(t, 20*time.Second, "every scheduler serving with every worker", func() bool {
+	eventually(t, 60*time.Second, "every scheduler serving with every worker", func() bool {
 		var got struct {
 			Schedulers []struct {
 				ID          string `json:"id"`
@@ -205,7 +206,7 @@ func TestRingInProcess(t *testing.T) {
 // etcd is back.
 func TestRingEtcdOutage(t *testing.T) {
 	ctx := context.Background()
-	ee, _, wp := ringRoles(t, 2, 1, 2*time.Second)
+	ee, _, wp := ringRoles(t, 2, 1, 3*time.Second)
 	sess, err := phobos.Connect(ctx, wp.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +300,7 @@ func TestRingGraphRecords(t *testing.T) {
 	waitState(a, st["url"].(string), 30*time.Second)
 	eventually(t, 10*time.Second, "the record at SUCCEEDED", func() bool {
 		rec, ok := get(key)
-		return ok && rec.State == cluster.StateSucceeded
+		return ok && rec.State == cluster.StateSucceeded && rec.Run != 0
 	})
 	a.json("DELETE", "/api/sessions/"+sid, nil, 200)
 	eventually(t, 10*time.Second, "the records gone with the session", func() bool {
@@ -309,4 +310,33 @@ func TestRingGraphRecords(t *testing.T) {
 		resp, err := cli.Get(ctx, "/phobos/sessions/"+sid)
 		return !g && err == nil && len(resp.Kvs) == 0
 	})
+}
+
+// TestSessionsAlone: one scheduler without etcd answers GET /api/sessions
+// and GET /api/schedulers too, as the owner of every session.
+func TestSessionsAlone(t *testing.T) {
+	sp, _, wp := startRoles(t, cluster.SchedulerConfig{}, nil, 1)
+	a := api{t, wp.URL()}
+	sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+	var listed listedSessions
+	if code := getJSON(wp.URL()+"/api/sessions", &listed); code != http.StatusOK || len(listed.Sessions) != 1 {
+		t.Fatalf("GET /api/sessions: %d, %+v", code, listed)
+	}
+	if s := listed.Sessions[0]; s.SessionID != sid || s.Scheduler.ID != "" || s.Scheduler.PID != os.Getpid() {
+		t.Errorf("listed %+v, want session %s of pid %d", s, sid, os.Getpid())
+	}
+	var got struct {
+		Schedulers []struct {
+			Address     string `json:"address"`
+			State       string `json:"state"`
+			RingMembers int    `json:"ring_members"`
+			Sessions    int    `json:"sessions"`
+		} `json:"schedulers"`
+	}
+	if code := getJSON(wp.URL()+"/api/schedulers", &got); code != http.StatusOK || len(got.Schedulers) != 1 {
+		t.Fatalf("GET /api/schedulers: %d, %+v", code, got)
+	}
+	if s := got.Schedulers[0]; s.Address != sp.URL() || s.State != "serving" || s.RingMembers != 1 || s.Sessions != 1 {
+		t.Errorf("GET /api/schedulers: %+v", s)
+	}
 }

@@ -29,7 +29,7 @@ type ringMember struct {
 // (so every request sees p.ring set); startRing joins once its URL is
 // known.
 func (p *SchedulerProc) newRing() error {
-	cli, err := dialEtcd(p.cfg.Etcd, p.log)
+	cli, err := dialEtcd(p.cfg.Etcd)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	}
 	var wr *webRing
 	if len(cfg.Etcd) > 0 {
-		cli, err := dialEtcd(cfg.Etcd, log)
+		cli, err := dialEtcd(cfg.Etcd)
 		if err != nil {
 			return nil, fmt.Errorf("web: --etcd: %w", err)
 		}

@@ -269,7 +269,15 @@ func (rs ringSched) any(ctx context.Context) (phobosv1connect.SchedulerServiceCl
 			}
 		}
 	}
-	return rs.ro.clientsOf(recs[0]).sched, nil
+	// No session: always the same scheduler (the first by id), so GET
+	// /api/workers shows one numbering of the workers from call to call.
+	// ordered lists the ring's members before those seen before.
+	r, _, _ := rs.ro.members.snapshot()
+	if n := r.Len(); n > 0 && n <= len(recs) {
+		recs = recs[:n]
+	}
+	first := slices.MinFunc(recs, func(a, b SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
+	return rs.ro.clientsOf(first).sched, nil
 }
 
 func (rs ringSched) RegisterWorker(ctx context.Context, req *connect.Request[pb.RegisterWorkerRequest]) (*connect.Response[pb.RegisterWorkerResponse], error) {

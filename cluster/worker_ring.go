@@ -209,6 +209,10 @@ func (r *workerRing) heartbeat(l *schedLink, interval time.Duration) {
 		select {
 		case <-l.stop:
 			return
+		case <-r.ctx.Done():
+			// Leaving: a link made while leave listed the others stops
+			// here too.
+			return
 		case <-tick.C:
 		}
 		ctx, cancel := context.WithTimeout(r.ctx, interval)

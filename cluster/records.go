@@ -109,7 +109,9 @@ func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) erro
 		op.done = make(chan error, 1)
 	}
 	w.mu.Lock()
-	w.queue = append(w.queue, op)
+	if !w.coalesceLocked(op) {
+		w.queue = append(w.queue, op)
+	}
 	w.mu.Unlock()
 	select {
 	case w.kick <- struct{}{}:
@@ -131,6 +133,31 @@ func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) erro
 	case <-w.done:
 		return fmt.Errorf("writing %s to etcd: the scheduler is stopping", op.key)
 	}
+}
+
+// coalesceLocked replaces a queued write of the same key that nobody
+// waits for with op, in its place, and reports whether it did: a graph
+// that ran and was deleted while its earlier states waited costs one
+// write, not three. It looks back no further than a range deletion (which
+// must stay between what came before and after it).
+func (w *recordWriter) coalesceLocked(op recordOp) bool {
+	if op.prefix || op.done != nil {
+		return false
+	}
+	for i := len(w.queue) - 1; i >= 0; i-- {
+		q := &w.queue[i]
+		if q.prefix {
+			return false
+		}
+		if q.key == op.key {
+			if q.done != nil {
+				return false
+			}
+			q.val, q.del = op.val, op.del
+			return true
+		}
+	}
+	return false
 }
 
 // close writes what is queued (for a moment at most), then stops.

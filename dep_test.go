@@ -40,6 +40,7 @@ var layers = map[string]int{
 	".":                            9,
 	"workloads":                    10,
 	"cmd/phobos":                   11,
+	"cluster/ring":                 1,
 }
 
 const module = "github.com/phobos-tensor/phobos"

@@ -47,7 +47,7 @@ func TestRefusedDispatchKeepsReleasesAndCancels(t *testing.T) {
 	defer srv.Close()
 	client := phobosv1connect.NewWorkerServiceClient(srv.Client(), srv.URL, rpc.ClientOptions()...)
 	failed := make(chan protocol.Result, 4)
-	e := newRemoteExecutor(0, 1, client, slog.New(slog.DiscardHandler), func(r protocol.Result) { failed <- r }, func(error) {})
+	e := newRemoteExecutor("", 0, 1, client, slog.New(slog.DiscardHandler), func(r protocol.Result) { failed <- r }, func(error) {})
 	defer e.close()
 
 	e.mu.Lock() // one batch holding all three

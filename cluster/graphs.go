@@ -70,6 +70,7 @@ func (p *SchedulerProc) expireSessions(idle time.Duration) {
 					p.cancelGraph(g)
 				}
 				p.dropUploads(ss.id)
+				p.dropSessionRecord(ss.id)
 			}
 		}
 	}
@@ -155,8 +156,12 @@ type graphRec struct {
 	runID    protocol.GraphID
 	types    []*pb.TypeCount
 	chunkDag *pb.Dag
-	skelMu   sync.Mutex // guards skel, apart from mu: building it takes long
-	skel     *pb.Dag    // the shape of the chunk DAG's summary, once made
+	skelMu   sync.Mutex   // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag      // the shape of the chunk DAG's summary, once made
+	record   *GraphRecord // what etcd holds of it (nil alone, or once deleted)
+	// recMu orders the writes of the record, so a state written late
+	// cannot bring back a record deleted meanwhile.
+	recMu sync.Mutex
 }
 
 func newID() string {
@@ -174,8 +179,14 @@ type graphService struct{ p *SchedulerProc }
 
 func (s *graphService) CreateSession(ctx context.Context, req *connect.Request[pb.CreateSessionRequest]) (*connect.Response[pb.CreateSessionResponse], error) {
 	p := s.p
+	if err := p.serving(); err != nil {
+		return nil, err
+	}
 	now := time.Now()
-	ss := &session{id: newID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
+	ss := &session{id: p.newSessionID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
+	if err := p.recordSession(ctx, ss); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the session could not be recorded: %w", err))
+	}
 	p.mu.Lock()
 	p.mu.sessions[ss.id] = ss
 	p.mu.Unlock()
@@ -198,6 +209,7 @@ func (s *graphService) DeleteSession(ctx context.Context, req *connect.Request[p
 		p.cancelGraph(g)
 	}
 	p.dropUploads(ss.id)
+	p.dropSessionRecord(ss.id)
 	return connect.NewResponse(&pb.DeleteSessionResponse{}), nil
 }
 
@@ -277,6 +289,9 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	if !ok {
 		return nil, errNoSession(m.SessionId)
 	}
+	if err := p.serving(); err != nil {
+		return nil, err
+	}
 	tg, err := graph.DecodeTileable(m.Graph)
 	if err == nil {
 		err = CheckChunkCounts(tg)
@@ -315,6 +330,13 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	ss.graphs[g.id] = g
 	p.mu.graphs++
 	p.mu.Unlock()
+	// A ring's graph is in etcd before it is acknowledged: failover
+	// finds every graph a client was told about.
+	if err := p.recordGraph(ctx, g, tg, results, m.NoFuse); err != nil {
+		cancel()
+		p.forget(g)
+		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the graph could not be recorded, so it was not started: %w", err))
+	}
 	go p.prepare(pctx, g, tg, results, !m.NoFuse)
 	return connect.NewResponse(g.status()), nil
 }
@@ -362,6 +384,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		g.mu.Unlock()
 		p.log.Error("graph failed", "session", g.sid, "graph", g.id, "phase", "prepare", "err", err)
 		p.stats.GraphEnded(StateFailed, g.prepareTime, 0)
+		p.recordState(g)
 		return
 	}
 	g.run, g.results, g.chunkOps, g.runID = run, tiled, cg.Len(), run.ID()
@@ -370,6 +393,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	p.runs.add(run.ID(), g)
 	defer p.runs.remove(run.ID())
 	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", cg.Len(), "prepare_ms", g.prepareTime.Milliseconds())
+	p.recordState(g)
 
 	err = run.Err()
 	g.mu.Lock()
@@ -394,6 +418,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	g.mu.Unlock()
 	p.logEnd(g, run, state, took, gerr)
 	p.stats.GraphEnded(state, prep, took)
+	p.recordState(g)
 	p.ended(g)
 }
 
@@ -462,22 +487,22 @@ func (p *SchedulerProc) ended(g *graphRec) {
 	for _, old := range evict {
 		p.log.Info("finished graph released: the session holds too many", "session", old.sid, "graph", old.id, "max", p.cfg.MaxFinishedGraphs)
 		old.release()
+		p.dropGraphRecord(old)
 	}
 }
 
 // forget removes a graph's record from its session.
 func (p *SchedulerProc) forget(g *graphRec) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	ss := p.mu.sessions[g.sid]
-	if ss == nil || ss.graphs[g.id] != g {
-		return // its session went first
+	if ss := p.mu.sessions[g.sid]; ss != nil && ss.graphs[g.id] == g { // else its session went first
+		delete(ss.graphs, g.id)
+		p.mu.graphs--
+		if i := slices.Index(ss.finished, g); i >= 0 {
+			ss.finished = slices.Delete(ss.finished, i, i+1)
+		}
 	}
-	delete(ss.graphs, g.id)
-	p.mu.graphs--
-	if i := slices.Index(ss.finished, g); i >= 0 {
-		ss.finished = slices.Delete(ss.finished, i, i+1)
-	}
+	p.mu.Unlock()
+	p.dropGraphRecord(g)
 }
 
 // release frees an ended graph's results.
@@ -780,6 +805,7 @@ func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.Statu
 			Received: rs.Results, Duplicates: rs.Duplicates, Stale: rs.Stale, FromDead: rs.FromDead,
 			Unknown: rs.Unknown, Invalid: rs.Invalid, StalledGraphs: rs.Stalled, FailedOnBugs: rs.Bugs + rs.Panics,
 		},
+		Scheduler: p.info(),
 	}), nil
 }
 

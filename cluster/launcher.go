@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type LaunchConfig struct {
 	// Exe is the phobos binary to run the roles with (default: this one).
 	Exe     string
 	Workers int
+	// Schedulers, when more than 1, runs a ring of that many schedulers
+	// (children scheduler-0, scheduler-1, ...) over an etcd embedded in
+	// this process; workers register with all of them and the web
+	// service routes each session to its owner. 0 or 1: one scheduler,
+	// no etcd.
+	Schedulers int
 	// Slots per worker (default GOMAXPROCS / Workers, at least 1).
 	Slots int
 	// Memory per worker in bytes (0: the worker's default).
@@ -60,8 +67,12 @@ type LaunchConfig struct {
 // ProcCluster is a running cluster of child processes.
 type ProcCluster struct {
 	URL          string // the web service
-	SchedulerURL string
-	WorkerURLs   []string
+	SchedulerURL string // the first scheduler
+	// SchedulerURLs are the schedulers of a ring, by index; Etcd its
+	// coordination service (nil with one scheduler).
+	SchedulerURLs []string
+	Etcd          *EmbeddedEtcd
+	WorkerURLs    []string
 
 	children []*child
 	spillTmp string
@@ -98,7 +109,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 		}
 		cfg.Exe = exe
 	}
-	c := &ProcCluster{died: make(chan string, cfg.Workers+2)}
+	c := &ProcCluster{died: make(chan string, cfg.Workers+max(cfg.Schedulers, 1)+1)}
 	if cfg.SpillDir == "" {
 		dir, err := os.MkdirTemp("", "phobos-spill-")
 		if err != nil {
@@ -113,15 +124,33 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 		return nil, err
 	}
 	var err error
-	c.SchedulerURL, err = c.start(ctx, cfg, "scheduler", "scheduler", "--listen", "127.0.0.1:0")
-	if err != nil {
-		return fail(err)
+	// Where workers and the web service find the scheduler(s).
+	var find []string
+	if cfg.Schedulers > 1 {
+		if c.Etcd, err = StartEtcd(ctx, EtcdConfig{}); err != nil {
+			return fail(err)
+		}
+		find = []string{"--etcd", c.Etcd.Endpoint()}
+		for i := range cfg.Schedulers {
+			name := fmt.Sprintf("scheduler-%d", i)
+			u, err := c.start(ctx, cfg, name, "scheduler", "--listen", "127.0.0.1:0", "--etcd", c.Etcd.Endpoint(), "--id", name)
+			if err != nil {
+				return fail(err)
+			}
+			c.SchedulerURLs = append(c.SchedulerURLs, u)
+		}
+		c.SchedulerURL = c.SchedulerURLs[0]
+	} else {
+		if c.SchedulerURL, err = c.start(ctx, cfg, "scheduler", "scheduler", "--listen", "127.0.0.1:0"); err != nil {
+			return fail(err)
+		}
+		find = []string{"--scheduler", c.SchedulerURL}
 	}
 	for i := range cfg.Workers {
 		dir := filepath.Join(cfg.SpillDir, fmt.Sprintf("worker-%d", i))
-		u, err := c.start(ctx, cfg, fmt.Sprintf("worker-%d", i), "worker",
-			"--scheduler", c.SchedulerURL, "--listen", "127.0.0.1:0",
-			"--slots", strconv.Itoa(cfg.Slots), "--memory", strconv.FormatInt(cfg.Memory, 10), "--spill-dir", dir)
+		u, err := c.start(ctx, cfg, fmt.Sprintf("worker-%d", i), "worker", append(slices.Clone(find),
+			"--listen", "127.0.0.1:0",
+			"--slots", strconv.Itoa(cfg.Slots), "--memory", strconv.FormatInt(cfg.Memory, 10), "--spill-dir", dir)...)
 		if err != nil {
 			return fail(err)
 		}
@@ -131,7 +160,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 	if listenAddr == "" {
 		listenAddr = "127.0.0.1:0"
 	}
-	c.URL, err = c.start(ctx, cfg, "web", "web", "--scheduler", c.SchedulerURL, "--listen", listenAddr)
+	c.URL, err = c.start(ctx, cfg, "web", "web", append(slices.Clone(find), "--listen", listenAddr)...)
 	if err != nil {
 		return fail(err)
 	}
@@ -140,10 +169,59 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 		return fail(err)
 	}
 	hc.Timeout = 2 * time.Second
-	if err := WaitReady(ctx, hc, c.URL, cfg.Workers); err != nil {
+	if cfg.Schedulers > 1 {
+		if err := WaitRing(ctx, hc, c.URL, cfg.Schedulers, cfg.Workers); err != nil {
+			return fail(err)
+		}
+	} else if err := WaitReady(ctx, hc, c.URL, cfg.Workers); err != nil {
 		return fail(err)
 	}
 	return c, nil
+}
+
+// WaitRing polls GET /api/schedulers with hc until the ring has the given
+// number of schedulers serving, each with the given number of live
+// workers (or ctx ends).
+func WaitRing(ctx context.Context, hc *http.Client, url string, schedulers, workers int) error {
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/schedulers", nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			var got struct {
+				Schedulers []struct {
+					ID          string `json:"id"`
+					State       string `json:"state"`
+					RingMembers int    `json:"ring_members"`
+					LiveWorkers int    `json:"live_workers"`
+				} `json:"schedulers"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&got)
+			resp.Body.Close()
+			if err == nil {
+				ready := 0
+				for _, s := range got.Schedulers {
+					if s.State == "serving" && s.RingMembers == schedulers && s.LiveWorkers >= workers {
+						ready++
+					}
+				}
+				if ready == schedulers {
+					return nil
+				}
+				last = fmt.Sprintf("%d of %d schedulers serving with %d workers", ready, schedulers, workers)
+			}
+		}
+		if err != nil {
+			last = err.Error()
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("ring at %s not ready (%s): %w", url, last, ctx.Err())
+		case <-t.C:
+		}
+	}
 }
 
 // start runs one role and waits for its ready line.
@@ -275,6 +353,9 @@ func (c *ProcCluster) Stop() error {
 				errs = append(errs, fmt.Errorf("%s did not stop in 5 s; killed", ch.name))
 			}
 			t.Stop()
+		}
+		if c.Etcd != nil {
+			c.Etcd.Close()
 		}
 		if c.spillTmp != "" {
 			if err := os.RemoveAll(c.spillTmp); err != nil {

@@ -21,6 +21,7 @@ import (
 // queued as one Dispatch message, one message in flight at a time so the
 // worker applies tasks, releases and cancels in the order they were made.
 type remoteExecutor struct {
+	sender string // this scheduler's ring id ("" alone), on every message
 	id     int
 	slots  int
 	client phobosv1connect.WorkerServiceClient
@@ -39,9 +40,9 @@ type remoteExecutor struct {
 // before the worker is given up on (heartbeats may still be arriving).
 const sendTimeout = 5 * time.Second
 
-func newRemoteExecutor(id, slots int, client phobosv1connect.WorkerServiceClient, log *slog.Logger, report func(protocol.Result), dead func(error)) *remoteExecutor {
+func newRemoteExecutor(sender string, id, slots int, client phobosv1connect.WorkerServiceClient, log *slog.Logger, report func(protocol.Result), dead func(error)) *remoteExecutor {
 	e := &remoteExecutor{
-		id: id, slots: slots, client: client, log: log, report: report, dead: dead,
+		sender: sender, id: id, slots: slots, client: client, log: log, report: report, dead: dead,
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
@@ -130,6 +131,7 @@ func (e *remoteExecutor) loop() {
 				continue
 			}
 		}
+		req.SchedulerId = e.sender
 		e.send(req, b.Tasks)
 	}
 }
@@ -157,7 +159,7 @@ func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
 			e.log.Error("worker refused a batch", "worker", e.id, "tasks", len(tasks), "err", err)
 			e.failTasks(tasks, err)
 			if len(tasks) > 0 && (len(req.ReleaseNodes) > 0 || len(req.CancelGraphs) > 0) {
-				rest := &pb.DispatchRequest{ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs, ReleaseFences: req.ReleaseFences, CancelFences: req.CancelFences}
+				rest := &pb.DispatchRequest{SchedulerId: req.SchedulerId, ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs, ReleaseFences: req.ReleaseFences, CancelFences: req.CancelFences}
 				e.send(rest, nil)
 			}
 			return

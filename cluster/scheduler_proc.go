@@ -44,8 +44,20 @@ type SchedulerConfig struct {
 	Token string
 	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
 	// (or the system's roots) checks the other roles' certificates.
-	TLS    rpc.TLSFiles
-	Logger *slog.Logger
+	TLS rpc.TLSFiles
+	// Etcd, when it names endpoints, makes this scheduler one of a ring
+	// (docs/ARCHITECTURE.md): it registers under a lease, watches the
+	// others, and owns the sessions the ring maps to it. None: it runs
+	// alone, as it always has.
+	Etcd []string
+	// ID is the scheduler's name in the ring (default: its URL). A
+	// scheduler restarted under the same ID gets the same share back.
+	ID string
+	// LeaseTTL is how long its membership outlives its last renewal, and
+	// so how long etcd may be unreachable before the scheduler stops
+	// taking graphs (default DefaultLeaseTTL; etcd rounds to seconds).
+	LeaseTTL time.Duration
+	Logger   *slog.Logger
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -59,6 +71,7 @@ type SchedulerProc struct {
 	srv   *server
 	stats *metrics.Scheduler
 	runs  runNames
+	ring  *ringMember // nil: alone
 	stop  chan struct{}
 	wg    sync.WaitGroup
 
@@ -96,6 +109,9 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if cfg.MaxFinishedGraphs <= 0 {
 		cfg.MaxFinishedGraphs = DefaultMaxFinishedGraphs
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
 	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -111,6 +127,12 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	p.sched = scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts, ProgressTimeout: cfg.ProgressTimeout, Logger: schedLog})
 	p.mu.sessions = make(map[string]*session)
 	p.stats = metrics.NewScheduler(schedulerFigures{p})
+	if len(cfg.Etcd) > 0 {
+		if err := p.newRing(); err != nil {
+			p.sched.Close()
+			return nil, fmt.Errorf("scheduler: --etcd: %w", err)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
@@ -118,10 +140,14 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux.Handle("GET /metrics", p.stats.Handler())
 	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RequireToken(cfg.Token, mux)), p.log, srvTLS)
 	if err != nil {
+		p.leaveRing()
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	p.srv = srv
+	if p.ring != nil {
+		p.startRing()
+	}
 	p.wg.Add(1)
 	go p.monitor()
 	if cfg.SessionIdleTimeout > 0 {
@@ -145,6 +171,7 @@ func (p *SchedulerProc) Close() {
 	default:
 	}
 	close(p.stop)
+	p.leaveRing()
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.sched.Close()
@@ -244,7 +271,7 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	defer p.mu.Unlock()
 	id := len(p.mu.members)
 	mem.id = id
-	mem.exec = newRemoteExecutor(id, mem.slots, client, p.log, p.sched.Report, func(err error) { go p.markDead(mem, err) })
+	mem.exec = newRemoteExecutor(p.ringID(), id, mem.slots, client, p.log, p.sched.Report, func(err error) { go p.markDead(mem, err) })
 	got, err := p.sched.AddWorker(mem.exec)
 	if err != nil {
 		mem.exec.close()

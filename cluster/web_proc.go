@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,12 +10,17 @@ import (
 	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/web"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // WebConfig configures the web role.
 type WebConfig struct {
 	// Scheduler is the scheduler's address (host:port or URL).
 	Scheduler string
+	// Etcd, when it names endpoints, replaces Scheduler: the web service
+	// watches the ring of schedulers registered there and sends each
+	// session's requests to the scheduler the ring maps it to.
+	Etcd []string
 	// Listen is the address of the REST API; "" is a free loopback port.
 	Listen string
 	// MaxRequestBytes bounds a request body (default web.DefaultMaxRequestBytes).
@@ -32,8 +38,16 @@ type WebConfig struct {
 
 // WebProc is the web role: the REST API in front of a scheduler.
 type WebProc struct {
-	srv *server
-	web *web.Server
+	srv  *server
+	web  *web.Server
+	ring *webRing // nil: one scheduler
+}
+
+// webRing is the web service's watch of the ring.
+type webRing struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	cli    interface{ Close() error }
 }
 
 // StartWeb starts serving the REST API.
@@ -42,33 +56,52 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
-	if err != nil {
-		return nil, fmt.Errorf("web: --scheduler: %w", err)
-	}
 	log := discardLogger(cfg.Logger)
-	s := web.New(web.Config{
-		Graphs:          phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...),
-		Scheduler:       phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...),
-		Dashboard:       phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...),
+	wcfg := web.Config{
 		HTTP:            hc,
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		Version:         cfg.Version,
 		Logger:          log,
-	})
-	// GET /metrics beside the REST API, with the scheduler's series: the
-	// mux sets the matched route on the request, which the REST API's own
-	// mux then refines, so requests are counted by the REST route they
-	// took.
-	stats := metrics.NewWeb(metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_"))
+	}
+	var wr *webRing
+	var schedMetrics prometheus.Gatherer // the scheduler's series, forwarded; with a ring each scheduler serves its own
+	if len(cfg.Etcd) > 0 {
+		cli, err := dialEtcd(cfg.Etcd)
+		if err != nil {
+			return nil, fmt.Errorf("web: --etcd: %w", err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		ro := &ringRouter{members: newMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
+		wr = &webRing{cancel: cancel, done: make(chan struct{}), cli: cli}
+		go func() {
+			defer close(wr.done)
+			ro.members.watch(ctx, cli, log)
+		}()
+		wcfg.Graphs, wcfg.Scheduler, wcfg.Ring = ro, ringSched{ro}, ro.ring
+	} else {
+		schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
+		if err != nil {
+			return nil, fmt.Errorf("web: --scheduler: %w", err)
+		}
+		wcfg.Graphs = phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		wcfg.Scheduler = phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		wcfg.Dashboard = phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		schedMetrics = metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_")
+	}
+	s := web.New(wcfg)
+	// GET /metrics beside the REST API: the mux sets the matched route on
+	// the request, which the REST API's own mux then refines, so requests
+	// are counted by the REST route they took.
+	stats := metrics.NewWeb(schedMetrics)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())
 	srv, err := listen(cfg.Listen, stats.Instrument(web.PublicAssets(rpc.RequireTokenOrCookie(cfg.Token, mux))), log, srvTLS)
 	if err != nil {
+		wr.close()
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv, web: s}, nil
+	return &WebProc{srv: srv, web: s, ring: wr}, nil
 }
 
 // URL is the REST API's base URL.
@@ -81,4 +114,14 @@ func (p *WebProc) Err() <-chan error { return p.srv.errc }
 func (p *WebProc) Close() {
 	p.web.CloseStreams()
 	p.srv.shutdown()
+	p.ring.close()
+}
+
+func (wr *webRing) close() {
+	if wr == nil {
+		return
+	}
+	wr.cancel()
+	<-wr.done
+	_ = wr.cli.Close()
 }

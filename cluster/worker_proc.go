@@ -30,6 +30,11 @@ import (
 type WorkerConfig struct {
 	// Scheduler is the scheduler's address (host:port or URL).
 	Scheduler string
+	// Etcd, when it names endpoints, replaces Scheduler: the worker
+	// watches the ring of schedulers registered there and registers with
+	// every one of them, running tasks from all with one store and one
+	// memory budget.
+	Etcd []string
 	// Listen is the address to serve tasks and chunks on; "" is a free
 	// loopback port.
 	Listen string
@@ -74,8 +79,11 @@ type WorkerProc struct {
 	srv   *server
 	id    int
 	url   string // as advertised to the cluster
-	// deadAfter is the scheduler's heartbeat timeout (3 beats).
+	// interval is the scheduler's heartbeat interval; deadAfter its
+	// heartbeat timeout (3 beats).
+	interval  time.Duration
 	deadAfter time.Duration
+	ring      *workerRing // nil: one scheduler (p.sched, p.rep)
 	w         *worker.Worker
 	rep       *resultBatcher
 	peers     *httpPeers
@@ -116,9 +124,11 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: --data-root: %w", err)
 	}
-	schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
-	if err != nil {
-		return nil, fmt.Errorf("worker: --scheduler: %w", err)
+	var schedURL string
+	if len(cfg.Etcd) == 0 {
+		if schedURL, err = baseURL(cfg.Scheduler, cfg.TLS.Enabled()); err != nil {
+			return nil, fmt.Errorf("worker: --scheduler: %w", err)
+		}
 	}
 	if cfg.SpillDir != "" {
 		if err := os.MkdirAll(cfg.SpillDir, 0o755); err != nil {
@@ -154,7 +164,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}()
 	p.sched = phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...)
-	p.peers = &httpPeers{p: p, urls: make(map[int]string)}
+	p.peers = &httpPeers{p: p, sched: p.sched, urls: make(map[int]string)}
 
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
@@ -182,34 +192,33 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}
 	p.url = url
-	// Register, retrying while the scheduler comes up.
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
-	var resp *connect.Response[pb.RegisterWorkerResponse]
-	for {
-		resp, err = p.sched.RegisterWorker(rctx, connect.NewRequest(&pb.RegisterWorkerRequest{
-			Url: url, Slots: int32(cfg.Slots), MemoryBytes: cfg.Memory, SpillDir: cfg.SpillDir, Pid: int32(os.Getpid()),
-		}))
-		if err == nil || connect.CodeOf(err) != connect.CodeUnavailable || rctx.Err() != nil {
-			break
+	var peers worker.PeerReader = p.peers
+	if len(cfg.Etcd) > 0 {
+		// A ring: registered with every scheduler, results and peer
+		// reads routed by the scheduler a graph came from.
+		r, err := p.joinRing(rctx)
+		if err != nil {
+			p.srv.shutdown()
+			return nil, fmt.Errorf("worker: %w", err)
 		}
-		select {
-		case <-rctx.Done():
-		case <-time.After(100 * time.Millisecond):
+		p.ring, p.load.next, peers = r, r, r
+	} else {
+		resp, err := p.register(rctx, p.sched)
+		if err != nil {
+			p.srv.shutdown()
+			return nil, fmt.Errorf("worker: registering with the scheduler at %s: %w", schedURL, err)
 		}
+		p.id = int(resp.Msg.WorkerId)
+		p.interval = time.Duration(resp.Msg.HeartbeatIntervalMs) * time.Millisecond
+		if p.interval <= 0 {
+			p.interval = time.Second
+		}
+		p.deadAfter = 3 * p.interval
+		p.rep = newResultBatcher(p.id, p.sched, p.log, cfg.GiveUpAfter, p.undeliverable)
+		p.load.next = p.rep
 	}
-	if err != nil {
-		p.srv.shutdown()
-		return nil, fmt.Errorf("worker: registering with the scheduler at %s: %w", schedURL, err)
-	}
-	p.id = int(resp.Msg.WorkerId)
-	interval := time.Duration(resp.Msg.HeartbeatIntervalMs) * time.Millisecond
-	if interval <= 0 {
-		interval = time.Second
-	}
-	p.deadAfter = 3 * interval
-	p.rep = newResultBatcher(p.id, p.sched, p.log, cfg.GiveUpAfter, p.undeliverable)
-	p.load.next = p.rep
 	p.releaseGo = func() {}
 	if cfg.Memory > 0 {
 		// Keep the Go heap near the budget rather than letting it double
@@ -217,17 +226,38 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}, store, &p.load, p.peers)
+	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}, store, &p.load, peers)
 	if err := p.stats.Register(p.id, workerFigures{p.w}); err != nil {
 		// Only a bug makes the series clash: serve without them.
 		p.log.Error("worker metrics", "worker", p.id, "err", err)
 	}
 	close(p.ready)
 	started = true
+	if p.ring != nil {
+		p.ring.start()
+		p.log.Info("worker registered", "worker", p.id, "url", p.url, "listen", p.srv.url, "schedulers", p.ring.count(), "slots", cfg.Slots)
+		return p, nil
+	}
 	p.wg.Add(1)
-	go p.heartbeat(interval)
+	go p.heartbeat(p.interval)
 	p.log.Info("worker registered", "worker", p.id, "url", p.url, "listen", p.srv.url, "scheduler", schedURL, "slots", cfg.Slots)
 	return p, nil
+}
+
+// register admits the worker at a scheduler, retrying while it comes up.
+func (p *WorkerProc) register(ctx context.Context, sched phobosv1connect.SchedulerServiceClient) (*connect.Response[pb.RegisterWorkerResponse], error) {
+	for {
+		resp, err := sched.RegisterWorker(ctx, connect.NewRequest(&pb.RegisterWorkerRequest{
+			Url: p.url, Slots: int32(p.cfg.Slots), MemoryBytes: p.cfg.Memory, SpillDir: p.cfg.SpillDir, Pid: int32(os.Getpid()),
+		}))
+		if err == nil || connect.CodeOf(err) != connect.CodeUnavailable || ctx.Err() != nil {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // URL is where the worker serves tasks and chunks, as advertised.
@@ -261,9 +291,12 @@ func (p *WorkerProc) Close() {
 	default:
 	}
 	close(p.stop)
-	// Leave the cluster before going quiet, so the scheduler moves this
-	// worker's work elsewhere now rather than after the heartbeat timeout.
-	if p.id >= 0 {
+	if p.ring != nil {
+		p.ring.leave()
+	} else if p.id >= 0 {
+		// Leave the cluster before going quiet, so the scheduler moves
+		// this worker's work elsewhere now rather than after the
+		// heartbeat timeout.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		_, err := p.sched.DeregisterWorker(ctx, connect.NewRequest(&pb.DeregisterWorkerRequest{WorkerId: int32(p.id), Reason: "stopped"}))
 		cancel()
@@ -274,7 +307,11 @@ func (p *WorkerProc) Close() {
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.w.Close()
-	p.rep.close()
+	if p.ring != nil {
+		p.ring.close()
+	} else {
+		p.rep.close()
+	}
 	if err := p.w.Store().Close(); err != nil {
 		p.log.Warn("closing the store", "err", err)
 	}
@@ -366,6 +403,11 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
+	if p.ring != nil {
+		if err := p.ring.adopt(req.Msg.SchedulerId, &b); err != nil {
+			return nil, connect.NewError(connect.CodeFailedPrecondition, err)
+		}
+	}
 	if len(b.Releases) > 0 {
 		p.w.ReleaseFenced(b.Releases, b.ReleaseFences)
 	}
@@ -450,9 +492,10 @@ func (l *loadTracker) Report(r protocol.Result) {
 // httpPeers reads other workers' chunks over HTTP. Worker URLs come from
 // the scheduler's member list, fetched again when a worker is new to us.
 type httpPeers struct {
-	p    *WorkerProc
-	mu   sync.Mutex
-	urls map[int]string
+	p     *WorkerProc
+	sched phobosv1connect.SchedulerServiceClient // whose numbering of workers
+	mu    sync.Mutex
+	urls  map[int]string
 }
 
 func (h *httpPeers) url(ctx context.Context, w int) (string, error) {
@@ -462,7 +505,7 @@ func (h *httpPeers) url(ctx context.Context, w int) (string, error) {
 	if ok {
 		return u, nil
 	}
-	resp, err := h.p.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	resp, err := h.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
 	if err != nil {
 		return "", fmt.Errorf("looking up worker %d: %w", w, err)
 	}
@@ -524,7 +567,7 @@ func (h *httpPeers) fetch(ctx context.Context, u string, key protocol.ChunkKey) 
 // deadReason asks the scheduler whether worker w is dead ("" if not, or
 // if the scheduler cannot say).
 func (h *httpPeers) deadReason(ctx context.Context, w int) string {
-	resp, err := h.p.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
+	resp, err := h.sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{}))
 	if err != nil {
 		return ""
 	}

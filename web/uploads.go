@@ -86,9 +86,12 @@ func (s *Server) putChunk(w http.ResponseWriter, r *http.Request) error {
 		}
 		return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("uploading chunk %d to worker %d: %v", index, to.Id, err)}
 	}
-	if rep.Worker != int(to.Id) {
+	// In a ring each scheduler numbers the workers its own way: the
+	// upload names the worker as the session's scheduler does (to.Id);
+	// the worker's own answer is its id at one of them.
+	if rep.Worker != int(to.Id) && s.cfg.Ring == nil {
 		return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("worker at %s answered as worker %d, want %d", to.Url, rep.Worker, to.Id)}
 	}
-	writeJSON(w, http.StatusCreated, ChunkUploadJSON{Index: index, Worker: rep.Worker, DType: rep.DType, Shape: rep.Shape, Bytes: rep.Bytes})
+	writeJSON(w, http.StatusCreated, ChunkUploadJSON{Index: index, Worker: int(to.Id), DType: rep.DType, Shape: rep.Shape, Bytes: rep.Bytes})
 	return nil
 }

@@ -42,7 +42,12 @@ type Config struct {
 	MaxRequestBytes int64
 	// Version is reported by GET /api.
 	Version string
-	Logger  *slog.Logger
+	// Ring, when set, lists the schedulers of a ring of schedulers (Graphs
+	// and Scheduler then route each session's calls to its owner). GET
+	// /api/sessions and /api/schedulers ask each; uploads take the
+	// worker numbering of the session's scheduler.
+	Ring   func() []RingMember
+	Logger *slog.Logger
 }
 
 // Server serves the REST API.
@@ -73,6 +78,8 @@ func New(cfg Config) *Server {
 	s.registerDashboard(m)
 	m.HandleFunc("GET /api", s.handle(s.getAPI))
 	m.HandleFunc("GET /api/workers", s.handle(s.getWorkers))
+	m.HandleFunc("GET /api/sessions", s.handle(s.getSessions))
+	m.HandleFunc("GET /api/schedulers", s.handle(s.getSchedulers))
 	m.HandleFunc("POST /api/sessions", s.handle(s.createSession))
 	m.HandleFunc("DELETE /api/sessions/{sid}", s.handle(s.deleteSession))
 	m.HandleFunc("POST /api/sessions/{sid}/graphs", s.handle(s.submitGraph))
@@ -131,6 +138,9 @@ func statusOf(err error) int {
 func (s *Server) handle(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := checkIDs(r)
+		if sid := r.PathValue("sid"); sid != "" && err == nil {
+			r = r.WithContext(WithSession(r.Context(), sid))
+		}
 		if err == nil {
 			err = fn(w, r)
 		}

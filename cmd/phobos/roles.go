@@ -24,10 +24,11 @@ import (
 
 // The cluster roles (seeds/002), each a process of this one binary:
 //
-//	phobos scheduler --listen ADDR
+//	phobos scheduler --listen ADDR [--etcd URL[,URL] --id NAME]
 //	phobos worker --scheduler ADDR --slots N --memory BYTES --spill-dir DIR [--listen ADDR]
-//	phobos web --scheduler ADDR --listen ADDR
-//	phobos cluster --workers N     (all of them as child processes, on loopback)
+//	phobos worker --etcd URL[,URL] ...      (every scheduler of a ring)
+//	phobos web --scheduler ADDR --listen ADDR  (or --etcd URL[,URL])
+//	phobos cluster --workers N [--schedulers M]  (all of them as child processes, on loopback)
 //
 // Each prints one line on stdout when it serves, "phobos ready: ROLE URL"
 // (phobos cluster prints the web URL alone), logs to stderr, and stops
@@ -38,8 +39,12 @@ Cluster roles (each a separate process; see docs/rest-api.md):
   phobos scheduler --listen ADDR                     scheduler + graph service
   phobos worker --scheduler ADDR [--slots N] [--memory BYTES] [--spill-dir DIR] [--listen ADDR]
   phobos web --scheduler ADDR --listen ADDR          REST API
-  phobos cluster --workers N                         all roles on this machine;
+  phobos cluster --workers N [--schedulers M]        all roles on this machine;
                                                      prints the web URL when ready
+Several schedulers share the work on a consistent-hash ring kept in etcd:
+  phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR
+  phobos worker --etcd URL[,URL] ...                 registers with every scheduler
+  phobos web --etcd URL[,URL] --listen ADDR          routes each session to its owner
 `
 
 // memFlag is a memory size flag: 4GiB, 512MB, 1e9 or plain bytes.
@@ -97,7 +102,12 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		maxFinished                 int
 		dataRoots                   listFlag
 		stopOnEOF                   bool
+		etcd                        listFlag
+		schedID                     string
+		leaseTTL                    time.Duration
+		schedulers                  int
 	)
+	etcdUsage := "etcd endpoints (comma-separated or repeated) of a ring of schedulers; none: one scheduler"
 	switch role {
 	case "scheduler":
 		fs.StringVar(&listen, "listen", "127.0.0.1:7100", "address to serve on (host:port; port 0 picks a free one)")
@@ -106,6 +116,9 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.DurationVar(&sessionIdle, "session-idle-timeout", time.Hour, "close sessions (freeing their results) after this long without a request; 0 never")
 		fs.IntVar(&maxFinished, "max-finished-graphs", cluster.DefaultMaxFinishedGraphs, "ended graphs a session keeps with their results; past it the oldest are released")
 		fs.DurationVar(&progressTimeout, "progress-timeout", scheduler.DefaultProgressTimeout, "fail a graph in which no chunk op changed state for this long (naming what it waits for); 0 never")
+		fs.Var(&etcd, "etcd", etcdUsage)
+		fs.StringVar(&schedID, "id", "", "this scheduler's name in the ring (default: host name and a random suffix); a restart under the same name gets the same share")
+		fs.DurationVar(&leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "how long etcd may be unreachable before this scheduler stops taking graphs (whole seconds)")
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
@@ -114,13 +127,16 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory)")
 		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
 		fs.Var(&dataRoots, "data-root", "a directory file ops (FromNpy, ToNpy) may read and write under; repeatable; none: file ops are refused")
+		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")
 	case "web":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:7103", "address of the REST API")
 		maxReq.v = web.DefaultMaxRequestBytes
 		fs.Var(&maxReq, "max-request-bytes", "largest request body accepted (a graph with its literal data)")
+		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")
 	case "cluster":
 		fs.IntVar(&workers, "workers", 2, "worker processes")
+		fs.IntVar(&schedulers, "schedulers", 1, "scheduler processes; more than 1 runs them on a consistent-hash ring over an etcd embedded in this process")
 		fs.IntVar(&slots, "slots", 0, "slots per worker (0: GOMAXPROCS / workers)")
 		fs.Var(&mem, "memory", "memory budget per worker (0: half of this machine's memory, shared)")
 		fs.StringVar(&spillDir, "spill-dir", "", "parent of the workers' spill directories (default: temporary)")
@@ -158,7 +174,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Etcd: etcd.split(), ID: schedID, LeaseTTL: leaseTTL, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -178,7 +194,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -193,7 +209,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	case "web":
-		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, TLS: tlsFiles, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -213,6 +229,10 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos cluster: --workers must be at least 1\n")
 			return exitUsage
 		}
+		if schedulers < 1 {
+			fmt.Fprintf(stderr, "phobos cluster: --schedulers must be at least 1\n")
+			return exitUsage
+		}
 		if mem.v == 0 {
 			mem.v = storage.DefaultLimit() / int64(workers)
 		}
@@ -224,14 +244,18 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}()
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-			Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
+			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
 			ExtraArgs: map[string][]string{"scheduler": logArgs, "worker": slices.Concat(logArgs, dataRoots.args("--data-root")), "web": logArgs},
 		})
 		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintln(stdout, c.URL)
-		log.Info("cluster ready", "web", c.URL, "scheduler", c.SchedulerURL, "workers", strings.Join(c.WorkerURLs, " "))
+		if c.Etcd != nil {
+			log.Info("cluster ready", "web", c.URL, "schedulers", strings.Join(c.SchedulerURLs, " "), "etcd", c.Etcd.Endpoint(), "workers", strings.Join(c.WorkerURLs, " "))
+		} else {
+			log.Info("cluster ready", "web", c.URL, "scheduler", c.SchedulerURL, "workers", strings.Join(c.WorkerURLs, " "))
+		}
 		code := 0
 	wait:
 		for {
@@ -240,6 +264,12 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 				log.Info("stopping")
 				break wait
 			case name := <-c.Died():
+				if strings.HasPrefix(name, "scheduler-") {
+					// One of a ring: the others carry on; its sessions
+					// are lost until failover moves them.
+					log.Error("a scheduler of the ring exited; the others go on", "child", name, "err", c.ChildErr(name))
+					continue
+				}
 				if strings.HasPrefix(name, "worker") {
 					// The scheduler notices and fails the graphs that needed it.
 					log.Error("a worker exited; the cluster goes on without it", "child", name, "err", c.ChildErr(name))
@@ -271,6 +301,19 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// split is the values with commas split out ("a,b" and "a" "b" alike).
+func (l listFlag) split() []string {
+	var out []string
+	for _, v := range l {
+		for p := range strings.SplitSeq(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
 
 // args repeats the flag for each value, to pass it on to a child.
 func (l listFlag) args(flag string) []string {

@@ -1331,6 +1331,10 @@ type DispatchRequest struct {
 	// graph under: the sender no longer owns it.
 	ReleaseFences []uint64 `protobuf:"varint,7,rep,packed,name=release_fences,json=releaseFences,proto3" json:"release_fences,omitempty"`
 	CancelFences  []uint64 `protobuf:"varint,8,rep,packed,name=cancel_fences,json=cancelFences,proto3" json:"cancel_fences,omitempty"`
+	// scheduler_id names the sending scheduler in a ring of schedulers (""
+	// alone): a worker serving several learns whose numbering of workers
+	// the tasks' inputs use and where their results go.
+	SchedulerId   string `protobuf:"bytes,20,opt,name=scheduler_id,json=schedulerId,proto3" json:"scheduler_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1419,6 +1423,13 @@ func (x *DispatchRequest) GetCancelFences() []uint64 {
 		return x.CancelFences
 	}
 	return nil
+}
+
+func (x *DispatchRequest) GetSchedulerId() string {
+	if x != nil {
+		return x.SchedulerId
+	}
+	return ""
 }
 
 type DispatchResponse struct {
@@ -2387,7 +2398,9 @@ type StatusResponse struct {
 	// What the scheduler did with the results workers reported: received,
 	// and ignored as repeats, stale attempts, from dead workers, naming no
 	// live graph, or invalid (see scheduler.Stats).
-	Results       *ResultStats `protobuf:"bytes,4,opt,name=results,proto3" json:"results,omitempty"`
+	Results *ResultStats `protobuf:"bytes,4,opt,name=results,proto3" json:"results,omitempty"`
+	// scheduler is this scheduler's identity and ring state.
+	Scheduler     *SchedulerInfo `protobuf:"bytes,5,opt,name=scheduler,proto3" json:"scheduler,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2446,6 +2459,13 @@ func (x *StatusResponse) GetGraphs() int32 {
 func (x *StatusResponse) GetResults() *ResultStats {
 	if x != nil {
 		return x.Results
+	}
+	return nil
+}
+
+func (x *StatusResponse) GetScheduler() *SchedulerInfo {
+	if x != nil {
+		return x.Scheduler
 	}
 	return nil
 }
@@ -2548,6 +2568,243 @@ func (x *ResultStats) GetFailedOnBugs() int64 {
 		return x.FailedOnBugs
 	}
 	return 0
+}
+
+// SchedulerInfo names a scheduler: its ring id (the key it registers under
+// in etcd; "" for a scheduler that runs alone), where it serves, its
+// process, and its state ("serving", or why it takes no graphs).
+type SchedulerInfo struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Address string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Pid     int32                  `protobuf:"varint,3,opt,name=pid,proto3" json:"pid,omitempty"`
+	State   string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// ring_members is how many schedulers its ring holds (1 alone).
+	RingMembers   int32 `protobuf:"varint,5,opt,name=ring_members,json=ringMembers,proto3" json:"ring_members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchedulerInfo) Reset() {
+	*x = SchedulerInfo{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchedulerInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchedulerInfo) ProtoMessage() {}
+
+func (x *SchedulerInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchedulerInfo.ProtoReflect.Descriptor instead.
+func (*SchedulerInfo) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SchedulerInfo) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SchedulerInfo) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *SchedulerInfo) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *SchedulerInfo) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *SchedulerInfo) GetRingMembers() int32 {
+	if x != nil {
+		return x.RingMembers
+	}
+	return 0
+}
+
+type ListSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{38}
+}
+
+type SessionInfo struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Graphs    int32                  `protobuf:"varint,2,opt,name=graphs,proto3" json:"graphs,omitempty"`
+	// running counts the graphs preparing or running.
+	Running       int32 `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
+	IdleMs        int64 `protobuf:"varint,4,opt,name=idle_ms,json=idleMs,proto3" json:"idle_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionInfo) Reset() {
+	*x = SessionInfo{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionInfo) ProtoMessage() {}
+
+func (x *SessionInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
+func (*SessionInfo) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SessionInfo) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetGraphs() int32 {
+	if x != nil {
+		return x.Graphs
+	}
+	return 0
+}
+
+func (x *SessionInfo) GetRunning() int32 {
+	if x != nil {
+		return x.Running
+	}
+	return 0
+}
+
+func (x *SessionInfo) GetIdleMs() int64 {
+	if x != nil {
+		return x.IdleMs
+	}
+	return 0
+}
+
+type ListSessionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sessions      []*SessionInfo         `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	Scheduler     *SchedulerInfo         `protobuf:"bytes,2,opt,name=scheduler,proto3" json:"scheduler,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+func (x *ListSessionsResponse) GetScheduler() *SchedulerInfo {
+	if x != nil {
+		return x.Scheduler
+	}
+	return nil
 }
 
 var File_phobos_v1_phobos_proto protoreflect.FileDescriptor
@@ -2661,7 +2918,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\aunknown\x18\f \x01(\x05R\aunknown\x12\x14\n" +
 	"\x05fence\x18\r \x01(\x04R\x05fence\x12\x1f\n" +
 	"\vfence_scope\x18\x0e \x01(\x05R\n" +
-	"fenceScope\"\xaa\x02\n" +
+	"fenceScope\"\xcd\x02\n" +
 	"\x0fDispatchRequest\x12\x10\n" +
 	"\x03ops\x18\x01 \x03(\fR\x03ops\x12%\n" +
 	"\x05tasks\x18\x02 \x03(\v2\x0f.phobos.v1.TaskR\x05tasks\x12%\n" +
@@ -2670,7 +2927,8 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\rcancel_graphs\x18\x05 \x03(\x04R\fcancelGraphs\x12!\n" +
 	"\ffence_scopes\x18\x06 \x03(\tR\vfenceScopes\x12%\n" +
 	"\x0erelease_fences\x18\a \x03(\x04R\rreleaseFences\x12#\n" +
-	"\rcancel_fences\x18\b \x03(\x04R\fcancelFences\"\x12\n" +
+	"\rcancel_fences\x18\b \x03(\x04R\fcancelFences\x12!\n" +
+	"\fscheduler_id\x18\x14 \x01(\tR\vschedulerId\"\x12\n" +
 	"\x10DispatchResponse\"\x16\n" +
 	"\x14CreateSessionRequest\"6\n" +
 	"\x15CreateSessionResponse\x12\x1d\n" +
@@ -2747,12 +3005,13 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x05dtype\x18\x02 \x01(\tR\x05dtype\x12+\n" +
 	"\ansplits\x18\x03 \x03(\v2\x11.phobos.v1.SplitsR\ansplits\x120\n" +
 	"\x06chunks\x18\x04 \x03(\v2\x18.phobos.v1.ChunkLocationR\x06chunks\"\x0f\n" +
-	"\rStatusRequest\"\x99\x01\n" +
+	"\rStatusRequest\"\xd1\x01\n" +
 	"\x0eStatusResponse\x12!\n" +
 	"\flive_workers\x18\x01 \x01(\x05R\vliveWorkers\x12\x1a\n" +
 	"\bsessions\x18\x02 \x01(\x05R\bsessions\x12\x16\n" +
 	"\x06graphs\x18\x03 \x01(\x05R\x06graphs\x120\n" +
-	"\aresults\x18\x04 \x01(\v2\x16.phobos.v1.ResultStatsR\aresults\"\xfd\x01\n" +
+	"\aresults\x18\x04 \x01(\v2\x16.phobos.v1.ResultStatsR\aresults\x126\n" +
+	"\tscheduler\x18\x05 \x01(\v2\x18.phobos.v1.SchedulerInfoR\tscheduler\"\xfd\x01\n" +
 	"\vResultStats\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\x03R\breceived\x12\x1e\n" +
 	"\n" +
@@ -2763,7 +3022,23 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\aunknown\x18\x05 \x01(\x03R\aunknown\x12\x18\n" +
 	"\ainvalid\x18\x06 \x01(\x03R\ainvalid\x12%\n" +
 	"\x0estalled_graphs\x18\a \x01(\x03R\rstalledGraphs\x12$\n" +
-	"\x0efailed_on_bugs\x18\b \x01(\x03R\ffailedOnBugs*y\n" +
+	"\x0efailed_on_bugs\x18\b \x01(\x03R\ffailedOnBugs\"\x84\x01\n" +
+	"\rSchedulerInfo\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x10\n" +
+	"\x03pid\x18\x03 \x01(\x05R\x03pid\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12!\n" +
+	"\fring_members\x18\x05 \x01(\x05R\vringMembers\"\x15\n" +
+	"\x13ListSessionsRequest\"w\n" +
+	"\vSessionInfo\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
+	"\x06graphs\x18\x02 \x01(\x05R\x06graphs\x12\x18\n" +
+	"\arunning\x18\x03 \x01(\x05R\arunning\x12\x17\n" +
+	"\aidle_ms\x18\x04 \x01(\x03R\x06idleMs\"\x82\x01\n" +
+	"\x14ListSessionsResponse\x122\n" +
+	"\bsessions\x18\x01 \x03(\v2\x16.phobos.v1.SessionInfoR\bsessions\x126\n" +
+	"\tscheduler\x18\x02 \x01(\v2\x18.phobos.v1.SchedulerInfoR\tscheduler*y\n" +
 	"\aOutcome\x12\x17\n" +
 	"\x13OUTCOME_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fOUTCOME_STARTED\x10\x01\x12\x15\n" +
@@ -2779,7 +3054,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\rWorkerService\x12C\n" +
 	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse\x12I\n" +
 	"\n" +
-	"ListChunks\x12\x1c.phobos.v1.ListChunksRequest\x1a\x1d.phobos.v1.ListChunksResponse2\xcf\x04\n" +
+	"ListChunks\x12\x1c.phobos.v1.ListChunksRequest\x1a\x1d.phobos.v1.ListChunksResponse2\xa0\x05\n" +
 	"\fGraphService\x12R\n" +
 	"\rCreateSession\x12\x1f.phobos.v1.CreateSessionRequest\x1a .phobos.v1.CreateSessionResponse\x12R\n" +
 	"\rDeleteSession\x12\x1f.phobos.v1.DeleteSessionRequest\x1a .phobos.v1.DeleteSessionResponse\x12I\n" +
@@ -2789,7 +3064,8 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\bGetGraph\x12\x1a.phobos.v1.GetGraphRequest\x1a\x16.phobos.v1.GraphStatus\x12D\n" +
 	"\vCancelGraph\x12\x1d.phobos.v1.CancelGraphRequest\x1a\x16.phobos.v1.GraphStatus\x12A\n" +
 	"\tGetResult\x12\x1b.phobos.v1.GetResultRequest\x1a\x17.phobos.v1.ResultLayout\x12=\n" +
-	"\x06Status\x12\x18.phobos.v1.StatusRequest\x1a\x19.phobos.v1.StatusResponseB7Z5github.com/phobos-tensor/phobos/rpc/phobosv1;phobosv1b\x06proto3"
+	"\x06Status\x12\x18.phobos.v1.StatusRequest\x1a\x19.phobos.v1.StatusResponse\x12O\n" +
+	"\fListSessions\x12\x1e.phobos.v1.ListSessionsRequest\x1a\x1f.phobos.v1.ListSessionsResponseB7Z5github.com/phobos-tensor/phobos/rpc/phobosv1;phobosv1b\x06proto3"
 
 var (
 	file_phobos_v1_phobos_proto_rawDescOnce sync.Once
@@ -2804,7 +3080,7 @@ func file_phobos_v1_phobos_proto_rawDescGZIP() []byte {
 }
 
 var file_phobos_v1_phobos_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_phobos_v1_phobos_proto_goTypes = []any{
 	(Outcome)(0),                     // 0: phobos.v1.Outcome
 	(*DeregisterWorkerRequest)(nil),  // 1: phobos.v1.DeregisterWorkerRequest
@@ -2844,7 +3120,11 @@ var file_phobos_v1_phobos_proto_goTypes = []any{
 	(*StatusRequest)(nil),            // 35: phobos.v1.StatusRequest
 	(*StatusResponse)(nil),           // 36: phobos.v1.StatusResponse
 	(*ResultStats)(nil),              // 37: phobos.v1.ResultStats
-	nil,                              // 38: phobos.v1.GraphStatus.ProgressEntry
+	(*SchedulerInfo)(nil),            // 38: phobos.v1.SchedulerInfo
+	(*ListSessionsRequest)(nil),      // 39: phobos.v1.ListSessionsRequest
+	(*SessionInfo)(nil),              // 40: phobos.v1.SessionInfo
+	(*ListSessionsResponse)(nil),     // 41: phobos.v1.ListSessionsResponse
+	nil,                              // 42: phobos.v1.GraphStatus.ProgressEntry
 }
 var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	5,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
@@ -2854,46 +3134,51 @@ var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	12, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
 	16, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
 	17, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
-	38, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
+	42, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
 	29, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
 	33, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
 	32, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
 	37, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
-	3,  // 12: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
-	6,  // 13: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
-	9,  // 14: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
-	11, // 15: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
-	1,  // 16: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
-	18, // 17: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
-	14, // 18: phobos.v1.WorkerService.ListChunks:input_type -> phobos.v1.ListChunksRequest
-	20, // 19: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
-	22, // 20: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
-	24, // 21: phobos.v1.GraphService.GetSession:input_type -> phobos.v1.GetSessionRequest
-	26, // 22: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
-	27, // 23: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
-	28, // 24: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
-	31, // 25: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
-	35, // 26: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
-	4,  // 27: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
-	7,  // 28: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
-	10, // 29: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
-	13, // 30: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
-	2,  // 31: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
-	19, // 32: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
-	15, // 33: phobos.v1.WorkerService.ListChunks:output_type -> phobos.v1.ListChunksResponse
-	21, // 34: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
-	23, // 35: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
-	25, // 36: phobos.v1.GraphService.GetSession:output_type -> phobos.v1.GetSessionResponse
-	30, // 37: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
-	30, // 38: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
-	30, // 39: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
-	34, // 40: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
-	36, // 41: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
-	27, // [27:42] is the sub-list for method output_type
-	12, // [12:27] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	38, // 12: phobos.v1.StatusResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
+	40, // 13: phobos.v1.ListSessionsResponse.sessions:type_name -> phobos.v1.SessionInfo
+	38, // 14: phobos.v1.ListSessionsResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
+	3,  // 15: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
+	6,  // 16: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
+	9,  // 17: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
+	11, // 18: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
+	1,  // 19: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
+	18, // 20: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
+	14, // 21: phobos.v1.WorkerService.ListChunks:input_type -> phobos.v1.ListChunksRequest
+	20, // 22: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
+	22, // 23: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
+	24, // 24: phobos.v1.GraphService.GetSession:input_type -> phobos.v1.GetSessionRequest
+	26, // 25: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
+	27, // 26: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
+	28, // 27: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
+	31, // 28: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
+	35, // 29: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
+	39, // 30: phobos.v1.GraphService.ListSessions:input_type -> phobos.v1.ListSessionsRequest
+	4,  // 31: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
+	7,  // 32: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
+	10, // 33: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
+	13, // 34: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
+	2,  // 35: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
+	19, // 36: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
+	15, // 37: phobos.v1.WorkerService.ListChunks:output_type -> phobos.v1.ListChunksResponse
+	21, // 38: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
+	23, // 39: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
+	25, // 40: phobos.v1.GraphService.GetSession:output_type -> phobos.v1.GetSessionResponse
+	30, // 41: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
+	30, // 42: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
+	30, // 43: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
+	34, // 44: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
+	36, // 45: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
+	41, // 46: phobos.v1.GraphService.ListSessions:output_type -> phobos.v1.ListSessionsResponse
+	31, // [31:47] is the sub-list for method output_type
+	15, // [15:31] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_phobos_v1_phobos_proto_init() }
@@ -2907,7 +3192,7 @@ func file_phobos_v1_phobos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_phobos_v1_phobos_proto_rawDesc), len(file_phobos_v1_phobos_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   38,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -83,6 +83,9 @@ const (
 	GraphServiceGetResultProcedure = "/phobos.v1.GraphService/GetResult"
 	// GraphServiceStatusProcedure is the fully-qualified name of the GraphService's Status RPC.
 	GraphServiceStatusProcedure = "/phobos.v1.GraphService/Status"
+	// GraphServiceListSessionsProcedure is the fully-qualified name of the GraphService's ListSessions
+	// RPC.
+	GraphServiceListSessionsProcedure = "/phobos.v1.GraphService/ListSessions"
 )
 
 // SchedulerServiceClient is a client for the phobos.v1.SchedulerService service.
@@ -400,6 +403,9 @@ type GraphServiceClient interface {
 	// GetResult tells where the chunks of a result tensor are.
 	GetResult(context.Context, *connect.Request[phobosv1.GetResultRequest]) (*connect.Response[phobosv1.ResultLayout], error)
 	Status(context.Context, *connect.Request[phobosv1.StatusRequest]) (*connect.Response[phobosv1.StatusResponse], error)
+	// ListSessions lists the open sessions this scheduler holds, each with
+	// this scheduler as its owner.
+	ListSessions(context.Context, *connect.Request[phobosv1.ListSessionsRequest]) (*connect.Response[phobosv1.ListSessionsResponse], error)
 }
 
 // NewGraphServiceClient constructs a client for the phobos.v1.GraphService service. By default, it
@@ -461,6 +467,12 @@ func NewGraphServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(graphServiceMethods.ByName("Status")),
 			connect.WithClientOptions(opts...),
 		),
+		listSessions: connect.NewClient[phobosv1.ListSessionsRequest, phobosv1.ListSessionsResponse](
+			httpClient,
+			baseURL+GraphServiceListSessionsProcedure,
+			connect.WithSchema(graphServiceMethods.ByName("ListSessions")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -474,6 +486,7 @@ type graphServiceClient struct {
 	cancelGraph   *connect.Client[phobosv1.CancelGraphRequest, phobosv1.GraphStatus]
 	getResult     *connect.Client[phobosv1.GetResultRequest, phobosv1.ResultLayout]
 	status        *connect.Client[phobosv1.StatusRequest, phobosv1.StatusResponse]
+	listSessions  *connect.Client[phobosv1.ListSessionsRequest, phobosv1.ListSessionsResponse]
 }
 
 // CreateSession calls phobos.v1.GraphService.CreateSession.
@@ -516,6 +529,11 @@ func (c *graphServiceClient) Status(ctx context.Context, req *connect.Request[ph
 	return c.status.CallUnary(ctx, req)
 }
 
+// ListSessions calls phobos.v1.GraphService.ListSessions.
+func (c *graphServiceClient) ListSessions(ctx context.Context, req *connect.Request[phobosv1.ListSessionsRequest]) (*connect.Response[phobosv1.ListSessionsResponse], error) {
+	return c.listSessions.CallUnary(ctx, req)
+}
+
 // GraphServiceHandler is an implementation of the phobos.v1.GraphService service.
 type GraphServiceHandler interface {
 	CreateSession(context.Context, *connect.Request[phobosv1.CreateSessionRequest]) (*connect.Response[phobosv1.CreateSessionResponse], error)
@@ -535,6 +553,9 @@ type GraphServiceHandler interface {
 	// GetResult tells where the chunks of a result tensor are.
 	GetResult(context.Context, *connect.Request[phobosv1.GetResultRequest]) (*connect.Response[phobosv1.ResultLayout], error)
 	Status(context.Context, *connect.Request[phobosv1.StatusRequest]) (*connect.Response[phobosv1.StatusResponse], error)
+	// ListSessions lists the open sessions this scheduler holds, each with
+	// this scheduler as its owner.
+	ListSessions(context.Context, *connect.Request[phobosv1.ListSessionsRequest]) (*connect.Response[phobosv1.ListSessionsResponse], error)
 }
 
 // NewGraphServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -592,6 +613,12 @@ func NewGraphServiceHandler(svc GraphServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(graphServiceMethods.ByName("Status")),
 		connect.WithHandlerOptions(opts...),
 	)
+	graphServiceListSessionsHandler := connect.NewUnaryHandler(
+		GraphServiceListSessionsProcedure,
+		svc.ListSessions,
+		connect.WithSchema(graphServiceMethods.ByName("ListSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/phobos.v1.GraphService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case GraphServiceCreateSessionProcedure:
@@ -610,6 +637,8 @@ func NewGraphServiceHandler(svc GraphServiceHandler, opts ...connect.HandlerOpti
 			graphServiceGetResultHandler.ServeHTTP(w, r)
 		case GraphServiceStatusProcedure:
 			graphServiceStatusHandler.ServeHTTP(w, r)
+		case GraphServiceListSessionsProcedure:
+			graphServiceListSessionsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -649,4 +678,8 @@ func (UnimplementedGraphServiceHandler) GetResult(context.Context, *connect.Requ
 
 func (UnimplementedGraphServiceHandler) Status(context.Context, *connect.Request[phobosv1.StatusRequest]) (*connect.Response[phobosv1.StatusResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.GraphService.Status is not implemented"))
+}
+
+func (UnimplementedGraphServiceHandler) ListSessions(context.Context, *connect.Request[phobosv1.ListSessionsRequest]) (*connect.Response[phobosv1.ListSessionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.GraphService.ListSessions is not implemented"))
 }

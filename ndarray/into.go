@@ -71,6 +71,18 @@ func GatherFlat(dst, src *Array, start int) error {
 		gatherFlat[int64](dst, src, start, n)
 	case Int32:
 		gatherFlat[int32](dst, src, start, n)
+	case Int8:
+		gatherFlat[int8](dst, src, start, n)
+	case Int16:
+		gatherFlat[int16](dst, src, start, n)
+	case Uint8:
+		gatherFlat[uint8](dst, src, start, n)
+	case Uint16:
+		gatherFlat[uint16](dst, src, start, n)
+	case Uint32:
+		gatherFlat[uint32](dst, src, start, n)
+	case Uint64:
+		gatherFlat[uint64](dst, src, start, n)
 	case Bool:
 		gatherFlat[uint8](dst, src, start, n)
 	}

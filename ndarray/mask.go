@@ -105,6 +105,18 @@ func nonzeroBits(a *Array) []byte {
 		}
 	case Int32:
 		nzInto(typed[int32](c)[:n], out)
+	case Int8:
+		nzInto(typed[int8](c)[:n], out)
+	case Int16:
+		nzInto(typed[int16](c)[:n], out)
+	case Uint8:
+		nzInto(typed[uint8](c)[:n], out)
+	case Uint16:
+		nzInto(typed[uint16](c)[:n], out)
+	case Uint32:
+		nzInto(typed[uint32](c)[:n], out)
+	case Uint64:
+		nzInto(typed[uint64](c)[:n], out)
 	case Int64:
 		nzInto(typed[int64](c)[:n], out)
 	case Float32:
@@ -115,7 +127,7 @@ func nonzeroBits(a *Array) []byte {
 	return out
 }
 
-func nzInto[T int32 | int64 | float32 | float64](src []T, out []byte) {
+func nzInto[T ewNum](src []T, out []byte) {
 	for i, v := range src {
 		if v != 0 {
 			out[i] = 1

@@ -33,6 +33,48 @@ func indexValues(idx *Array) ([]int64, error) {
 			out[i] = int64(x)
 		}
 		return out, nil
+	case Int8:
+		v := typed[int8](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Int16:
+		v := typed[int16](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Uint8:
+		v := typed[uint8](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Uint16:
+		v := typed[uint16](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Uint32:
+		v := typed[uint32](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case Uint64:
+		v := typed[uint64](c)[:c.Size()]
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("arrays used as indices must be of integer type, got %v", idx.dtype)
 }

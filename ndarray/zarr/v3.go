@@ -159,20 +159,9 @@ func parseV3(doc []byte) (*Array, error) {
 	if len(dte.config) > 0 {
 		return nil, fmt.Errorf("data_type %q with a configuration", dte.name)
 	}
-	var dt ndarray.DType
-	switch dte.name {
-	case "bool":
-		dt = ndarray.Bool
-	case "int32":
-		dt = ndarray.Int32
-	case "int64":
-		dt = ndarray.Int64
-	case "float32":
-		dt = ndarray.Float32
-	case "float64":
-		dt = ndarray.Float64
-	default:
-		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int32, int64, float32 and float64", dte.name)
+	dt, err := ndarray.ParseDType(dte.name)
+	if err != nil || typeName(dt) != dte.name {
+		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", dte.name)
 	}
 	size := dt.Size()
 
@@ -656,18 +645,28 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 			return b, 0, nil
 		}
 		return nil, 0, bad("want true or false")
-	case ndarray.Int32, ndarray.Int64:
+	}
+	if dt.IsInt() {
 		bits := 8 * dt.Size()
-		v, err := strconv.ParseInt(s, 10, bits)
-		if err != nil {
-			return nil, 0, bad("want an integer in the type's range")
-		}
-		if bits == 32 {
-			binary.LittleEndian.PutUint32(b, uint32(int32(v)))
+		var u uint64
+		var f float64
+		if dt.IsUnsigned() {
+			v, err := strconv.ParseUint(s, 10, bits)
+			if err != nil {
+				return nil, 0, bad("want an integer in the type's range")
+			}
+			u, f = v, float64(v)
 		} else {
-			binary.LittleEndian.PutUint64(b, uint64(v))
+			v, err := strconv.ParseInt(s, 10, bits)
+			if err != nil {
+				return nil, 0, bad("want an integer in the type's range")
+			}
+			u, f = uint64(v), float64(v)
 		}
-		return b, float64(v), nil
+		var le [8]byte
+		binary.LittleEndian.PutUint64(le[:], u) // two's complement: the low bytes are the narrow value
+		copy(b, le[:dt.Size()])
+		return b, f, nil
 	}
 	var f float64
 	var str string
@@ -721,19 +720,5 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 	return b, f, nil
 }
 
-// typeName is the Zarr v3 data_type of dt.
-func typeName(dt ndarray.DType) string {
-	switch dt {
-	case ndarray.Bool:
-		return "bool"
-	case ndarray.Int32:
-		return "int32"
-	case ndarray.Int64:
-		return "int64"
-	case ndarray.Float32:
-		return "float32"
-	case ndarray.Float64:
-		return "float64"
-	}
-	return dt.String()
-}
+// typeName is the Zarr v3 data_type of dt: NumPy's name.
+func typeName(dt ndarray.DType) string { return dt.String() }

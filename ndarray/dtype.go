@@ -239,6 +239,19 @@ func MinScalarInt(v int64) DType {
 	return Int64
 }
 
+// WeakIntType is NumPy 1.24's result type of an array of type dt (an
+// integer or float type) meeting a Python int v, by value-based casting:
+// dt promoted with v's min_scalar_type, where a non-negative v that also
+// fits the signed type of that size counts as signed unless dt is unsigned
+// (NumPy's "small unsigned"), so int8 + 300 is int16 and int32 + 2**40 int64.
+func WeakIntType(dt DType, v int64) DType {
+	m := MinScalarInt(v)
+	if v >= 0 && dt.Kind() != 'u' && dt != Bool && v <= int64(1)<<(8*m.Size()-1)-1 {
+		m = intOf('i', m.Size())
+	}
+	return Promote(dt, m)
+}
+
 // MinScalarFloat is np.min_scalar_type of a float, with NumPy 1.24's bounds
 // (-3.4e38, 3.4e38 for float32; NaN and infinities fit any float), except
 // that float16, which Phobos lacks, is float32.

@@ -216,6 +216,8 @@ func ewCopyInto(dst, src *Array) {
 		ewCopyTyped[uint64](dst, src)
 	case 4:
 		ewCopyTyped[uint32](dst, src)
+	case 2:
+		ewCopyTyped[uint16](dst, src)
 	case 1:
 		ewCopyTyped[uint8](dst, src)
 	}

@@ -25,6 +25,8 @@ func MaskSelect(a, mask *Array, axis int) (*Array, error) {
 		maskCopy(typed[uint64](c), typed[uint64](out), bits, pre)
 	case inner == 1 && a.dtype.Size() == 4:
 		maskCopy(typed[uint32](c), typed[uint32](out), bits, pre)
+	case inner == 1 && a.dtype.Size() == 2:
+		maskCopy(typed[uint16](c), typed[uint16](out), bits, pre)
 	case inner == 1:
 		maskCopy(typed[uint8](c), typed[uint8](out), bits, pre)
 	default:
@@ -78,7 +80,7 @@ func maskBits(a, mask *Array, axis int) (bits []byte, count int, err error) {
 // position advances by its bit, so random masks cost no mispredicted
 // branches; the store is skipped only once dst is full (the unselected
 // tail).
-func maskCopy[T uint8 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
+func maskCopy[T uint8 | uint16 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
 	n := len(bits)
 	o := 0
 	for p := range pre {

@@ -159,7 +159,7 @@ func dtypesCases() []npCase {
 	}
 	// Every pair of dtypes, both ways: the dtype of a + b and a == b is
 	// NumPy's promote_types, the values exact.
-	all := append([]ndarray.DType{ndarray.Bool, ndarray.Int32, ndarray.Int64, ndarray.Float32, ndarray.Float64}, npIntDTypes...)
+	all := append([]ndarray.DType{ndarray.Bool, ndarray.Int32, ndarray.Int64, ndarray.Float16, ndarray.Float32, ndarray.Float64}, npIntDTypes...)
 	for i, da := range all {
 		for _, db := range all[i+1:] {
 			a := npSmallInts(da, uint64(da)*7+1, -5, 9, 5, 7)
@@ -172,6 +172,70 @@ func dtypesCases() []npCase {
 		}
 	}
 	return cs
+}
+
+// halfCases: float16 against NumPy — every one of the 65536 bit patterns
+// widened, float64 values at and around the rounding midpoints narrowed,
+// arithmetic and ufuncs computed in float32 and rounded once, reductions,
+// the promotions that give or take float16, and float16 results of the
+// small integer types' float ufuncs.
+func halfCases() []npCase {
+	one := npOne
+	many := func(name, expr string, in []npIn) npCase { return npCase{name: name, expr: expr, inputs: in} }
+	bitsAll := make([]byte, 2*65536)
+	for i := range 65536 {
+		bitsAll[2*i], bitsAll[2*i+1] = byte(i), byte(i>>8)
+	}
+	all, err := ndarray.FromBytes(ndarray.Float16, []int{256, 256}, bitsAll)
+	if err != nil {
+		panic(err)
+	}
+	// Every finite positive half's value, the midpoints to its successor
+	// and a hair either side of them, signed both ways: the rounding edges.
+	var mids []float64
+	for h := uint16(0); h < 0x7c00; h += 7 {
+		lo, hi := ndarray.HalfToFloat64(h), ndarray.HalfToFloat64(h+1)
+		m := (lo + hi) / 2
+		for _, v := range []float64{lo, m, math.Nextafter(m, 0), math.Nextafter(m, 1e9)} {
+			mids = append(mids, v, -v)
+		}
+	}
+	mids = append(mids, 65504, 65519.99, 65520, 1e5, -1e9, math.Inf(1), math.NaN(), 0x1p-25, 0x1p-26, 3*0x1p-26, 1e-300)
+	mid, err := ndarray.FromFloat64s([]int{len(mids)}, mids)
+	if err != nil {
+		panic(err)
+	}
+	h := npQ(dF64, 41, 5, 7).Astype(ndarray.Float16)
+	h2 := npQ(dF64, 42, 5, 7).Astype(ndarray.Float16)
+	hr := npR(dF64, 43, 5, 7).Astype(ndarray.Float16)
+	hrow := npQ(dF64, 44, 7).Astype(ndarray.Float16)
+	hs := npSpecial(dF64, 45, 5, 7).Astype(ndarray.Float16)
+	i8 := npSmallInts(ndarray.Int8, 46, -9, 9, 5, 7)
+	u8 := npSmallInts(ndarray.Uint8, 47, 0, 200, 5, 7)
+	i16 := npSmallInts(ndarray.Int16, 48, -300, 300, 5, 7)
+	const ulp = 1e-3 // one float16 ULP, relative: libm differences in float32 can tip a rounding
+	return []npCase{
+		many("float16 every bit pattern widened", "(a.astype(np.float64), a.astype(np.float32), a.astype(np.int16), a.astype(np.uint8), a.astype(bool))", ins("a", all)).
+			with(npChunkOdd, npChunkBig),
+		many("float16 rounding midpoints", "(m.astype(np.float16), m.astype(np.float32).astype(np.float16))", ins("m", mid)).with(npChunkOdd, npChunkIrr),
+		many("float16 integers narrowed", "(i.astype(np.float16), u.astype(np.float16), w.astype(np.float16))", ins("i", i8, "u", u8, "w", npBits(ndarray.Int64, 49, 5, 7))),
+		one("float16 zeros", "np.zeros((5, 7), np.float16)", nil, func(e *npEnv) *tensor.Tensor {
+			return tensor.Zeros([]int{5, 7}, e.chunks(5, 7), tensor.WithDType(ndarray.Float16))
+		}),
+		one("float16 full", "np.full((4, 6), 0.1, np.float16)", nil, func(e *npEnv) *tensor.Tensor {
+			return tensor.Full([]int{4, 6}, 0.1, e.chunks(4, 6), tensor.WithDType(ndarray.Float16))
+		}),
+		many("float16 arithmetic", "(a + b, a - r, a * b, a / b, a // b, a % b, a ** 2, -a, np.abs(a), a * a * a)", ins("a", hr, "b", h, "r", hrow)),
+		many("float16 specials", "(s + a, s * s, s / a, np.maximum(s, a), np.minimum(a, s), s > a, s == s, np.isnan(s), np.isinf(s), np.isfinite(s))", ins("s", hs, "a", h)),
+		many("float16 ufuncs", "(np.sqrt(np.abs(r)), np.exp(r), np.log(np.abs(r) + 1), np.sin(r), np.tanh(r), np.floor(r), np.rint(r), np.arctan2(r, b), np.hypot(r, b))", ins("r", hr, "b", h)).
+			tol(ulp, 0, "NumPy's float32 libm against ours, rounded to float16"),
+		many("float16 where clip", "(np.where(a > b, a, b), np.clip(r, -1, 1.5))", ins("a", h, "b", h2, "r", hr)),
+		many("float16 reductions", "(a.sum(), a.sum(axis=0), a.max(), a.min(axis=1), a.mean(), a.mean(axis=0), a.argmax(), a.argmin(axis=0), (a / 4).prod(axis=1), a.any(), a.var())", ins("a", h)).
+			tol(ulp, 0, "NumPy sums float16 in float32 pairwise, Phobos in float64"),
+		many("float16 promotions", "(a + i, a + w, a + u, a + 1.5, a + 1e5, a * 3, i + 0.5, a + a.astype(np.float32))", ins("a", h, "i", i8, "w", i16, "u", u8)),
+		many("small integers' float ufuncs", "(np.sqrt(u), np.exp(i / 4), np.sin(u), np.sqrt(w + 300), np.floor(i), np.arctan2(i, u))", ins("i", i8, "u", u8, "w", i16)).
+			tol(ulp, 0, "NumPy's float32 libm against ours, rounded to float16"),
+	}
 }
 
 // npAllDTypesPy is the Python tuple of every Phobos dtype, in DTypes order.
@@ -201,6 +265,9 @@ func dtypesBuild(cases []npCase) []npCase {
 // dtypesKey is a case's name without its dtype prefix ("int8 bitwise" ->
 // "bitwise"; "promote ..." -> "promote").
 func dtypesKey(name string) string {
+	if _, ok := dtypesBuilders[name]; ok {
+		return name
+	}
 	for _, d := range ndarray.DTypes() {
 		if p := d.String() + " "; len(name) > len(p) && name[:len(p)] == p {
 			return name[len(p):]
@@ -259,6 +326,50 @@ var dtypesBuilders = map[string]func(e *npEnv) []*tensor.Tensor{
 	"median": func(e *npEnv) []*tensor.Tensor {
 		return tt(e.v("v").Median(), tensor.Percentile(e.v("d"), 30.0, "linear"))
 	},
+	"float16 every bit pattern widened": func(e *npEnv) []*tensor.Tensor {
+		a := e.v("a")
+		return tt(a.Astype(dF64), a.Astype(dF32), a.Astype(ndarray.Int16), a.Astype(ndarray.Uint8), a.Astype(dBo))
+	},
+	"float16 rounding midpoints": func(e *npEnv) []*tensor.Tensor {
+		m := e.v("m")
+		return tt(m.Astype(ndarray.Float16), m.Astype(dF32).Astype(ndarray.Float16))
+	},
+	"float16 integers narrowed": func(e *npEnv) []*tensor.Tensor {
+		return tt(e.v("i").Astype(ndarray.Float16), e.v("u").Astype(ndarray.Float16), e.v("w").Astype(ndarray.Float16))
+	},
+	"float16 arithmetic": func(e *npEnv) []*tensor.Tensor {
+		a, b, r := e.v("a"), e.v("b"), e.v("r")
+		return tt(a.Add(b), a.Sub(r), a.Mul(b), tensor.Div(a, b), tensor.FloorDiv(a, b), tensor.Mod(a, b), tensor.Pow(a, 2), a.Neg(), a.Abs(), a.Mul(a).Mul(a))
+	},
+	"float16 specials": func(e *npEnv) []*tensor.Tensor {
+		s, a := e.v("s"), e.v("a")
+		return tt(s.Add(a), s.Mul(s), tensor.Div(s, a), s.Maximum(a), a.Minimum(s), s.Greater(a), s.Equal(s),
+			tensor.Ufunc("isnan", s), tensor.Ufunc("isinf", s), tensor.Ufunc("isfinite", s))
+	},
+	"float16 ufuncs": func(e *npEnv) []*tensor.Tensor {
+		r, b := e.v("r"), e.v("b")
+		u := func(n string, x ...any) *tensor.Tensor { return tensor.Ufunc(n, x...) }
+		return tt(u("sqrt", r.Abs()), u("exp", r), u("log", r.Abs().Add(1)), u("sin", r), u("tanh", r), u("floor", r), u("rint", r),
+			u("arctan2", r, b), u("hypot", r, b))
+	},
+	"float16 where clip": func(e *npEnv) []*tensor.Tensor {
+		a, b := e.v("a"), e.v("b")
+		return tt(tensor.Where(a.Greater(b), a, b), tensor.Clip(e.v("r"), -1, 1.5))
+	},
+	"float16 reductions": func(e *npEnv) []*tensor.Tensor {
+		a := e.v("a")
+		return tt(a.Sum(), a.Sum(tensor.Axis(0)), a.Max(), a.Min(tensor.Axis(1)), a.Mean(), a.Mean(tensor.Axis(0)), a.ArgMax(),
+			a.ArgMin(tensor.Axis(0)), tensor.Div(a, 4).Prod(tensor.Axis(1)), a.Any(), a.Var())
+	},
+	"float16 promotions": func(e *npEnv) []*tensor.Tensor {
+		a, i, w, u := e.v("a"), e.v("i"), e.v("w"), e.v("u")
+		return tt(a.Add(i), a.Add(w), a.Add(u), a.Add(1.5), a.Add(1e5), a.Mul(3), i.Add(0.5), a.Add(a.Astype(dF32)))
+	},
+	"small integers' float ufuncs": func(e *npEnv) []*tensor.Tensor {
+		i, u, w := e.v("i"), e.v("u"), e.v("w")
+		f := func(n string, x ...any) *tensor.Tensor { return tensor.Ufunc(n, x...) }
+		return tt(f("sqrt", u), f("exp", tensor.Div(i, 4)), f("sin", u), f("sqrt", w.Add(300)), f("floor", i), f("arctan2", i, u))
+	},
 	"promote": func(e *npEnv) []*tensor.Tensor {
 		a, b := e.v("a"), e.v("b")
 		return tt(a.Mul(b), b.Sub(a), a.Equal(b), b.Maximum(a))
@@ -268,5 +379,5 @@ var dtypesBuilders = map[string]func(e *npEnv) []*tensor.Tensor{
 // TestDTypesNumpyDifferential runs the dtypes suite under every chunking,
 // with fusion on and off and on two workers.
 func TestDTypesNumpyDifferential(t *testing.T) {
-	npSuite(t, "dtypes", dtypesBuild(dtypesCases()), npChunkAll, npSuiteModes)
+	npSuite(t, "dtypes", dtypesBuild(append(dtypesCases(), halfCases()...)), npChunkAll, npSuiteModes)
 }

@@ -298,6 +298,10 @@ func (a *Array) Uint32s() []uint32 { a.mustBe(Uint32); return typed[uint32](a) }
 // Uint64s is Float64s for uint64 arrays.
 func (a *Array) Uint64s() []uint64 { a.mustBe(Uint64); return typed[uint64](a) }
 
+// Float16s is Float64s for float16 arrays: the elements' bits (see
+// HalfToFloat64 and Float64ToHalf).
+func (a *Array) Float16s() []uint16 { a.mustBe(Float16); return typed[uint16](a) }
+
 // Bools is Float64s for bool arrays: one byte per element, 0 or 1.
 func (a *Array) Bools() []uint8 { a.mustBe(Bool); return typed[uint8](a) }
 
@@ -349,6 +353,8 @@ func (a *Array) AtFlat(i int) float64 {
 		return float64(typedAll[uint32](a)[o])
 	case Uint64:
 		return float64(typedAll[uint64](a)[o])
+	case Float16:
+		return HalfToFloat64(typedAll[uint16](a)[o])
 	case Bool:
 		return float64(typedAll[uint8](a)[o])
 	}
@@ -405,6 +411,8 @@ func (a *Array) SetFlat(i int, v float64) {
 		typedAll[uint32](a)[o] = ewFloatToInt[float64, uint32](v)
 	case Uint64:
 		typedAll[uint64](a)[o] = ewFloatToInt[float64, uint64](v)
+	case Float16:
+		typedAll[uint16](a)[o] = Float64ToHalf(v)
 	case Bool:
 		if v != 0 {
 			typedAll[uint8](a)[o] = 1
@@ -457,6 +465,10 @@ func (a *Array) ToFloat64s() []float64 {
 	case Uint64:
 		for i, v := range typed[uint64](c)[:n] {
 			out[i] = float64(v)
+		}
+	case Float16:
+		for i, v := range typed[uint16](c)[:n] {
+			out[i] = HalfToFloat64(v)
 		}
 	case Bool:
 		for i, v := range typed[uint8](c)[:n] {
@@ -524,6 +536,8 @@ func CopyInto(dst, src *Array) {
 		copyStrided[uint32](dst, src)
 	case Uint64:
 		copyStrided[uint64](dst, src)
+	case Float16:
+		copyStrided[uint16](dst, src)
 	case Bool:
 		copyStrided[uint8](dst, src)
 	}

@@ -16,6 +16,10 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: %s: nil or invalid array", name)
 	}
+	if a.dtype == Float16 {
+		// NumPy rounds the running value to float16 at every step.
+		return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %s: not supported for float16; cast to float32 first", name)}
+	}
 	if a.NDim() == 0 {
 		if axis != 0 && axis != -1 {
 			return nil, fmt.Errorf("ndarray: %s: axis %d is out of bounds for array of dimension 1 (0-d input)", name, axis)

@@ -27,6 +27,9 @@ const (
 	Uint16
 	Uint32
 	Uint64
+	// Float16 is IEEE half precision, stored as its bits; kernels compute
+	// in float32 and round each result once, as NumPy's half loops do.
+	Float16
 	dtypeEnd // one past the last valid dtype
 )
 
@@ -48,6 +51,7 @@ var dtypeInfos = [dtypeEnd]dtypeInfo{
 	Uint16:  {'u', 2, []string{"uint16", "u2", "<u2", "ushort"}},
 	Uint32:  {'u', 4, []string{"uint32", "u4", "<u4", "uintc"}},
 	Uint64:  {'u', 8, []string{"uint64", "u8", "<u8", "uint", "uintp", "ulonglong"}},
+	Float16: {'f', 2, []string{"float16", "f2", "<f2", "half", "e"}},
 	Float32: {'f', 4, []string{"float32", "f4", "<f4", "single"}},
 	Float64: {'f', 8, []string{"float64", "f8", "<f8", "float", "double", "float_"}},
 }
@@ -158,10 +162,13 @@ func DTypeOf(kind byte, size int) DType {
 func intOf(kind byte, size int) DType { return DTypeOf(kind, size) }
 
 // floatFor is the smallest float type that holds every value of the integer
-// type d exactly enough for NumPy: 8- and 16-bit integers fit float32,
-// wider ones need float64 (NumPy would pick float16 for 8-bit integers).
+// type d exactly: float16 for 8-bit integers, float32 for 16-bit ones,
+// float64 for wider ones.
 func floatFor(d DType) DType {
-	if d.Size() <= 2 {
+	switch d.Size() {
+	case 1:
+		return Float16
+	case 2:
 		return Float32
 	}
 	return Float64
@@ -253,33 +260,39 @@ func WeakIntType(dt DType, v int64) DType {
 }
 
 // MinScalarFloat is np.min_scalar_type of a float, with NumPy 1.24's bounds
-// (-3.4e38, 3.4e38 for float32; NaN and infinities fit any float), except
-// that float16, which Phobos lacks, is float32.
+// (-65000, 65000 for float16, -3.4e38, 3.4e38 for float32; NaN and
+// infinities fit any float).
 func MinScalarFloat(v float64) DType {
-	if math.IsNaN(v) || math.IsInf(v, 0) || (v > -3.4e38 && v < 3.4e38) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || (v > -65000 && v < 65000):
+		return Float16
+	case v > -3.4e38 && v < 3.4e38:
 		return Float32
 	}
 	return Float64
 }
 
 // UfuncFloat is the type NumPy 1.24's float ufuncs (sqrt, exp, arctan2,
-// ...) compute in for inputs of type d: float32 for float32 and 16-bit
-// integers, float64 for wider integers. NumPy computes bool and 8-bit
-// integers in float16, which Phobos lacks: float32 stands in for the 8-bit
-// integers and float64, as before they existed, for bool.
+// ...) give for inputs of type d: the float itself, float16 for 8-bit
+// integers, float32 for 16-bit ones, float64 for wider ones. NumPy gives
+// float16 for bool too; Phobos keeps float64 there, as it did before it had
+// float16.
 func UfuncFloat(d DType) DType {
-	if d == Float32 || (d.IsInt() && d.Size() <= 2) {
-		return Float32
+	switch {
+	case d.IsFloat():
+		return d
+	case d.IsInt():
+		return floatFor(d)
 	}
 	return Float64
 }
 
 // FloatFor is the floating type NumPy computes true division, mean and
-// linear algebra in for inputs of type d: float32 stays, everything else
-// is float64.
+// linear algebra in for inputs of type d: float32 and float16 stay,
+// everything else is float64.
 func FloatFor(d DType) DType {
-	if d == Float32 {
-		return Float32
+	if d == Float32 || d == Float16 {
+		return d
 	}
 	return Float64
 }

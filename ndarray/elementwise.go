@@ -168,6 +168,17 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (array of shape %v)", err, a.shape)
 	}
+	if ct == Float16 {
+		// NumPy's half loops: computed in float32, each result rounded once.
+		if op == Spacing || op == NanToNum {
+			return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %v: not supported for float16 (its result depends on the half format itself); cast to float32 first", op)}
+		}
+		r, err := Unary(op, a.Astype(Float32))
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, rt), nil
+	}
 	x := a
 	var out *Array
 	if a.dtype != ct {
@@ -422,6 +433,22 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 		return nil, fmt.Errorf("ndarray: %v: operands could not be broadcast together with shapes %v (%v) and %v (%v)",
 			op, a.shape, a.dtype, b.shape, b.dtype)
 	}
+	if ct == Float16 {
+		// NumPy's half loops: computed in float32, each result rounded
+		// once. ldexp's exponent stays an integer.
+		if op == NextAfter {
+			return nil, &DTypeError{Msg: "ndarray: nextafter: not supported for float16 (its result depends on the half format itself); cast to float32 first"}
+		}
+		y := b
+		if op != Ldexp {
+			y = b.Astype(Float32)
+		}
+		r, err := Binary(op, a.Astype(Float32), y)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, rt), nil
+	}
 	// Cast before broadcasting so a broadcast operand is converted once, not
 	// once per repetition. A cast of output shape doubles as the output.
 	x, y := a, b
@@ -656,6 +683,11 @@ func Where(cond, x, y *Array) (*Array, error) {
 			cond.shape, x.shape, y.shape)
 	}
 	dt := Promote(x.dtype, y.dtype)
+	if dt == Float16 {
+		// A selection: float16 values move as their bits, after the
+		// operands are converted to float16.
+		x, y = ewCast(x, Float16), ewCast(y, Float16)
+	}
 	c := cond
 	if c.dtype != Bool {
 		c = c.Astype(Bool)
@@ -689,6 +721,8 @@ func Where(cond, x, y *Array) (*Array, error) {
 		ewTernaryRun(ewWhereLoop[uint64], out, ops[0], ops[1], ops[2])
 	case Bool:
 		ewTernaryRun(ewWhereLoop[uint8], out, ops[0], ops[1], ops[2])
+	case Float16:
+		ewTernaryRun(ewWhereLoop[uint16], out, ops[0], ops[1], ops[2])
 	}
 	return out, nil
 }
@@ -709,6 +743,13 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 			a.shape, lo.shape, hi.shape)
 	}
 	dt := Promote(Promote(a.dtype, lo.dtype), hi.dtype)
+	if dt == Float16 {
+		r, err := Clip(a.Astype(Float32), lo.Astype(Float32), hi.Astype(Float32))
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, Float16), nil
+	}
 	ops, err := ewBroadcastAll(shape, ewCast(a, dt), ewCast(lo, dt), ewCast(hi, dt))
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: clip: %w", err)

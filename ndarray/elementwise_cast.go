@@ -34,6 +34,8 @@ func ewCastInto(out, a *Array) {
 		case 1:
 			ewUnaryRun(ewCopyLoop[uint8], out, a)
 		}
+	case src == Float16 || dst == Float16:
+		ewCastHalf(out, a)
 	case dst == Bool:
 		switch src {
 		case Float64:

@@ -28,6 +28,9 @@ func MatMul(a, b *Array) (*Array, error) {
 		}
 	}
 	dt := Promote(a.dtype, b.dtype)
+	if dt == Float16 {
+		return nil, &DTypeError{Msg: "ndarray: matmul: not supported for float16; cast to float32 first"}
+	}
 	av, bv := a, b
 	if a.NDim() == 1 {
 		av = a.view([]int{1, a.shape[0]}, []int{0, a.strides[0]}, a.offset)

@@ -234,6 +234,14 @@ func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: %v: nil or invalid array", op)
 	}
+	if a.dtype == Float16 {
+		// NumPy reduces float16 in float32 and rounds the result once.
+		r, err := Reduce(op, a.Astype(Float32), axes, keepdims)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, ReduceResultType(op, Float16)), nil
+	}
 	red, err := redAxesMask(op.String(), a.shape, axes)
 	if err != nil {
 		return nil, err
@@ -268,6 +276,17 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 	}
 	if err := redCheckParts("combine "+op.String(), parts, Invalid); err != nil {
 		return nil, err
+	}
+	if parts[0].dtype == Float16 {
+		single := make([]*Array, len(parts))
+		for i, p := range parts {
+			single[i] = p.Astype(Float32)
+		}
+		r, err := Combine(op, single)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, Float16), nil
 	}
 	cop := op
 	switch op {
@@ -1096,6 +1115,7 @@ func Moments(a *Array, axes []int) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: moments: nil or invalid array")
 	}
+	a = single(a)
 	red, err := redAxesMask("moments", a.shape, axes)
 	if err != nil {
 		return nil, err
@@ -1397,6 +1417,9 @@ func redArgBetter[T redNum](isMax bool, v, b T) bool {
 // when partials of different chunks are compared (within a chunk the native
 // type is compared).
 func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) (*Array, error) {
+	if a != nil {
+		a = single(a) // float16 values are exact in float32
+	}
 	p, _, err := argPartial(isMax, false, a, axis, globalShape, chunkOffset)
 	return p, err
 }

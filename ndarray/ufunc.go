@@ -56,7 +56,7 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 	p := Promote(a, b)
 	switch op {
 	case ArcTan2, Hypot, LogAddExp, LogAddExp2, CopySign, NextAfter, Heaviside:
-		f := UfuncFloat(p) // numpy: float16 for two bools
+		f := ufuncFloat2(a, b) // numpy: float16 for two bools
 		return f, f, nil
 	case FloatPower:
 		return Float64, Float64, nil
@@ -88,6 +88,19 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		return p, p, nil
 	}
 	return 0, 0, fmt.Errorf("ndarray: unknown binary op %d", uint8(op))
+}
+
+// ufuncFloat2 is the float type of NumPy's first loop of a binary float
+// ufunc that both a and b cast to safely: the wider of their UfuncFloat
+// types (int8 and uint8 meet in float16), a bool taking the other's.
+func ufuncFloat2(a, b DType) DType {
+	switch {
+	case a == Bool:
+		return UfuncFloat(b)
+	case b == Bool:
+		return UfuncFloat(a)
+	}
+	return Promote(UfuncFloat(a), UfuncFloat(b))
 }
 
 // ufuncUnaryKernel runs a unary op of this file over x, already of the

@@ -62,6 +62,14 @@ func Compare(got, want *ndarray.Array, rtol, atol float64) error {
 		show = func(i int) (string, string) {
 			return strconv.FormatBool(gs[i] != 0), strconv.FormatBool(ws[i] != 0)
 		}
+	case ndarray.Float16:
+		gs, ws := g.Float16s()[:n], w.Float16s()[:n]
+		bad = func(i int) bool {
+			return !within(ndarray.HalfToFloat64(gs[i]), ndarray.HalfToFloat64(ws[i]), rtol, atol)
+		}
+		show = func(i int) (string, string) {
+			return strconv.FormatFloat(ndarray.HalfToFloat64(gs[i]), 'g', -1, 32), strconv.FormatFloat(ndarray.HalfToFloat64(ws[i]), 'g', -1, 32)
+		}
 	default:
 		if !g.DType().IsInt() {
 			return errors.New("numpytest: Compare of an invalid dtype")

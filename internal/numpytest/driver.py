@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 SUPPORTED = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                                   np.uint32, np.uint64, np.float32, np.float64)]
+                                   np.uint32, np.uint64, np.float16, np.float32, np.float64)]
 
 
 def normalise(v, j):

@@ -36,6 +36,7 @@ uint8 = np.uint8
 uint16 = np.uint16
 uint32 = np.uint32
 uint64 = np.uint64
+float16 = np.float16
 float32 = np.float32
 float64 = np.float64
 

@@ -13,7 +13,7 @@ import numpy as np
 from .. import session as _session
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                    "float32", "float64")
+                    "float16", "float32", "float64")
 _SUPPORTED = ", ".join(SUPPORTED_DTYPES)
 
 

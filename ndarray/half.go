@@ -47,7 +47,7 @@ func Float64ToHalf(f float64) uint16 {
 	case a < 0x1p-14: // subnormal: a multiple of 2^-24, rounded
 		return sign | uint16(math.RoundToEven(a*0x1p24))
 	}
-	_, e := math.Frexp(a) // a = fr·2^e, fr in [0.5, 1)
+	_, e := math.Frexp(a)                              // a = fr·2^e, fr in [0.5, 1)
 	m := uint16(math.RoundToEven(math.Ldexp(a, 11-e))) // 1024..2048
 	exp := uint16(e - 1 + 15)
 	if m == 2048 {

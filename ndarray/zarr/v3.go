@@ -683,7 +683,11 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 			if err != nil {
 				return nil, 0, bad("a bad hex bit pattern")
 			}
-			if dt == ndarray.Float32 {
+			switch dt {
+			case ndarray.Float16:
+				binary.LittleEndian.PutUint16(b, uint16(u))
+				return b, ndarray.HalfToFloat64(uint16(u)), nil
+			case ndarray.Float32:
 				binary.LittleEndian.PutUint32(b, uint32(u))
 				return b, float64(math.Float32frombits(uint32(u))), nil
 			}
@@ -701,6 +705,14 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 		if f, err = strconv.ParseFloat(string(n), 64); err != nil {
 			return nil, 0, bad("out of range")
 		}
+	}
+	if dt == ndarray.Float16 {
+		h := ndarray.Float64ToHalf(f)
+		if math.IsNaN(f) {
+			h = 0x7e00 // Zarr's NaN: sign 0, the top mantissa bit alone
+		}
+		binary.LittleEndian.PutUint16(b, h)
+		return b, ndarray.HalfToFloat64(h), nil
 	}
 	if dt == ndarray.Float32 {
 		f32 := float32(f)

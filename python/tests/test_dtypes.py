@@ -65,3 +65,21 @@ def test_creation_and_astype(dtype):
     with np.errstate(all="ignore"):
         same(mt.tensor(f, chunks=3).astype(dtype).fetch(), f.astype(dtype))
     assert mt.zeros(2, dtype=getattr(mt, dtype)).dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("chunks", CHUNKINGS)
+def test_float16(chunks):
+    rng = np.random.default_rng(5)
+    a = (rng.integers(-40, 40, (5, 7)) / 4).astype(np.float16)
+    b = (rng.standard_normal((5, 7))).astype(np.float16)
+    x, y = mt.tensor(a, chunks=chunks), mt.tensor(b, chunks=chunks)
+    for f in (lambda p, q: p + q, lambda p, q: p * q, lambda p, q: p / q, lambda p, q: p > q,
+              lambda p, q: p + 1.5, lambda p, q: p + 1e5):
+        same(f(x, y).fetch(), f(a, b))
+    same(x.sum().fetch(), a.sum())
+    same(x.max(axis=0).fetch(), a.max(axis=0))
+    s = mt.sqrt(mt.abs(y)).fetch()
+    assert s.dtype == np.float16
+    np.testing.assert_allclose(s, np.sqrt(np.abs(b)), rtol=1e-3)
+    with pytest.raises(Exception, match="float16"):
+        mt.sort(x).fetch()

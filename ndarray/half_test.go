@@ -74,3 +74,27 @@ func TestHalfRefused(t *testing.T) {
 		t.Errorf("nextafter of float16: %v, want a DTypeError", err)
 	}
 }
+
+// The float32 path rounds as the float64 one, over a spread of float32 bit
+// patterns and every half's neighbourhood.
+func TestFloat32ToHalf(t *testing.T) {
+	check := func(b uint32) {
+		f := math.Float32frombits(b)
+		got, want := float32ToHalf(f), Float64ToHalf(float64(f))
+		if got != want {
+			t.Fatalf("float32 %#08x (%v): %#04x, want %#04x", b, f, got, want)
+		}
+	}
+	for b := uint32(0); b < 1<<32-4093; b += 4093 {
+		check(b)
+	}
+	for h := range 1 << 16 {
+		b := math.Float32bits(float32(HalfToFloat64(uint16(h))))
+		for d := uint32(0); d < 1<<14; d += 97 {
+			check(b + d)
+			check(b - d)
+		}
+		check(b + 1<<12)
+		check(b - 1<<12)
+	}
+}

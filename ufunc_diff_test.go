@@ -143,9 +143,9 @@ func ufFails(o ufOp, dts ...ndarray.DType) bool {
 const ufWrap = "(lambda t: t if isinstance(t, tuple) else (t,))"
 
 // ufExpr is the NumPy expression of np.<fn> applied to the inputs args
-// (Python names with their dtypes), with Phobos's stand-ins: a float16
+// (Python names with their dtypes), with Phobos's stand-in: a float16
 // result is recomputed with the bool inputs as float64 (but ldexp's
-// exponent, which stays an integer), an int8 result is cast to int32.
+// exponent, which stays an integer).
 func ufExpr(fn string, args []string, dts []ndarray.DType) string {
 	cast := make([]string, len(args))
 	for i, a := range args {
@@ -156,8 +156,8 @@ func ufExpr(fn string, args []string, dts []ndarray.DType) string {
 	}
 	call := fmt.Sprintf("np.%s(%s)", fn, strings.Join(args, ", "))
 	recall := fmt.Sprintf("np.%s(%s)", fn, strings.Join(cast, ", "))
-	return fmt.Sprintf("(lambda r, g: %s(g()) if any(q.dtype == np.float16 for q in r) else "+
-		"tuple(q.astype(np.int32) if q.dtype == np.int8 else q for q in r))(%s(%s), lambda: %s)", ufWrap, ufWrap, call, recall)
+	return fmt.Sprintf("(lambda r, g: %s(g()) if any(q.dtype == np.float16 for q in r) else r)(%s(%s), lambda: %s)",
+		ufWrap, ufWrap, call, recall)
 }
 
 // ufOpCase is the case of op o on the named inputs.

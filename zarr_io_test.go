@@ -35,7 +35,13 @@ specs = [("f8", (31, 17), (8, 5), Blosc(cname="lz4", shuffle=Blosc.SHUFFLE), "C"
          ("f4", (12, 9, 5), (5, 4, 5), Zstd(level=2), "F"),
          ("i8", (40,), (7,), Blosc(cname="zstd", shuffle=Blosc.BITSHUFFLE), "C"),
          ("i4", (9, 13), (4, 4), None, "F"),
-         ("b1", (20, 6), (6, 6), Blosc(cname="zlib"), "C")]
+         ("b1", (20, 6), (6, 6), Blosc(cname="zlib"), "C"),
+         ("u1", (33, 7), (8, 3), Blosc(cname="lz4", shuffle=Blosc.BITSHUFFLE), "C"),
+         (">i2", (15, 4), (4, 4), Zstd(level=1), "C"),
+         ("i1", (50,), (9,), None, "C"),
+         ("u2", (6, 11), (5, 5), Blosc(cname="zstd", shuffle=Blosc.SHUFFLE), "F"),
+         ("<u4", (21,), (4,), None, "C"),
+         (">u8", (5, 6), (2, 4), Zstd(level=3), "C")]
 for i, (dt, shape, chunks, comp, order) in enumerate(specs):
     a = rng.integers(-50, 50, shape).astype(dt) if dt != "b1" else rng.random(shape) > 0.5
     if dt[0] == "f": a = (rng.standard_normal(shape) * 10).astype(dt)
@@ -54,7 +60,7 @@ for i, (dt, shape, chunks, comp, order) in enumerate(specs):
 	defer sess.Close()
 	ctx := context.Background()
 	cases := 0
-	for i := range 5 {
+	for i := range 11 {
 		want, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("a%d.npy", i)))
 		if err != nil {
 			t.Fatal(err)

@@ -618,7 +618,7 @@ func (a *args) index(name string) ([]tensor.Idx, error) {
 			switch {
 			case ok && m.DType() == ndarray.Bool:
 				idx[i] = tensor.Mask(m)
-			case ok && (m.DType() == ndarray.Int64 || m.DType() == ndarray.Int32):
+			case ok && m.DType().IsInt():
 				idx[i] = tensor.Array(m)
 			default:
 				return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("arrays used as indices must be of integer (or boolean) type; got %v", v)}

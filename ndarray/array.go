@@ -139,7 +139,25 @@ func FromBools(shape []int, data []bool) (*Array, error) {
 	return a, nil
 }
 
-func fromSlice[T float64 | float32 | int64 | int32](dt DType, shape []int, data []T) (*Array, error) {
+// FromInt8s builds an int8 array of the given shape from data (copied).
+func FromInt8s(shape []int, data []int8) (*Array, error) { return fromSlice(Int8, shape, data) }
+
+// FromInt16s builds an int16 array of the given shape from data (copied).
+func FromInt16s(shape []int, data []int16) (*Array, error) { return fromSlice(Int16, shape, data) }
+
+// FromUint8s builds a uint8 array of the given shape from data (copied).
+func FromUint8s(shape []int, data []uint8) (*Array, error) { return fromSlice(Uint8, shape, data) }
+
+// FromUint16s builds a uint16 array of the given shape from data (copied).
+func FromUint16s(shape []int, data []uint16) (*Array, error) { return fromSlice(Uint16, shape, data) }
+
+// FromUint32s builds a uint32 array of the given shape from data (copied).
+func FromUint32s(shape []int, data []uint32) (*Array, error) { return fromSlice(Uint32, shape, data) }
+
+// FromUint64s builds a uint64 array of the given shape from data (copied).
+func FromUint64s(shape []int, data []uint64) (*Array, error) { return fromSlice(Uint64, shape, data) }
+
+func fromSlice[T ewNum](dt DType, shape []int, data []T) (*Array, error) {
 	a, err := New(dt, shape...)
 	if err != nil {
 		return nil, err
@@ -262,6 +280,28 @@ func (a *Array) Int64s() []int64 { a.mustBe(Int64); return typed[int64](a) }
 // Int32s is Float64s for int32 arrays.
 func (a *Array) Int32s() []int32 { a.mustBe(Int32); return typed[int32](a) }
 
+// Int8s is Float64s for int8 arrays.
+func (a *Array) Int8s() []int8 { a.mustBe(Int8); return typed[int8](a) }
+
+// Int16s is Float64s for int16 arrays.
+func (a *Array) Int16s() []int16 { a.mustBe(Int16); return typed[int16](a) }
+
+// Uint8s is Float64s for uint8 arrays.
+func (a *Array) Uint8s() []uint8 { a.mustBe(Uint8); return typed[uint8](a) }
+
+// Uint16s is Float64s for uint16 arrays.
+func (a *Array) Uint16s() []uint16 { a.mustBe(Uint16); return typed[uint16](a) }
+
+// Uint32s is Float64s for uint32 arrays.
+func (a *Array) Uint32s() []uint32 { a.mustBe(Uint32); return typed[uint32](a) }
+
+// Uint64s is Float64s for uint64 arrays.
+func (a *Array) Uint64s() []uint64 { a.mustBe(Uint64); return typed[uint64](a) }
+
+// Float16s is Float64s for float16 arrays: the elements' bits (see
+// HalfToFloat64 and Float64ToHalf).
+func (a *Array) Float16s() []uint16 { a.mustBe(Float16); return typed[uint16](a) }
+
 // Bools is Float64s for bool arrays: one byte per element, 0 or 1.
 func (a *Array) Bools() []uint8 { a.mustBe(Bool); return typed[uint8](a) }
 
@@ -301,6 +341,20 @@ func (a *Array) AtFlat(i int) float64 {
 		return float64(typedAll[int64](a)[o])
 	case Int32:
 		return float64(typedAll[int32](a)[o])
+	case Int8:
+		return float64(typedAll[int8](a)[o])
+	case Int16:
+		return float64(typedAll[int16](a)[o])
+	case Uint8:
+		return float64(typedAll[uint8](a)[o])
+	case Uint16:
+		return float64(typedAll[uint16](a)[o])
+	case Uint32:
+		return float64(typedAll[uint32](a)[o])
+	case Uint64:
+		return float64(typedAll[uint64](a)[o])
+	case Float16:
+		return HalfToFloat64(typedAll[uint16](a)[o])
 	case Bool:
 		return float64(typedAll[uint8](a)[o])
 	}
@@ -315,6 +369,18 @@ func (a *Array) IntAtFlat(i int) int64 {
 		return typedAll[int64](a)[o]
 	case Int32:
 		return int64(typedAll[int32](a)[o])
+	case Int8:
+		return int64(typedAll[int8](a)[o])
+	case Int16:
+		return int64(typedAll[int16](a)[o])
+	case Uint8:
+		return int64(typedAll[uint8](a)[o])
+	case Uint16:
+		return int64(typedAll[uint16](a)[o])
+	case Uint32:
+		return int64(typedAll[uint32](a)[o])
+	case Uint64:
+		return int64(typedAll[uint64](a)[o])
 	case Bool:
 		return int64(typedAll[uint8](a)[o])
 	}
@@ -330,9 +396,23 @@ func (a *Array) SetFlat(i int, v float64) {
 	case Float32:
 		typedAll[float32](a)[o] = float32(v)
 	case Int64:
-		typedAll[int64](a)[o] = int64(v)
+		typedAll[int64](a)[o] = ewCvt64(v)
 	case Int32:
-		typedAll[int32](a)[o] = int32(v)
+		typedAll[int32](a)[o] = ewCvt32(v)
+	case Int8:
+		typedAll[int8](a)[o] = ewFloatToInt[float64, int8](v)
+	case Int16:
+		typedAll[int16](a)[o] = ewFloatToInt[float64, int16](v)
+	case Uint8:
+		typedAll[uint8](a)[o] = ewFloatToInt[float64, uint8](v)
+	case Uint16:
+		typedAll[uint16](a)[o] = ewFloatToInt[float64, uint16](v)
+	case Uint32:
+		typedAll[uint32](a)[o] = ewFloatToInt[float64, uint32](v)
+	case Uint64:
+		typedAll[uint64](a)[o] = ewFloatToInt[float64, uint64](v)
+	case Float16:
+		typedAll[uint16](a)[o] = Float64ToHalf(v)
 	case Bool:
 		if v != 0 {
 			typedAll[uint8](a)[o] = 1
@@ -361,6 +441,34 @@ func (a *Array) ToFloat64s() []float64 {
 	case Int32:
 		for i, v := range typed[int32](c)[:n] {
 			out[i] = float64(v)
+		}
+	case Int8:
+		for i, v := range typed[int8](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Int16:
+		for i, v := range typed[int16](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Uint8:
+		for i, v := range typed[uint8](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Uint16:
+		for i, v := range typed[uint16](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Uint32:
+		for i, v := range typed[uint32](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Uint64:
+		for i, v := range typed[uint64](c)[:n] {
+			out[i] = float64(v)
+		}
+	case Float16:
+		for i, v := range typed[uint16](c)[:n] {
+			out[i] = HalfToFloat64(v)
 		}
 	case Bool:
 		for i, v := range typed[uint8](c)[:n] {
@@ -416,6 +524,20 @@ func CopyInto(dst, src *Array) {
 		copyStrided[int64](dst, src)
 	case Int32:
 		copyStrided[int32](dst, src)
+	case Int8:
+		copyStrided[int8](dst, src)
+	case Int16:
+		copyStrided[int16](dst, src)
+	case Uint8:
+		copyStrided[uint8](dst, src)
+	case Uint16:
+		copyStrided[uint16](dst, src)
+	case Uint32:
+		copyStrided[uint32](dst, src)
+	case Uint64:
+		copyStrided[uint64](dst, src)
+	case Float16:
+		copyStrided[uint16](dst, src)
 	case Bool:
 		copyStrided[uint8](dst, src)
 	}

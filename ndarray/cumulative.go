@@ -4,7 +4,8 @@ import "fmt"
 
 // CumSum is NumPy's cumsum along axis (negative counts from the end; a 0-d
 // array is treated as one element of a 1-D array, as NumPy does). Bool and
-// integer inputs accumulate in int64 (wrapping); floats keep their type and
+// signed integer inputs accumulate in int64, unsigned ones in uint64 (both
+// wrapping, so the uint64 result is computed as int64); floats keep their type and
 // accumulate sequentially in it, exactly as NumPy's add.accumulate.
 func CumSum(a *Array, axis int) (*Array, error) { return cumulate("cumsum", false, a, axis) }
 
@@ -14,6 +15,10 @@ func CumProd(a *Array, axis int) (*Array, error) { return cumulate("cumprod", tr
 func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: %s: nil or invalid array", name)
+	}
+	if a.dtype == Float16 {
+		// NumPy rounds the running value to float16 at every step.
+		return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %s: not supported for float16; cast to float32 first", name)}
 	}
 	if a.NDim() == 0 {
 		if axis != 0 && axis != -1 {
@@ -25,10 +30,7 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: %s of array of shape %v: %w", name, a.shape, err)
 	}
-	odt := Int64
-	if a.dtype.IsFloat() {
-		odt = a.dtype
-	}
+	odt := ReduceResultType(Sum, a.dtype)
 	out := newArray(odt, a.shape)
 	if out.Size() == 0 {
 		return out, nil
@@ -42,6 +44,18 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 		cumT[int64, int64](prod, a, ax, out)
 	case Int32:
 		cumT[int32, int64](prod, a, ax, out)
+	case Int8:
+		cumT[int8, int64](prod, a, ax, out)
+	case Int16:
+		cumT[int16, int64](prod, a, ax, out)
+	case Uint8:
+		cumT[uint8, int64](prod, a, ax, out)
+	case Uint16:
+		cumT[uint16, int64](prod, a, ax, out)
+	case Uint32:
+		cumT[uint32, int64](prod, a, ax, out)
+	case Uint64:
+		cumT[uint64, int64](prod, a, ax, out)
 	case Bool:
 		cumT[uint8, int64](prod, a, ax, out)
 	}

@@ -112,8 +112,8 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 
 // ewUnaryTypes gives the type the op computes in (the input is cast to it
 // first) and the result type, following NumPy 1.24's ufunc loops. NumPy's
-// float16/int8 results (e.g. sqrt or square of bool) have no Phobos type;
-// float64/int32 stand in for them.
+// float16 results (e.g. sqrt of bool or int8) have no Phobos type; see
+// UfuncFloat for what stands in.
 func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	if !in.Valid() {
 		return 0, 0, fmt.Errorf("ndarray: %v: invalid input dtype %v", op, in)
@@ -133,11 +133,11 @@ func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 		return in, in, nil
 	case Square:
 		if in == Bool {
-			return Int32, Int32, nil // numpy: int8
+			return Int8, Int8, nil
 		}
 		return in, in, nil
 	case Sqrt, Exp, Log, Log1p, Sin, Cos, Tan, Tanh, Floor, Ceil:
-		f := FloatFor(in) // numpy: float16 for bool
+		f := UfuncFloat(in) // numpy: float16 for bool
 		return f, f, nil
 	case Round:
 		if in == Bool {
@@ -167,6 +167,17 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	ct, rt, err := ewUnaryTypes(op, a.dtype)
 	if err != nil {
 		return nil, fmt.Errorf("%w (array of shape %v)", err, a.shape)
+	}
+	if ct == Float16 {
+		// NumPy's half loops: computed in float32, each result rounded once.
+		if op == Spacing || op == NanToNum {
+			return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %v: not supported for float16 (its result depends on the half format itself); cast to float32 first", op)}
+		}
+		r, err := Unary(op, a.Astype(Float32))
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, rt), nil
 	}
 	x := a
 	var out *Array
@@ -205,6 +216,18 @@ func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
 		ewUnaryInt[int64](op, out, x)
 	case Int32:
 		ewUnaryInt[int32](op, out, x)
+	case Int8:
+		ewUnaryInt[int8](op, out, x)
+	case Int16:
+		ewUnaryInt[int16](op, out, x)
+	case Uint8:
+		ewUnaryInt[uint8](op, out, x)
+	case Uint16:
+		ewUnaryInt[uint16](op, out, x)
+	case Uint32:
+		ewUnaryInt[uint32](op, out, x)
+	case Uint64:
+		ewUnaryInt[uint64](op, out, x)
 	case Bool:
 		ewUnaryBool(op, out, x)
 	}
@@ -357,8 +380,7 @@ func ParseBinaryOp(name string) (BinaryOp, error) {
 }
 
 // ewBinaryTypes gives the type both inputs are cast to and the result type,
-// following NumPy 1.24 for arrays. NumPy's int8 results (floor_divide,
-// remainder, power of two bools) become int32, the smallest Phobos integer.
+// following NumPy 1.24 for arrays.
 func ewBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 	if !a.Valid() || !b.Valid() {
 		return 0, 0, fmt.Errorf("ndarray: %v: invalid input dtypes %v and %v", op, a, b)
@@ -374,7 +396,7 @@ func ewBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		return p, p, nil
 	case FloorDiv, Mod, Pow:
 		if p == Bool {
-			return Int32, Int32, nil // numpy: int8
+			return Int8, Int8, nil
 		}
 		return p, p, nil
 	case Div:
@@ -410,6 +432,22 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: %v: operands could not be broadcast together with shapes %v (%v) and %v (%v)",
 			op, a.shape, a.dtype, b.shape, b.dtype)
+	}
+	if ct == Float16 {
+		// NumPy's half loops: computed in float32, each result rounded
+		// once. ldexp's exponent stays an integer.
+		if op == NextAfter {
+			return nil, &DTypeError{Msg: "ndarray: nextafter: not supported for float16 (its result depends on the half format itself); cast to float32 first"}
+		}
+		y := b
+		if op != Ldexp {
+			y = b.Astype(Float32)
+		}
+		r, err := Binary(op, a.Astype(Float32), y)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, rt), nil
 	}
 	// Cast before broadcasting so a broadcast operand is converted once, not
 	// once per repetition. A cast of output shape doubles as the output.
@@ -480,6 +518,18 @@ func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 		ewBinaryInt[int64](op, out, xb, yb)
 	case Int32:
 		ewBinaryInt[int32](op, out, xb, yb)
+	case Int8:
+		ewBinaryInt[int8](op, out, xb, yb)
+	case Int16:
+		ewBinaryInt[int16](op, out, xb, yb)
+	case Uint8:
+		ewBinaryInt[uint8](op, out, xb, yb)
+	case Uint16:
+		ewBinaryInt[uint16](op, out, xb, yb)
+	case Uint32:
+		ewBinaryInt[uint32](op, out, xb, yb)
+	case Uint64:
+		ewBinaryInt[uint64](op, out, xb, yb)
 	case Bool:
 		ewBinaryBool(op, out, xb, yb)
 	}
@@ -493,6 +543,18 @@ func ewAnyNegative(a *Array) bool {
 		return ewAnyNegativeTyped[int64](a)
 	case Int32:
 		return ewAnyNegativeTyped[int32](a)
+	case Int8:
+		return ewAnyNegativeTyped[int8](a)
+	case Int16:
+		return ewAnyNegativeTyped[int16](a)
+	case Uint8:
+		return ewAnyNegativeTyped[uint8](a)
+	case Uint16:
+		return ewAnyNegativeTyped[uint16](a)
+	case Uint32:
+		return ewAnyNegativeTyped[uint32](a)
+	case Uint64:
+		return ewAnyNegativeTyped[uint64](a)
 	}
 	return false
 }
@@ -621,6 +683,11 @@ func Where(cond, x, y *Array) (*Array, error) {
 			cond.shape, x.shape, y.shape)
 	}
 	dt := Promote(x.dtype, y.dtype)
+	if dt == Float16 {
+		// A selection: float16 values move as their bits, after the
+		// operands are converted to float16.
+		x, y = ewCast(x, Float16), ewCast(y, Float16)
+	}
 	c := cond
 	if c.dtype != Bool {
 		c = c.Astype(Bool)
@@ -640,8 +707,22 @@ func Where(cond, x, y *Array) (*Array, error) {
 		ewTernaryRun(ewWhereLoop[int64], out, ops[0], ops[1], ops[2])
 	case Int32:
 		ewTernaryRun(ewWhereLoop[int32], out, ops[0], ops[1], ops[2])
+	case Int8:
+		ewTernaryRun(ewWhereLoop[int8], out, ops[0], ops[1], ops[2])
+	case Int16:
+		ewTernaryRun(ewWhereLoop[int16], out, ops[0], ops[1], ops[2])
+	case Uint8:
+		ewTernaryRun(ewWhereLoop[uint8], out, ops[0], ops[1], ops[2])
+	case Uint16:
+		ewTernaryRun(ewWhereLoop[uint16], out, ops[0], ops[1], ops[2])
+	case Uint32:
+		ewTernaryRun(ewWhereLoop[uint32], out, ops[0], ops[1], ops[2])
+	case Uint64:
+		ewTernaryRun(ewWhereLoop[uint64], out, ops[0], ops[1], ops[2])
 	case Bool:
 		ewTernaryRun(ewWhereLoop[uint8], out, ops[0], ops[1], ops[2])
+	case Float16:
+		ewTernaryRun(ewWhereLoop[uint16], out, ops[0], ops[1], ops[2])
 	}
 	return out, nil
 }
@@ -662,6 +743,13 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 			a.shape, lo.shape, hi.shape)
 	}
 	dt := Promote(Promote(a.dtype, lo.dtype), hi.dtype)
+	if dt == Float16 {
+		r, err := Clip(a.Astype(Float32), lo.Astype(Float32), hi.Astype(Float32))
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, Float16), nil
+	}
 	ops, err := ewBroadcastAll(shape, ewCast(a, dt), ewCast(lo, dt), ewCast(hi, dt))
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: clip: %w", err)
@@ -676,6 +764,18 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 		ewClipTyped[int64](out, ops[0], ops[1], ops[2])
 	case Int32:
 		ewClipTyped[int32](out, ops[0], ops[1], ops[2])
+	case Int8:
+		ewClipTyped[int8](out, ops[0], ops[1], ops[2])
+	case Int16:
+		ewClipTyped[int16](out, ops[0], ops[1], ops[2])
+	case Uint8:
+		ewClipTyped[uint8](out, ops[0], ops[1], ops[2])
+	case Uint16:
+		ewClipTyped[uint16](out, ops[0], ops[1], ops[2])
+	case Uint32:
+		ewClipTyped[uint32](out, ops[0], ops[1], ops[2])
+	case Uint64:
+		ewClipTyped[uint64](out, ops[0], ops[1], ops[2])
 	case Bool:
 		ewClipTyped[uint8](out, ops[0], ops[1], ops[2])
 	}

@@ -13,18 +13,21 @@ import "unsafe"
 
 // ewNum are the element types that support arithmetic.
 type ewNum interface {
-	float64 | float32 | int64 | int32
+	float64 | float32 | int64 | int32 | int16 | int8 | uint64 | uint32 | uint16 | uint8
 }
 
 // ewFloat are the floating element types.
 type ewFloat interface{ float64 | float32 }
 
-// ewInt are the integer element types.
-type ewInt interface{ int64 | int32 }
+// ewInt are the integer element types. uint8 is also bool's storage type;
+// kernels are chosen by dtype, so the two never meet.
+type ewInt interface {
+	int64 | int32 | int16 | int8 | uint64 | uint32 | uint16 | uint8
+}
 
 // ewElem are all storage types; bool is stored as uint8 0/1.
 type ewElem interface {
-	float64 | float32 | int64 | int32 | uint8
+	float64 | float32 | int64 | int32 | int16 | int8 | uint64 | uint32 | uint16 | uint8
 }
 
 // ewBlock is the number of elements gathered at once from a strided run:
@@ -213,6 +216,8 @@ func ewCopyInto(dst, src *Array) {
 		ewCopyTyped[uint64](dst, src)
 	case 4:
 		ewCopyTyped[uint32](dst, src)
+	case 2:
+		ewCopyTyped[uint16](dst, src)
 	case 1:
 		ewCopyTyped[uint8](dst, src)
 	}

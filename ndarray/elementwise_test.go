@@ -43,6 +43,9 @@ func ewtGet(a *Array, i int) (float64, int64) {
 		v := typedAll[uint8](a)[o]
 		return float64(v), int64(v)
 	}
+	if a.dtype.IsInt() {
+		return a.AtFlat(i), a.IntAtFlat(i)
+	}
 	panic("bad dtype")
 }
 
@@ -58,6 +61,18 @@ func ewtSet(a *Array, i int, f float64, n int64) {
 	case Int32:
 		typedAll[int32](a)[i] = int32(n)
 	case Bool:
+		typedAll[uint8](a)[i] = uint8(n)
+	case Int16:
+		typedAll[int16](a)[i] = int16(n)
+	case Int8:
+		typedAll[int8](a)[i] = int8(n)
+	case Uint64:
+		typedAll[uint64](a)[i] = uint64(n)
+	case Uint32:
+		typedAll[uint32](a)[i] = uint32(n)
+	case Uint16:
+		typedAll[uint16](a)[i] = uint16(n)
+	case Uint8:
 		typedAll[uint8](a)[i] = uint8(n)
 	}
 }
@@ -102,8 +117,6 @@ func ewtNumpyDType(t testing.TB, name string) DType {
 	switch name {
 	case "float16":
 		return Float64
-	case "int8":
-		return Int32
 	}
 	d, err := ParseDType(name)
 	if err != nil {

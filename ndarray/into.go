@@ -24,6 +24,14 @@ func UnaryInto(op UnaryOp, out, a *Array) error {
 	if err := checkOut(op.String(), out, rt, a.shape); err != nil {
 		return err
 	}
+	if ct == Float16 {
+		r, err := Unary(op, a) // through float32
+		if err != nil {
+			return err
+		}
+		CopyInto(out, r)
+		return nil
+	}
 	x := a
 	if a.dtype != ct {
 		x = a.Astype(ct)
@@ -40,6 +48,17 @@ func BinaryInto(op BinaryOp, out, a, b *Array) error {
 	}
 	if err := checkOut(op.String(), out, rt, out.shape); err != nil {
 		return err
+	}
+	if ct == Float16 {
+		r, err := Binary(op, a, b) // through float32
+		if err != nil {
+			return err
+		}
+		if !SameShape(r.shape, out.shape) {
+			return fmt.Errorf("ndarray: %v into %v%v: operands broadcast to %v", op, out.dtype, out.shape, r.shape)
+		}
+		CopyInto(out, r)
+		return nil
 	}
 	x, y := a, b
 	if x.dtype != ct {
@@ -71,6 +90,18 @@ func GatherFlat(dst, src *Array, start int) error {
 		gatherFlat[int64](dst, src, start, n)
 	case Int32:
 		gatherFlat[int32](dst, src, start, n)
+	case Int8:
+		gatherFlat[int8](dst, src, start, n)
+	case Int16:
+		gatherFlat[int16](dst, src, start, n)
+	case Uint8:
+		gatherFlat[uint8](dst, src, start, n)
+	case Uint16, Float16:
+		gatherFlat[uint16](dst, src, start, n)
+	case Uint32:
+		gatherFlat[uint32](dst, src, start, n)
+	case Uint64:
+		gatherFlat[uint64](dst, src, start, n)
 	case Bool:
 		gatherFlat[uint8](dst, src, start, n)
 	}

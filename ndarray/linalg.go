@@ -28,6 +28,9 @@ func MatMul(a, b *Array) (*Array, error) {
 		}
 	}
 	dt := Promote(a.dtype, b.dtype)
+	if dt == Float16 {
+		return nil, &DTypeError{Msg: "ndarray: matmul: not supported for float16; cast to float32 first"}
+	}
 	av, bv := a, b
 	if a.NDim() == 1 {
 		av = a.view([]int{1, a.shape[0]}, []int{0, a.strides[0]}, a.offset)
@@ -84,6 +87,18 @@ func MatMul(a, b *Array) (*Array, error) {
 		mmInt[int64](false, ab, bb, out, batch, m, k, n)
 	case Int32:
 		mmInt[int32](false, ab, bb, out, batch, m, k, n)
+	case Int8:
+		mmInt[int8](false, ab, bb, out, batch, m, k, n)
+	case Int16:
+		mmInt[int16](false, ab, bb, out, batch, m, k, n)
+	case Uint8:
+		mmInt[uint8](false, ab, bb, out, batch, m, k, n)
+	case Uint16:
+		mmInt[uint16](false, ab, bb, out, batch, m, k, n)
+	case Uint32:
+		mmInt[uint32](false, ab, bb, out, batch, m, k, n)
+	case Uint64:
+		mmInt[uint64](false, ab, bb, out, batch, m, k, n)
 	case Bool:
 		mmInt[uint8](true, ab, bb, out, batch, m, k, n)
 	}
@@ -176,7 +191,7 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, ge
 
 // mmInt is a cache-blocked i-p-j loop over row-major panels of B (gathered
 // when B is not row-contiguous), accumulating rows of C in T.
-func mmInt[T int64 | int32 | uint8](isBool bool, a, b, out *Array, batch []int, m, k, n int) {
+func mmInt[T ewInt](isBool bool, a, b, out *Array, batch []int, m, k, n int) {
 	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]

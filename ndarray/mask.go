@@ -25,6 +25,8 @@ func MaskSelect(a, mask *Array, axis int) (*Array, error) {
 		maskCopy(typed[uint64](c), typed[uint64](out), bits, pre)
 	case inner == 1 && a.dtype.Size() == 4:
 		maskCopy(typed[uint32](c), typed[uint32](out), bits, pre)
+	case inner == 1 && a.dtype.Size() == 2:
+		maskCopy(typed[uint16](c), typed[uint16](out), bits, pre)
 	case inner == 1:
 		maskCopy(typed[uint8](c), typed[uint8](out), bits, pre)
 	default:
@@ -78,7 +80,7 @@ func maskBits(a, mask *Array, axis int) (bits []byte, count int, err error) {
 // position advances by its bit, so random masks cost no mispredicted
 // branches; the store is skipped only once dst is full (the unselected
 // tail).
-func maskCopy[T uint8 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
+func maskCopy[T uint8 | uint16 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
 	n := len(bits)
 	o := 0
 	for p := range pre {
@@ -105,6 +107,18 @@ func nonzeroBits(a *Array) []byte {
 		}
 	case Int32:
 		nzInto(typed[int32](c)[:n], out)
+	case Int8:
+		nzInto(typed[int8](c)[:n], out)
+	case Int16:
+		nzInto(typed[int16](c)[:n], out)
+	case Uint8:
+		nzInto(typed[uint8](c)[:n], out)
+	case Uint16:
+		nzInto(typed[uint16](c)[:n], out)
+	case Uint32:
+		nzInto(typed[uint32](c)[:n], out)
+	case Uint64:
+		nzInto(typed[uint64](c)[:n], out)
 	case Int64:
 		nzInto(typed[int64](c)[:n], out)
 	case Float32:
@@ -115,7 +129,7 @@ func nonzeroBits(a *Array) []byte {
 	return out
 }
 
-func nzInto[T int32 | int64 | float32 | float64](src []T, out []byte) {
+func nzInto[T ewNum](src []T, out []byte) {
 	for i, v := range src {
 		if v != 0 {
 			out[i] = 1

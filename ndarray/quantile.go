@@ -123,10 +123,10 @@ func (s QuantileSpec) ResultType(dt DType) (DType, error) {
 	return Float64, nil
 }
 
-// QuantileKeyBits is the width of dt's keys: 64 for float64 and int64, 32
-// for the others.
+// QuantileKeyBits is the width of dt's keys: 64 for float64, int64 and
+// uint64, 32 for the others.
 func QuantileKeyBits(dt DType) int {
-	if dt == Float64 || dt == Int64 {
+	if dt.Size() == 8 {
 		return 64
 	}
 	return 32
@@ -178,11 +178,29 @@ func quantileKeys(dst []uint64, a *Array, i int) {
 		for j, v := range src {
 			dst[j] = uint64(uint32(v) ^ 1<<31)
 		}
+	case Int16:
+		intKeys(dst, typed[int16](a)[i:i+len(dst)])
+	case Int8:
+		intKeys(dst, typed[int8](a)[i:i+len(dst)])
+	case Uint64:
+		intKeys(dst, typed[uint64](a)[i:i+len(dst)])
+	case Uint32:
+		intKeys(dst, typed[uint32](a)[i:i+len(dst)])
+	case Uint16:
+		intKeys(dst, typed[uint16](a)[i:i+len(dst)])
+	case Uint8:
+		intKeys(dst, typed[uint8](a)[i:i+len(dst)])
 	case Bool:
 		src := typed[uint8](a)[i : i+len(dst)]
 		for j, v := range src {
 			dst[j] = uint64(v)
 		}
+	}
+}
+
+func intKeys[T ewInt](dst []uint64, src []T) {
+	for j, v := range src {
+		dst[j] = intKey(v)
 	}
 }
 
@@ -197,6 +215,8 @@ func keyValue(dt DType, k uint64) float64 {
 		return math.Float64frombits(^k)
 	case Float32:
 		return float64(keyFloat32(k))
+	case Uint64:
+		return float64(k)
 	}
 	return float64(keyInt(dt, k))
 }
@@ -213,10 +233,10 @@ func keyInt(dt DType, k uint64) int64 {
 	switch dt {
 	case Int64:
 		return int64(k ^ 1<<63)
-	case Int32:
+	case Int32, Int16, Int8:
 		return int64(int32(uint32(k) ^ 1<<31))
 	}
-	return int64(k) // bool
+	return int64(k) // bool and the unsigned types (uint64 as its bits)
 }
 
 // quantileLanes returns a's elements as lanes: a contiguous array whose
@@ -776,8 +796,8 @@ func (s QuantileSpec) finishOne(out *Array, pos int, dt DType, i int, n int64, l
 		}
 		return
 	case discreteQuantile(s.method()):
-		if dt == Int64 {
-			typedAll[int64](out)[pos] = keyInt(dt, lo)
+		if dt == Int64 || dt == Uint64 {
+			typedAll[int64](out)[pos] = keyInt(dt, lo) // uint64 bits alike
 			return
 		}
 		out.SetFlat(pos, keyValue(dt, lo))
@@ -805,6 +825,18 @@ func lerpKeys(dt DType, lo, hi uint64, t float64) float64 {
 	case Int32:
 		x, y := int32(keyInt(dt, lo)), int32(keyInt(dt, hi))
 		a, b, diff = float64(x), float64(y), float64(y-x)
+	case Int16:
+		a, b, diff = lerpInts[int16](lo, hi)
+	case Int8:
+		a, b, diff = lerpInts[int8](lo, hi)
+	case Uint64:
+		a, b, diff = lerpInts[uint64](lo, hi)
+	case Uint32:
+		a, b, diff = lerpInts[uint32](lo, hi)
+	case Uint16:
+		a, b, diff = lerpInts[uint16](lo, hi)
+	case Uint8:
+		a, b, diff = lerpInts[uint8](lo, hi)
 	default:
 		a, b = keyValue(dt, lo), keyValue(dt, hi)
 		diff = b - a
@@ -813,6 +845,13 @@ func lerpKeys(dt DType, lo, hi uint64, t float64) float64 {
 		return b - float64(diff*(1-t))
 	}
 	return a + float64(diff*t)
+}
+
+// lerpInts is lerpKeys's operands for integers of type T: the difference
+// is taken in T, wrapping as NumPy's does.
+func lerpInts[T ewInt](lo, hi uint64) (a, b, diff float64) {
+	x, y := intFromKey[T](lo), intFromKey[T](hi)
+	return float64(x), float64(y), float64(y - x)
 }
 
 // QuantileLocal computes the quantiles of every lane of a over the axes in

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -95,14 +96,17 @@ func ParseReduceOp(s string) (ReduceOp, error) {
 }
 
 // ReduceResultType is the dtype NumPy 1.24 (64-bit Linux) gives the result of
-// op over an array of type in: sum and prod widen bool and integers to int64
-// and keep float types, min and max keep the type, any and all give bool and
+// op over an array of type in: sum and prod widen bool and signed integers to
+// int64 and unsigned ones to uint64, and keep float types, min and max keep the type, any and all give bool and
 // count_nonzero gives int64.
 func ReduceResultType(op ReduceOp, in DType) DType {
 	switch op {
 	case Sum, Prod, NanSum, NanProd:
-		if in.IsFloat() {
+		switch {
+		case in.IsFloat():
 			return in
+		case in.IsUnsigned():
+			return Uint64
 		}
 		return Int64
 	case Min, Max, NanMin, NanMax:
@@ -130,9 +134,35 @@ func redAccType(op ReduceOp, in DType) DType {
 // computes in float64; callers cast the finished result to this type.
 func MeanResultType(in DType) DType { return FloatFor(in) }
 
-// redNum is the set of Go element types behind the five dtypes (bool is uint8).
+// redNum is the set of Go element types behind the dtypes (bool is uint8).
 type redNum interface {
-	~float64 | ~float32 | ~int64 | ~int32 | ~uint8
+	~float64 | ~float32 | ~int64 | ~int32 | ~int16 | ~int8 | ~uint64 | ~uint32 | ~uint16 | ~uint8
+}
+
+// redFillInt fills an integer accumulator with op's identity: the type's
+// largest value for min, its smallest for max, else 1 (sums start from 0 and
+// are not filled).
+func redFillInt[T ewInt](op ReduceOp, acc []T) {
+	lo, hi := intLimits[T]()
+	x := T(1)
+	switch op {
+	case Min, NanMin:
+		x = hi
+	case Max, NanMax:
+		x = lo
+	}
+	redFill(acc, x)
+}
+
+// intLimits are the smallest and largest values of the integer type T.
+func intLimits[T ewInt]() (lo, hi T) {
+	var z T
+	if ^z > 0 { // unsigned
+		return 0, ^z
+	}
+	bits := unsafe.Sizeof(z) * 8
+	hi = T(uint64(1)<<(bits-1) - 1)
+	return -hi - 1, hi
 }
 
 // redView is a contiguous array of the given shape over buf from element off.
@@ -204,6 +234,14 @@ func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: %v: nil or invalid array", op)
 	}
+	if a.dtype == Float16 {
+		// NumPy reduces float16 in float32 and rounds the result once.
+		r, err := Reduce(op, a.Astype(Float32), axes, keepdims)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, ReduceResultType(op, Float16)), nil
+	}
 	red, err := redAxesMask(op.String(), a.shape, axes)
 	if err != nil {
 		return nil, err
@@ -238,6 +276,17 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 	}
 	if err := redCheckParts("combine "+op.String(), parts, Invalid); err != nil {
 		return nil, err
+	}
+	if parts[0].dtype == Float16 {
+		single := make([]*Array, len(parts))
+		for i, p := range parts {
+			single[i] = p.Astype(Float32)
+		}
+		r, err := Combine(op, single)
+		if err != nil {
+			return nil, err
+		}
+		return toHalf(r, Float16), nil
 	}
 	cop := op
 	switch op {
@@ -333,23 +382,21 @@ func redFillIdentity(op ReduceOp, acc *Array) {
 	case Float32:
 		redFill(typedAll[float32](acc)[:n], float32(v))
 	case Int64:
-		var x int64 = 1
-		switch op {
-		case Min, NanMin:
-			x = math.MaxInt64
-		case Max, NanMax:
-			x = math.MinInt64
-		}
-		redFill(typedAll[int64](acc)[:n], x)
+		redFillInt[int64](op, typedAll[int64](acc)[:n])
 	case Int32:
-		var x int32 = 1
-		switch op {
-		case Min, NanMin:
-			x = math.MaxInt32
-		case Max, NanMax:
-			x = math.MinInt32
-		}
-		redFill(typedAll[int32](acc)[:n], x)
+		redFillInt[int32](op, typedAll[int32](acc)[:n])
+	case Int16:
+		redFillInt[int16](op, typedAll[int16](acc)[:n])
+	case Int8:
+		redFillInt[int8](op, typedAll[int8](acc)[:n])
+	case Uint64:
+		redFillInt[uint64](op, typedAll[uint64](acc)[:n])
+	case Uint32:
+		redFillInt[uint32](op, typedAll[uint32](acc)[:n])
+	case Uint16:
+		redFillInt[uint16](op, typedAll[uint16](acc)[:n])
+	case Uint8:
+		redFillInt[uint8](op, typedAll[uint8](acc)[:n])
 	case Bool:
 		var x uint8
 		if op == Prod || op == All || op == Min || op == NanProd || op == NanMin {
@@ -579,6 +626,18 @@ func redAccumulate(op ReduceOp, a *Array, red []bool, acc *Array) {
 		redAccumulateT[int64](op, a, red, acc)
 	case Int32:
 		redAccumulateT[int32](op, a, red, acc)
+	case Int8:
+		redAccumulateT[int8](op, a, red, acc)
+	case Int16:
+		redAccumulateT[int16](op, a, red, acc)
+	case Uint8:
+		redAccumulateT[uint8](op, a, red, acc)
+	case Uint16:
+		redAccumulateT[uint16](op, a, red, acc)
+	case Uint32:
+		redAccumulateT[uint32](op, a, red, acc)
+	case Uint64:
+		redAccumulateT[uint64](op, a, red, acc)
 	case Bool:
 		redAccumulateT[uint8](op, a, red, acc)
 	}
@@ -594,6 +653,8 @@ func redAccumulateT[T redNum](op ReduceOp, a *Array, red []bool, acc *Array) {
 		if acc.dtype == Float64 {
 			redRun(p, redSumF[T]{in}, typedAll[float64](acc), redAddF)
 		} else {
+			// int64 and uint64 sums wrap alike, so a uint64 accumulator is
+			// summed as int64.
 			redRun(p, redSumI[T]{in}, typedAll[int64](acc), nil)
 		}
 	case Prod:
@@ -943,6 +1004,18 @@ func redConvert(a *Array, dt DType) *Array {
 		redConvertFrom[int64](a, out)
 	case Int32:
 		redConvertFrom[int32](a, out)
+	case Int8:
+		redConvertFrom[int8](a, out)
+	case Int16:
+		redConvertFrom[int16](a, out)
+	case Uint8:
+		redConvertFrom[uint8](a, out)
+	case Uint16:
+		redConvertFrom[uint16](a, out)
+	case Uint32:
+		redConvertFrom[uint32](a, out)
+	case Uint64:
+		redConvertFrom[uint64](a, out)
 	case Bool:
 		redConvertFrom[uint8](a, out)
 	}
@@ -959,6 +1032,18 @@ func redConvertFrom[S redNum](a, out *Array) {
 		redConvertTo[S, int64](a, out)
 	case Int32:
 		redConvertTo[S, int32](a, out)
+	case Int8:
+		redConvertTo[S, int8](a, out)
+	case Int16:
+		redConvertTo[S, int16](a, out)
+	case Uint8:
+		redConvertTo[S, uint8](a, out)
+	case Uint16:
+		redConvertTo[S, uint16](a, out)
+	case Uint32:
+		redConvertTo[S, uint32](a, out)
+	case Uint64:
+		redConvertTo[S, uint64](a, out)
 	case Bool:
 		src, dst := typedAll[S](a), typedAll[uint8](out)
 		ForEachRun([]*Array{a, out}, a.shape, func(offs []int, n int, st []int) {
@@ -1030,6 +1115,7 @@ func Moments(a *Array, axes []int) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: moments: nil or invalid array")
 	}
+	a = single(a)
 	red, err := redAxesMask("moments", a.shape, axes)
 	if err != nil {
 		return nil, err
@@ -1059,6 +1145,18 @@ func Moments(a *Array, axes []int) (*Array, error) {
 		redRun(p, redDevSq[int64]{typedAll[int64](a), all, -m}, dst, redAddF)
 	case Int32:
 		redRun(p, redDevSq[int32]{typedAll[int32](a), all, -m}, dst, redAddF)
+	case Int8:
+		redRun(p, redDevSq[int8]{typedAll[int8](a), all, -m}, dst, redAddF)
+	case Int16:
+		redRun(p, redDevSq[int16]{typedAll[int16](a), all, -m}, dst, redAddF)
+	case Uint8:
+		redRun(p, redDevSq[uint8]{typedAll[uint8](a), all, -m}, dst, redAddF)
+	case Uint16:
+		redRun(p, redDevSq[uint16]{typedAll[uint16](a), all, -m}, dst, redAddF)
+	case Uint32:
+		redRun(p, redDevSq[uint32]{typedAll[uint32](a), all, -m}, dst, redAddF)
+	case Uint64:
+		redRun(p, redDevSq[uint64]{typedAll[uint64](a), all, -m}, dst, redAddF)
 	case Bool:
 		redRun(p, redDevSq[uint8]{typedAll[uint8](a), all, -m}, dst, redAddF)
 	}
@@ -1078,6 +1176,18 @@ func redSumF64(a *Array, red []bool, acc *Array) {
 		redRun(p, redSumF[int64]{typedAll[int64](a)}, dst, redAddF)
 	case Int32:
 		redRun(p, redSumF[int32]{typedAll[int32](a)}, dst, redAddF)
+	case Int8:
+		redRun(p, redSumF[int8]{typedAll[int8](a)}, dst, redAddF)
+	case Int16:
+		redRun(p, redSumF[int16]{typedAll[int16](a)}, dst, redAddF)
+	case Uint8:
+		redRun(p, redSumF[uint8]{typedAll[uint8](a)}, dst, redAddF)
+	case Uint16:
+		redRun(p, redSumF[uint16]{typedAll[uint16](a)}, dst, redAddF)
+	case Uint32:
+		redRun(p, redSumF[uint32]{typedAll[uint32](a)}, dst, redAddF)
+	case Uint64:
+		redRun(p, redSumF[uint64]{typedAll[uint64](a)}, dst, redAddF)
 	case Bool:
 		redRun(p, redSumF[uint8]{typedAll[uint8](a)}, dst, redAddF)
 	}
@@ -1307,6 +1417,9 @@ func redArgBetter[T redNum](isMax bool, v, b T) bool {
 // when partials of different chunks are compared (within a chunk the native
 // type is compared).
 func ArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) (*Array, error) {
+	if a != nil {
+		a = single(a) // float16 values are exact in float32
+	}
 	p, _, err := argPartial(isMax, false, a, axis, globalShape, chunkOffset)
 	return p, err
 }
@@ -1354,6 +1467,18 @@ func argPartial(isMax, nan bool, a *Array, axis int, globalShape, chunkOffset []
 			val, flat, num = redArgFlat[int64](isMax, nan, a)
 		case Int32:
 			val, flat, num = redArgFlat[int32](isMax, nan, a)
+		case Int8:
+			val, flat, num = redArgFlat[int8](isMax, nan, a)
+		case Int16:
+			val, flat, num = redArgFlat[int16](isMax, nan, a)
+		case Uint8:
+			val, flat, num = redArgFlat[uint8](isMax, nan, a)
+		case Uint16:
+			val, flat, num = redArgFlat[uint16](isMax, nan, a)
+		case Uint32:
+			val, flat, num = redArgFlat[uint32](isMax, nan, a)
+		case Uint64:
+			val, flat, num = redArgFlat[uint64](isMax, nan, a)
 		case Bool:
 			val, flat, num = redArgFlat[uint8](isMax, nan, a)
 		}
@@ -1403,6 +1528,18 @@ func argPartial(isMax, nan bool, a *Array, axis int, globalShape, chunkOffset []
 		redArgAxis[int64](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Int32:
 		redArgAxis[int32](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Int8:
+		redArgAxis[int8](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Int16:
+		redArgAxis[int16](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Uint8:
+		redArgAxis[uint8](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Uint16:
+		redArgAxis[uint16](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Uint32:
+		redArgAxis[uint32](isMax, a, axis, o[:m], o[m:], seen, off[axis])
+	case Uint64:
+		redArgAxis[uint64](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	case Bool:
 		redArgAxis[uint8](isMax, a, axis, o[:m], o[m:], seen, off[axis])
 	}

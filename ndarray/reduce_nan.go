@@ -366,6 +366,7 @@ func NanMoments(a *Array, axes []int) (*Array, error) {
 	if a == nil || !a.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: nan moments: nil or invalid array")
 	}
+	a = single(a)
 	if !a.dtype.IsFloat() {
 		return Moments(a, axes)
 	}
@@ -530,6 +531,9 @@ func FinishNanMoments(m *Array, stat MomentStat, ddof int) (*Array, error) {
 // finish can refuse all-NaN lanes as NumPy does. Integer and bool arrays
 // have no NaN: the plain partial with the third row all 1.
 func NanArgPartial(isMax bool, a *Array, axis int, globalShape, chunkOffset []int) (*Array, error) {
+	if a != nil {
+		a = single(a) // float16 values are exact in float32
+	}
 	if a == nil || !a.dtype.Valid() || !a.dtype.IsFloat() {
 		p, err := ArgPartial(isMax, a, axis, globalShape, chunkOffset)
 		if err != nil {

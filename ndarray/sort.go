@@ -25,10 +25,65 @@ func sortKeyAt(a *Array, i int) uint64 {
 		return uint64(typed[int64](a)[i]) ^ 1<<63
 	case Int32:
 		return uint64(uint32(typed[int32](a)[i]) ^ 1<<31)
+	case Int16:
+		return intKey(typed[int16](a)[i])
+	case Int8:
+		return intKey(typed[int8](a)[i])
+	case Uint64:
+		return typed[uint64](a)[i]
+	case Uint32:
+		return uint64(typed[uint32](a)[i])
+	case Uint16:
+		return uint64(typed[uint16](a)[i])
+	case Uint8:
+		return uint64(typed[uint8](a)[i])
 	case Bool:
 		return uint64(a.buf[a.offset+i] & 1)
 	}
 	return 0
+}
+
+// intKey is the order key of an integer: an unsigned value is its own key;
+// a signed one is its 32-bit (64-bit for int64) two's complement with the
+// sign bit flipped, as the int32 and int64 keys are.
+func intKey[T ewInt](v T) uint64 {
+	if ^T(0) > 0 {
+		return uint64(v)
+	}
+	if unsafe.Sizeof(v) == 8 {
+		return uint64(v) ^ 1<<63
+	}
+	return uint64(uint32(int32(v)) ^ 1<<31)
+}
+
+// intFromKey is the integer of type T whose key is k.
+func intFromKey[T ewInt](k uint64) T {
+	if ^T(0) > 0 {
+		return T(k)
+	}
+	if unsafe.Sizeof(T(0)) == 8 {
+		return T(k ^ 1<<63)
+	}
+	return T(int32(uint32(k) ^ 1<<31))
+}
+
+// countingSort sorts the small integers of xs by counting each key.
+func countingSort[T int8 | int16 | uint8 | uint16](xs []T) {
+	var z T
+	counts := make([]int, 1<<(8*unsafe.Sizeof(z)))
+	lo, _ := intLimits[T]()
+	off := intKey(lo) // the smallest key
+	for _, x := range xs {
+		counts[intKey(x)-off]++
+	}
+	i := 0
+	for k, c := range counts {
+		v := intFromKey[T](uint64(k) + off)
+		for range c {
+			xs[i] = v
+			i++
+		}
+	}
 }
 
 func key64(v float64) uint64 {
@@ -167,6 +222,18 @@ func sortInPlace(a *Array) {
 		for i := range k {
 			k[i] ^= 1 << 31
 		}
+	case Uint64:
+		radixSort(typed[uint64](a)[:n])
+	case Uint32:
+		radixSort(typed[uint32](a)[:n])
+	case Int16:
+		countingSort(typed[int16](a)[:n])
+	case Int8:
+		countingSort(typed[int8](a)[:n])
+	case Uint16:
+		countingSort(typed[uint16](a)[:n])
+	case Uint8:
+		countingSort(typed[uint8](a)[:n])
 	case Bool:
 		b := a.buf[a.offset : a.offset+n]
 		ones := 0
@@ -454,6 +521,18 @@ func keyToElement(out *Array, i int, k uint64) {
 		typed[int64](out)[i] = int64(k ^ 1<<63)
 	case Int32:
 		typed[int32](out)[i] = int32(uint32(k) ^ 1<<31)
+	case Int16:
+		typed[int16](out)[i] = intFromKey[int16](k)
+	case Int8:
+		typed[int8](out)[i] = intFromKey[int8](k)
+	case Uint64:
+		typed[uint64](out)[i] = k
+	case Uint32:
+		typed[uint32](out)[i] = uint32(k)
+	case Uint16:
+		typed[uint16](out)[i] = uint16(k)
+	case Uint8:
+		typed[uint8](out)[i] = uint8(k)
 	case Bool:
 		out.buf[out.offset+i] = byte(k & 1)
 	}

@@ -20,6 +20,16 @@ func takeIndex(v int64, n int) (int, bool) {
 	return int(v), v >= 0 && v < int64(n)
 }
 
+// widenInts converts integer indices to int64 (uint64 ones above 2^63-1
+// become negative, which the bounds checks refuse).
+func widenInts[T ewInt](v []T) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
+}
+
 // indexValues are the int64 values of the integer array idx, in C order.
 func indexValues(idx *Array) ([]int64, error) {
 	c := idx.Contiguous()
@@ -27,12 +37,19 @@ func indexValues(idx *Array) ([]int64, error) {
 	case Int64:
 		return typed[int64](c)[:c.Size()], nil
 	case Int32:
-		v := typed[int32](c)[:c.Size()]
-		out := make([]int64, len(v))
-		for i, x := range v {
-			out[i] = int64(x)
-		}
-		return out, nil
+		return widenInts(typed[int32](c)[:c.Size()]), nil
+	case Int16:
+		return widenInts(typed[int16](c)[:c.Size()]), nil
+	case Int8:
+		return widenInts(typed[int8](c)[:c.Size()]), nil
+	case Uint64:
+		return widenInts(typed[uint64](c)[:c.Size()]), nil
+	case Uint32:
+		return widenInts(typed[uint32](c)[:c.Size()]), nil
+	case Uint16:
+		return widenInts(typed[uint16](c)[:c.Size()]), nil
+	case Uint8:
+		return widenInts(typed[uint8](c)[:c.Size()]), nil
 	}
 	return nil, fmt.Errorf("arrays used as indices must be of integer type, got %v", idx.dtype)
 }

@@ -10,9 +10,8 @@ import (
 // exponentials and logarithms, rounding, floating-point manipulation
 // (copysign, nextafter, spacing, ldexp, frexp, modf), NaN-ignoring
 // maximum/minimum, gcd/lcm and the bitwise ops. Type resolution follows
-// NumPy's loops, with the substitutions of elementwise.go: float64 where
-// NumPy computes in float16 (bool input of a float function) and int32 where
-// it gives int8 (two bools). The scalar math is in ufunc_math.go, the loops
+// NumPy's loops, with the substitution of elementwise.go where NumPy
+// computes in float16 (see UfuncFloat). The scalar math is in ufunc_math.go, the loops
 // in ufunc_loops.go.
 
 // ufuncUnaryTypes is ewUnaryTypes for the ops of this file.
@@ -20,13 +19,13 @@ func ufuncUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	switch op {
 	case ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh, Exp2, Expm1, Log2, Log10,
 		Cbrt, Rint, Trunc, Fix, Spacing, Degrees, Radians, Deg2Rad, Rad2Deg, Fabs, FrexpMantissa, ModfFrac:
-		f := FloatFor(in) // numpy: float16 for bool
+		f := UfuncFloat(in) // numpy: float16 for bool
 		return f, f, nil
 	case FrexpExponent:
-		return FloatFor(in), Int32, nil
+		return UfuncFloat(in), Int32, nil
 	case Reciprocal:
 		if in == Bool {
-			return Bool, Int32, nil // numpy: int8
+			return Bool, Int8, nil
 		}
 		return in, in, nil
 	case Positive:
@@ -57,7 +56,7 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 	p := Promote(a, b)
 	switch op {
 	case ArcTan2, Hypot, LogAddExp, LogAddExp2, CopySign, NextAfter, Heaviside:
-		f := FloatFor(p) // numpy: float16 for two bools
+		f := ufuncFloat2(a, b) // numpy: float16 for two bools
 		return f, f, nil
 	case FloatPower:
 		return Float64, Float64, nil
@@ -65,11 +64,11 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		if b.IsFloat() {
 			return 0, 0, &DTypeError{Msg: fmt.Sprintf("ndarray: ldexp: the exponent must be an integer, not %v (numpy raises)", b)}
 		}
-		f := FloatFor(a) // numpy: float16 for bool
+		f := UfuncFloat(a) // numpy: float16 for bool
 		return f, f, nil
 	case Fmod:
 		if p == Bool {
-			return Int32, Int32, nil // numpy: int8
+			return Int8, Int8, nil
 		}
 		return p, p, nil
 	case Fmax, Fmin:
@@ -84,11 +83,24 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 			return 0, 0, &DTypeError{Msg: fmt.Sprintf("ndarray: %v: not supported for %v and %v (numpy raises; bitwise ops take integers and bools)", op, a, b)}
 		}
 		if p == Bool && (op == LeftShift || op == RightShift) {
-			return Int32, Int32, nil // numpy: int8
+			return Int8, Int8, nil
 		}
 		return p, p, nil
 	}
 	return 0, 0, fmt.Errorf("ndarray: unknown binary op %d", uint8(op))
+}
+
+// ufuncFloat2 is the float type of NumPy's first loop of a binary float
+// ufunc that both a and b cast to safely: the wider of their UfuncFloat
+// types (int8 and uint8 meet in float16), a bool taking the other's.
+func ufuncFloat2(a, b DType) DType {
+	switch {
+	case a == Bool:
+		return UfuncFloat(b)
+	case b == Bool:
+		return UfuncFloat(a)
+	}
+	return Promote(UfuncFloat(a), UfuncFloat(b))
 }
 
 // ufuncUnaryKernel runs a unary op of this file over x, already of the
@@ -105,6 +117,18 @@ func ufuncUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
 		ran = ufuncUnaryInt[int64](op, out, x)
 	case Int32:
 		ran = ufuncUnaryInt[int32](op, out, x)
+	case Int8:
+		ran = ufuncUnaryInt[int8](op, out, x)
+	case Int16:
+		ran = ufuncUnaryInt[int16](op, out, x)
+	case Uint8:
+		ran = ufuncUnaryInt[uint8](op, out, x)
+	case Uint16:
+		ran = ufuncUnaryInt[uint16](op, out, x)
+	case Uint32:
+		ran = ufuncUnaryInt[uint32](op, out, x)
+	case Uint64:
+		ran = ufuncUnaryInt[uint64](op, out, x)
 	case Bool:
 		ran = ufuncUnaryBool(op, out, x)
 	}
@@ -161,7 +185,7 @@ func ufuncUnaryBool(op UnaryOp, out, x *Array) bool {
 	case Reciprocal:
 		// NumPy's int8 loop computes (int8)(1.0/x): 1 for true and, for
 		// false, the low byte of x86's integer indefinite (0x80000000): 0.
-		ewUnaryRun(ewConvLoop[uint8, int32], out, x)
+		ewUnaryRun(ewConvLoop[uint8, int8], out, x)
 	case NanToNum:
 		ewUnaryRun(ewCopyLoop[uint8], out, x)
 	case SignBit, IsInf, IsNegInf, IsPosInf:
@@ -188,6 +212,18 @@ func ufuncBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 		ran = ufuncBinaryInt[int64](op, out, x, y)
 	case Int32:
 		ran = ufuncBinaryInt[int32](op, out, x, y)
+	case Int8:
+		ran = ufuncBinaryInt[int8](op, out, x, y)
+	case Int16:
+		ran = ufuncBinaryInt[int16](op, out, x, y)
+	case Uint8:
+		ran = ufuncBinaryInt[uint8](op, out, x, y)
+	case Uint16:
+		ran = ufuncBinaryInt[uint16](op, out, x, y)
+	case Uint32:
+		ran = ufuncBinaryInt[uint32](op, out, x, y)
+	case Uint64:
+		ran = ufuncBinaryInt[uint64](op, out, x, y)
 	case Bool:
 		ran = ufuncBinaryBool(op, out, x, y)
 	}

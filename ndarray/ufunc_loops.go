@@ -281,19 +281,17 @@ func ewIsNegIntLoop[T ewInt](d []uint8, x []T) {
 func ewFalseLoop[T any](d []uint8, _ []T) { clear(d) }
 
 // ewReciprocalIntLoop is NumPy's integer reciprocal, (T)(1.0/x): 1/x
-// truncated, and MinInt for 1/0 (x86's conversion of +Inf).
+// truncated, and for 1/0 what x86 makes of +Inf converted to T (MinInt for
+// 32 and 64 bits, 0 for the narrower and the unsigned types).
 func ewReciprocalIntLoop[T ewInt](d, x []T) {
 	x = x[:len(d)]
-	minv := T(math.MinInt32)
-	if _, ok := any(minv).(int64); ok {
-		minv = T(ewMinInt64)
-	}
+	inf := ewFloatToInt[float64, T](math.Inf(1))
 	for i := range d {
 		v := x[i]
-		switch v {
-		case 0:
-			v = minv
-		case 1, -1:
+		switch {
+		case v == 0:
+			v = inf
+		case v == 1 || (v < 0 && v+1 == 0): // 1 and, for signed types, -1
 		default:
 			v = 0
 		}

@@ -584,19 +584,10 @@ func ewFmodInt[T ewInt](x, y T) T {
 
 // ewUabs is |x| as an unsigned magnitude (2**63 for MinInt64).
 func ewUabs[T ewInt](x T) uint64 {
-	switch v := any(x).(type) {
-	case int32:
-		if v < 0 {
-			return uint64(-uint32(v))
-		}
-		return uint64(v)
-	case int64:
-		if v < 0 {
-			return -uint64(v)
-		}
-		return uint64(v)
+	if x < 0 {
+		return -uint64(int64(x))
 	}
-	return 0
+	return uint64(x)
 }
 
 func ewGcdU(a, b uint64) uint64 {

@@ -31,12 +31,10 @@ func (op Cumulative) binary() (ndarray.BinaryOp, error) {
 }
 
 // cumResultType is numpy's dtype for cumsum and cumprod: floats keep
-// their type, bool and integers accumulate in int64.
+// their type, bool and signed integers accumulate in int64, unsigned ones
+// in uint64 (the dtype of their sums).
 func cumResultType(in ndarray.DType) ndarray.DType {
-	if in.IsFloat() {
-		return in
-	}
-	return ndarray.Int64
+	return ndarray.ReduceResultType(ndarray.Sum, in)
 }
 
 // Infer implements TensorOp.

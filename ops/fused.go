@@ -926,9 +926,23 @@ func (s *fastSum) add(x *ndarray.Array) {
 			acc += int64(v)
 		}
 		s.i = acc
+	case ndarray.Int16:
+		s.i += sumInts(x.Int16s()[:x.Size()])
+	case ndarray.Int8:
+		s.i += sumInts(x.Int8s()[:x.Size()])
 	case ndarray.Bool:
 		s.i += countBools(x.Bools()[:x.Size()])
 	}
+}
+
+// sumInts adds the narrow signed integers of s in int64 (no overflow below
+// 2^47 elements).
+func sumInts[T int8 | int16](s []T) int64 {
+	var acc int64
+	for _, v := range s {
+		acc += int64(v)
+	}
+	return acc
 }
 
 // countBools counts the ones in a slice of 0/1 bytes, eight at a time: the
@@ -974,6 +988,8 @@ func fillConst(dt ndarray.DType, n int, v float64) (*ndarray.Array, error) {
 		fillSlice(a.Int32s()[:n], int32(v))
 	case ndarray.Bool:
 		fillSlice(a.Bools()[:n], 1)
+	default:
+		return ndarray.FillScalar(dt, []int{n}, v), nil
 	}
 	return a, nil
 }

@@ -166,6 +166,18 @@ func (op RepeatChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.A
 		repeatSlabs(out.Int64s(), a.Int64s(), outer, n, inner, op.Counts)
 	case ndarray.Int32:
 		repeatSlabs(out.Int32s(), a.Int32s(), outer, n, inner, op.Counts)
+	case ndarray.Uint64:
+		repeatSlabs(out.Uint64s(), a.Uint64s(), outer, n, inner, op.Counts)
+	case ndarray.Uint32:
+		repeatSlabs(out.Uint32s(), a.Uint32s(), outer, n, inner, op.Counts)
+	case ndarray.Uint16:
+		repeatSlabs(out.Uint16s(), a.Uint16s(), outer, n, inner, op.Counts)
+	case ndarray.Int16:
+		repeatSlabs(out.Int16s(), a.Int16s(), outer, n, inner, op.Counts)
+	case ndarray.Uint8:
+		repeatSlabs(out.Uint8s(), a.Uint8s(), outer, n, inner, op.Counts)
+	case ndarray.Int8:
+		repeatSlabs(out.Int8s(), a.Int8s(), outer, n, inner, op.Counts)
 	default:
 		repeatSlabs(out.Bools(), a.Bools(), outer, n, inner, op.Counts)
 	}

@@ -90,7 +90,14 @@ func InferChecked(op TensorOp, in []Meta) (Meta, error) {
 			return Meta{}, &UnknownShapeError{Op: op.Type(), Input: i, Axis: m.UnknownAxis()}
 		}
 	}
-	return op.Infer(in)
+	if err := checkHalf(op, in); err != nil {
+		return Meta{}, err
+	}
+	out, err := op.Infer(in)
+	if err == nil && out.DType == ndarray.Float16 && !halfSupported(op) {
+		return Meta{}, &DTypeError{Op: op.Type(), DType: ndarray.Float16}
+	}
+	return out, err
 }
 
 // NDim is the number of axes.

@@ -28,7 +28,7 @@ func (Scatter) Infer(in []Meta) (Meta, error) {
 	switch {
 	case x.NDim() == 0:
 		return Meta{}, fmt.Errorf("scatter: a 0-d tensor has no rows")
-	case idx.DType != ndarray.Int64 && idx.DType != ndarray.Int32:
+	case !idx.DType.IsInt() || idx.DType == ndarray.Uint64:
 		return Meta{}, fmt.Errorf("scatter: arrays used as indices must be of integer type, got %v", idx.DType)
 	case idx.NDim() != 1:
 		return Meta{}, fmt.Errorf("scatter: indices of shape %v: want 1-D", idx.Shape)

@@ -201,6 +201,18 @@ func (op HistogramChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarra
 		histCount(h, x.Int32s()[:x.Size()], w, out)
 	case ndarray.Bool:
 		histCount(h, x.Bools()[:x.Size()], w, out)
+	case ndarray.Int16:
+		histCount(h, x.Int16s()[:x.Size()], w, out)
+	case ndarray.Int8:
+		histCount(h, x.Int8s()[:x.Size()], w, out)
+	case ndarray.Uint64:
+		histCount(h, x.Uint64s()[:x.Size()], w, out)
+	case ndarray.Uint32:
+		histCount(h, x.Uint32s()[:x.Size()], w, out)
+	case ndarray.Uint16:
+		histCount(h, x.Uint16s()[:x.Size()], w, out)
+	case ndarray.Uint8:
+		histCount(h, x.Uint8s()[:x.Size()], w, out)
 	}
 	return out, ctx.Err()
 }
@@ -249,7 +261,7 @@ func (h histBinner) bin(v float64) int {
 }
 
 // histCount adds x's counts (or weights) into out.
-func histCount[T float64 | float32 | int64 | int32 | uint8](h histBinner, x []T, w, out *ndarray.Array) {
+func histCount[T float64 | float32 | int64 | int32 | int16 | int8 | uint64 | uint32 | uint16 | uint8](h histBinner, x []T, w, out *ndarray.Array) {
 	switch {
 	case w == nil:
 		o := out.Int64s()

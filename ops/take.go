@@ -36,8 +36,9 @@ func (op Take) Infer(in []Meta) (Meta, error) {
 	if x.Unknown != 0 {
 		return Meta{}, &UnknownShapeError{Op: "take", Input: 0, Axis: x.UnknownAxis()}
 	}
-	if idx.DType != ndarray.Int64 && idx.DType != ndarray.Int32 {
-		return Meta{}, fmt.Errorf("take: arrays used as indices must be of integer type, got %v", idx.DType)
+	if !idx.DType.IsInt() || idx.DType == ndarray.Uint64 {
+		// uint64 does not cast safely to intp, which np.take requires.
+		return Meta{}, fmt.Errorf("take: arrays used as indices must be of an integer type that casts safely to int64, got %v", idx.DType)
 	}
 	if op.Axis < 0 || op.Axis >= x.NDim() {
 		return Meta{}, &ndarray.AxisError{Axis: op.Axis, NDim: x.NDim()}

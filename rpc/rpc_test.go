@@ -85,6 +85,12 @@ func TestChunkStreaming(t *testing.T) {
 		{Graph: 1, Node: 0}: base, {Graph: 1, Node: 1}: tr, {Graph: 1, Node: 2}: flip,
 		{Graph: 1, Node: 3}: scalar, {Graph: 1, Node: 4}: empty,
 	}
+	// Every dtype, strided: the narrow, unsigned and half types travel as
+	// their bytes with their names.
+	for i, dt := range ndarray.DTypes() {
+		v, _ := tr.Astype(dt).Transpose()
+		chunks[protocol.ChunkKey{Graph: 2, Node: int32(i)}] = v
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
 		if a, ok := chunks[k]; ok {

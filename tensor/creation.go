@@ -93,7 +93,8 @@ func FromArray(a *ndarray.Array, opts ...Option) *Tensor {
 }
 
 // FromSlice makes a tensor of the given shape from a []float64, []float32,
-// []int64, []int32, []int or []bool (copied).
+// []int64, []int32, []int16, []int8, []uint64, []uint32, []uint16, []uint8,
+// []int or []bool (copied).
 func FromSlice(data any, shape []int, opts ...Option) *Tensor {
 	var a *ndarray.Array
 	var err error
@@ -106,6 +107,18 @@ func FromSlice(data any, shape []int, opts ...Option) *Tensor {
 		a, err = ndarray.FromInt64s(shape, d)
 	case []int32:
 		a, err = ndarray.FromInt32s(shape, d)
+	case []int16:
+		a, err = ndarray.FromInt16s(shape, d)
+	case []int8:
+		a, err = ndarray.FromInt8s(shape, d)
+	case []uint64:
+		a, err = ndarray.FromUint64s(shape, d)
+	case []uint32:
+		a, err = ndarray.FromUint32s(shape, d)
+	case []uint16:
+		a, err = ndarray.FromUint16s(shape, d)
+	case []uint8:
+		a, err = ndarray.FromUint8s(shape, d)
 	case []int:
 		v := make([]int64, len(d))
 		for i, x := range d {
@@ -149,6 +162,23 @@ func asTensor(x any) *Tensor {
 		dt, v, iv = ndarray.Int64, float64(s), s
 	case int32:
 		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case int16:
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case int8:
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case uint8:
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case uint16:
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case uint32:
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
+	case uint:
+		return asTensor(uint64(s))
+	case uint64:
+		if s > math.MaxInt64 {
+			return errorf("unsigned operand %d above 2**63-1: make a uint64 tensor (FromSlice) instead", s)
+		}
+		dt, v, iv = ndarray.Int64, float64(s), int64(s)
 	case bool:
 		dt = ndarray.Bool
 		if s {
@@ -187,25 +217,22 @@ func weakKind(dt ndarray.DType) int {
 	return 2
 }
 
-// resolveWeak gives a weak scalar the dtype NumPy would: the array's dtype if
-// the scalar's kind is not higher (and, for ints, the value fits), else the
-// default type of the scalar's kind.
+// resolveWeak gives a weak scalar the dtype NumPy 1.24 would: when the
+// scalar's kind is not above the array's, the array's dtype promoted with
+// the scalar's smallest type by value (ndarray.WeakIntType,
+// ndarray.MinScalarFloat), so int8 + 300 is int16 and float32 + 1e39
+// float64; else the default type of the scalar's kind.
 func resolveWeak(s *Tensor, other ndarray.DType) *Tensor {
 	sk, ok := weakKind(s.meta.DType), weakKind(other)
 	dt := s.meta.DType
 	if sk <= ok {
-		dt = other
-		// Value-based casting: a scalar that does not fit the array's type
-		// widens the result.
-		switch {
-		case other == ndarray.Int32 && sk == 1 && (s.scalarInt > math.MaxInt32 || s.scalarInt < math.MinInt32):
-			dt = ndarray.Int64
-		case other == ndarray.Float32 && sk == 2 && math.Abs(s.scalar) > math.MaxFloat32 && !math.IsInf(s.scalar, 0):
-			dt = ndarray.Float64
-		case other == ndarray.Float32 && sk == 1 && (s.scalarInt > math.MaxUint16 || s.scalarInt < math.MinInt16):
-			// NumPy's min_scalar_type of such an int is 32 bits or more,
-			// which float32 meets as float64.
-			dt = ndarray.Float64
+		switch sk {
+		case 0:
+			dt = other
+		case 1:
+			dt = ndarray.WeakIntType(other, s.scalarInt)
+		default:
+			dt = ndarray.Promote(other, ndarray.MinScalarFloat(s.scalar))
 		}
 	}
 	if dt == s.meta.DType {

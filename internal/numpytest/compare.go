@@ -1,6 +1,7 @@
 package numpytest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -61,8 +62,29 @@ func Compare(got, want *ndarray.Array, rtol, atol float64) error {
 		show = func(i int) (string, string) {
 			return strconv.FormatBool(gs[i] != 0), strconv.FormatBool(ws[i] != 0)
 		}
+	case ndarray.Float16:
+		gs, ws := g.Float16s()[:n], w.Float16s()[:n]
+		bad = func(i int) bool {
+			return !within(ndarray.HalfToFloat64(gs[i]), ndarray.HalfToFloat64(ws[i]), rtol, atol)
+		}
+		show = func(i int) (string, string) {
+			return strconv.FormatFloat(ndarray.HalfToFloat64(gs[i]), 'g', -1, 32), strconv.FormatFloat(ndarray.HalfToFloat64(ws[i]), 'g', -1, 32)
+		}
 	default:
-		return errors.New("numpytest: Compare of an invalid dtype")
+		if !g.DType().IsInt() {
+			return errors.New("numpytest: Compare of an invalid dtype")
+		}
+		// The narrower and unsigned integers: equal bytes, shown by value.
+		sz := g.DType().Size()
+		gb, wb := g.Bytes(), w.Bytes()
+		bad = func(i int) bool { return !bytes.Equal(gb[i*sz:(i+1)*sz], wb[i*sz:(i+1)*sz]) }
+		str := func(a *ndarray.Array, i int) string {
+			if a.DType() == ndarray.Uint64 {
+				return strconv.FormatUint(uint64(a.IntAtFlat(i)), 10)
+			}
+			return strconv.FormatInt(a.IntAtFlat(i), 10)
+		}
+		show = func(i int) (string, string) { return str(g, i), str(w, i) }
 	}
 	first, count := -1, 0
 	for i := 0; i < n; i++ {

@@ -24,7 +24,8 @@ import warnings
 
 import numpy as np
 
-SUPPORTED = [np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64)]
+SUPPORTED = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float16, np.float32, np.float64)]
 
 
 def normalise(v, j):
@@ -45,7 +46,7 @@ def normalise(v, j):
     if native not in SUPPORTED:
         raise TypeError(
             "result %d has dtype %s, which Phobos does not support "
-            "(bool, int32, int64, float32, float64)" % (j, a.dtype))
+            "(%s)" % (j, a.dtype, ", ".join(t.name for t in SUPPORTED)))
     return a.astype(native, order="C", copy=False)
 
 

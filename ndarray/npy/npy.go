@@ -4,8 +4,8 @@
 // is written (2.0 only when a header would not fit 1.0's 16-bit length, as
 // NumPy does); versions 1.0, 2.0 and 3.0 are read.
 //
-// Supported element types are those of ndarray: '<f8', '<f4', '<i8', '<i4' and
-// '|b1'. Big-endian input ('>f8', ...) is byte-swapped on read and
+// Supported element types are those of ndarray: '|b1', '|i1', '<i2', '<i4',
+// '<i8', '|u1', '<u2', '<u4', '<u8', '<f4' and '<f8'. Big-endian input ('>f8', ...) is byte-swapped on read and
 // fortran_order True input is transposed into C order; output is always
 // little-endian C order.
 package npy
@@ -41,21 +41,17 @@ const (
 	streamBuf = 1 << 16
 )
 
-// descr is NumPy's little-endian type string for each dtype.
+// descr is NumPy's little-endian type string for each dtype ('|' for
+// one-byte types, as NumPy writes them).
 func descr(dt ndarray.DType) (string, error) {
-	switch dt {
-	case ndarray.Float64:
-		return "<f8", nil
-	case ndarray.Float32:
-		return "<f4", nil
-	case ndarray.Int64:
-		return "<i8", nil
-	case ndarray.Int32:
-		return "<i4", nil
-	case ndarray.Bool:
-		return "|b1", nil
+	if !dt.Valid() {
+		return "", fmt.Errorf("npy: cannot write dtype %v", dt)
 	}
-	return "", fmt.Errorf("npy: cannot write dtype %v", dt)
+	order := "<"
+	if dt.Size() == 1 {
+		order = "|"
+	}
+	return fmt.Sprintf("%s%c%d", order, dt.Kind(), dt.Size()), nil
 }
 
 // parseDescr maps a NumPy type string to a dtype and whether the data is
@@ -74,23 +70,17 @@ func parseDescr(s string) (ndarray.DType, bool, error) {
 		// NumPy always writes a byte-order character; accept a bare "f8".
 		order, kind = '=', s
 	}
-	var dt ndarray.DType
-	switch kind {
-	case "f8":
-		dt = ndarray.Float64
-	case "f4":
-		dt = ndarray.Float32
-	case "i8":
-		dt = ndarray.Int64
-	case "i4":
-		dt = ndarray.Int32
-	case "b1":
-		dt = ndarray.Bool
-		big = false
-	default:
-		return ndarray.Invalid, false, fmt.Errorf("npy: unsupported dtype '%s' (want '<f8', '<f4', '<i8', '<i4' or '|b1', or their big-endian forms)", s)
+	dt := ndarray.Invalid
+	if len(kind) == 2 && kind[1] >= '1' && kind[1] <= '8' {
+		dt = ndarray.DTypeOf(kind[0], int(kind[1]-'0'))
 	}
-	if order == '|' && dt != ndarray.Bool {
+	if dt == ndarray.Invalid {
+		return ndarray.Invalid, false, fmt.Errorf("npy: unsupported dtype '%s' (want one of b1, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8 with a byte order)", s)
+	}
+	if dt.Size() == 1 {
+		big = false
+	}
+	if order == '|' && dt.Size() != 1 {
 		return ndarray.Invalid, false, fmt.Errorf("npy: unsupported dtype '%s': byte order '|' on a multi-byte type", s)
 	}
 	return dt, big, nil
@@ -226,7 +216,16 @@ func writeStrided(w io.Writer, a *ndarray.Array) error {
 		s := a.Bools()
 		return streamRuns(w, a, func(b []byte, i int) []byte { return append(b, s[i]) })
 	}
-	return fmt.Errorf("npy: cannot write dtype %v", a.DType())
+	if !a.DType().Valid() {
+		return fmt.Errorf("npy: cannot write dtype %v", a.DType())
+	}
+	// The narrower and unsigned integers: one contiguous copy of the bytes.
+	b, err := copyBytes(a)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // copyBytes is a.Bytes() for views with negative strides, turning a failure
@@ -417,6 +416,10 @@ func swap(b []byte, size int) {
 	case 4:
 		for i := 0; i+4 <= len(b); i += 4 {
 			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	case 2:
+		for i := 0; i+2 <= len(b); i += 2 {
+			binary.LittleEndian.PutUint16(b[i:], binary.BigEndian.Uint16(b[i:]))
 		}
 	}
 }

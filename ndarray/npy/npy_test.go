@@ -63,11 +63,18 @@ func filled(t *testing.T, dt ndarray.DType, shape ...int) *ndarray.Array {
 		for i := range s {
 			s[i] = uint8(i % 3 % 2)
 		}
+	default:
+		// The narrower and unsigned integers: a ramp through every byte
+		// value, the top and bottom of the type wrapped in.
+		b := a.Bytes()
+		for i := range b {
+			b[i] = byte(i*37 + 255)
+		}
 	}
 	return a
 }
 
-var dtypes = []ndarray.DType{ndarray.Float64, ndarray.Float32, ndarray.Int64, ndarray.Int32, ndarray.Bool}
+var dtypes = ndarray.DTypes()
 
 var shapes = [][]int{{}, {0}, {1}, {7}, {2, 3}, {3, 0, 2}, {1, 1, 1}, {3, 4, 5}, {2, 1, 3, 2}}
 
@@ -303,7 +310,7 @@ func TestReadErrors(t *testing.T) {
 		{"header len", "truncated header: got 5 of 100 bytes", append([]byte("\x93NUMPY\x01\x00\x64\x00"), "{'des"...)},
 		{"huge header", "exceeds the limit", []byte("\x93NUMPY\x02\x00\xff\xff\xff\xff")},
 		{"complex", "unsupported dtype '<c16'", good("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", make([]byte, 16))},
-		{"uint8", "unsupported dtype '|u1'", good("{'descr': '|u1', 'fortran_order': False, 'shape': (1,), }", make([]byte, 1))},
+		{"bytes", "unsupported dtype '|S4'", good("{'descr': '|S4', 'fortran_order': False, 'shape': (1,), }", make([]byte, 4))},
 		{"structured", "structured dtype", good("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }", make([]byte, 8))},
 		{"truncated", "truncated data: got 12 of 24 bytes", good("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", make([]byte, 12))},
 		{"negative", "invalid dimension", good("{'descr': '<f8', 'fortran_order': False, 'shape': (-3,), }", nil)},
@@ -398,6 +405,14 @@ cases = {
   'bigend_i4': np.arange(-5, 7, dtype='>i4').reshape(3, 4),
   'fortran_big': np.asfortranarray(np.arange(12, dtype='>i8').reshape(3, 4)),
   'special': np.array([np.nan, np.inf, -np.inf, -0.0, 5e-324]),
+  'i1': np.array([-128, -1, 0, 127], dtype=np.int8),
+  'i2': rng.integers(-2**15, 2**15, (3, 2), dtype=np.int16),
+  'u1': np.arange(256, dtype=np.uint8).reshape(16, 16),
+  'u2': rng.integers(0, 2**16, (7,), dtype=np.uint16),
+  'u4': rng.integers(0, 2**32, (2, 2), dtype=np.uint32),
+  'u8': np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64),
+  'bigend_u2': np.arange(0, 60000, 5000, dtype='>u2').reshape(3, 4),
+  'fortran_i2': np.asfortranarray(np.arange(-6, 6, dtype=np.int16).reshape(3, 4)),
 }
 for k, v in cases.items():
     np.save(os.path.join(d, k + '.npy'), v)
@@ -407,7 +422,7 @@ for k, v in cases.items():
     c.tofile(os.path.join(d, k + '.bin'))
 `, dir)
 	names, _ := filepath.Glob(filepath.Join(dir, "*.npy"))
-	if len(names) != 13 {
+	if len(names) != 21 {
 		t.Fatalf("numpy wrote %d files", len(names))
 	}
 	for _, p := range names {

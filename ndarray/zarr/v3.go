@@ -159,20 +159,9 @@ func parseV3(doc []byte) (*Array, error) {
 	if len(dte.config) > 0 {
 		return nil, fmt.Errorf("data_type %q with a configuration", dte.name)
 	}
-	var dt ndarray.DType
-	switch dte.name {
-	case "bool":
-		dt = ndarray.Bool
-	case "int32":
-		dt = ndarray.Int32
-	case "int64":
-		dt = ndarray.Int64
-	case "float32":
-		dt = ndarray.Float32
-	case "float64":
-		dt = ndarray.Float64
-	default:
-		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int32, int64, float32 and float64", dte.name)
+	dt, err := ndarray.ParseDType(dte.name)
+	if err != nil || typeName(dt) != dte.name {
+		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", dte.name)
 	}
 	size := dt.Size()
 
@@ -656,18 +645,28 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 			return b, 0, nil
 		}
 		return nil, 0, bad("want true or false")
-	case ndarray.Int32, ndarray.Int64:
+	}
+	if dt.IsInt() {
 		bits := 8 * dt.Size()
-		v, err := strconv.ParseInt(s, 10, bits)
-		if err != nil {
-			return nil, 0, bad("want an integer in the type's range")
-		}
-		if bits == 32 {
-			binary.LittleEndian.PutUint32(b, uint32(int32(v)))
+		var u uint64
+		var f float64
+		if dt.IsUnsigned() {
+			v, err := strconv.ParseUint(s, 10, bits)
+			if err != nil {
+				return nil, 0, bad("want an integer in the type's range")
+			}
+			u, f = v, float64(v)
 		} else {
-			binary.LittleEndian.PutUint64(b, uint64(v))
+			v, err := strconv.ParseInt(s, 10, bits)
+			if err != nil {
+				return nil, 0, bad("want an integer in the type's range")
+			}
+			u, f = uint64(v), float64(v)
 		}
-		return b, float64(v), nil
+		var le [8]byte
+		binary.LittleEndian.PutUint64(le[:], u) // two's complement: the low bytes are the narrow value
+		copy(b, le[:dt.Size()])
+		return b, f, nil
 	}
 	var f float64
 	var str string
@@ -684,7 +683,11 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 			if err != nil {
 				return nil, 0, bad("a bad hex bit pattern")
 			}
-			if dt == ndarray.Float32 {
+			switch dt {
+			case ndarray.Float16:
+				binary.LittleEndian.PutUint16(b, uint16(u))
+				return b, ndarray.HalfToFloat64(uint16(u)), nil
+			case ndarray.Float32:
 				binary.LittleEndian.PutUint32(b, uint32(u))
 				return b, float64(math.Float32frombits(uint32(u))), nil
 			}
@@ -702,6 +705,14 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 		if f, err = strconv.ParseFloat(string(n), 64); err != nil {
 			return nil, 0, bad("out of range")
 		}
+	}
+	if dt == ndarray.Float16 {
+		h := ndarray.Float64ToHalf(f)
+		if math.IsNaN(f) {
+			h = 0x7e00 // Zarr's NaN: sign 0, the top mantissa bit alone
+		}
+		binary.LittleEndian.PutUint16(b, h)
+		return b, ndarray.HalfToFloat64(h), nil
 	}
 	if dt == ndarray.Float32 {
 		f32 := float32(f)
@@ -721,19 +732,5 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 	return b, f, nil
 }
 
-// typeName is the Zarr v3 data_type of dt.
-func typeName(dt ndarray.DType) string {
-	switch dt {
-	case ndarray.Bool:
-		return "bool"
-	case ndarray.Int32:
-		return "int32"
-	case ndarray.Int64:
-		return "int64"
-	case ndarray.Float32:
-		return "float32"
-	case ndarray.Float64:
-		return "float64"
-	}
-	return dt.String()
-}
+// typeName is the Zarr v3 data_type of dt: NumPy's name.
+func typeName(dt ndarray.DType) string { return dt.String() }

@@ -30,7 +30,7 @@ func TestV3WrittenStoresReadBack(t *testing.T) {
 		{[]int{4, 5, 6}, []int{3, 5, 2}},
 	}
 	for _, codec := range []string{"", "gzip", "zstd", "blosc"} {
-		for _, dt := range []ndarray.DType{ndarray.Float64, ndarray.Float32, ndarray.Int64, ndarray.Int32, ndarray.Bool} {
+		for _, dt := range ndarray.DTypes() {
 			for _, c := range shapes {
 				a := testArray(dt, c.shape, n)
 				z, err := zarr.NewArray(c.shape, c.chunks, dt, codec, zarr.WithFormat(3))

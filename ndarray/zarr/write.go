@@ -122,19 +122,14 @@ func metaV3(shape, chunks []int, dt ndarray.DType, codec string) ([]byte, error)
 }
 
 func typeString(dt ndarray.DType) (string, error) {
-	switch dt {
-	case ndarray.Float64:
-		return "<f8", nil
-	case ndarray.Float32:
-		return "<f4", nil
-	case ndarray.Int64:
-		return "<i8", nil
-	case ndarray.Int32:
-		return "<i4", nil
-	case ndarray.Bool:
-		return "|b1", nil
+	if !dt.Valid() {
+		return "", fmt.Errorf("zarr: dtype %v cannot be written", dt)
 	}
-	return "", fmt.Errorf("zarr: dtype %v cannot be written", dt)
+	order := "<"
+	if dt.Size() == 1 {
+		order = "|"
+	}
+	return fmt.Sprintf("%s%c%d", order, dt.Kind(), dt.Size()), nil
 }
 
 // WriteMeta writes the array's .zarray (format 2) or zarr.json (format 3)

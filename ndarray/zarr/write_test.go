@@ -21,7 +21,7 @@ func TestWrittenStoresReadBack(t *testing.T) {
 	n := 0
 	var script string
 	for _, codec := range zarr.Codecs {
-		for _, dt := range []ndarray.DType{ndarray.Float64, ndarray.Float32, ndarray.Int64, ndarray.Int32, ndarray.Bool} {
+		for _, dt := range ndarray.DTypes() {
 			for _, c := range []struct{ shape, chunks []int }{{[]int{37, 23}, []int{10, 7}}, {[]int{5, 300}, []int{8, 1000}}, {[]int{200000}, []int{70000}}} {
 				a := testArray(dt, c.shape, n)
 				z, err := zarr.NewArray(c.shape, c.chunks, dt, codec)

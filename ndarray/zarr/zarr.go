@@ -218,19 +218,14 @@ func parseDType(s string) (ndarray.DType, bool, error) {
 	if s[0] != '<' && s[0] != '>' && s[0] != '|' {
 		return 0, false, fmt.Errorf("dtype %q: unknown byte order", s)
 	}
-	switch s[1:] {
-	case "f8":
-		return ndarray.Float64, big, nil
-	case "f4":
-		return ndarray.Float32, big, nil
-	case "i8":
-		return ndarray.Int64, big, nil
-	case "i4":
-		return ndarray.Int32, big, nil
-	case "b1":
-		return ndarray.Bool, false, nil
+	dt := ndarray.Invalid
+	if len(s) == 3 && s[2] >= '1' && s[2] <= '8' {
+		dt = ndarray.DTypeOf(s[1], int(s[2]-'0'))
 	}
-	return 0, false, fmt.Errorf("dtype %q: Phobos has float64, float32, int64, int32 and bool", s)
+	if dt == ndarray.Invalid {
+		return 0, false, fmt.Errorf("dtype %q: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", s)
+	}
+	return dt, big && dt.Size() > 1, nil
 }
 
 // parseFill reads fill_value: a number, "NaN", "Infinity", "-Infinity", a
@@ -398,6 +393,10 @@ func swap(b []byte, size int) {
 	case 4:
 		for i := 0; i+4 <= len(b); i += 4 {
 			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	case 2:
+		for i := 0; i+2 <= len(b); i += 2 {
+			binary.LittleEndian.PutUint16(b[i:], binary.BigEndian.Uint16(b[i:]))
 		}
 	}
 }

@@ -13,9 +13,9 @@ from phobos.tensor import Tensor
 # single-element chunks, an odd size, one chunk for the whole array, auto
 CHUNKINGS = (1, 3, 1000, None)
 DTYPES = ("bool", "int32", "int64", "float32", "float64")
-# NumPy's float16/int8 results (e.g. sqrt or square of bool) have no Phobos
-# dtype; the engine documents float64/int32 for them (ndarray/elementwise.go).
-SUBST = {"float16": "float64", "int8": "int32"}
+# NumPy's float16 results (e.g. sqrt of bool) have no Phobos dtype; the
+# engine documents float64 for them (ndarray.UfuncFloat).
+SUBST = {"float16": "float64"}
 RAISES = (TypeError, ValueError, IndexError, NotImplementedError, ZeroDivisionError)
 
 
@@ -50,16 +50,14 @@ def data(dtype, shape, seed=0, nonzero=False, small=False):
 
 
 def expect(fn, arrays):
-    """fn's NumPy result as an array (float16/int8 results as the dtype the
+    """fn's NumPy result as an array (float16 results as the dtype the
     engine uses), or the exception NumPy raised."""
     with np.errstate(all="ignore"):
         try:
             w = np.asarray(fn(np, *arrays))
         except Exception as e:  # noqa: BLE001
             return e
-        if w.dtype == np.int8:
-            w = w.astype(SUBST["int8"])  # int8 values fit the engine's int32
-        elif w.dtype.name in SUBST:
+        if w.dtype.name in SUBST:
             sub = SUBST[w.dtype.name]
             try:
                 w = np.asarray(fn(np, *[a.astype(sub) if a.dtype == bool else a for a in arrays]))

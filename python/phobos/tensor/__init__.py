@@ -30,6 +30,13 @@ nan = np.nan
 bool_ = np.bool_
 int32 = np.int32
 int64 = np.int64
+int8 = np.int8
+int16 = np.int16
+uint8 = np.uint8
+uint16 = np.uint16
+uint32 = np.uint32
+uint64 = np.uint64
+float16 = np.float16
 float32 = np.float32
 float64 = np.float64
 

@@ -13,7 +13,9 @@ import numpy as np
 
 from .. import session as _session
 
-SUPPORTED_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                    "float16", "float32", "float64")
+_SUPPORTED = ", ".join(SUPPORTED_DTYPES)
 
 
 def _default_session():
@@ -30,7 +32,7 @@ def _dtype_name(dt):
     except TypeError as e:
         raise TypeError(f"phobos: {dt!r} is not a dtype") from e
     if name not in SUPPORTED_DTYPES:
-        raise TypeError(f"phobos: dtype {name} is not supported (bool, int32, int64, float32, float64 are)")
+        raise TypeError(f"phobos: dtype {name} is not supported ({_SUPPORTED} are)")
     return name
 
 
@@ -397,7 +399,7 @@ def from_numpy(arr, chunks=None):
     arr = np.asarray(arr)
     name = arr.dtype.name
     if name not in SUPPORTED_DTYPES:
-        raise TypeError(f"phobos: dtype {name} is not supported (bool, int32, int64, float32, float64 are)")
+        raise TypeError(f"phobos: dtype {name} is not supported ({_SUPPORTED} are)")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     ch = _chunks(chunks)

@@ -134,8 +134,11 @@ func TestFinishedGraphsCapped(t *testing.T) {
 		}
 	}
 	a.json("DELETE", "/api/sessions/"+sid, nil, 200)
-	if n, g := sp.HeldRuns(), sp.HeldGraphs(); n != 0 || g != 0 {
-		t.Fatalf("after the session: %d runs, %d graph records held", n, g)
+	if g := sp.HeldGraphs(); g != 0 {
+		t.Fatalf("after the session: %d graph records held", g)
 	}
+	// A run cancelled while it was being prepared is released at once but
+	// leaves the scheduler only when its last task has reported.
+	eventually(t, 30*time.Second, "the scheduler holds no run", func() bool { return sp.HeldRuns() == 0 })
 
 }

@@ -75,6 +75,12 @@ def test_device_and_dlpack(session):
     np.testing.assert_array_equal(mt.asarray(xa.asarray(a)).fetch(), a)
     with pytest.raises(ValueError):
         mt.asarray(a, copy=False)
+    big = 2 ** 53 + 1  # exact beyond float64's integers
+    for v in (big, -big, 2 ** 63 - 1, np.int64(-2 ** 63)):
+        f = mt.full((2, 3), v, chunks=2)
+        assert f.dtype == np.int64
+        np.testing.assert_array_equal(f.fetch(), np.full((2, 3), v))
+        np.testing.assert_array_equal(mt.full_like(f, v).fetch(), np.full((2, 3), v))
     assert mt.asarray(x, copy=False) is x
 
 
@@ -135,7 +141,8 @@ def test_type_functions(session):
     for d in ("float32", "float64"):
         f, nf = mt.finfo(np.dtype(d)), np.finfo(d)
         assert (f.bits, f.eps, f.max, f.min, f.smallest_normal) == (nf.bits, nf.eps, nf.max, nf.min, nf.smallest_normal)
-        assert mt.finfo(mt.ones(2, dtype=d)).bits == nf.bits
+        assert mt.finfo(mt.ones(2, dtype=d)).bits == nf.bits and f.dtype == np.dtype(d)
+        assert all(type(getattr(f, k)) is float for k in ("eps", "max", "min", "smallest_normal"))
     for d in ("int32", "int64"):
         i = mt.iinfo(np.dtype(d))
         assert (i.bits, i.min, i.max) == (np.iinfo(d).bits, np.iinfo(d).min, np.iinfo(d).max)

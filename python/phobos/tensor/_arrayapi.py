@@ -139,14 +139,21 @@ def isdtype(dtype, kind):
     return dt == np.dtype(kind)
 
 
+FinfoResult = collections.namedtuple("finfo_object", ["bits", "eps", "max", "min", "smallest_normal", "dtype"])
+IinfoResult = collections.namedtuple("iinfo_object", ["bits", "max", "min", "dtype"])
+
+
 def finfo(type, /):  # noqa: A002
-    """bits, eps, max, min, smallest_normal and dtype of a floating dtype."""
-    return np.finfo(_as_dtype(type))
+    """bits, eps, max, min, smallest_normal (Python floats, as the standard
+    says; NumPy's are NumPy scalars) and dtype of a floating dtype."""
+    f = np.finfo(_as_dtype(type))
+    return FinfoResult(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), f.dtype)
 
 
 def iinfo(type, /):  # noqa: A002
     """bits, max, min and dtype of an integer dtype."""
-    return np.iinfo(_as_dtype(type))
+    i = np.iinfo(_as_dtype(type))
+    return IinfoResult(int(i.bits), int(i.max), int(i.min), i.dtype)
 
 
 def _promote(a, b):
@@ -421,6 +428,20 @@ def _wrap_asarray(np_asarray):
     return asarray
 
 
+def _wrap_full(np_full):
+    def full(shape, fill_value, dtype=None, chunks=None, order="C"):
+        """numpy.full. The cluster's full holds its value as a float64, so an
+        integer beyond 2**53 is added to zeros instead (a weak scalar keeps
+        all its bits)."""
+        if isinstance(fill_value, (int, np.integer)) and not isinstance(fill_value, (builtins.bool, np.bool_)) \
+                and builtins.abs(int(fill_value)) > 2 ** 53:
+            z = np_full(shape, 0, dtype=dtype if dtype is not None else getattr(fill_value, "dtype", None),
+                        chunks=chunks, order=order)
+            return call("add", z, int(fill_value))
+        return np_full(shape, fill_value, dtype=dtype, chunks=chunks, order=order)
+    return full
+
+
 # standard special cases NumPy 1.24 does not follow ---------------------------------------------
 
 
@@ -598,6 +619,7 @@ def install(ns):
     ns["var"] = _wrap_moment(ns["var"], "var")
     ns["std"] = _wrap_moment(ns["std"], "std")
     ns["asarray"] = _wrap_asarray(ns["asarray"])
+    ns["full"] = _wrap_full(ns["full"])
     for name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like",
                  "empty_like", "full_like"):
         ns[name] = _with_device(ns[name])

@@ -394,7 +394,7 @@ def _fractional(np_moment, name, a, axis, dtype, keepdims, c):
     var = mt.var(a, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = range(a.ndim) if axis is None else ([axis] if isinstance(axis, int) else axis)
     n = math.prod(a.shape[operator.index(ax)] for ax in axes)
-    v = var * (n / builtins.max(n - c, 0))
+    v = var * (n / (n - c) if n > c else math.inf)  # NumPy: inf (NaN for 0 / 0) past N
     return mt.sqrt(v) if name == "std" else v
 
 

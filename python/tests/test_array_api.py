@@ -245,6 +245,25 @@ def test_unique_and_unknown_shapes(session, chunks):
     assert rows.shape == (None, 6)
 
 
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+def test_unique_nans_distinct(session, chunks):
+    """NaNs compare unequal, so each is a value of its own (the standard;
+    NumPy 1.24's unique merges them); -0.0 and 0.0 are one value."""
+    for d in (np.array([1.0, np.nan, 2.0, 1.0, np.nan, -0.0, 0.0, np.inf, np.nan]),
+              np.array([[3.0, np.nan], [np.nan, 3.0]], dtype=np.float32), np.array([np.nan]), np.zeros(0)):
+        x = _x(d, chunks)
+        got, want = mt.unique_all(x), xa.unique_all(xa.asarray(d))
+        session.execute(*got)
+        for g, w in zip(got, want):
+            assert g.fetch().dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g.fetch(), np.asarray(w))
+        np.testing.assert_array_equal(mt.unique_values(x).fetch(), np.asarray(xa.unique_values(xa.asarray(d))))
+        np.testing.assert_array_equal(mt.unique_counts(x).counts.fetch(),
+                                      np.asarray(xa.unique_counts(xa.asarray(d)).counts))
+        v, inv = mt.unique_inverse(x)
+        np.testing.assert_array_equal(v.fetch()[inv.fetch()], d)
+
+
 def test_special_cases(session):
     """The standard's special cases NumPy 1.24 does not follow."""
     a = np.array([np.inf, -np.inf, np.inf, -np.inf, 1.0, -1.0, 1.0, -1.0, np.inf, 7.0, np.nan, 5.0])

@@ -298,8 +298,38 @@ def astype(x, dtype, /, *, copy=True):
 
 def _unique(x, index, inverse, counts):
     x = astensor(x)
+    if x.dtype.kind == "f":
+        return _unique_nan_distinct(x, index, inverse, counts)
     parts = _mt().unique(x, return_index=index, return_inverse=inverse, return_counts=counts)
     return parts if isinstance(parts, tuple) else (parts,)
+
+
+def _unique_nan_distinct(x, index, inverse, counts):
+    """unique_* of a floating x as the standard says: NaNs compare unequal,
+    so each is a value of its own (NumPy 1.24's unique merges them). Built
+    from the stable sort: a value is kept where it differs from the one
+    before it, which every NaN does; only the final selections have a
+    data-dependent length."""
+    mt = _mt()
+    flat = call("ravel", x)
+    n = flat.shape[0]
+    p = mt.argsort(flat)  # stable, NaNs last
+    s = flat[p]
+    if n == 0:
+        keep = mt.zeros((0,), dtype="bool")
+    else:
+        keep = mt.concat([mt.ones((1,), dtype="bool"), mt.not_equal(s[1:], s[:-1])])
+    out = [s[keep]]
+    if index:
+        out.append(p[keep])  # the stable sort puts each value's first position first
+    if inverse:
+        rank = mt.cumsum(keep.astype("int64")) - 1
+        out.append(rank[mt.argsort(p)])
+    if counts:
+        z = s + 0.0  # -0.0 to +0.0: the cluster's searchsorted orders -0.0 below +0.0
+        run = call("searchsorted", z, z, side="right") - mt.arange(n, dtype="int64")
+        out.append(mt.where(mt.isnan(s), 1, run)[keep])
+    return tuple(out)
 
 
 def unique_values(x, /):

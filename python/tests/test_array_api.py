@@ -82,6 +82,12 @@ def test_device_and_dlpack(session):
         np.testing.assert_array_equal(f.fetch(), np.full((2, 3), v))
         np.testing.assert_array_equal(mt.full_like(f, v).fetch(), np.full((2, 3), v))
     assert mt.asarray(x, copy=False) is x
+    # a copy is a handle of its own: in-place syntax on it leaves x alone
+    for c in (mt.asarray(x, copy=True), mt.astype(x, x.dtype), x.astype(x.dtype), mt.copy(x), x.copy(), np.copy(x)):
+        assert c is not x
+        c /= 2.0
+        np.testing.assert_array_equal(c.fetch(), a / 2)
+    np.testing.assert_array_equal(x.fetch(), a)
 
 
 @pytest.mark.parametrize("chunks", CHUNKS, ids=str)
@@ -117,6 +123,7 @@ def test_renamed_functions(session, chunks):
         mt.vecdot(xm, _x(m[:, :2], chunks), axis=1)
     assert mt.astype(xi, mt.float32).dtype == np.float32
     assert mt.astype(xi, mt.int64, copy=False) is xi
+    assert mt.astype(xi, mt.int64) is not xi
     np.testing.assert_array_equal(mt.astype(xu, mt.int32).fetch(), u.astype(np.int32))
 
 

@@ -283,13 +283,19 @@ def vecdot(x1, x2, /, *, axis=-1):
     return mt.sum(mt.multiply(x1, x2), axis=axis if axis < 0 else axis - n)
 
 
+def _copy(x):
+    """A new handle with x's value. Tensors are immutable, but in-place
+    syntax rebinds a handle (x += 1), so a copy must be a handle of its own
+    for the original to keep its value."""
+    return call("astype", x, x.dtype.name)
+
+
 def astype(x, dtype, /, *, copy=True):
-    """x in dtype (x itself when copy=False and it has dtype already, as
-    tensors are immutable a copy is never needed)."""
+    """x in dtype; with copy=False, x itself when it has dtype already."""
     x = astensor(x)
     name = _core._dtype_name(dtype)
     if name == x.dtype.name:
-        return x
+        return _copy(x) if copy else x
     return call("astype", x, name)
 
 
@@ -447,7 +453,9 @@ def _wrap_asarray(np_asarray):
         is refused for anything but a tensor."""
         _check_device(device)
         if isinstance(obj, Tensor):
-            t = obj if dtype is None else astype(obj, dtype)
+            t = obj if dtype is None else astype(obj, dtype, copy=False)
+            if copy and t is obj:
+                t = _copy(obj)
             return t if chunks is None else t.rechunk(chunks)
         if copy is False:
             raise ValueError("phobos: asarray(copy=False) of client data: a tensor's data lives on the cluster, "
@@ -668,5 +676,6 @@ def install(ns):
     Tensor.__floordiv__ = lambda self, other: ns["floor_divide"](self, other)
     Tensor.__rfloordiv__ = lambda self, other: ns["floor_divide"](other, self)
     Tensor.__ifloordiv__ = ns["_inplace"](ns["floor_divide"])
+    Tensor.astype = lambda self, dtype, copy=True: astype(self, dtype, copy=copy)
     for name in ("sort", "argsort", "var", "std"):
         setattr(Tensor, name, ns["_method"](ns[name]))

@@ -67,6 +67,14 @@ def test_device_and_dlpack(session):
                     (mt.linspace, (0, 1, 3)), (mt.eye, (3,)), (mt.zeros_like, (x,)), (mt.ones_like, (x,)),
                     (mt.empty_like, (x,)), (mt.full_like, (x, 1))]:
         assert f(*args, device="cpu").device == "cpu"
+    import inspect
+    for f in (mt.zeros, mt.ones, mt.empty, mt.full, mt.arange, mt.linspace, mt.eye, mt.zeros_like, mt.full_like):
+        assert "device" in inspect.signature(f).parameters, f.__name__
+    np.testing.assert_array_equal(mt.reshape(x, shape=(3, 2)).fetch(), a.reshape(3, 2))
+    np.testing.assert_array_equal(mt.reshape(x, newshape=(3, 2)).fetch(), a.reshape(3, 2))
+    np.testing.assert_array_equal(np.reshape(x, (6,)).fetch(), a.reshape(6))
+    with pytest.raises(TypeError):
+        mt.reshape(x)
     assert x.__dlpack_device__() == (1, 0)
     np.testing.assert_array_equal(np.from_dlpack(x + 1), a + 1)
     y = mt.from_dlpack(a)

@@ -15,6 +15,7 @@ a dtype of the namespace, with no change here."""
 import builtins
 import collections
 import contextlib
+import inspect
 import math
 import operator
 
@@ -442,8 +443,22 @@ def _with_device(f):
         _check_device(device)
         return f(*args, **kw)
     g.__name__, g.__doc__ = f.__name__, f.__doc__
-    g.__wrapped__ = f
+    # the signature shows device, as the standard's signatures do
+    sig = inspect.signature(f)
+    g.__signature__ = sig.replace(parameters=list(sig.parameters.values()) + [
+        inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return g
+
+
+def _wrap_reshape(np_reshape):
+    def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+        """numpy.reshape, and the standard's reshape(x, shape, copy=):
+        NumPy 1.24 names the shape newshape (still taken). A reshape never
+        copies data it need not (tensors are immutable)."""
+        if (shape is None) == (newshape is None):
+            raise TypeError("reshape: give shape (or NumPy's newshape), once")
+        return np_reshape(a, shape if shape is not None else newshape, order)
+    return reshape
 
 
 def _wrap_asarray(np_asarray):
@@ -658,6 +673,7 @@ def install(ns):
     ns["std"] = _wrap_moment(ns["std"], "std")
     ns["asarray"] = _wrap_asarray(ns["asarray"])
     ns["full"] = _wrap_full(ns["full"])
+    ns["reshape"] = _wrap_reshape(ns["reshape"])
     for name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_like", "ones_like",
                  "empty_like", "full_like"):
         ns[name] = _with_device(ns[name])

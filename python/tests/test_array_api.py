@@ -129,6 +129,10 @@ def test_renamed_functions(session, chunks):
     np.testing.assert_allclose(mt.linalg.vecdot(xm, xm, axis=-2).fetch(), np.sum(m * m, axis=-2), rtol=1e-13)
     with pytest.raises(ValueError):
         mt.vecdot(xm, _x(m[:, :2], chunks), axis=1)
+    k = rng.integers(-9, 9, (3, 5)).astype(np.int32)
+    r = mt.vecdot(_x(k, chunks), _x(k, chunks))
+    assert r.dtype == np.int32
+    np.testing.assert_array_equal(r.fetch(), np.sum(k * k, axis=-1, dtype=np.int32))
     assert mt.astype(xi, mt.float32).dtype == np.float32
     assert mt.astype(xi, mt.int64, copy=False) is xi
     assert mt.astype(xi, mt.int64) is not xi

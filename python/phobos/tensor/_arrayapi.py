@@ -281,7 +281,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     if d1 != d2:
         raise ValueError(f"vecdot: the contracted axes have lengths {d1} and {d2}")
     x1, x2 = _promote_0d(x1, x2)
-    return mt.sum(mt.multiply(x1, x2), axis=axis if axis < 0 else axis - n)
+    prod = mt.multiply(x1, x2)
+    # the product's dtype, as the standard says (sum would widen int32)
+    return mt.sum(prod, axis=axis if axis < 0 else axis - n, dtype=prod.dtype if prod.dtype.kind in "iu" else None)
 
 
 def _copy(x):

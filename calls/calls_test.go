@@ -190,6 +190,9 @@ var buildCases = []struct {
 	{"linalg.inv", `[@S]`, ``, []int{3, 3}, "float64", nil},
 	{"linalg.det", `[@S]`, ``, []int{}, "float64", nil},
 	{"linalg.slogdet", `[@S,1]`, ``, []int{}, "float64", nil},
+	{"linalg.eigh", `[@S]`, ``, []int{3}, "float64", nil},
+	{"linalg.eigh", `[@S]`, `{"out":1,"UPLO":"U"}`, []int{3, 3}, "float64", nil},
+	{"linalg.eigvalsh", `[@S]`, `{"UPLO":"L"}`, []int{3}, "float64", nil},
 	{"linalg.solve", `[@S,@M]`, ``, []int{3, 4}, "float64", nil},
 	{"linalg.solve_triangular", `[@S,@M]`, `{"lower":true}`, []int{3, 4}, "float64", nil},
 	{"linalg.lstsq", `[@M,@S]`, ``, []int{4, 3}, "float64", nil},
@@ -531,6 +534,8 @@ var errorCases = []struct {
 	node  int
 }{
 	{"unknown function", []string{`{"fn":"fft","args":[1]}`}, false, "NotImplementedError", 0},
+	{"eigh UPLO", []string{`{"fn":"zeros","args":[[2,2]]}`, `{"fn":"linalg.eigh","args":[{"ref":0}],"kwargs":{"UPLO":"X"}}`}, false, "ValueError", 1},
+	{"eigvalsh not square", []string{`{"fn":"zeros","args":[[2,3]]}`, `{"fn":"linalg.eigvalsh","args":[{"ref":0}]}`}, false, "ValueError", 1},
 	{"too many args", []string{`{"fn":"add","args":[1,2,3]}`}, false, "TypeError", 0},
 	{"too few args", []string{`{"fn":"add","args":[1]}`}, false, "TypeError", 0},
 	{"unexpected kwarg", []string{`{"fn":"add","args":[1,2],"kwargs":{"out":1}}`}, false, "TypeError", 0},

@@ -20,6 +20,7 @@ from . import _manip
 from . import _quantile
 from . import _stats
 from . import _setops
+from . import _arrayapi
 from .. import session as _session
 
 newaxis = None
@@ -69,7 +70,10 @@ def _unary(name):
 def _binary(name):
     def f(x1, x2, out=None, **kw):
         _no_out(name, out, kw)
-        return call(name, _operand(x1), _operand(x2))
+        x1, x2 = _operand(x1), _operand(x2)
+        if name != "ldexp":  # ldexp's exponent keeps its integer type
+            x1, x2 = _arrayapi._promote_0d(x1, x2)
+        return call(name, x1, x2)
     f.__name__ = name
     f.__doc__ = f"numpy.{name}, elementwise with broadcasting, lazy."
     return f
@@ -641,7 +645,7 @@ def _index_items(key):
             items.append("...")
         elif isinstance(k, slice):
             items.append({"slice": [None if x is None else operator.index(x) for x in (k.start, k.stop, k.step)]})
-        elif isinstance(k, (bool, np.bool_)):
+        elif isinstance(k, (builtins.bool, np.bool_)):
             raise NotImplementedError("phobos: indexing with a boolean scalar is not supported")
         elif isinstance(k, (int, np.integer)):
             items.append(int(k))
@@ -864,6 +868,8 @@ for _n in _setops.NAMES:
 del _n
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
+# The Python Array API standard's names, keywords and methods (_arrayapi.py).
+_arrayapi.install(globals())
 
 # REGISTRY names, for each function of the cluster's registry, what calls it
 # here; tests check it against GET /api/functions so the two cannot drift.
@@ -893,6 +899,7 @@ REGISTRY.update({
     "linalg.solve_triangular": "linalg.solve_triangular", "linalg.lstsq": "linalg.lstsq",
     "linalg.pinv": "linalg.pinv", "linalg.matrix_rank": "linalg.matrix_rank", "linalg.cond": "linalg.cond",
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
+    "linalg.eigh": "linalg.eigh", "linalg.eigvalsh": "linalg.eigvalsh",
 })
 REGISTRY.update(_manip.REGISTRY)
 REGISTRY.update({n: n for n in _quantile.NAMES})

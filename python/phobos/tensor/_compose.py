@@ -34,8 +34,10 @@ def _norm_axis(axis, ndim):
 
 
 def copy(a, order="K"):
-    """A tensor equal to a (tensors are immutable, so a itself)."""
-    return astensor(a)
+    """A tensor equal to a: a new handle, so that in-place syntax on the
+    copy (c += 1, which rebinds c) leaves a as it is."""
+    a = astensor(a)
+    return _mt().astype(a, a.dtype, copy=True)
 
 
 def asfarray(a, dtype=np.float64):

@@ -4,6 +4,7 @@ come from the cluster, which checks every call when it is made, so the
 client holds no rules of its own about promotion or shapes."""
 
 import base64
+import contextvars
 import io
 import math
 import operator
@@ -16,6 +17,11 @@ from .. import session as _session
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64")
 _SUPPORTED = ", ".join(SUPPORTED_DTYPES)
+
+# True within phobos.tensor.resolve_shapes(): reading the shape of a tensor
+# whose length is known only once computed computes it, for code written
+# for eager arrays (the Array API standard lets a lazy array say None).
+RESOLVE_SHAPES = contextvars.ContextVar("phobos_resolve_shapes", default=False)
 
 
 def _default_session():
@@ -83,6 +89,8 @@ class Tensor:
         ins = []
         _collect(t._args, ins)
         _collect(list(t._kwargs.values()), ins)
+        if RESOLVE_SHAPES.get() and any(None in x._shape for x in ins):
+            ins = _resolve_inputs(t, ins)
         t._inputs = ins
         t._users = None
         if meta is None:
@@ -100,6 +108,8 @@ class Tensor:
     def shape(self):
         """The shape; None for an axis whose length is known only once the
         tensor is computed (it is known after execute())."""
+        if None in self._shape and self._value is None and RESOLVE_SHAPES.get():
+            self.execute()
         if None in self._shape and self._value is not None:
             return self._value.shape
         return self._shape
@@ -156,7 +166,10 @@ class Tensor:
     def __iter__(self):
         if not self._shape:
             raise TypeError("iteration over a 0-d tensor")
-        for i in range(self._shape[0]):
+        n = self.shape[0]
+        if n is None:
+            raise TypeError("iteration over a tensor whose length is known only once computed; execute() it first")
+        for i in range(n):
             yield self[i]
 
     # computing ------------------------------------------------------------
@@ -288,6 +301,20 @@ def _rebind(t, new):
         _drop_user(x, new)
         _add_user(x, t)
     return t
+
+
+def _resolve_inputs(t, ins):
+    """Within resolve_shapes(): inputs of data-dependent length are
+    computed, and t is built on their values, as on eager arrays."""
+    out = []
+    for x in ins:
+        if None in x._shape:
+            v = from_numpy(x.fetch())
+            t._args = _swap(t._args, x, v)
+            t._kwargs = {k: _swap(a, x, v) for k, a in t._kwargs.items()}
+            x = v
+        out.append(x)
+    return out
 
 
 def _collect(vals, out):

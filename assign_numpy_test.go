@@ -74,6 +74,42 @@ func npAssignCases() []npCase {
 		set("integer 3-d middle", "y.__setitem__((slice(None), i2[:2]), v45)", ins("x3", x3, "i2", i2, "v45", npR(dF32, 444, 2, 5)), idx(), nil).withBuild(func(e *npEnv) *tensor.Tensor {
 			return e.v("x3").Set(tensor.Ix(tensor.All(), tensor.Array(e.v("i2").Index(tensor.To(2)))), e.v("v45"))
 		}),
+		set("integer pairs", "y.__setitem__((i1, j1), v9)", ins("x", x, "i1", i1, "j1", npI(dI64, 471, -6, 5, 9), "v9", npR(dF64, 472, 9)), idx(), nil).withBuild(func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Set(tensor.Ix(tensor.Array(e.v("i1")), tensor.Array(e.v("j1"))), e.v("v9"))
+		}),
+		set("integer outer, scalar", "y.__setitem__((ic[:, None], i2[:2]), 3)", ins("x", x, "ic", npI(dI32, 473, -7, 6, 4), "i2", i2), idx(), nil).withBuild(func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Set(tensor.Ix(tensor.Array(e.v("ic").Index(tensor.All(), tensor.NewAxis())), tensor.Array(e.v("i2").Index(tensor.To(2)))), 3)
+		}),
+		set("3-d arrays apart", "y.__setitem__((ia, slice(None), ja), v34)", ins("x3", x3, "ia", npI(dI64, 474, 0, 2, 3), "ja", npI(dI64, 475, -5, 4, 3), "v34", npR(dF32, 476, 3, 4)), idx(), nil).withBuild(func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Set(tensor.Ix(tensor.Array(e.v("ia")), tensor.All(), tensor.Array(e.v("ja"))), e.v("v34"))
+		}),
+		set("3-d arrays adjacent", "y.__setitem__((slice(None), ib, jb), v32)", ins("x3", x3, "ib", npI(dI64, 477, -4, 3, 2), "jb", npI(dI64, 478, 0, 4, 2), "v32", npR(dF32, 479, 3, 1)), idx(), nil).withBuild(func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Set(tensor.Ix(tensor.All(), tensor.Array(e.v("ib")), tensor.Array(e.v("jb"))), e.v("v32"))
+		}),
+		one("putmask cycled", npSetExpr("x", "np.putmask(y, m, v6)"), ins("x", x, "m", m, "v6", v6), func(e *npEnv) *tensor.Tensor {
+			return tensor.PutMask(e.v("x"), e.v("m"), e.v("v6"))
+		}),
+		npOne("putmask int from float", npSetExpr("xi", "np.putmask(y, xi > 0, xi * 1.5)"), ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			return tensor.PutMask(e.v("xi"), e.v("xi").Greater(0), e.v("xi").Mul(1.5))
+		}).fails(),
+		one("putmask float from int", npSetExpr("x", "np.putmask(y, x > 0.5, i1)"), ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor {
+			return tensor.PutMask(e.v("x"), e.v("x").Greater(0.5), e.v("i1"))
+		}),
+		one("choose", "np.choose(c, [x, -x, x * 2])", ins("x", x, "c", npI(dI64, 480, 0, 2, 7, 6)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Choose(e.v("c"), []*tensor.Tensor{e.v("x"), e.v("x").Neg(), e.v("x").Mul(2)}, "raise")
+		}),
+		one("choose broadcast, scalar choice", "np.choose(c, [v6, 0.5])", ins("v6", v6, "c", npI(dI32, 481, 0, 1, 7, 1)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Choose(e.v("c"), []*tensor.Tensor{e.v("v6"), tensor.Scalar(0.5)}, "raise")
+		}),
+		one("choose wrap", "np.choose(c, [x, -x, x * 2], mode='wrap')", ins("x", x, "c", npI(dI64, 482, -7, 7, 7, 6)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Choose(e.v("c"), []*tensor.Tensor{e.v("x"), e.v("x").Neg(), e.v("x").Mul(2)}, "wrap")
+		}),
+		one("choose clip", "np.choose(c, [x, -x], mode='clip')", ins("x", x, "c", npI(dI64, 483, -3, 4, 7, 6)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Choose(e.v("c"), []*tensor.Tensor{e.v("x"), e.v("x").Neg()}, "clip")
+		}),
+		npOne("choose invalid entry", "np.choose(c, [x, -x])", ins("x", x, "c", npI(dI64, 484, 0, 2, 7, 6)), func(e *npEnv) *tensor.Tensor {
+			return tensor.Choose(e.v("c"), []*tensor.Tensor{e.v("x"), e.v("x").Neg()}, "raise")
+		}).fails(),
 		one("put", npSetExpr("x", "np.put(y, i1, v6)"), ins("x", x, "i1", i1, "v6", v6), func(e *npEnv) *tensor.Tensor {
 			return tensor.Put(e.v("x"), e.v("i1"), e.v("v6"))
 		}),

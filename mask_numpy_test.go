@@ -72,6 +72,29 @@ func npMaskCases() []npCase {
 			s := e.v("xi").Index(tensor.Mask(e.v("xi").Greater(0)))
 			return s.Equal(3).Any()
 		}),
+		// Reductions of a selection run as where(m, x, identity) reduced (maskedReduce).
+		one("mask prod", "(x[m] + 0.5).prod()", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Add(0.5).Index(tensor.Mask(e.v("m"))).Prod()
+		}).tol(1e-12, 1e-14, "a product in another order"),
+		one("mask int sum, all, any", "np.array([xi[xi > -2].sum(), xi[xi != 0].all(), xi[xi > 3].any()])", ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			x := e.v("xi")
+			return tensor.Stack(0, x.Index(tensor.Mask(x.Greater(-2))).Sum(), x.Index(tensor.Mask(x.NotEqual(0))).All().Astype(dI64), x.Index(tensor.Mask(x.Greater(3))).Any().Astype(dI64))
+		}),
+		one("mask int mean", "xi[xi > 0].mean()", ins("xi", xi), func(e *npEnv) *tensor.Tensor { return e.v("xi").Index(tensor.Mask(e.v("xi").Greater(0))).Mean() }),
+		one("mask float32 mean", "x3[x3 > 0.2].mean()", ins("x3", x3), func(e *npEnv) *tensor.Tensor { return e.v("x3").Index(tensor.Mask(e.v("x3").Greater(0.2))).Mean() }).tol(1e-6, 1e-7, "float32 sums in another order"),
+		one("mask of nothing, mean", "np.float64('nan') if not m.any() else x[m].mean()", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Mean() }),
+		one("mask columns summed over them", "x[:, m1].sum(axis=1)", ins("x", x, "m1", m1), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.All(), tensor.Mask(e.v("m1"))).Sum(tensor.Axis(1))
+		}).tol(1e-12, 1e-14, "a sum in another order"),
+		one("mask 3-d middle summed", "x3[:, m].sum(axis=1)", ins("x3", x3, "m", npB(413, 4, 5)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.All(), tensor.Mask(e.v("m"))).Sum(tensor.Axis(1))
+		}).tol(1e-5, 1e-6, "float32 sums in another order"),
+		one("mask count_nonzero", "np.count_nonzero(xi[xi != 1])", ins("xi", xi), func(e *npEnv) *tensor.Tensor {
+			return e.v("xi").Index(tensor.Mask(e.v("xi").NotEqual(1))).CountNonzero()
+		}),
+		one("mask sum keepdims (not rewritten)", "x[m].sum(keepdims=True)", ins("x", x, "m", m), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Mask(e.v("m"))).Sum(tensor.KeepDims())
+		}).tol(1e-12, 1e-14, "a sum in another order"),
 		one("mask of nothing summed", "x[m].sum()", ins("x", x, "m", none), func(e *npEnv) *tensor.Tensor { return e.v("x").Index(tensor.Mask(e.v("m"))).Sum() }),
 		one("mask special values", "s[~np.isnan(s)]", ins("s", special), func(e *npEnv) *tensor.Tensor {
 			return e.v("s").Index(tensor.Mask(e.v("s").IsNaN().Not()))
@@ -148,6 +171,34 @@ func npTakeCases() []npCase {
 		one("take of a mask's positions", "x.ravel()[np.flatnonzero(x > 0.5)]", ins("x", x), func(e *npEnv) *tensor.Tensor {
 			return e.v("x").Ravel().Index(tensor.Array(tensor.FlatNonzero(e.v("x").Greater(0.5))))
 		}),
+		// Several integer arrays broadcast together (NumPy's advanced indexing).
+		one("x[i, j] pairs", "x[i1, j1]", ins("x", x, "i1", i1, "j1", npI(dI64, 460, -6, 5, 9)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Array(e.v("i1")), tensor.Array(e.v("j1")))
+		}),
+		one("x[i[:, None], j] outer", "x[ic[:, None], i2[0]]", ins("x", x, "ic", npI(dI32, 461, -7, 6, 4), "i2", i2), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Array(e.v("ic").Index(tensor.All(), tensor.NewAxis())), tensor.Array(e.v("i2").Index(tensor.At(0))))
+		}),
+		one("x3[i, :, j] (advanced axes first)", "x3[ia, :, ja]", ins("x3", x3, "ia", npI(dI64, 462, -3, 2, 2, 3), "ja", npI(dI64, 463, -5, 4, 3)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Array(e.v("ia")), tensor.All(), tensor.Array(e.v("ja")))
+		}),
+		one("x3[:, i, j] (adjacent, in place)", "x3[:, ib, jb]", ins("x3", x3, "ib", npI(dI64, 464, -4, 3, 5), "jb", npI(dI32, 465, 0, 4, 1)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.All(), tensor.Array(e.v("ib")), tensor.Array(e.v("jb")))
+		}),
+		one("x3[i, 1, j]", "x3[ia2, 1, ja2]", ins("x3", x3, "ia2", npI(dI64, 466, 0, 2, 4), "ja2", npI(dI64, 467, -5, 4, 4)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Array(e.v("ia2")), tensor.At(1), tensor.Array(e.v("ja2")))
+		}),
+		one("x3[i, j, k] elements", "x3[ia3, ib3, ic3]", ins("x3", x3, "ia3", npI(dI64, 468, 0, 2, 6), "ib3", npI(dI64, 469, -4, 3, 6), "ic3", npI(dI64, 470, 0, 4, 1)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x3").Index(tensor.Array(e.v("ia3")), tensor.Array(e.v("ib3")), tensor.Array(e.v("ic3")))
+		}),
+		one("x[i, j] empty", "x[e, e]", ins("x", x, "e", empty), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Array(e.v("e")), tensor.Array(e.v("e")))
+		}),
+		npOne("x[i, j] out of range", "x[i1[:3], b]", ins("x", x, "i1", i1, "b", bad), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Array(e.v("i1").Index(tensor.To(3))), tensor.Array(e.v("b")))
+		}).fails(),
+		npOne("x[i, j] shapes that do not broadcast", "x[i1, i2]", ins("x", x, "i1", i1, "i2", i2), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Index(tensor.Array(e.v("i1")), tensor.Array(e.v("i2")))
+		}).fails(),
 		npOne("take out of range", "np.take(x, b, axis=0)", ins("x", x, "b", bad), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("b"), 0) }).fails(),
 		npOne("take float indices", "np.take(x, x, axis=0)", ins("x", x), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("x"), 0) }).fails(),
 		npOne("take bad axis", "np.take(x, i1, axis=2)", ins("x", x, "i1", i1), func(e *npEnv) *tensor.Tensor { return tensor.Take(e.v("x"), e.v("i1"), 2) }).fails(),

@@ -834,6 +834,25 @@ func npLinalgCases() []npCase {
 		two("matmul int32 @ float64", "a @ b", dI32a, dQ74, mm),
 		two("matmul method transposed", "a.T @ b", dM57, dB2, func(a, b *tensor.Tensor) *tensor.Tensor { return a.T().MatMul(b) }).
 			tol(1e-11, 1e-12, npLinWhy),
+		// Gram products (ops.Gram: SYRK with the centring folded in).
+		rough(two("gram x.T @ x", "a.T @ a + 0 * b.sum()", dM74, dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor { return a.T().MatMul(a) })).alsoWorkers(),
+		rough(two("gram x @ x.T", "a @ a.T + 0 * b.sum()", dM57, dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor { return a.MatMul(a.T()) })),
+		rough(two("gram centred", "(a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) + 0 * b.sum()", dM74, dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor {
+			xc := a.Sub(a.Mean(tensor.Axis(0)))
+			return xc.T().MatMul(xc)
+		})).alsoWorkers(),
+		rough(two("gram centred keepdims, summed", "((a - a.mean(axis=0, keepdims=True)).T @ (a - a.mean(axis=0, keepdims=True))).sum(axis=1) + 0 * b.sum()", npR(dF64, 476, 15, 7), dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor {
+			xc := a.Sub(a.Mean(tensor.Axis(0), tensor.KeepDims()))
+			return xc.T().MatMul(xc).Sum(tensor.Axis(1))
+		})),
+		two("gram centred float32", "(a - a.mean(axis=0)).T @ (a - a.mean(axis=0)) + 0 * b.sum()", dF3274, dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor {
+			xc := a.Sub(a.Mean(tensor.Axis(0)))
+			return xc.T().MatMul(xc)
+		}).tol(2e-5, 1e-6, "float32 sums in another order"),
+		rough(two("gram shifted by a row of another dtype", "(a - b[:4]).T @ (a - b[:4])", dF3274, dRowLo, func(a, b *tensor.Tensor) *tensor.Tensor {
+			xc := a.Sub(b.Index(tensor.To(4)))
+			return xc.T().MatMul(xc)
+		})),
 		rough(two("dot 3-D . 2-D", "np.dot(a, b)", dBat1, dM74, tensor.Dot)),
 		two("dot 3-D . 1-D", "np.dot(a, b)", dBat3, dRow, tensor.Dot),
 		two("dot 0-d . 2-D", "np.dot(a, b)", dZ0, dA, tensor.Dot),

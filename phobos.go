@@ -253,6 +253,10 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	if err != nil {
 		return nil, Stats{}, err
 	}
+	// The graphs of the passes before the last are for explaining; a run
+	// needs only the last, and a graph of a million chunks holds hundreds
+	// of megabytes in each.
+	plan.Graphs = nil
 	var results []int32
 	seen := make(map[ops.ChunkRef]bool)
 	for _, r := range plan.Results {

@@ -126,7 +126,7 @@ func kindOf(fn string, err error) string {
 		return "AxisError"
 	case errors.As(err, &de):
 		return "TypeError"
-	case fn == "getitem":
+	case fn == "getitem", fn == "setitem" && strings.Contains(err.Error(), "index"):
 		return "IndexError"
 	}
 	return "ValueError"

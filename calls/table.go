@@ -577,9 +577,20 @@ func getitem(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	idx, err := a.index("key")
+	if err != nil {
+		return nil, err
+	}
+	return t.Index(idx...), nil
+}
+
+// index is the argument name as an index: a list of items, each null
+// (numpy.newaxis), "...", an integer, {"slice": [start, stop, step]} or a
+// reference to a boolean or integer tensor.
+func (a *args) index(name string) ([]tensor.Idx, error) {
 	var items []json.RawMessage
-	if err := json.Unmarshal(a.vals["key"], &items); err != nil {
-		return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("key: want a list of index items, got %s", a.vals["key"])}
+	if err := json.Unmarshal(a.vals[name], &items); err != nil {
+		return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("%s: want a list of index items, got %s", name, a.vals[name])}
 	}
 	if len(items) > maxRank {
 		return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("too many indices: %d", len(items))}
@@ -599,7 +610,7 @@ func getitem(a *args) (*tensor.Tensor, error) {
 		case json.Unmarshal(raw, &n) == nil:
 			idx[i] = tensor.At(n)
 		case bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{\"ref\"")):
-			v, err := a.value("key", raw)
+			v, err := a.value(name, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -631,7 +642,7 @@ func getitem(a *args) (*tensor.Tensor, error) {
 			return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("only integers, slices (`:`), ellipsis (`...`) and numpy.newaxis (`None`) are valid indices; got %s", raw)}
 		}
 	}
-	return t.Index(idx...), nil
+	return idx, nil
 }
 
 func pair(f func(a, b *tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {

@@ -56,12 +56,31 @@ func (e *remoteExecutor) Submit(tasks []protocol.Task) {
 	e.enqueue(func(b *rpc.DispatchBatch) { b.Tasks = append(b.Tasks, tasks...) })
 }
 
-func (e *remoteExecutor) Release(keys []protocol.ChunkKey) {
-	e.enqueue(func(b *rpc.DispatchBatch) { b.Releases = append(b.Releases, keys...) })
+func (e *remoteExecutor) Release(keys []protocol.ChunkKey) { e.ReleaseFenced(keys, nil) }
+
+func (e *remoteExecutor) CancelGraph(g protocol.GraphID) { e.CancelGraphFenced(g, 0) }
+
+// ReleaseFenced implements protocol.FencedReleaser: the tokens travel
+// with the releases (tokens nil: all 0).
+func (e *remoteExecutor) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
+	e.enqueue(func(b *rpc.DispatchBatch) {
+		b.Releases = append(b.Releases, keys...)
+		for i := range keys {
+			var t uint64
+			if i < len(tokens) {
+				t = tokens[i]
+			}
+			b.ReleaseFences = append(b.ReleaseFences, t)
+		}
+	})
 }
 
-func (e *remoteExecutor) CancelGraph(g protocol.GraphID) {
-	e.enqueue(func(b *rpc.DispatchBatch) { b.Cancels = append(b.Cancels, g) })
+// CancelGraphFenced implements protocol.FencedReleaser.
+func (e *remoteExecutor) CancelGraphFenced(g protocol.GraphID, token uint64) {
+	e.enqueue(func(b *rpc.DispatchBatch) {
+		b.Cancels = append(b.Cancels, g)
+		b.CancelFences = append(b.CancelFences, token)
+	})
 }
 
 func (e *remoteExecutor) enqueue(add func(*rpc.DispatchBatch)) {
@@ -140,7 +159,7 @@ func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
 			e.log.Error("worker refused a batch", "worker", e.id, "tasks", len(tasks), "err", err)
 			e.failTasks(tasks, err)
 			if len(tasks) > 0 && (len(req.ReleaseNodes) > 0 || len(req.CancelGraphs) > 0) {
-				rest := &pb.DispatchRequest{SchedulerId: req.SchedulerId, ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs}
+				rest := &pb.DispatchRequest{SchedulerId: req.SchedulerId, ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs, ReleaseFences: req.ReleaseFences, CancelFences: req.CancelFences}
 				e.send(rest, nil)
 			}
 			return

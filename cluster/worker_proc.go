@@ -400,16 +400,44 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 		}
 	}
 	if len(b.Releases) > 0 {
-		p.w.Release(b.Releases)
+		p.w.ReleaseFenced(b.Releases, b.ReleaseFences)
 	}
 	if len(b.Tasks) > 0 {
 		p.load.submitted(len(b.Tasks))
 		p.w.Submit(b.Tasks)
 	}
-	for _, g := range b.Cancels {
-		p.w.CancelGraph(g)
+	for i, g := range b.Cancels {
+		var token uint64
+		if i < len(b.CancelFences) {
+			token = b.CancelFences[i]
+		}
+		p.w.CancelGraphFenced(g, token)
 	}
 	return connect.NewResponse(&pb.DispatchResponse{}), nil
+}
+
+// ListChunks tells an adopting scheduler which chunks of its graphs this
+// worker holds (rpc.ListChunks pages through it), after raising the
+// session's fence to the adopter's token.
+func (s *workerService) ListChunks(ctx context.Context, req *connect.Request[pb.ListChunksRequest]) (*connect.Response[pb.ListChunksResponse], error) {
+	p := s.p
+	if err := p.waitReady(ctx); err != nil {
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	q, err := rpc.DecodeChunkQuery(req.Msg)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	// Fence first: no task of the previous owner starts after the list.
+	if err := p.w.Fence(q.Fence, q.Graphs...); err != nil {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
+	}
+	stored := p.w.Chunks(q.Graphs)
+	held := make([]rpc.HeldChunk, len(stored))
+	for i, h := range stored {
+		held[i] = rpc.HeldChunk{Key: h.Key, Nbytes: h.Nbytes}
+	}
+	return connect.NewResponse(rpc.EncodeChunkPage(q, held)), nil
 }
 
 // loadTracker counts queued and running tasks from what passes to the

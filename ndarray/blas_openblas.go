@@ -45,8 +45,11 @@ type mmOpenBLAS struct {
 	sgemm func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
 	// dtrsm and strsm are cblas_dtrsm/cblas_strsm, nil if the library
 	// lacks them (then the linear-algebra kernels use gonum's).
-	dtrsm  func(order, side, uplo, tA, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
-	strsm  func(order, side, uplo, tA, diag, m, n int32, alpha float32, a *float32, lda int32, b *float32, ldb int32)
+	dtrsm func(order, side, uplo, tA, diag, m, n int32, alpha float64, a *float64, lda int32, b *float64, ldb int32)
+	strsm func(order, side, uplo, tA, diag, m, n int32, alpha float32, a *float32, lda int32, b *float32, ldb int32)
+	// dsyrk and ssyrk are cblas_dsyrk/cblas_ssyrk, nil if the library lacks them.
+	dsyrk  func(order, uplo, tA, n, k int32, alpha float64, a *float64, lda int32, beta float64, c *float64, ldc int32)
+	ssyrk  func(order, uplo, tA, n, k int32, alpha float32, a *float32, lda int32, beta float32, c *float32, ldc int32)
 	handle uintptr // the dlopen handle, for the LAPACK symbols (lapack_openblas.go)
 	sem    chan struct{}
 	pure   gonum.Implementation // argument checking and degenerate sizes
@@ -102,6 +105,12 @@ func mmOpenOpenBLAS() (*mmOpenBLAS, error) {
 		if err1 == nil && err2 == nil {
 			purego.RegisterFunc(&ob.dtrsm, dt)
 			purego.RegisterFunc(&ob.strsm, st)
+		}
+		dy, err1 := purego.Dlsym(h, "cblas_dsyrk")
+		sy, err2 := purego.Dlsym(h, "cblas_ssyrk")
+		if err1 == nil && err2 == nil {
+			purego.RegisterFunc(&ob.dsyrk, dy)
+			purego.RegisterFunc(&ob.ssyrk, sy)
 		}
 		if t, err := purego.Dlsym(h, "openblas_set_num_threads"); err == nil {
 			var setThreads func(n int32)
@@ -226,5 +235,53 @@ func (o *mmOpenBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 	<-o.sem
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+}
+
+// mmSyrkOK reports whether a row-major SYRK call's sizes are in range for
+// cblas (gonum's checks and degenerate sizes go to the pure implementation).
+func mmSyrkOK(tA blas.Transpose, n, k, la, lda, lc, ldc int) bool {
+	const lim = 1<<31 - 1
+	if n <= 0 || k <= 0 || n > lim || k > lim || lda > lim || ldc > lim || (tA != blas.NoTrans && tA != blas.Trans) {
+		return false
+	}
+	ra, ca := n, k
+	if tA != blas.NoTrans {
+		ra, ca = k, n
+	}
+	return lda >= ca && la >= lda*(ra-1)+ca && ldc >= n && lc >= ldc*(n-1)+n
+}
+
+// Dsyrk is cblas_dsyrk in row-major order (gonum's Dsyrk convention).
+func (o *mmOpenBLAS) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	if o.dsyrk == nil || !mmSyrkOK(tA, n, k, len(a), lda, len(c), ldc) {
+		o.pure.Dsyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	uplo := int32(mmCblasLower)
+	if ul == blas.Upper {
+		uplo = mmCblasUpper
+	}
+	o.sem <- struct{}{}
+	o.dsyrk(mmCblasRowMajor, uplo, mmCblasTranspose(tA), int32(n), int32(k), alpha, &a[0], int32(lda), beta, &c[0], int32(ldc))
+	<-o.sem
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(c)
+}
+
+// Ssyrk is Dsyrk for float32.
+func (o *mmOpenBLAS) Ssyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float32, a []float32, lda int, beta float32, c []float32, ldc int) {
+	if o.ssyrk == nil || !mmSyrkOK(tA, n, k, len(a), lda, len(c), ldc) {
+		o.pure.Ssyrk(ul, tA, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	uplo := int32(mmCblasLower)
+	if ul == blas.Upper {
+		uplo = mmCblasUpper
+	}
+	o.sem <- struct{}{}
+	o.ssyrk(mmCblasRowMajor, uplo, mmCblasTranspose(tA), int32(n), int32(k), alpha, &a[0], int32(lda), beta, &c[0], int32(ldc))
+	<-o.sem
+	runtime.KeepAlive(a)
 	runtime.KeepAlive(c)
 }

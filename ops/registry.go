@@ -113,8 +113,10 @@ func init() {
 		"cumulative":     Cumulative{},
 		"cum_carry":      CumCarry{},
 		// linear algebra
-		"tensordot": TensorDot{},
-		"matmul":    MatMul{},
+		"tensordot":    TensorDot{},
+		"matmul":       MatMul{},
+		"gram":         Gram{},
+		"gram_partial": GramPartial{},
 		// numpy.linalg: TSQR and the SVD through it, whole-matrix kernels
 		"qr":               QR{},
 		"svd":              SVD{},

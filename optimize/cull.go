@@ -1,10 +1,12 @@
 // Package optimize rewrites chunk graphs before scheduling. Every pass is a
-// pure function from a ChunkGraph (plus the requested results) to a new one.
+// pure function from a ChunkGraph (plus the requested results) to a new one,
+// or to the same one when it changes nothing (graphs are never mutated).
 package optimize
 
 import (
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
+	"slices"
 )
 
 // Cull removes chunk ops with no dependency path to a result (the Sink of
@@ -31,14 +33,28 @@ func Cull(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			}
 		}
 	}
+	kept, edges := 0, 0
+	for i, nd := range g.Nodes {
+		if keep[i] {
+			kept++
+			edges += len(nd.Inputs)
+		}
+	}
+	if kept == n {
+		// Nothing to cut: the graph is its own culled form, and a graph of
+		// millions of ops is not copied.
+		return g, slices.Clone(results)
+	}
 	remap := make([]ops.ChunkRef, n)
-	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n)}
+	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, kept)}
+	inBuf := make([]ops.ChunkRef, edges) // one allocation for every node's inputs
 	for i, nd := range g.Nodes {
 		if !keep[i] {
 			remap[i] = -1
 			continue
 		}
-		ins := make([]ops.ChunkRef, len(nd.Inputs))
+		ins := inBuf[:len(nd.Inputs):len(nd.Inputs)]
+		inBuf = inBuf[len(nd.Inputs):]
 		for j, in := range nd.Inputs {
 			ins[j] = remap[in]
 		}

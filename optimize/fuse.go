@@ -138,7 +138,13 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		!slices.ContainsFunc(replicated, func(r []int32) bool { return len(r) > 0 }) {
 		return g, results
 	}
-	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n)}
+	kept := 0 // the output's size, so a graph of millions of ops is allocated once, exactly
+	for i := range g.Nodes {
+		if !removed[i] && (rootOf[i] < 0 || rootOf[i] == int32(i)) {
+			kept++
+		}
+	}
+	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, kept)}
 	remap := make([]ops.ChunkRef, n)
 	for i, nd := range g.Nodes {
 		root := rootOf[i]

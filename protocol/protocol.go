@@ -73,6 +73,42 @@ type Task struct {
 	// their results; the scheduler ignores a result that does not carry
 	// the op's current attempt and worker.
 	Attempt int
+	// Fence is the dispatching scheduler's ownership of the graph's
+	// session: workers refuse a task whose token is below the highest
+	// they have seen for its scope (FencedError).
+	Fence Fence
+}
+
+// Fence is a fencing token: Scope names what is owned (a session), Token
+// the ownership epoch, which rises each time the scope changes owner (the
+// owner's lease revision in the coordination service). Two schedulers
+// that both believe they own a scope cannot both have their tasks run:
+// workers keep the highest token seen per scope and refuse lower ones. A
+// cluster of one scheduler uses the zero Fence.
+type Fence struct {
+	Scope string
+	Token uint64
+}
+
+// FencedError is a task (or a fencing, Key.Node < 0) a worker refused
+// because it has seen a higher token for the scope: the scheduler that
+// sent it no longer owns the session.
+type FencedError struct {
+	Key     ChunkKey
+	Scope   string
+	Token   uint64 // the task's
+	Current uint64 // the highest the worker has seen for the scope
+}
+
+func (e *FencedError) Error() string {
+	scope, what := "", "fencing"
+	if e.Scope != "" {
+		scope = fmt.Sprintf(" of scope %q", e.Scope)
+	}
+	if e.Key.Node >= 0 {
+		what = fmt.Sprintf("task %v", e.Key)
+	}
+	return fmt.Sprintf("%s refused: fencing token %d%s is stale (the worker has seen %d): another scheduler owns the session now", what, e.Token, scope, e.Current)
 }
 
 // Outcome is how a task ended on a worker.
@@ -100,6 +136,9 @@ type Result struct {
 	// Lost names inputs the worker found gone (a spill file deleted behind
 	// its back): the scheduler recomputes them from their lineage.
 	Lost []ChunkKey
+	// Fence echoes the task's fencing token: a scheduler ignores results
+	// of dispatches made under another token (a previous owner's).
+	Fence uint64
 }
 
 // Reporter receives results from workers. It must not block for long.
@@ -117,6 +156,18 @@ type Executor interface {
 	CancelGraph(g GraphID)
 	// Slots is the number of tasks the worker runs at once.
 	Slots() int
+}
+
+// FencedReleaser is an Executor whose releases and cancels carry the
+// sender's fencing token for each graph: a worker that has seen a graph
+// under a higher token ignores them, so a scheduler that lost a session
+// cannot free or stop what the session's new owner uses.
+type FencedReleaser interface {
+	// ReleaseFenced is Release with the token of each key's graph
+	// (parallel to keys).
+	ReleaseFenced(keys []ChunkKey, tokens []uint64)
+	// CancelGraphFenced is CancelGraph under the graph's token.
+	CancelGraphFenced(g GraphID, token uint64)
 }
 
 // ChunkReader reads a stored chunk; the session uses it to fetch results.

@@ -3,6 +3,7 @@ package rpc
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -46,6 +47,10 @@ type DispatchBatch struct {
 	Tasks    []protocol.Task
 	Releases []protocol.ChunkKey
 	Cancels  []protocol.GraphID
+	// ReleaseFences and CancelFences are the sender's fencing tokens of
+	// the releases' and cancels' graphs, parallel to them (nil: all 0).
+	ReleaseFences []uint64
+	CancelFences  []uint64
 }
 
 // EncodeDispatch builds the wire message of a batch. Equal ops are sent
@@ -53,6 +58,7 @@ type DispatchBatch struct {
 func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 	req := &pb.DispatchRequest{Tasks: make([]*pb.Task, len(b.Tasks))}
 	index := make(map[string]int32)
+	scopes := make(map[string]int32)
 	tasks := make([]pb.Task, len(b.Tasks))
 	prios := make([]pb.Priority, len(b.Tasks))
 	for i := range b.Tasks {
@@ -70,6 +76,20 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 		pt := &tasks[i]
 		pt.Graph, pt.Node, pt.Op = uint64(t.Key.Graph), t.Key.Node, k
 		pt.Attempt = int32(t.Attempt)
+		pt.Fence = t.Fence.Token
+		if sc := t.Fence.Scope; sc != "" {
+			k, ok := scopes[sc]
+			if !ok {
+				if len(req.FenceScopes) == 0 {
+					// Index 0 is the empty scope once the list exists.
+					req.FenceScopes = append(req.FenceScopes, "")
+				}
+				k = int32(len(req.FenceScopes))
+				scopes[sc] = k
+				req.FenceScopes = append(req.FenceScopes, sc)
+			}
+			pt.FenceScope = k
+		}
 		pt.Dtype = t.Meta.DType.String()
 		pt.Unknown = int32(t.Meta.Unknown)
 		pt.Shape = make([]int64, len(t.Meta.Shape))
@@ -107,12 +127,34 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 	for _, g := range b.Cancels {
 		req.CancelGraphs = append(req.CancelGraphs, uint64(g))
 	}
+	if slices.ContainsFunc(b.ReleaseFences, nonzero) {
+		if len(b.ReleaseFences) != len(b.Releases) {
+			return nil, fmt.Errorf("rpc: %d release fences for %d releases", len(b.ReleaseFences), len(b.Releases))
+		}
+		req.ReleaseFences = b.ReleaseFences
+	}
+	if slices.ContainsFunc(b.CancelFences, nonzero) {
+		if len(b.CancelFences) != len(b.Cancels) {
+			return nil, fmt.Errorf("rpc: %d cancel fences for %d cancels", len(b.CancelFences), len(b.Cancels))
+		}
+		req.CancelFences = b.CancelFences
+	}
 	return req, nil
 }
+
+func nonzero(t uint64) bool { return t != 0 }
 
 // DecodeDispatch reads a batch, decoding each distinct op once.
 func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 	var b DispatchBatch
+	if len(req.FenceScopes) > MaxFenceScopes {
+		return b, fmt.Errorf("rpc: %d fencing scopes in one batch, more than %d", len(req.FenceScopes), MaxFenceScopes)
+	}
+	for i, sc := range req.FenceScopes {
+		if len(sc) > MaxFenceScopeBytes {
+			return b, fmt.Errorf("rpc: fencing scope %d is %d bytes, more than %d", i, len(sc), MaxFenceScopeBytes)
+		}
+	}
 	decoded := make([]ops.ChunkOp, len(req.Ops))
 	for i, raw := range req.Ops {
 		op, err := ops.UnmarshalChunkOp(raw)
@@ -126,7 +168,7 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		if pt == nil {
 			return b, fmt.Errorf("rpc: task %d of the batch is empty", i)
 		}
-		if err := checkTask(pt, len(decoded)); err != nil {
+		if err := checkTask(pt, len(decoded), len(req.FenceScopes)); err != nil {
 			return b, fmt.Errorf("rpc: task g%d/c%d: %w", pt.Graph, pt.Node, err)
 		}
 		n := len(pt.InputNodes)
@@ -138,6 +180,10 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		t.Key = protocol.ChunkKey{Graph: protocol.GraphID(pt.Graph), Node: pt.Node}
 		t.Op = decoded[pt.Op]
 		t.Attempt = int(pt.Attempt)
+		t.Fence.Token = pt.Fence
+		if len(req.FenceScopes) > 0 {
+			t.Fence.Scope = req.FenceScopes[pt.FenceScope]
+		}
 		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape)), Unknown: int(pt.Unknown)}
 		for d, s := range pt.Shape {
 			t.Meta.Shape[d] = int(s)
@@ -174,6 +220,13 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 	for _, g := range req.CancelGraphs {
 		b.Cancels = append(b.Cancels, protocol.GraphID(g))
 	}
+	if n := len(req.ReleaseFences); n > 0 && n != len(req.ReleaseNodes) {
+		return b, fmt.Errorf("rpc: %d release fences for %d releases", n, len(req.ReleaseNodes))
+	}
+	if n := len(req.CancelFences); n > 0 && n != len(req.CancelGraphs) {
+		return b, fmt.Errorf("rpc: %d cancel fences for %d cancels", n, len(req.CancelGraphs))
+	}
+	b.ReleaseFences, b.CancelFences = req.ReleaseFences, req.CancelFences
 	return b, nil
 }
 
@@ -181,8 +234,14 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 // with room to spare.
 const maxElems = 1 << 56
 
+// Bounds of a batch's fencing scopes (session ids): how many, how long.
+const (
+	MaxFenceScopes     = 1 << 16
+	MaxFenceScopeBytes = 256
+)
+
 // checkTask validates a task's fields from the network before any is used.
-func checkTask(pt *pb.Task, ops int) error {
+func checkTask(pt *pb.Task, ops, scopes int) error {
 	if pt.Node < 0 {
 		return errors.New("negative node")
 	}
@@ -191,6 +250,9 @@ func checkTask(pt *pb.Task, ops int) error {
 	}
 	if pt.Attempt < 0 {
 		return fmt.Errorf("attempt %d", pt.Attempt)
+	}
+	if pt.FenceScope < 0 || (pt.FenceScope > 0 && int(pt.FenceScope) >= scopes) {
+		return fmt.Errorf("names fencing scope %d of %d", pt.FenceScope, scopes)
 	}
 	if pt.Priority == nil {
 		return errors.New("no priority")
@@ -237,7 +299,11 @@ var outcomes = [...]pb.Outcome{
 
 // EncodeResult is the wire form of a task's outcome.
 func EncodeResult(r protocol.Result) *pb.Result {
-	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable}
+	m := &pb.Result{Graph: uint64(r.Key.Graph), Node: r.Key.Node, Attempt: int32(r.Attempt), Nbytes: r.Nbytes, Retryable: r.Retryable, Fence: r.Fence}
+	var fe *protocol.FencedError
+	if errors.As(r.Err, &fe) {
+		m.FencedBy = fe.Current
+	}
 	if int(r.Outcome) < len(outcomes) {
 		m.Outcome = outcomes[r.Outcome]
 	}
@@ -274,6 +340,7 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 		Worker:    w,
 		Nbytes:    m.Nbytes,
 		Retryable: m.Retryable,
+		Fence:     m.Fence,
 	}
 	for _, n := range m.LostNodes {
 		r.Lost = append(r.Lost, protocol.ChunkKey{Graph: protocol.GraphID(m.Graph), Node: n})
@@ -286,9 +353,18 @@ func DecodeResult(m *pb.Result, w int) (protocol.Result, error) {
 	if r.Outcome == 0 {
 		return r, fmt.Errorf("rpc: result %v has no outcome", r.Key)
 	}
-	if m.Error != "" {
+	switch {
+	case m.FencedBy != 0:
+		// Typed again, so the stale scheduler can tell it lost the
+		// session; the scope is the worker's to know.
+		if r.Outcome != protocol.Failed || m.FencedBy <= m.Fence {
+			return r, fmt.Errorf("rpc: result %v: a refusal for token %d by token %d with outcome %v", r.Key, m.Fence, m.FencedBy, m.Outcome)
+		}
+		r.Err = &protocol.FencedError{Key: r.Key, Token: m.Fence, Current: m.FencedBy}
+		r.Retryable = false
+	case m.Error != "":
 		r.Err = errors.New(m.Error)
-	} else if r.Outcome == protocol.Failed {
+	case r.Outcome == protocol.Failed:
 		r.Err = errors.New("failed without an error message")
 	}
 	return r, nil

@@ -44,6 +44,22 @@ type outbox struct {
 	tasks    []protocol.Task
 	releases []protocol.ChunkKey
 	cancels  []protocol.GraphID
+	// The fencing tokens of the releases' and cancels' graphs, parallel
+	// to them.
+	releaseFences []uint64
+	cancelFences  []uint64
+}
+
+// release queues the release of key, under its graph's token.
+func (o *outbox) release(key protocol.ChunkKey, token uint64) {
+	o.releases = append(o.releases, key)
+	o.releaseFences = append(o.releaseFences, token)
+}
+
+// cancel queues the cancel of graph g, under its token.
+func (o *outbox) cancel(g protocol.GraphID, token uint64) {
+	o.cancels = append(o.cancels, g)
+	o.cancelFences = append(o.cancelFences, token)
 }
 
 // Send is one worker's share of an Actions, to apply in field order:
@@ -53,6 +69,10 @@ type Send struct {
 	Releases []protocol.ChunkKey
 	Tasks    []protocol.Task
 	Cancels  []protocol.GraphID
+	// ReleaseFences and CancelFences are the fencing tokens of the
+	// releases' and cancels' graphs, parallel to them (nil: all 0).
+	ReleaseFences []uint64
+	CancelFences  []uint64
 }
 
 // Actions is what a step asks the driver to do, in order.
@@ -75,6 +95,7 @@ type Stats struct {
 	Panics         int64 // panics recovered in the event loop
 	Stalled        int64 // graphs failed by progress supervision
 	ReleasedOrphan int64 // chunks a worker stored for an ignored result, released
+	Adopted        int64 // graphs taken over from another scheduler (Adopt)
 }
 
 // Ignored is the number of results that changed nothing.
@@ -135,6 +156,8 @@ func (c *core) apply(m any) {
 	switch m := m.(type) {
 	case msgSubmit:
 		c.start(m.run)
+	case msgAdopt:
+		c.adopt(m.run, m.inv)
 	case msgResult:
 		c.handle(m.res)
 	case msgAddWorker:
@@ -167,7 +190,7 @@ func (c *core) take() Actions {
 		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
 			continue
 		}
-		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks, Releases: o.releases, Cancels: o.cancels})
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
 		*o = outbox{}
 	}
 	rd.Ended, c.ended = c.ended, nil
@@ -191,7 +214,7 @@ func (c *core) recoverPanic(p any, stack []byte) {
 	r.cancelled = true
 	for w, d := range c.dead {
 		if d == nil {
-			c.out[w].cancels = append(c.out[w].cancels, r.id)
+			c.out[w].cancel(r.id, r.fence.Token)
 		}
 	}
 	delete(c.runs, r.id)
@@ -305,6 +328,7 @@ func (c *core) dispatch(r *Run, i int32) {
 		Meta:     nd.Meta,
 		Priority: r.plan.Priority[i],
 		Attempt:  int(r.attempt[i]),
+		Fence:    r.fence,
 	}
 	if len(nd.Inputs) > 0 {
 		task.Inputs = make([]protocol.Input, len(nd.Inputs))
@@ -429,7 +453,7 @@ func (c *core) handle(res protocol.Result) {
 		// data it left.
 		c.stats.Unknown++
 		if res.Outcome == protocol.Succeeded {
-			c.releaseOrphan(w, res.Key)
+			c.releaseOrphan(w, res.Key, res.Fence)
 		}
 		return
 	}
@@ -440,9 +464,9 @@ func (c *core) handle(res protocol.Result) {
 		c.log.Warn("scheduler: result naming no op of its graph, or negative bytes, ignored", "worker", w, "chunk", res.Key, "ops", len(r.state), "nbytes", res.Nbytes)
 		return
 	}
-	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w {
+	if res.Attempt != int(r.attempt[i]) || int(r.worker[i]) != w || res.Fence != r.fence.Token {
 		c.stats.Stale++
-		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "outcome", res.Outcome)
+		c.log.Debug("scheduler: stale result ignored", "chunk", res.Key, "attempt", res.Attempt, "current", r.attempt[i], "worker", w, "on", r.worker[i], "fence", res.Fence, "outcome", res.Outcome)
 		c.dropIgnored(r, i, res)
 		return
 	}
@@ -507,20 +531,24 @@ func (c *core) dropIgnored(r *Run, i int32, res protocol.Result) {
 	if (r.state[i] == Finished && int(r.location[i]) == w) || (r.open[i] && int(r.worker[i]) == w) {
 		return
 	}
-	c.releaseOrphan(w, res.Key)
+	// Under the run's token: this scheduler owns the graph and knows the
+	// copy is not the one it uses, whoever made it.
+	c.releaseOrphan(w, res.Key, r.fence.Token)
 }
 
 // releaseOrphan frees a chunk a worker stored for a result that was
-// ignored: nothing refers to it.
-func (c *core) releaseOrphan(w int, key protocol.ChunkKey) {
+// ignored: nothing refers to it. For a graph this scheduler does not know,
+// it goes under the token of the result's dispatch: if the graph has a
+// newer owner, the worker keeps the chunk.
+func (c *core) releaseOrphan(w int, key protocol.ChunkKey, token uint64) {
 	c.stats.ReleasedOrphan++
-	c.out[w].releases = append(c.out[w].releases, key)
+	c.out[w].release(key, token)
 }
 
 func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvSucceed)
-		c.out[res.Worker].releases = append(c.out[res.Worker].releases, res.Key)
+		c.out[res.Worker].release(res.Key, r.fence.Token)
 		return
 	}
 	if !r.step(i, EvSucceed) {
@@ -554,6 +582,15 @@ func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 func (c *core) failed(r *Run, i int32, res protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvFailFinal)
+		return
+	}
+	var fenced *protocol.FencedError
+	if errors.As(res.Err, &fenced) {
+		// A worker has seen a newer owner of the graph's session: this
+		// scheduler must stop running it, not retry anywhere.
+		r.step(i, EvFailFinal)
+		r.err = fmt.Errorf("scheduler: graph %d stopped: %w", r.id, res.Err)
+		c.fail(r, i)
 		return
 	}
 	if res.Retryable && c.missing(r, i) > 0 {
@@ -650,7 +687,7 @@ func (c *core) free(r *Run, i int32) {
 		return
 	}
 	if w := r.location[i]; w >= 0 {
-		c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: i})
+		c.out[w].release(protocol.ChunkKey{Graph: r.id, Node: i}, r.fence.Token)
 		r.location[i] = -1
 	}
 }
@@ -690,13 +727,13 @@ func (c *core) cancel(r *Run, cause error) {
 	// Free what was computed; results too, the run has no result now.
 	for i := range r.state {
 		if w := r.location[i]; w >= 0 && r.state[i] == Finished {
-			c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: int32(i)})
+			c.out[w].release(protocol.ChunkKey{Graph: r.id, Node: int32(i)}, r.fence.Token)
 			r.location[i] = -1
 		}
 	}
 	for w, d := range c.dead {
 		if d == nil {
-			c.out[w].cancels = append(c.out[w].cancels, r.id)
+			c.out[w].cancel(r.id, r.fence.Token)
 		}
 	}
 	c.maybeFinish(r)
@@ -706,7 +743,7 @@ func (c *core) cancel(r *Run, cause error) {
 func (c *core) release(r *Run) {
 	for _, x := range r.result {
 		if w := r.location[x]; w >= 0 && r.state[x] == Finished {
-			c.out[w].releases = append(c.out[w].releases, protocol.ChunkKey{Graph: r.id, Node: x})
+			c.out[w].release(protocol.ChunkKey{Graph: r.id, Node: x}, r.fence.Token)
 			r.location[x] = -1
 			r.set(x, Freed)
 		}

@@ -140,7 +140,7 @@ func (c *core) recoverLost(r *Run, v int32, lost []protocol.ChunkKey) bool {
 			// The copy there is gone or unreachable; if its worker lives,
 			// tell it to drop whatever is left.
 			if w := r.location[k.Node]; w >= 0 && c.dead[w] == nil {
-				c.out[w].releases = append(c.out[w].releases, k)
+				c.out[w].release(k, r.fence.Token)
 			}
 			r.location[k.Node] = -1
 		}

@@ -26,6 +26,7 @@ type Run struct {
 	g      *graph.ChunkGraph
 	plan   *Plan
 	result []int32
+	fence  protocol.Fence // carried by every dispatch of the run
 
 	// owned by the event loop (the core)
 	state     []State
@@ -64,6 +65,7 @@ type Run struct {
 	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
 	moved      atomic.Int64    // input bytes read from another worker
 	recomputed atomic.Int64    // lost chunks recomputed from their lineage
+	reused     atomic.Int64    // ops an adoption found done (Adopt)
 	done       chan struct{}
 	finalErr   error
 	closeOnce  sync.Once
@@ -147,6 +149,13 @@ func (r *Run) Counts() map[State]int64 {
 
 // Recomputed is the number of lost chunks recomputed from their lineage.
 func (r *Run) Recomputed() int64 { return r.recomputed.Load() }
+
+// Reused is the number of ops an adoption found done and did not run
+// again (0 for a run that was not adopted).
+func (r *Run) Reused() int64 { return r.reused.Load() }
+
+// Fence is the fencing token the run's dispatches carry.
+func (r *Run) Fence() protocol.Fence { return r.fence }
 
 // MovedBytes is the input bytes ops read from a worker other than their own.
 func (r *Run) MovedBytes() int64 { return r.moved.Load() }

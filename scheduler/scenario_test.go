@@ -27,8 +27,11 @@ import (
 //	workers n=N                  a core over N one-slot workers
 //	graph id=G results=(x,...)   a graph, one op per line: "name" or "name <- in1 in2"
 //	submit id=G                  start graph G
-//	report w=W op=NAME [id=G] [attempt=A] outcome=OUT [lost=NAME]
-//	                             OUT: started|ok|fail|retry|cancelled; attempt defaults to the current one
+//	adopt id=G [fence=T]         take graph G over from a dead scheduler, one
+//	                             line per worker of what it holds: "wN: a b"
+//	report w=W op=NAME [id=G] [attempt=A] [fence=T] outcome=OUT [lost=NAME]
+//	                             OUT: started|ok|fail|retry|cancelled|fenced; attempt and
+//	                             fence default to the run's current ones
 //	raw w=W id=G node=N attempt=A outcome=OUT   a result with raw numbers (hostile or stale)
 //	dead w=W                     the worker is declared dead
 //	cancel id=G / release id=G
@@ -84,6 +87,8 @@ func (h *harness) cmd(t *testing.T, d *datadriven.TestData) string {
 		plan := Prepare(sg.g, sg.results, h.c.slots)
 		sg.run = newRun(nil, h.id(t, d), sg.g, plan, sg.results)
 		return h.step(msgSubmit{run: sg.run})
+	case "adopt":
+		return h.adopt(t, d)
 	case "report":
 		return h.report(t, d)
 	case "raw":
@@ -168,6 +173,39 @@ func (h *harness) graph(t *testing.T, d *datadriven.TestData) string {
 	return fmt.Sprintf("%d ops", len(sg.names))
 }
 
+// adopt takes graph G over: the lines say which worker holds which ops'
+// outputs.
+func (h *harness) adopt(t *testing.T, d *datadriven.TestData) string {
+	sg := h.graphOf(t, d)
+	var fence uint64
+	if d.HasArg("fence") {
+		d.ScanArgs(t, "fence", &fence)
+	}
+	inv := Inventory{}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		if line == "" {
+			continue
+		}
+		wname, names, ok := strings.Cut(line, ":")
+		var w int
+		if _, err := fmt.Sscanf(strings.TrimSpace(wname), "w%d", &w); !ok || err != nil {
+			d.Fatalf(t, "adopt: line %q is not \"wN: op op...\"", line)
+		}
+		inv[w] = []HeldChunk{}
+		for _, name := range strings.Fields(names) {
+			i, ok := sg.index[name]
+			if !ok {
+				d.Fatalf(t, "adopt: no op %s", name)
+			}
+			inv[w] = append(inv[w], HeldChunk{Node: i, Nbytes: scalarMeta.Nbytes()})
+		}
+	}
+	plan := Prepare(sg.g, sg.results, h.c.liveSlots())
+	sg.run = newRun(nil, h.id(t, d), sg.g, plan, sg.results)
+	sg.run.fence = protocol.Fence{Scope: "s", Token: fence}
+	return h.step(msgAdopt{run: sg.run, inv: inv})
+}
+
 func (h *harness) outcome(t *testing.T, res *protocol.Result, out string) {
 	switch out {
 	case "started":
@@ -180,6 +218,9 @@ func (h *harness) outcome(t *testing.T, res *protocol.Result, out string) {
 		res.Outcome, res.Err, res.Retryable = protocol.Failed, errors.New("input gone"), true
 	case "cancelled":
 		res.Outcome = protocol.Cancelled
+	case "fenced":
+		res.Outcome = protocol.Failed
+		res.Err = &protocol.FencedError{Key: res.Key, Scope: "s", Token: res.Fence, Current: res.Fence + 1}
 	default:
 		t.Fatalf("unknown outcome %q", out)
 	}
@@ -203,6 +244,12 @@ func (h *harness) report(t *testing.T, d *datadriven.TestData) string {
 	if d.HasArg("attempt") {
 		d.ScanArgs(t, "attempt", &res.Attempt)
 	}
+	if sg.run != nil {
+		res.Fence = sg.run.fence.Token
+	}
+	if d.HasArg("fence") {
+		d.ScanArgs(t, "fence", &res.Fence)
+	}
 	h.outcome(t, &res, out)
 	if d.HasArg("lost") {
 		var lost string
@@ -223,7 +270,11 @@ func (h *harness) step(m any) string {
 			parts = append(parts, "release "+h.name(k))
 		}
 		for _, task := range s.Tasks {
-			parts = append(parts, fmt.Sprintf("run %s@%d", h.name(task.Key), task.Attempt))
+			run := fmt.Sprintf("run %s@%d", h.name(task.Key), task.Attempt)
+			if task.Fence.Token != 0 {
+				run += fmt.Sprintf(" fence %d", task.Fence.Token)
+			}
+			parts = append(parts, run)
 		}
 		for _, g := range s.Cancels {
 			parts = append(parts, fmt.Sprintf("cancel g%d", g))

@@ -47,6 +47,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock of progress supervision; nil: time.Now.
 	Now func() time.Time
+	// Fence is the fencing token Submit's runs carry (the zero Fence in a
+	// cluster of one scheduler). A scheduler of several gives each
+	// session's runs its own with SubmitFenced or Adopt.
+	Fence protocol.Fence
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }
@@ -311,20 +315,39 @@ func (s *Scheduler) send(snd Send) {
 		return
 	}
 	w := s.workers[snd.Worker]
+	fw, fenced := w.(protocol.FencedReleaser)
 	if len(snd.Releases) > 0 {
-		w.Release(snd.Releases)
+		if fenced {
+			fw.ReleaseFenced(snd.Releases, snd.ReleaseFences)
+		} else {
+			w.Release(snd.Releases)
+		}
 	}
 	if len(snd.Tasks) > 0 {
 		w.Submit(snd.Tasks)
 	}
-	for _, g := range snd.Cancels {
-		w.CancelGraph(g)
+	for i, g := range snd.Cancels {
+		if fenced {
+			var token uint64
+			if i < len(snd.CancelFences) {
+				token = snd.CancelFences[i]
+			}
+			fw.CancelGraphFenced(g, token)
+		} else {
+			w.CancelGraph(g)
+		}
 	}
 }
 
 // Submit prepares g (in the caller's goroutine) and starts running it. The
-// chunks in results are kept until Run.Release.
+// chunks in results are kept until Run.Release. Its dispatches carry
+// Config.Fence.
 func (s *Scheduler) Submit(ctx context.Context, g *graph.ChunkGraph, results []int32) (*Run, error) {
+	return s.SubmitFenced(ctx, g, results, s.cfg.Fence)
+}
+
+// SubmitFenced is Submit with the fencing token of the graph's session.
+func (s *Scheduler) SubmitFenced(ctx context.Context, g *graph.ChunkGraph, results []int32, fence protocol.Fence) (*Run, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -351,6 +374,7 @@ func (s *Scheduler) Submit(ctx context.Context, g *graph.ChunkGraph, results []i
 		return nil, fmt.Errorf("scheduler: cancelled while preparing: %w", err)
 	}
 	run := newRun(s, protocol.GraphID(s.nextID.Add(1)), g, plan, results)
+	run.fence = fence
 	if err := s.step(msgSubmit{run: run}); err != nil {
 		return nil, err
 	}

@@ -16,8 +16,9 @@ import (
 func Ix(idx ...Idx) []Idx { return idx }
 
 // Set is NumPy's x[idx] = value as a new tensor: idx is a basic index
-// (slices, At, NewAxis, Ellipsis), possibly with one boolean mask or one
-// integer array (alongside whole slices only); value (a tensor or a Go
+// (slices, At, NewAxis, Ellipsis), possibly with one boolean mask or
+// integer arrays (alongside whole slices only; several arrays broadcast
+// together, as in Index); value (a tensor or a Go
 // number) broadcasts to what x[idx] selects. With an integer array, a
 // repeated index takes the last of its values, as NumPy does in practice;
 // an index out of range fails Execute. With a mask, an array value must
@@ -46,6 +47,8 @@ func (t *Tensor) Set(idx []Idx, value any) *Tensor {
 		return New(ops.MaskPlace{Axis: r.arrAt}, t, r.arr, v)
 	}
 	switch {
+	case r.arrs != nil:
+		return t.setMany(r, v)
 	case r.arr == nil:
 		return t.setBasic(r.items, v)
 	case r.isMask:
@@ -209,6 +212,42 @@ func (t *Tensor) setArray(r resolved, v *Tensor) *Tensor {
 	return out.MoveAxis([]int{0}, []int{a})
 }
 
+// setMany is t[..., i0, ..., i1, ...] = v for several integer arrays with
+// the other axes whole: the arrays' axes are merged into one at the front,
+// the broadcast arrays become flat positions in it, rows of v are scattered
+// there, and the axes are split and moved back.
+func (t *Tensor) setMany(r resolved, v *Tensor) *Tensor {
+	for i, it := range r.items {
+		switch {
+		case it.Kind == ops.IndexNewAxis:
+			return errorf("set: a new axis beside array indices is not supported")
+		case slices.Contains(r.arrPos, i):
+		case it.Kind != ops.IndexSlice || it.Range.Start != 0 || it.Range.Step != 1 || it.Range.Len != t.meta.Shape[i]:
+			return errorf("set: array indices combined with integers or partial slices are not supported yet; index the other axes whole")
+		}
+	}
+	flat, b, err := flatIndex("set", r.arrs, r.arrPos, r.arrX, t.meta.Shape)
+	if err != nil {
+		return errTensor(err)
+	}
+	k := len(r.arrs)
+	xt := t.MoveAxis(r.arrX, axesFrom(0, k))
+	dims, rest := xt.meta.Shape[:k], xt.meta.Shape[k:]
+	p := 0 // where NumPy puts the arrays' axes in the selection
+	if r.adjacent {
+		p = r.arrPos[0]
+	}
+	sel := slices.Concat(rest[:p], b, rest[p:])
+	vb := v.BroadcastTo(sel...)
+	if vb.err != nil {
+		return errorf("set: could not broadcast input array from shape %v into shape %v", v.Shape(), sel)
+	}
+	vr := vb.MoveAxis(axesFrom(p, len(b)), axesFrom(0, len(b))).Reshape(append([]int{ndarray.Size(b)}, rest...)...)
+	xm := xt.Reshape(append([]int{ndarray.Size(dims)}, rest...)...)
+	out := New(ops.Scatter{}, xm, flat.Ravel(), vr)
+	return out.Reshape(slices.Concat(dims, rest)...).MoveAxis(axesFrom(0, k), r.arrX)
+}
+
 // Put is numpy.put(a, ind, v) as a new tensor: the elements of the
 // flattened a at the flat indices ind become v's values, v repeated as
 // needed (a later index wins over an earlier one).
@@ -315,4 +354,36 @@ func axesFrom(start, n int) []int {
 		ax[i] = start + i
 	}
 	return ax
+}
+
+// PutMask is numpy.putmask(a, mask, values) as a new tensor: where mask is
+// true, a takes the value at the same flat position of values repeated to
+// a's size (unlike Place, which takes values in turn). The values must
+// cast safely to a's dtype (NumPy refuses floats into an int tensor).
+func PutMask(a, mask *Tensor, values any) *Tensor {
+	for _, t := range []*Tensor{a, mask} {
+		if u := t.needKnown("putmask"); u != nil {
+			return u
+		}
+	}
+	if !slices.Equal(a.Shape(), mask.Shape()) {
+		return errorf("putmask: mask and data must be the same size (shapes %v and %v)", mask.Shape(), a.Shape())
+	}
+	v := asTensor(values)
+	if v.err != nil {
+		return v
+	}
+	if ndarray.Promote(v.meta.DType, a.meta.DType) != a.meta.DType {
+		// NumPy casts the values by its 'safe' rule, which is this.
+		return errTensor(fmt.Errorf("putmask: %w", &ndarray.DTypeError{Msg: fmt.Sprintf("cannot cast array data from dtype('%v') to dtype('%v') according to the rule 'safe'", v.meta.DType, a.meta.DType)}))
+	}
+	v = v.Ravel().Astype(a.meta.DType)
+	n := v.Size()
+	if n == 0 {
+		return a // NumPy: nothing to put
+	}
+	if n != a.Size() {
+		v = Take(v, ArangeN(a.Size()).Mod(n))
+	}
+	return Where(asBool(mask), v.Reshape(a.Shape()...), a)
 }

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -138,10 +139,14 @@ func (x Idx) String() string {
 	return s
 }
 
-// Index is NumPy basic indexing t[idx...]: slices keep an axis, At drops
-// it, NewAxis adds one, Ellipsis fills in whole axes, and axes not indexed
-// are kept whole. Only the chunks the selection touches are computed; each
-// result chunk is a view of one input chunk.
+// Index is NumPy indexing t[idx...]: slices keep an axis, At drops it,
+// NewAxis adds one, Ellipsis fills in whole axes, and axes not indexed are
+// kept whole. Only the chunks the selection touches are computed; each
+// result chunk is a view of one input chunk. One boolean Mask or integer
+// Array selects along its axes; several integer Arrays broadcast together
+// and pick one element per position across their axes, as NumPy's
+// advanced indexing does (the result's axes from the arrays go where the
+// first array is when the arrays and integers are adjacent, else first).
 func (t *Tensor) Index(idx ...Idx) *Tensor {
 	if u := t.needKnown("index"); u != nil {
 		return u
@@ -154,6 +159,9 @@ func (t *Tensor) Index(idx ...Idx) *Tensor {
 	y := t
 	if !op.IsIdentity(t.meta.Shape) {
 		y = New(op, t)
+	}
+	if r.arrs != nil {
+		return y.takeMany(r)
 	}
 	if r.arr == nil {
 		return y
@@ -181,13 +189,19 @@ type resolved struct {
 	arrAt    int  // the axis of the basic selection's result where the array's axes are
 	arrAxes  int  // the axes the array covers (the mask's dimensions, or 1)
 	adjacent bool // integer and array indices are next to each other
+	// Several integer arrays (arr is nil then): NumPy broadcasts them
+	// together, and each picks along its own axis, arrPos in the basic
+	// selection's result.
+	arrs   []*Tensor
+	arrPos []int
+	arrX   []int // the axes of the indexed tensor the arrays index
 }
 
 func (t *Tensor) resolve(idx []Idx) (resolved, error) {
 	var r resolved
 	shape := t.meta.Shape
 	nd := len(shape)
-	consumed, ellipsis, masks := 0, -1, 0
+	consumed, ellipsis, masks, bools := 0, -1, 0, 0
 	for i, x := range idx {
 		if x.bad != "" {
 			return r, fmt.Errorf("index: %s", x.bad)
@@ -202,10 +216,9 @@ func (t *Tensor) resolve(idx []Idx) (resolved, error) {
 			if x.mask.err != nil {
 				return r, x.mask.err
 			}
-			if masks++; masks > 1 {
-				return r, fmt.Errorf("index: at most one boolean or integer array per index (several arrays broadcast together are not supported yet)")
-			}
+			masks++
 			if x.kind == idxMask {
+				bools++
 				consumed += x.mask.NDim()
 			} else {
 				consumed++
@@ -216,6 +229,9 @@ func (t *Tensor) resolve(idx []Idx) (resolved, error) {
 			}
 			ellipsis = i
 		}
+	}
+	if masks > 1 && bools > 0 {
+		return r, fmt.Errorf("index: a boolean mask combined with other array indices is not supported; index with the mask's Nonzero() arrays, executed, instead")
 	}
 	if consumed > nd {
 		return r, fmt.Errorf("index: too many indices for tensor: tensor is %d-dimensional, but %d were indexed", nd, consumed)
@@ -228,12 +244,19 @@ func (t *Tensor) resolve(idx []Idx) (resolved, error) {
 	for _, x := range idx {
 		switch x.kind {
 		case idxMask, idxArray:
-			r.arr, r.arrAt, r.isMask = x.mask, 0, x.kind == idxMask
+			pos := 0
 			for _, it := range items {
 				if it.Kind != ops.IndexInt {
-					r.arrAt++
+					pos++
 				}
 			}
+			if masks > 1 {
+				r.arrs, r.arrPos, r.arrX = append(r.arrs, x.mask), append(r.arrPos, pos), append(r.arrX, ax)
+				items = append(items, whole(ax))
+				ax++
+				continue
+			}
+			r.arr, r.arrAt, r.isMask = x.mask, pos, x.kind == idxMask
 			r.arrAxes = 1
 			if r.isMask {
 				r.arrAxes = x.mask.NDim()
@@ -277,7 +300,7 @@ func (t *Tensor) resolve(idx []Idx) (resolved, error) {
 		items = append(items, whole(ax))
 	}
 	r.items = items
-	r.adjacent = r.arr == nil || advancedAdjacent(idx, nd-consumed)
+	r.adjacent = (r.arr == nil && r.arrs == nil) || advancedAdjacent(idx, nd-consumed)
 	return r, nil
 }
 
@@ -308,4 +331,63 @@ func advancedAdjacent(idx []Idx, fill int) bool {
 		}
 	}
 	return true
+}
+
+// takeMany is y[..., i0, ..., i1, ...] for several integer arrays over the
+// axes r.arrPos of y (the basic selection, those axes whole): the arrays,
+// broadcast together, become one flat index into those axes merged (moved
+// to the front and reshaped into one), and one Take picks the rows.
+func (y *Tensor) takeMany(r resolved) *Tensor {
+	flat, b, err := flatIndex("index", r.arrs, r.arrPos, r.arrX, y.meta.Shape)
+	if err != nil {
+		return errTensor(err)
+	}
+	k := len(r.arrs)
+	z := y.MoveAxis(r.arrPos, axesFrom(0, k))
+	zs := z.Shape()
+	z = z.Reshape(append([]int{ndarray.Size(zs[:k])}, zs[k:]...)...)
+	out := Take(z, flat, 0)
+	if r.adjacent && r.arrPos[0] > 0 {
+		out = out.MoveAxis(axesFrom(0, len(b)), axesFrom(r.arrPos[0], len(b)))
+	}
+	return out
+}
+
+// flatIndex broadcasts integer index arrays, each along axis pos[i] of a
+// tensor of shape (axis named[i] in error messages), to their common shape b and combines them into flat
+// positions in those axes merged in order (C order). An index out of range
+// fails Execute with NumPy's IndexError message; negative ones count from
+// the end.
+func flatIndex(op string, arrs []*Tensor, pos, named []int, shape []int) (*Tensor, []int, error) {
+	shapes := make([][]int, len(arrs))
+	for i, a := range arrs {
+		if u := a.needKnown(op); u != nil {
+			return nil, nil, u.err
+		}
+		if !a.meta.DType.IsInt() {
+			return nil, nil, fmt.Errorf("%s: arrays used as indices must be of integer (or boolean) type, got %v", op, a.meta.DType)
+		}
+		shapes[i] = a.meta.Shape
+	}
+	b, err := ndarray.BroadcastShapes(shapes...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: shape mismatch: indexing arrays could not be broadcast together with shapes %v", op, shapes)
+	}
+	var flat *Tensor
+	for i, a := range arrs {
+		n := shape[pos[i]]
+		a = a.Astype(ndarray.Int64)
+		inRange := a.GreaterEqual(-n).And(a.Less(n)).All()
+		a = New(ops.Check{Msg: fmt.Sprintf("%s: an index is out of bounds for axis %d with size %d", op, named[i], n)}, inRange, a)
+		a = Where(a.Less(0), a.Add(n), a)
+		if flat == nil {
+			flat = a
+		} else {
+			flat = flat.Mul(n).Add(a)
+		}
+	}
+	if !slices.Equal(flat.Shape(), b) {
+		flat = flat.BroadcastTo(b...)
+	}
+	return flat, b, flat.err
 }

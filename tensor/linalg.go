@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -24,7 +25,47 @@ func checkPair(name string, a, b *Tensor) *Tensor {
 // MatMul is numpy.matmul (a @ b): matrix products over the last two axes,
 // broadcasting leading batch axes; a 1-D operand is a vector whose added
 // axis is dropped from the result. 0-d operands are an error, as in NumPy.
-func MatMul(a, b *Tensor) *Tensor { return New(ops.MatMul{}, a, b) }
+func MatMul(a, b *Tensor) *Tensor {
+	if g := gramOf(a, b); g != nil {
+		return g
+	}
+	return New(ops.MatMul{}, a, b)
+}
+
+// gramOf is a @ b as a Gram product (ops.Gram: SYRK, half the work of a
+// product, with a centring folded in) when it is one: x.T @ x, x @ x.T
+// (the Gram of the view x.T) or (y - s).T @ (y - s) for a row s broadcast
+// over y's rows, all of one float dtype; nil otherwise.
+func gramOf(a, b *Tensor) *Tensor {
+	if a == nil || b == nil || a.err != nil || b.err != nil || a.NDim() != 2 || b.NDim() != 2 || !a.meta.DType.IsFloat() {
+		return nil
+	}
+	transposeOf := func(t *Tensor) *Tensor {
+		if tr, ok := t.op.(ops.Transpose); ok && len(t.inputs) == 1 && slices.Equal(tr.Perm, []int{1, 0}) {
+			return t.inputs[0]
+		}
+		return nil
+	}
+	var x *Tensor
+	switch {
+	case transposeOf(a) == b:
+		x = b
+	case transposeOf(b) == a:
+		return New(ops.Gram{}, b)
+	default:
+		return nil
+	}
+	if ew, ok := x.op.(ops.Elementwise); ok && ew.Kind == "binary" && ew.Name == "subtract" && len(ew.Consts) == 0 && len(x.inputs) == 2 {
+		y, s := x.inputs[0], x.inputs[1]
+		n := x.meta.Shape[1]
+		row := s.NDim() == 1 || (s.NDim() == 2 && s.meta.Shape[0] == 1)
+		if slices.Equal(y.meta.Shape, x.meta.Shape) && row && s.Size() == n && s.meta.Unknown == 0 &&
+			y.meta.DType == x.meta.DType && s.meta.DType == x.meta.DType {
+			return New(ops.Gram{}, y, s.Reshape(n))
+		}
+	}
+	return New(ops.Gram{}, x)
+}
 
 // MatMul is t @ b.
 func (t *Tensor) MatMul(b *Tensor) *Tensor { return MatMul(t, b) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 )
 
 func laZeros(dt ndarray.DType, shape ...int) *Tensor {
@@ -98,4 +99,59 @@ func TestCumulativeMeta(t *testing.T) {
 	laCheckErr(t, "bad axis 0-d", Scalar(1.0).CumProd(1), "cumprod", "out of bounds")
 	var nilT *Tensor
 	laCheckErr(t, "nil", nilT.CumSum(0), "nil")
+}
+
+// TestMatMulRecognisesGram: x.T @ x, x @ x.T and a centred x.T @ x become
+// Gram ops (the centring folded in as its row); other products stay
+// products.
+func TestMatMulRecognisesGram(t *testing.T) {
+	x := laZeros(ndarray.Float64, 9, 4)
+	xc := x.Sub(x.Mean(Axis(0)))
+	xk := x.Sub(x.Mean(Axis(0), KeepDims()))
+	y := laZeros(ndarray.Float64, 9, 4)
+	xi := laZeros(ndarray.Int64, 9, 4)
+	x32 := laZeros(ndarray.Float32, 9, 4)
+	x32c := x32.Sub(x.Mean(Axis(0))) // float64: the row is not folded in
+	for _, c := range []struct {
+		name   string
+		r      *Tensor
+		op     string
+		inputs int
+		shape  []int
+	}{
+		{"x.T @ x", x.T().MatMul(x), "gram", 1, []int{4, 4}},
+		{"x @ x.T", x.MatMul(x.T()), "gram", 1, []int{9, 9}},
+		{"centred", xc.T().MatMul(xc), "gram", 2, []int{4, 4}},
+		{"centred keepdims", xk.T().MatMul(xk), "gram", 2, []int{4, 4}},
+		{"float32 minus a float64 row", x32c.T().MatMul(x32c), "gram", 1, []int{4, 4}},
+		{"two tensors", x.T().MatMul(y), "matmul", 2, []int{4, 4}},
+		{"ints", xi.T().MatMul(xi), "matmul", 2, []int{4, 4}},
+		{"x @ x", laZeros(ndarray.Float64, 4, 4).MatMul(laZeros(ndarray.Float64, 4, 4)), "matmul", 2, []int{4, 4}},
+	} {
+		laCheck(t, c.name, c.r, c.shape, c.r.DType())
+		if c.r.op.Type() != c.op || len(c.r.inputs) != c.inputs {
+			t.Errorf("%s: %s of %d inputs, want %s of %d", c.name, c.r.op.Type(), len(c.r.inputs), c.op, c.inputs)
+		}
+	}
+}
+
+// TestMaskedReductionsRunOverWhere: reducing a boolean mask's selection
+// over its axis needs no selection: x[m].sum() is where(m, x, 0).sum().
+func TestMaskedReductionsRunOverWhere(t *testing.T) {
+	x := laZeros(ndarray.Float64, 6, 4)
+	m := x.Greater(0.5)
+	sel := x.Index(Mask(m))
+	for name, r := range map[string]*Tensor{"sum": sel.Sum(), "prod": sel.Prod(), "any": sel.Any(), "count_nonzero": sel.CountNonzero()} {
+		_, red := r.op.(ops.Reduction)
+		w, ok := r.inputs[0].op.(ops.Elementwise)
+		if r.Err() != nil || !red || !ok || w.Kind != "where" {
+			t.Errorf("%s: %v of %v (%v), want a reduction of where", name, r.op.Type(), r.inputs[0].op.Type(), r.Err())
+		}
+	}
+	if k := sel.Sum(KeepDims()); k.inputs[0] != sel {
+		t.Errorf("keepdims: reduces %s, want the selection", k.inputs[0].op.Type())
+	}
+	if v := sel.Var(); v.inputs[0] != sel {
+		t.Errorf("var: reduces %s, want the selection", v.inputs[0].op.Type())
+	}
 }

@@ -61,6 +61,9 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 			op.Axes[i] = i
 		}
 	}
+	if r := t.maskedReduce(op); r != nil {
+		return r
+	}
 	if fn == "mean" {
 		return t.mean(op)
 	}
@@ -173,3 +176,56 @@ func (t *Tensor) ArgMin(opts ...ReduceOption) *Tensor { return t.reduce("argmin"
 
 // ArgMax is the index of the maximum (see ArgMin).
 func (t *Tensor) ArgMax(opts ...ReduceOption) *Tensor { return t.reduce("argmax", opts) }
+
+// maskedReduce is a reduction over the selection of a boolean mask (x[m],
+// ops.BooleanMask) that reduces the selection's axis, as the same
+// reduction of where(m, x, identity) over the mask's axes of x: no
+// selection of unknown length is made, and it fuses into one kernel with
+// whatever makes x and m. nil when the reduction is not one of those
+// (sum, prod, count_nonzero, any, all, mean without keepdims).
+func (t *Tensor) maskedReduce(op ops.Reduction) *Tensor {
+	bm, ok := t.op.(ops.BooleanMask)
+	if !ok || op.KeepDims || len(t.inputs) != 2 || !slices.Contains(op.Axes, bm.Axis) {
+		return nil
+	}
+	var fill any
+	switch op.Func {
+	case "sum", "count_nonzero", "any", "mean":
+		fill = 0
+	case "prod", "all":
+		fill = 1
+	default:
+		return nil
+	}
+	x, m := t.inputs[0], t.inputs[1]
+	k, nd := m.NDim(), x.NDim()
+	if x.meta.Unknown != 0 || m.meta.Unknown != 0 || k == 0 || bm.Axis+k > nd {
+		return nil
+	}
+	// The selection's axis a stands for x's axes a..a+k-1; later axes shift.
+	var axes []int
+	for _, a := range op.Axes {
+		switch {
+		case a < bm.Axis:
+			axes = append(axes, a)
+		case a == bm.Axis:
+			axes = append(axes, axesFrom(a, k)...)
+		default:
+			axes = append(axes, a+k-1)
+		}
+	}
+	shape := make([]int, nd)
+	for i := range shape {
+		shape[i] = 1
+	}
+	copy(shape[bm.Axis:], m.meta.Shape)
+	mb := m.Reshape(shape...)
+	vals := Where(mb, x, fill)
+	if op.Func != "mean" {
+		return vals.reduce(op.Func, []ReduceOption{Axis(axes...)})
+	}
+	acc := ndarray.MeanResultType(x.meta.DType)
+	sum := vals.Astype(acc).Sum(Axis(axes...))
+	count := Where(mb, 1, 0).BroadcastTo(x.meta.Shape...).Sum(Axis(axes...))
+	return sum.Div(count.Astype(acc)).Astype(acc)
+}

@@ -79,8 +79,12 @@ type Worker struct {
 
 	mu struct {
 		sync.Mutex
-		queue   taskHeap
-		graphs  map[protocol.GraphID]*graphState
+		queue taskHeap
+		// graphs are the graphs with tasks here, per owner: tasks of the
+		// same graph sent under different fencing tokens (a previous
+		// owner's and its adopter's) get separate contexts, so a cancel
+		// from one does not stop the other's.
+		graphs  map[graphKey]*graphState
 		uses    map[protocol.ChunkKey]*uses // queued consumers of stored chunks
 		running int                         // admitted tasks not yet done
 		// head is the most urgent task when it last failed to fit, and
@@ -93,17 +97,53 @@ type Worker struct {
 		stallSince time.Time
 		closed     bool
 		// Delivery is at least once: a dispatch may arrive twice. active
-		// is the attempt of each key queued or running; ended the last
-		// attempt of each key that ran, until the key is released;
+		// is the dispatch of each key queued or running; ended the last
+		// dispatch of each key that ran, until the key is released;
 		// cancelled the graphs cancelled here, kept so that their tasks
 		// arriving later never run (graph ids are not reused).
-		active    map[protocol.ChunkKey]int
-		ended     map[protocol.ChunkKey]int
-		cancelled recent[protocol.GraphID]
+		active    map[protocol.ChunkKey]dispatch
+		ended     map[protocol.ChunkKey]dispatch
+		cancelled recent[protocol.GraphID, uint64] // with the cancel's token
+		// fences is the highest fencing token seen per scope: a task
+		// below it comes from a scheduler that no longer owns its
+		// session, and is refused, queued or arriving. graphFences is
+		// the highest token each graph was sent or fenced under: a
+		// release or cancel below it is ignored, so a scheduler that
+		// lost a session cannot free or stop what its new owner uses.
+		fences      fences[string]
+		graphFences fences[protocol.GraphID]
+		fenced      int64 // tasks refused for a stale token
+		fencedDrops int64 // releases and cancels ignored for one
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
 	wg   sync.WaitGroup
 }
+
+// dispatch names one dispatch of a key: the fencing token it was sent
+// under, then its attempt. A new owner's attempts start again from 1, so
+// the token orders first.
+type dispatch struct {
+	fence   uint64
+	attempt int
+}
+
+func dispatchOf(t *protocol.Task) dispatch { return dispatch{fence: t.Fence.Token, attempt: t.Attempt} }
+
+// after reports whether d is a later dispatch than e.
+func (d dispatch) after(e dispatch) bool {
+	if d.fence != e.fence {
+		return d.fence > e.fence
+	}
+	return d.attempt > e.attempt
+}
+
+// graphKey names a graph's tasks sent under one fencing token.
+type graphKey struct {
+	graph protocol.GraphID
+	fence uint64
+}
+
+func graphOf(t *protocol.Task) graphKey { return graphKey{graph: t.Key.Graph, fence: t.Fence.Token} }
 
 type graphState struct {
 	ctx       context.Context
@@ -134,11 +174,13 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 		w.log = slog.Default()
 	}
 	w.cond = sync.NewCond(&w.mu.Mutex)
-	w.mu.graphs = make(map[protocol.GraphID]*graphState)
+	w.mu.graphs = make(map[graphKey]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
-	w.mu.active = make(map[protocol.ChunkKey]int)
-	w.mu.ended = make(map[protocol.ChunkKey]int)
-	w.mu.cancelled = newRecent[protocol.GraphID](rememberCancelled)
+	w.mu.active = make(map[protocol.ChunkKey]dispatch)
+	w.mu.ended = make(map[protocol.ChunkKey]dispatch)
+	w.mu.cancelled = newRecent[protocol.GraphID, uint64](rememberCancelled)
+	w.mu.fences = newFences[string](rememberFences)
+	w.mu.graphFences = newFences[protocol.GraphID](rememberCancelled)
 	if err := store.SpillErr(); err != nil {
 		w.log.Warn("worker cannot spill: ops that need to will fail", "worker", cfg.ID, "err", err)
 	}
@@ -160,27 +202,37 @@ func (w *Worker) local(in protocol.Input) bool {
 	return in.Worker == w.cfg.ID || in.Worker < 0 || w.peers == nil
 }
 
-// Submit queues tasks. A dispatch (key and attempt) the worker already
-// has queued or running, or ran recently, is ignored: the scheduler's
-// messages may arrive twice. A task of a graph cancelled here is reported
-// cancelled without running.
+// Submit queues tasks. A dispatch (key, token and attempt) the worker
+// already has queued or running, or ran recently, is ignored: the
+// scheduler's messages may arrive twice. A task of a graph cancelled here
+// is reported cancelled without running. A task whose fencing token is
+// below the highest seen for its scope is refused (a failure with a
+// *protocol.FencedError, not retryable); one above it raises it, and the
+// scope's queued tasks of lower tokens are refused when a slot reaches
+// them.
 func (w *Worker) Submit(tasks []protocol.Task) {
 	var refused []protocol.Result
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
-		if w.mu.cancelled.has(t.Key.Graph) {
-			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled})
+		if err := w.fenceLocked(t, true); err != nil {
+			refused = append(refused, w.fencedResult(t, err))
 			continue
 		}
-		if a, ok := w.mu.ended[t.Key]; ok && a >= t.Attempt {
+		if tok, ok := w.mu.cancelled.get(t.Key.Graph); ok && t.Fence.Token <= tok {
+			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
 			continue
 		}
-		if a, ok := w.mu.active[t.Key]; ok && a >= t.Attempt {
+		d := dispatchOf(t)
+		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
 			continue
 		}
-		w.mu.active[t.Key] = t.Attempt
-		g := w.mu.graphs[t.Key.Graph]
+		if e, ok := w.mu.active[t.Key]; ok && !d.after(e) {
+			continue
+		}
+		w.mu.active[t.Key] = d
+		w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
+		g := w.mu.graphs[graphOf(t)]
 		if g == nil {
 			base := context.Background()
 			if w.cfg.Files != nil {
@@ -191,7 +243,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			}
 			ctx, cancel := context.WithCancel(base)
 			g = &graphState{ctx: ctx, cancel: cancel}
-			w.mu.graphs[t.Key.Graph] = g
+			w.mu.graphs[graphOf(t)] = g
 		}
 		g.tasks++
 		heap.Push(&w.mu.queue, t)
@@ -203,6 +255,16 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
+	var fenced []protocol.Result
+	for _, r := range refused {
+		if r.Outcome == protocol.Failed {
+			fenced = append(fenced, r)
+		}
+	}
+	if len(fenced) > 0 {
+		// Once per batch: a stale scheduler sends many.
+		w.log.Warn("tasks refused: stale fencing token", "worker", w.cfg.ID, "tasks", len(fenced), "first", fenced[0].Err)
+	}
 	if len(refused) > 0 {
 		// Not from here: Submit may be called on the scheduler's own event
 		// loop (a local cluster), which reports must not wait for.
@@ -214,35 +276,117 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	}
 }
 
-// How many ended dispatches and cancelled graphs a worker remembers. An
-// ended dispatch is forgotten when its chunk is released, or, past
-// rememberEnded (dispatches that stored nothing), at random; cancelled
-// graphs, oldest first. A dispatch repeated after it was forgotten runs
-// again: the scheduler ignores its result and releases what it stored, so
-// that costs work, not correctness.
+// How many ended dispatches, cancelled graphs and fencing scopes a worker
+// remembers. An ended dispatch is forgotten when its chunk is released, or,
+// past rememberEnded (dispatches that stored nothing), at random; cancelled
+// graphs and scopes, oldest first. A dispatch repeated after it was
+// forgotten runs again: the scheduler ignores its result and releases what
+// it stored, so that costs work, not correctness. A scope forgotten (the
+// least recently raised of more than rememberFences sessions) accepts any
+// token again until one is seen.
 const (
 	rememberEnded     = 1 << 16
 	rememberCancelled = 1 << 12
+	rememberFences    = 1 << 12
 )
 
-// recent is a set that keeps the last n keys added.
-type recent[K comparable] struct {
-	set  map[K]struct{}
+// fenceLocked checks t's fencing token against the highest seen for its
+// scope, raising it when t's is higher if raise is set. It returns the
+// refusal of a stale token.
+func (w *Worker) fenceLocked(t *protocol.Task, raise bool) error {
+	cur, ok := w.mu.fences.get(t.Fence.Scope)
+	switch {
+	case ok && t.Fence.Token < cur:
+		return &protocol.FencedError{Key: t.Key, Scope: t.Fence.Scope, Token: t.Fence.Token, Current: cur}
+	case raise && (!ok || t.Fence.Token > cur) && (ok || t.Fence.Token > 0 || t.Fence.Scope != ""):
+		// The zero fence of a lone scheduler is not worth remembering.
+		w.mu.fences.raise(t.Fence.Scope, t.Fence.Token)
+	case raise && ok:
+		w.mu.fences.touch(t.Fence.Scope)
+	}
+	return nil
+}
+
+// fencedResult is the report of a task refused for a stale token; it
+// counts it.
+func (w *Worker) fencedResult(t *protocol.Task, err error) protocol.Result {
+	w.mu.fenced++
+	return protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Failed, Err: err, Fence: t.Fence.Token}
+}
+
+// Fenced is the number of tasks refused for a stale fencing token.
+func (w *Worker) Fenced() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mu.fenced
+}
+
+// fences is the highest token per scope (a session, or a graph),
+// forgetting the one used least recently past its capacity: a scope still
+// sending tasks is kept.
+type fences[K comparable] struct {
+	max   int
+	token map[K]uint64
+	order map[K]uint64 // when each was last raised or used
+	clock uint64
+}
+
+// touch records that scope is in use.
+func (f *fences[K]) touch(scope K) {
+	if _, ok := f.order[scope]; ok {
+		f.clock++
+		f.order[scope] = f.clock
+	}
+}
+
+func newFences[K comparable](n int) fences[K] {
+	return fences[K]{max: n, token: make(map[K]uint64), order: make(map[K]uint64)}
+}
+
+func (f *fences[K]) get(scope K) (uint64, bool) {
+	t, ok := f.token[scope]
+	return t, ok
+}
+
+func (f *fences[K]) raise(scope K, token uint64) {
+	if _, ok := f.token[scope]; !ok && len(f.token) >= f.max {
+		// Forget the least recently used one. A linear scan, but only
+		// when a new one arrives at a full table.
+		var oldest K
+		first := true
+		for s, at := range f.order {
+			if first || at < f.order[oldest] {
+				oldest, first = s, false
+			}
+		}
+		delete(f.token, oldest)
+		delete(f.order, oldest)
+	}
+	f.clock++
+	f.token[scope] = token
+	f.order[scope] = f.clock
+}
+
+// recent is a map that keeps the last n keys added.
+type recent[K comparable, V any] struct {
+	set  map[K]V
 	ring []K
 	next int
 }
 
-func newRecent[K comparable](n int) recent[K] {
-	return recent[K]{set: make(map[K]struct{}), ring: make([]K, 0, n)}
+func newRecent[K comparable, V any](n int) recent[K, V] {
+	return recent[K, V]{set: make(map[K]V), ring: make([]K, 0, n)}
 }
 
-func (r *recent[K]) has(k K) bool {
-	_, ok := r.set[k]
-	return ok
+func (r *recent[K, V]) get(k K) (V, bool) {
+	v, ok := r.set[k]
+	return v, ok
 }
 
-func (r *recent[K]) add(k K) {
-	if r.has(k) {
+// add sets k's value; a key already there keeps its place.
+func (r *recent[K, V]) add(k K, v V) {
+	if _, ok := r.set[k]; ok {
+		r.set[k] = v
 		return
 	}
 	if len(r.ring) < cap(r.ring) {
@@ -252,7 +396,7 @@ func (r *recent[K]) add(k K) {
 		r.ring[r.next] = k
 		r.next = (r.next + 1) % len(r.ring)
 	}
-	r.set[k] = struct{}{}
+	r.set[k] = v
 }
 
 func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
@@ -307,29 +451,123 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 	}
 }
 
-// Release frees stored chunks.
-func (w *Worker) Release(keys []protocol.ChunkKey) {
+// Release frees stored chunks, as ReleaseFenced with no token.
+func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) }
+
+// ReleaseFenced frees stored chunks; tokens (nil: all 0) are the sender's
+// fencing tokens of each key's graph. A key of a graph sent or fenced
+// here under a higher token is kept: the sender no longer owns it.
+func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	w.mu.Lock()
-	for _, k := range keys {
+	fresh := keys[:0:0]
+	for i, k := range keys {
+		if w.staleForGraphLocked(k.Graph, tokenAt(tokens, i)) {
+			continue
+		}
 		delete(w.mu.ended, k)
+		fresh = append(fresh, k)
 	}
+	kept := len(keys) - len(fresh)
+	w.mu.fencedDrops += int64(kept)
 	w.mu.Unlock()
+	keys = fresh
+	if kept > 0 {
+		w.log.Warn("releases ignored: stale fencing token", "worker", w.cfg.ID, "chunks", kept)
+	}
 	w.store.Delete(keys)
 	w.cond.Broadcast()
 }
 
-// CancelGraph interrupts the graph's running kernels through their context;
-// its queued tasks are reported cancelled as slots reach them, and tasks of
-// the graph that arrive later are reported cancelled at once.
-func (w *Worker) CancelGraph(id protocol.GraphID) {
+func tokenAt(tokens []uint64, i int) uint64 {
+	if i < len(tokens) {
+		return tokens[i]
+	}
+	return 0
+}
+
+// CancelGraph cancels the graph, as CancelGraphFenced with token 0.
+func (w *Worker) CancelGraph(id protocol.GraphID) { w.CancelGraphFenced(id, 0) }
+
+// CancelGraphFenced interrupts the graph's running kernels sent under
+// tokens up to token, through their context; its queued tasks are
+// reported cancelled as slots reach them, and tasks of the graph under
+// such tokens that arrive later are reported cancelled at once. A cancel
+// below the graph's highest token here is ignored: the sender no longer
+// owns it.
+func (w *Worker) CancelGraphFenced(id protocol.GraphID, token uint64) {
 	w.mu.Lock()
-	w.mu.cancelled.add(id)
-	if g := w.mu.graphs[id]; g != nil {
-		g.cancelled = true
-		g.cancel()
+	if w.staleForGraphLocked(id, token) {
+		w.mu.fencedDrops++
+		w.mu.Unlock()
+		w.log.Warn("cancel ignored: stale fencing token", "worker", w.cfg.ID, "graph", id, "token", token)
+		return
+	}
+	if tok, ok := w.mu.cancelled.get(id); !ok || token > tok {
+		w.mu.cancelled.add(id, token)
+	}
+	for k, g := range w.mu.graphs {
+		if k.graph == id && k.fence <= token {
+			g.cancelled = true
+			g.cancel()
+		}
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
+}
+
+// noteGraphLocked records that graph g was sent or fenced under token.
+// The zero token of a lone scheduler is not worth remembering.
+func (w *Worker) noteGraphLocked(g protocol.GraphID, token uint64) {
+	switch cur, ok := w.mu.graphFences.get(g); {
+	case (ok && token > cur) || (!ok && token > 0):
+		w.mu.graphFences.raise(g, token)
+	case ok:
+		w.mu.graphFences.touch(g)
+	}
+}
+
+// staleForGraphLocked reports whether graph g was sent or fenced here
+// under a higher token than token.
+func (w *Worker) staleForGraphLocked(g protocol.GraphID, token uint64) bool {
+	cur, ok := w.mu.graphFences.get(g)
+	return ok && token < cur
+}
+
+// FencedDrops is the number of releases and cancels ignored because a
+// newer owner of their graph had shown up.
+func (w *Worker) FencedDrops() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mu.fencedDrops
+}
+
+// Chunks lists the chunks of the given graphs this worker holds, memory
+// and spill files alike, in key order: what an adopting scheduler rebuilds
+// the graphs from.
+func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
+	return w.store.List(graphs)
+}
+
+// Fence raises the token of f's scope, and of the given graphs of that
+// scope, to f's, as tasks carrying it would: an adopting scheduler calls
+// it on every worker before it takes their inventory, so that from then on
+// the previous owner's tasks are refused and its releases and cancels of
+// those graphs ignored, even when the adopter has nothing left to
+// dispatch. A token below the scope's is refused with a
+// *protocol.FencedError: a newer owner exists.
+func (w *Worker) Fence(f protocol.Fence, graphs ...protocol.GraphID) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if cur, ok := w.mu.fences.get(f.Scope); ok && f.Token < cur {
+		return &protocol.FencedError{Key: protocol.ChunkKey{Node: -1}, Scope: f.Scope, Token: f.Token, Current: cur}
+	}
+	if cur, ok := w.mu.fences.get(f.Scope); !ok || f.Token > cur {
+		w.mu.fences.raise(f.Scope, f.Token)
+	}
+	for _, g := range graphs {
+		w.noteGraphLocked(g, f.Token)
+	}
+	return nil
 }
 
 // Get reads a stored chunk (for fetching results and serving peers). A
@@ -428,11 +666,11 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}
 	// The common case: the most urgent task fits. Try it without disturbing
 	// the heap.
-	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[t.Key.Graph].cancelled {
+	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
 		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
 			heap.Pop(&w.mu.queue)
 			w.dequeuedLocked(t)
-			p := pick{t: t, g: w.mu.graphs[t.Key.Graph], res: res, err: err}
+			p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
 			if res != nil {
 				w.mu.head, w.mu.bypassed, w.mu.stall = nil, 0, nil
 				w.mu.running++
@@ -450,9 +688,14 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}()
 	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
 		t := heap.Pop(&w.mu.queue).(*protocol.Task)
-		if g := w.mu.graphs[t.Key.Graph]; g.cancelled {
+		if g := w.mu.graphs[graphOf(t)]; g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
+		}
+		if err := w.fenceLocked(t, false); err != nil {
+			// Queued before a newer owner of its session showed up.
+			w.dequeuedLocked(t)
+			return pick{t: t, g: w.mu.graphs[graphOf(t)], err: err}, true
 		}
 		cands = append(cands, t)
 	}
@@ -486,7 +729,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	t := cands[i]
 	cands[i] = nil
 	w.dequeuedLocked(t)
-	p := pick{t: t, g: w.mu.graphs[t.Key.Graph], res: res, err: err}
+	p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
 	if err != nil {
 		return p, true
 	}
@@ -505,22 +748,23 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
 	if admitted {
 		w.mu.running--
 	}
-	if w.mu.active[t.Key] == t.Attempt {
+	d := dispatchOf(t)
+	if w.mu.active[t.Key] == d {
 		delete(w.mu.active, t.Key)
 	}
-	if a, ok := w.mu.ended[t.Key]; !ok || a < t.Attempt {
+	if e, ok := w.mu.ended[t.Key]; !ok || d.after(e) {
 		if len(w.mu.ended) >= rememberEnded {
 			for k := range w.mu.ended { // forget one, at random
 				delete(w.mu.ended, k)
 				break
 			}
 		}
-		w.mu.ended[t.Key] = t.Attempt
+		w.mu.ended[t.Key] = d
 	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()
-		delete(w.mu.graphs, t.Key.Graph)
+		delete(w.mu.graphs, graphOf(t))
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
@@ -548,8 +792,13 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
-		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID}
+		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
+		var fenced *protocol.FencedError
 		switch {
+		case errors.As(p.err, &fenced):
+			w.mu.Lock()
+			res = w.fencedResult(p.t, p.err)
+			w.mu.Unlock()
 		case p.err != nil:
 			// Too large never fits; anything else may once memory frees.
 			var tl *storage.TooLargeError
@@ -565,7 +814,7 @@ func (w *Worker) slot() {
 			res.Outcome = protocol.Cancelled
 		default:
 			if w.reportsStart(p.t) {
-				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started})
+				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token})
 			}
 			res = w.run(p.g.ctx, p.t, p.res)
 			p.res.Close()
@@ -577,7 +826,7 @@ func (w *Worker) slot() {
 
 // run executes one admitted task and stores its output.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
-	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID}
+	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			res.Outcome = protocol.Cancelled

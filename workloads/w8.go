@@ -10,14 +10,10 @@ import (
 // x - mean can run, so all of x (12.8 GB) is needed twice. An engine must
 // spill x, recompute it, or fuse its generator into both consumers.
 func init() {
-	register(&Workload{
+	register(generated(&Workload{
 		Name:     "W8",
 		Desc:     "out of core: x = rand(n,n); (x - x.mean()).std()",
 		Defaults: Params{"n": 40000, "chunk": 2000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"]))
-			return x.Sub(x.Mean()).Std()
-		},
 		Expected: func(p Params) (float64, float64) {
 			// The sample std of N uniforms: σ = √(1/12); the spread of s is
 			// about √((μ4 − σ⁴)/N) / (2σ), with μ4 = 1/80.
@@ -25,5 +21,5 @@ func init() {
 			sigma := math.Sqrt(1 / 12.0)
 			return sigma, math.Sqrt((1/80.0-1/144.0)/n2) / (2 * sigma)
 		},
-	})
+	}, randSquares(1), func(_ Params, in []*tensor.Tensor) *tensor.Tensor { return in[0].Sub(in[0].Mean()).Std() }))
 }

@@ -51,6 +51,55 @@ type Workload struct {
 	File      func(p Params) string
 	FileBuild func(path string, p Params) *tensor.Tensor
 	Generate  func(p Params, seed uint64) *tensor.Tensor
+
+	// Inputs are the generated tensors a workload computes on (Build makes
+	// them the same way), so the time of generating them alone can be
+	// told from the computation's (GenBuild).
+	Inputs func(p Params, seed uint64) []*tensor.Tensor
+
+	// In-memory workloads compute on arrays made in Go before anything is
+	// timed (Data; the random generator is not part of them), wrapped by
+	// BuildData with tensor.FromArray. Prepare makes the data and returns
+	// the workload whose Build uses it.
+	Data      func(p Params, seed uint64) ([]*ndarray.Array, error)
+	BuildData func(p Params, data []*ndarray.Array) *tensor.Tensor
+}
+
+// generated sets w's Build to compute on its generated inputs, and keeps
+// the inputs (Inputs), and returns w.
+func generated(w *Workload, inputs func(p Params, seed uint64) []*tensor.Tensor, compute func(p Params, in []*tensor.Tensor) *tensor.Tensor) *Workload {
+	w.Inputs = inputs
+	w.Build = func(p Params, seed uint64) *tensor.Tensor { return compute(p, inputs(p, seed)) }
+	return w
+}
+
+// GenBuild is the generation of the workload's inputs alone, each summed
+// (a fused generate-and-sum: about what generating costs), or nil for a
+// workload without generated inputs.
+func (w *Workload) GenBuild(p Params, seed uint64) *tensor.Tensor {
+	if w.Inputs == nil {
+		return nil
+	}
+	var sums []*tensor.Tensor
+	for _, t := range w.Inputs(p, seed) {
+		sums = append(sums, t.Astype(ndarray.Float64).Sum())
+	}
+	return tensor.Stack(0, sums...).Sum()
+}
+
+// Prepare makes an in-memory workload's data and returns the workload
+// computing on it; any other workload is returned as it is.
+func (w *Workload) Prepare(p Params, seed uint64) (*Workload, error) {
+	if w.Data == nil {
+		return w, nil
+	}
+	data, err := w.Data(p, seed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: making its data: %w", w.Name, err)
+	}
+	c := *w
+	c.Build = func(p Params, _ uint64) *tensor.Tensor { return w.BuildData(p, data) }
+	return &c, nil
 }
 
 // DefaultDataDir is where file-backed workloads look for their input unless
@@ -260,72 +309,61 @@ func piExpected(p Params) (float64, float64) {
 }
 
 func init() {
-	register(&Workload{
+	register(generated(&Workload{
 		Name:     "pi",
 		Desc:     "Mars's README example: a = uniform(-1, 1, (N, 2)); 4 * (norm(a, axis=1) < 1).sum() / N",
 		Defaults: Params{"N": 200_000_000, "chunk": 10_000_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			g := tensor.NewGenerator(seed)
-			a := g.Uniform(-1, 1, []int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))
-			norm := a.Square().Sum(tensor.Axis(1)).Sqrt()
-			return norm.Less(1).Sum().Mul(4).Div(float64(p["N"]))
-		},
 		Expected: piExpected,
-	})
-	register(&Workload{
+	}, func(p Params, seed uint64) []*tensor.Tensor {
+		return []*tensor.Tensor{tensor.NewGenerator(seed).Uniform(-1, 1, []int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))}
+	}, func(p Params, in []*tensor.Tensor) *tensor.Tensor {
+		norm := in[0].Square().Sum(tensor.Axis(1)).Sqrt()
+		return norm.Less(1).Sum().Mul(4).Div(float64(p["N"]))
+	}))
+	register(generated(&Workload{
 		Name:     "W1",
 		Desc:     "fused elementwise+reduce: a,b = rand(n,n); ((a+b)*2).sum()",
 		Defaults: Params{"n": 10000, "chunk": 2500},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			g := tensor.NewGenerator(seed)
-			shape, c := []int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])
-			a, b := g.Rand(shape, c), g.Rand(shape, c)
-			return a.Add(b).Mul(2).Sum()
-		},
 		Expected: func(p Params) (float64, float64) {
 			n2 := float64(p["n"]) * float64(p["n"])
 			return 2 * n2, math.Sqrt(n2 * 4 * (2 / 12.0))
 		},
-	})
-	register(&Workload{
+	}, randSquares(2), func(_ Params, in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].Add(in[1]).Mul(2).Sum()
+	}))
+	register(generated(&Workload{
 		Name:     "W2",
 		Desc:     "Monte Carlo pi: x = rand(N,2); 4*(((x**2).sum(axis=1)) < 1).sum()/N",
 		Defaults: Params{"N": 200_000_000, "chunk": 10_000_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))
-			return x.Pow(2).Sum(tensor.Axis(1)).Less(1).Sum().Mul(4).Div(float64(p["N"]))
-		},
 		Expected: piExpected,
-	})
-	register(&Workload{
+	}, func(p Params, seed uint64) []*tensor.Tensor {
+		return []*tensor.Tensor{tensor.NewGenerator(seed).Rand([]int{p["N"], 2}, tensor.Chunks(p["chunk"], 2))}
+	}, func(p Params, in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].Pow(2).Sum(tensor.Axis(1)).Less(1).Sum().Mul(4).Div(float64(p["N"]))
+	}))
+	register(generated(&Workload{
 		Name:     "W3",
 		Desc:     "matmul: a,b = rand(n,n); (a@b).sum()",
 		Defaults: Params{"n": 4000, "chunk": 1000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			g := tensor.NewGenerator(seed)
-			shape, c := []int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])
-			a, b := g.Rand(shape, c), g.Rand(shape, c)
-			return a.MatMul(b).Sum()
-		},
 		Expected: func(p Params) (float64, float64) {
 			n := float64(p["n"])
 			return n * n * n / 4, n * n / math.Sqrt(24)
 		},
-	})
-	register(&Workload{
+	}, randSquares(2), func(_ Params, in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].MatMul(in[1]).Sum()
+	}))
+	register(generated(&Workload{
 		Name:     "W4",
 		Desc:     "transpose-add: x = rand(n,n); v = (x + x.T).sum(axis=0); result v.sum()",
 		Defaults: Params{"n": 8000, "chunk": 1000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"]))
-			return x.Add(x.T()).Sum(tensor.Axis(0))
-		},
-		Result: sumAll,
+		Result:   sumAll,
 		Expected: func(p Params) (float64, float64) {
 			n2 := float64(p["n"]) * float64(p["n"])
 			return n2, 2 * math.Sqrt(n2/12)
 		},
-	})
+	}, randSquares(1), func(_ Params, in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].Add(in[0].T()).Sum(tensor.Axis(0))
+	}))
 	register(&Workload{
 		Name:     "W5",
 		Desc:     "scheduler overhead: x = ones(n) in chunks of chunk; (x+1).sum()",
@@ -360,73 +398,87 @@ func init() {
 			return float64(p["n"])*sigma - bias, math.Sqrt(excess / (4 * sigma * sigma))
 		},
 	})
-	register(&Workload{
+	register(generated(&Workload{
 		Name:     "W6",
 		Desc:     "tall-skinny QR: x = rand(m,n) in chunks of (chunk, n) rows; q, r = qr(x) (reduced, Q materialised, TSQR); result abs(r).sum(), checked with (q*q).sum() = n (-n sets m)",
 		Defaults: Params{"m": 2_000_000, "n": 50, "chunk": 100_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["m"], p["n"]}, tensor.Chunks(p["chunk"], p["n"]))
-			q, r := linalg.QR(x, "reduced")
-			return tensor.Stack(0, r.Abs().Sum(), q.Mul(q).Sum())
-		},
 		Result:   w6Result,
 		Expected: w6Expected,
-	})
-	register(&Workload{
+	}, randTall, func(_ Params, in []*tensor.Tensor) *tensor.Tensor {
+		q, r := linalg.QR(in[0], "reduced")
+		return tensor.Stack(0, r.Abs().Sum(), q.Mul(q).Sum())
+	}))
+	register(generated(&Workload{
 		Name:     "PCA",
 		Desc:     "principal components: x = rand(m,n) in chunks of (chunk, n) rows; xc = x - x.mean(axis=0); u, s, vt = svd(xc) (TSQR, then the SVD of R); p = xc @ vt[:k].T; result (p*p).sum()/(m-1), the variance the k leading components explain, checked against (s[:k]**2).sum()/(m-1)",
 		Defaults: Params{"m": 2_000_000, "n": 50, "k": 10, "chunk": 100_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["m"], p["n"]}, tensor.Chunks(p["chunk"], p["n"]))
-			xc := x.Sub(x.Mean(tensor.Axis(0)))
-			_, s, vt := linalg.SVD(xc, false)
-			k := p["k"]
-			proj := xc.MatMul(vt.Index(tensor.To(k)).T())
-			dof := float64(p["m"] - 1)
-			return tensor.Stack(0, proj.Mul(proj).Sum().Div(dof), s.Index(tensor.To(k)).Square().Sum().Div(dof))
-		},
 		Result:   pcaResult,
 		Expected: pcaExpected,
-	})
-	register(&Workload{
+	}, randTall, func(p Params, in []*tensor.Tensor) *tensor.Tensor {
+		x := in[0]
+		xc := x.Sub(x.Mean(tensor.Axis(0)))
+		_, s, vt := linalg.SVD(xc, false)
+		k := p["k"]
+		proj := xc.MatMul(vt.Index(tensor.To(k)).T())
+		dof := float64(p["m"] - 1)
+		return tensor.Stack(0, proj.Mul(proj).Sum().Div(dof), s.Index(tensor.To(k)).Square().Sum().Div(dof))
+	}))
+	register(generated(&Workload{
 		Name:     "mask",
-		Desc:     "boolean mask: x = rand(n) in chunks of chunk; x[x > 0.5].sum() (a selection whose length is known only once computed)",
+		Desc:     "boolean mask: x = rand(n) in chunks of chunk; x[x > 0.5].sum() (a selection whose length is known only once computed; its sum runs as where(x > 0.5, x, 0).sum())",
 		Defaults: Params{"n": 100_000_000, "chunk": 10_000_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			x := tensor.NewGenerator(seed).Rand([]int{p["n"]}, tensor.Chunks(p["chunk"]))
-			return x.Index(tensor.Mask(x.Greater(0.5))).Sum()
-		},
 		// Each element adds x·1{x > 0.5}: mean 3/8, variance 7/24 - (3/8)².
 		Expected: func(p Params) (float64, float64) {
 			n := float64(p["n"])
 			return 0.375 * n, math.Sqrt(n * (7.0/24 - 0.375*0.375))
 		},
-	})
-	register(&Workload{
+	}, randVector, func(_ Params, in []*tensor.Tensor) *tensor.Tensor {
+		return in[0].Index(tensor.Mask(in[0].Greater(0.5))).Sum()
+	}))
+	register(generated(&Workload{
 		Name:     "sort",
 		Desc:     "sort: x = rand(n) in chunks of chunk; s = sort(x) (PSRS over a shuffle); result s[n/2], checked: s ascending, sum(s) = sum(x)",
 		Defaults: Params{"n": 200_000_000, "chunk": 10_000_000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			n := p["n"]
-			x := tensor.NewGenerator(seed).Rand([]int{n}, tensor.Chunks(p["chunk"]))
-			s := x.Sort(0)
-			ascending := s.Index(tensor.From(1)).GreaterEqual(s.Index(tensor.To(n - 1))).All().Astype(ndarray.Float64)
-			return tensor.Stack(0, s.Index(tensor.At(n/2)), s.Sum(), x.Sum(), ascending)
-		},
-		Result: sortResult,
+		Result:   sortResult,
 		// The median of n uniform values: 1/2, spread 1/(2√n).
 		Expected: func(p Params) (float64, float64) { return 0.5, 0.5 / math.Sqrt(float64(p["n"])) },
-	})
-	register(&Workload{
+	}, randVector, func(p Params, in []*tensor.Tensor) *tensor.Tensor {
+		n, x := p["n"], in[0]
+		s := x.Sort(0)
+		ascending := s.Index(tensor.From(1)).GreaterEqual(s.Index(tensor.To(n - 1))).All().Astype(ndarray.Float64)
+		return tensor.Stack(0, s.Index(tensor.At(n/2)), s.Sum(), x.Sum(), ascending)
+	}))
+	register(generated(&Workload{
 		Name:     "W7",
 		Desc:     "tree reduction memory: x = rand(n,n); x.mean()",
 		Defaults: Params{"n": 20000, "chunk": 1000},
-		Build: func(p Params, seed uint64) *tensor.Tensor {
-			return tensor.NewGenerator(seed).Rand([]int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])).Mean()
-		},
 		Expected: func(p Params) (float64, float64) {
 			n := float64(p["n"])
 			return 0.5, math.Sqrt(1 / 12.0 / (n * n))
 		},
-	})
+	}, randSquares(1), func(_ Params, in []*tensor.Tensor) *tensor.Tensor { return in[0].Mean() }))
+}
+
+// randSquares are k rand(n, n) tensors in chunks of (chunk, chunk), from
+// one generator in turn.
+func randSquares(k int) func(p Params, seed uint64) []*tensor.Tensor {
+	return func(p Params, seed uint64) []*tensor.Tensor {
+		g := tensor.NewGenerator(seed)
+		shape, c := []int{p["n"], p["n"]}, tensor.Chunks(p["chunk"], p["chunk"])
+		out := make([]*tensor.Tensor, k)
+		for i := range out {
+			out[i] = g.Rand(shape, c)
+		}
+		return out
+	}
+}
+
+// randTall is rand(m, n) in chunks of (chunk, n) rows.
+func randTall(p Params, seed uint64) []*tensor.Tensor {
+	return []*tensor.Tensor{tensor.NewGenerator(seed).Rand([]int{p["m"], p["n"]}, tensor.Chunks(p["chunk"], p["n"]))}
+}
+
+// randVector is rand(n) in chunks of chunk.
+func randVector(p Params, seed uint64) []*tensor.Tensor {
+	return []*tensor.Tensor{tensor.NewGenerator(seed).Rand([]int{p["n"]}, tensor.Chunks(p["chunk"]))}
 }

@@ -41,6 +41,7 @@ type runOptions struct {
 	spillDir       string
 	dataDir        string // where file-backed workloads read their input
 	format         string // of that input: npy or zarr
+	gen            bool   // also time generating the inputs alone
 }
 
 // sizeFlag is a size that may be written 200000000, 2e8 or 200_000_000; it
@@ -88,6 +89,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.spillDir, "spill-dir", "", "directory for spill files (default: a temporary directory)")
 	fs.StringVar(&o.dataDir, "data", workloads.DefaultDataDir, "directory of the input files of file-backed workloads (W9; write them with phobos gen-data)")
 	fs.StringVar(&o.format, "format", "npy", "format of a file-backed workload's input: npy or zarr")
+	fs.BoolVar(&o.gen, "gen", false, "also time generating the inputs alone (each summed), reps times: gen_s and compute_s = wall_s - gen_s in the JSON line")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with -cluster: PEM certificate authority of an https:// cluster (default: the system's)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
@@ -133,6 +135,9 @@ type record struct {
 	Cluster         string              `json:"cluster,omitempty"`
 	PeakStoreMB     *float64            `json:"peak_store_mb,omitempty"`
 	Spill           *phobos.MemoryStats `json:"spill,omitempty"`
+	DataS           *float64            `json:"data_s,omitempty"`    // making an in-memory workload's data (not timed)
+	GenS            *float64            `json:"gen_s,omitempty"`     // generating the inputs alone (-gen), median
+	ComputeS        *float64            `json:"compute_s,omitempty"` // wall_s - gen_s
 	PeakRSSTreeMB   float64             `json:"peak_rss_tree_mb"`
 	PeakRSSSelfMB   float64             `json:"peak_rss_self_mb"`
 }
@@ -265,6 +270,9 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		rec.BLAS = ndarray.BLASBackend()
 		rec.LAPACK = ndarray.LAPACKBackend()
 	}
+	if wl.Data != nil && o.cluster != "" {
+		return rec, fmt.Errorf("%s computes on data made in this process (in memory): run it without -cluster", wl.Name)
+	}
 	bar := newProgressView(stderr)
 	opts := []phobos.Option{phobos.WithWorkers(workers), phobos.WithSlots(slots), phobos.WithFusion(!o.noFuse)}
 	if o.memory.v > 0 {
@@ -296,6 +304,13 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		return rec, err
 	}
 	defer sess.Close()
+	if wl.Data != nil {
+		t0 := time.Now()
+		if wl, err = wl.Prepare(p, o.seed); err != nil {
+			return rec, err
+		}
+		rec.DataS = ptr(round(time.Since(t0).Seconds(), 4))
+	}
 
 	once := func(label string) (float64, time.Duration, error) {
 		bar.start(label)
@@ -324,6 +339,24 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		runs = append(runs, st.RunTime.Seconds())
 		fetches = append(fetches, st.FetchTime.Seconds())
 		vals = append(vals, v)
+	}
+
+	if o.gen {
+		if g := wl.GenBuild(p, o.seed); g != nil {
+			var gens []float64
+			for i := range o.reps {
+				bar.start(fmt.Sprintf("%s inputs alone %d/%d", wl.Name, i+1, o.reps))
+				t0 := time.Now()
+				_, err := sess.ExecuteScalar(ctx, g)
+				bar.done()
+				if err != nil {
+					return rec, fmt.Errorf("generating the inputs alone: %w", err)
+				}
+				gens = append(gens, time.Since(t0).Seconds())
+			}
+			rec.GenS = ptr(round(median(gens), 4))
+			rec.ComputeS = ptr(round(median(walls)-median(gens), 4))
+		}
 	}
 
 	rec.Status = "ok"

@@ -60,8 +60,8 @@ def test_unknown_length_needs_compute(session):
         len(sel)
     with pytest.raises(IndexError, match="boolean index did not match"):
         mt.tensor(X)[np.ones(5, bool)]
-    with pytest.raises(IndexError, match="at most one boolean or integer array"):
-        mt.tensor(X)[[1, 2], [0, 1]]
+    with pytest.raises(IndexError, match="boolean mask combined with other array indices"):
+        mt.tensor(X)[X[:, 0] > 0, [0, 1]]
     sel.execute()
     assert len(sel) == (X > 0).sum()
 

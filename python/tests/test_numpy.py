@@ -193,31 +193,46 @@ INPLACE = {"+=": (operator.iadd, operator.add), "-=": (operator.isub, operator.s
 
 @pytest.mark.parametrize("sym", INPLACE)
 @pytest.mark.parametrize("dtype", ["int32", "float64"])
-def test_inplace_operator_makes_a_new_tensor(session, sym, dtype):
+def test_inplace_operator_changes_the_tensor(session, sym, dtype):
+    # NumPy's in-place semantics on a handle: the tensor (and every name
+    # bound to it) takes the result in its own dtype; a result NumPy cannot
+    # cast back ('same_kind') is a TypeError; tensors built before keep the
+    # old value. `@=` works as NumPy 2 and the Array API have it (NumPy 1.24
+    # refuses it).
     iop, op = INPLACE[sym]
     x = data(dtype, (3, 3), seed=6, nonzero=True)
     other = np.abs(x) % 3 if sym in ("**=", "@=") else 2
-    want = expect(lambda m, a: op(a, other), [x])
+    try:
+        with np.errstate(all="ignore"):
+            want = iop(x.copy(), other) if sym != "@=" else (x @ other).astype(x.dtype)
+    except TypeError:
+        want = None
     for c in CHUNKINGS:
         t = mt.tensor(x, chunks=c)
-        u = iop(t, mt.tensor(other) if sym == "@=" else other)  # what `u = t; u op= other` runs
-        assert isinstance(u, Tensor) and u is not t
-        session.execute(t, u)
-        check(t.fetch(), x, f"old, chunks={c}")
-        check(u.fetch(), want, f"new, chunks={c}")
+        before = t + 0
+        alias = t
+        arg = mt.tensor(other) if sym == "@=" else other
+        if want is None:
+            with pytest.raises(TypeError, match="same_kind"):
+                iop(t, arg)
+            continue
+        u = iop(t, arg)
+        assert u is t and alias is t and t.dtype == x.dtype
+        session.execute(before, t)
+        check(before.fetch(), x, f"old, chunks={c}")
+        check(t.fetch(), want, f"new, chunks={c}")
 
 
 @pytest.mark.parametrize("c", CHUNKINGS, ids=["1", "3", "1000", "auto"])
-def test_plus_equals_leaves_the_old_tensor(session, c):
+def test_plus_equals_changes_every_name(session, c):
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
     t = mt.tensor(x, chunks=c)
     u = t
     u += 1
-    u *= 2.5
-    assert u is not t and t.dtype == np.int32 and u.dtype == np.float64
-    session.execute(t, u)
-    check(t.fetch(), x)
-    check(u.fetch(), (x + 1) * 2.5)
+    assert u is t and t.dtype == np.int32
+    with pytest.raises(TypeError, match="same_kind"):
+        u *= 2.5  # NumPy: UFuncTypeError, a TypeError
+    check(t.fetch(), x + 1)
 
 
 SCALAR_CASES = [

@@ -47,8 +47,7 @@ out("NumPy's interpreter, error-state and build configuration", "seterr", "geter
     "nested_iters")
 out("memory layout and sharing of NumPy buffers (Phobos arrays are chunked and immutable)",
     "byte_bounds", "may_share_memory", "shares_memory", "isfortran", "require", "ascontiguousarray",
-    "asfortranarray", "fastCopyAndTranspose", "copyto", "place", "put", "putmask", "fill_diagonal",
-    "put_along_axis", "packbits", "unpackbits")
+    "asfortranarray", "fastCopyAndTranspose", "packbits", "unpackbits")
 out("dtype introspection (NumPy's functions work on Phobos dtypes as they are)", "can_cast",
     "promote_types", "result_type", "min_scalar_type", "obj2sctype", "sctype2char", "issctype",
     "issubsctype", "issubdtype", "issubclass_", "mintypecode", "common_type", "find_common_type",
@@ -61,7 +60,14 @@ out("matrix class (deprecated in NumPy)", "asmatrix", "mat", "bmat")
 out("strings", "compare_chararrays")
 
 # Supported with limits: what is missing.
+_INPLACE = "in place by rebinding the tensor handle: names bound to it see the change, views taken before do not"
 PARTIAL = {
+    "put": "mode='raise' only; " + _INPLACE,
+    "place": _INPLACE,
+    "putmask": _INPLACE,
+    "fill_diagonal": _INPLACE,
+    "copyto": _INPLACE,
+    "put_along_axis": _INPLACE,
     "where": "where(condition) with one argument (nonzero) is missing",
     "linalg.norm": "keepdims goes through a composition; 'nuc' and ord ±2 need the matrix itself (no stacks)",
     "round": "decimals work; out= is refused (tensors are immutable)",

@@ -478,7 +478,14 @@ type Result struct {
 	LostNodes []int32 `protobuf:"varint,7,rep,packed,name=lost_nodes,json=lostNodes,proto3" json:"lost_nodes,omitempty"`
 	// attempt echoes the task's attempt: the scheduler counts a result only
 	// when it matches the op's current attempt and worker.
-	Attempt       int32 `protobuf:"varint,8,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Attempt int32 `protobuf:"varint,8,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// fence echoes the task's fencing token: a scheduler ignores results of
+	// dispatches made under another token.
+	Fence uint64 `protobuf:"varint,9,opt,name=fence,proto3" json:"fence,omitempty"`
+	// fenced_by, when not 0, says the worker refused the task because it has
+	// seen this higher token for the task's scope (another scheduler owns
+	// the session now).
+	FencedBy      uint64 `protobuf:"varint,10,opt,name=fenced_by,json=fencedBy,proto3" json:"fenced_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +572,20 @@ func (x *Result) GetLostNodes() []int32 {
 func (x *Result) GetAttempt() int32 {
 	if x != nil {
 		return x.Attempt
+	}
+	return 0
+}
+
+func (x *Result) GetFence() uint64 {
+	if x != nil {
+		return x.Fence
+	}
+	return 0
+}
+
+func (x *Result) GetFencedBy() uint64 {
+	if x != nil {
+		return x.FencedBy
 	}
 	return 0
 }
@@ -853,6 +874,177 @@ func (x *ListWorkersResponse) GetWorkers() []*WorkerInfo {
 	return nil
 }
 
+type ListChunksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// graphs are the graph ids asked about (at most 4,096).
+	Graphs []uint64 `protobuf:"varint,1,rep,packed,name=graphs,proto3" json:"graphs,omitempty"`
+	// Paging: only chunks after (after_graph, after_node) in key order, when
+	// has_after is set (the previous answer's last key).
+	HasAfter   bool   `protobuf:"varint,2,opt,name=has_after,json=hasAfter,proto3" json:"has_after,omitempty"`
+	AfterGraph uint64 `protobuf:"varint,3,opt,name=after_graph,json=afterGraph,proto3" json:"after_graph,omitempty"`
+	AfterNode  int32  `protobuf:"varint,4,opt,name=after_node,json=afterNode,proto3" json:"after_node,omitempty"`
+	// max_chunks bounds the answer (0 or above the worker's bound: the
+	// worker's bound).
+	MaxChunks int32 `protobuf:"varint,5,opt,name=max_chunks,json=maxChunks,proto3" json:"max_chunks,omitempty"`
+	// The asking scheduler's fencing token for the graphs' session: the
+	// worker raises the scope to it before it answers, so the previous
+	// owner's tasks are refused from then on; a token below the scope's is
+	// refused (FailedPrecondition): a newer owner exists.
+	FenceScope    string `protobuf:"bytes,6,opt,name=fence_scope,json=fenceScope,proto3" json:"fence_scope,omitempty"`
+	Fence         uint64 `protobuf:"varint,7,opt,name=fence,proto3" json:"fence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListChunksRequest) Reset() {
+	*x = ListChunksRequest{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListChunksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListChunksRequest) ProtoMessage() {}
+
+func (x *ListChunksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListChunksRequest.ProtoReflect.Descriptor instead.
+func (*ListChunksRequest) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListChunksRequest) GetGraphs() []uint64 {
+	if x != nil {
+		return x.Graphs
+	}
+	return nil
+}
+
+func (x *ListChunksRequest) GetHasAfter() bool {
+	if x != nil {
+		return x.HasAfter
+	}
+	return false
+}
+
+func (x *ListChunksRequest) GetAfterGraph() uint64 {
+	if x != nil {
+		return x.AfterGraph
+	}
+	return 0
+}
+
+func (x *ListChunksRequest) GetAfterNode() int32 {
+	if x != nil {
+		return x.AfterNode
+	}
+	return 0
+}
+
+func (x *ListChunksRequest) GetMaxChunks() int32 {
+	if x != nil {
+		return x.MaxChunks
+	}
+	return 0
+}
+
+func (x *ListChunksRequest) GetFenceScope() string {
+	if x != nil {
+		return x.FenceScope
+	}
+	return ""
+}
+
+func (x *ListChunksRequest) GetFence() uint64 {
+	if x != nil {
+		return x.Fence
+	}
+	return 0
+}
+
+type ListChunksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chunks held, in key order, as parallel lists.
+	Graphs []uint64 `protobuf:"varint,1,rep,packed,name=graphs,proto3" json:"graphs,omitempty"`
+	Nodes  []int32  `protobuf:"varint,2,rep,packed,name=nodes,proto3" json:"nodes,omitempty"`
+	Nbytes []int64  `protobuf:"varint,3,rep,packed,name=nbytes,proto3" json:"nbytes,omitempty"`
+	// more: the answer stopped at its bound; ask again after its last key.
+	More          bool `protobuf:"varint,4,opt,name=more,proto3" json:"more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListChunksResponse) Reset() {
+	*x = ListChunksResponse{}
+	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListChunksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListChunksResponse) ProtoMessage() {}
+
+func (x *ListChunksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListChunksResponse.ProtoReflect.Descriptor instead.
+func (*ListChunksResponse) Descriptor() ([]byte, []int) {
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListChunksResponse) GetGraphs() []uint64 {
+	if x != nil {
+		return x.Graphs
+	}
+	return nil
+}
+
+func (x *ListChunksResponse) GetNodes() []int32 {
+	if x != nil {
+		return x.Nodes
+	}
+	return nil
+}
+
+func (x *ListChunksResponse) GetNbytes() []int64 {
+	if x != nil {
+		return x.Nbytes
+	}
+	return nil
+}
+
+func (x *ListChunksResponse) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
+}
+
 type Priority struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Depth         int32                  `protobuf:"varint,1,opt,name=depth,proto3" json:"depth,omitempty"`
@@ -865,7 +1057,7 @@ type Priority struct {
 
 func (x *Priority) Reset() {
 	*x = Priority{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +1069,7 @@ func (x *Priority) String() string {
 func (*Priority) ProtoMessage() {}
 
 func (x *Priority) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[13]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -890,7 +1082,7 @@ func (x *Priority) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Priority.ProtoReflect.Descriptor instead.
 func (*Priority) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{13}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Priority) GetDepth() int32 {
@@ -940,14 +1132,20 @@ type Task struct {
 	Attempt  int32     `protobuf:"varint,11,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// unknown is 1 + the axis whose planned length (in shape) is an upper
 	// bound the output may fall short of, or 0 (ops.Meta.Unknown).
-	Unknown       int32 `protobuf:"varint,12,opt,name=unknown,proto3" json:"unknown,omitempty"`
+	Unknown int32 `protobuf:"varint,12,opt,name=unknown,proto3" json:"unknown,omitempty"`
+	// fence is the dispatching scheduler's fencing token for the session;
+	// fence_scope indexes DispatchRequest.fence_scopes, the session it
+	// fences (the empty scope when that list is empty). Workers refuse a
+	// token below the highest they have seen for the scope.
+	Fence         uint64 `protobuf:"varint,13,opt,name=fence,proto3" json:"fence,omitempty"`
+	FenceScope    int32  `protobuf:"varint,14,opt,name=fence_scope,json=fenceScope,proto3" json:"fence_scope,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1157,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[14]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1170,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{14}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Task) GetGraph() uint64 {
@@ -1059,6 +1257,20 @@ func (x *Task) GetUnknown() int32 {
 	return 0
 }
 
+func (x *Task) GetFence() uint64 {
+	if x != nil {
+		return x.Fence
+	}
+	return 0
+}
+
+func (x *Task) GetFenceScope() int32 {
+	if x != nil {
+		return x.FenceScope
+	}
+	return 0
+}
+
 type DispatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// ops are chunk ops in the op codec's JSON envelope (ops/codec.go).
@@ -1071,14 +1283,22 @@ type DispatchRequest struct {
 	// scheduler_id names the sending scheduler in a ring of schedulers (""
 	// alone): a worker serving several learns whose numbering of workers
 	// the tasks' inputs use and where their results go.
-	SchedulerId   string `protobuf:"bytes,20,opt,name=scheduler_id,json=schedulerId,proto3" json:"scheduler_id,omitempty"`
+	SchedulerId string `protobuf:"bytes,20,opt,name=scheduler_id,json=schedulerId,proto3" json:"scheduler_id,omitempty"`
+	// fence_scopes are the fencing scopes (sessions) the tasks name, each once.
+	FenceScopes []string `protobuf:"bytes,6,rep,name=fence_scopes,json=fenceScopes,proto3" json:"fence_scopes,omitempty"`
+	// The sender's fencing tokens of the released chunks' and cancelled
+	// graphs' graphs, parallel to release_nodes and cancel_graphs (empty: all
+	// 0). A worker ignores those below the highest token it has seen the
+	// graph under: the sender no longer owns it.
+	ReleaseFences []uint64 `protobuf:"varint,7,rep,packed,name=release_fences,json=releaseFences,proto3" json:"release_fences,omitempty"`
+	CancelFences  []uint64 `protobuf:"varint,8,rep,packed,name=cancel_fences,json=cancelFences,proto3" json:"cancel_fences,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DispatchRequest) Reset() {
 	*x = DispatchRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1310,7 @@ func (x *DispatchRequest) String() string {
 func (*DispatchRequest) ProtoMessage() {}
 
 func (x *DispatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[15]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1323,7 @@ func (x *DispatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DispatchRequest.ProtoReflect.Descriptor instead.
 func (*DispatchRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{15}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DispatchRequest) GetOps() [][]byte {
@@ -1148,6 +1368,27 @@ func (x *DispatchRequest) GetSchedulerId() string {
 	return ""
 }
 
+func (x *DispatchRequest) GetFenceScopes() []string {
+	if x != nil {
+		return x.FenceScopes
+	}
+	return nil
+}
+
+func (x *DispatchRequest) GetReleaseFences() []uint64 {
+	if x != nil {
+		return x.ReleaseFences
+	}
+	return nil
+}
+
+func (x *DispatchRequest) GetCancelFences() []uint64 {
+	if x != nil {
+		return x.CancelFences
+	}
+	return nil
+}
+
 type DispatchResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1156,7 +1397,7 @@ type DispatchResponse struct {
 
 func (x *DispatchResponse) Reset() {
 	*x = DispatchResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1409,7 @@ func (x *DispatchResponse) String() string {
 func (*DispatchResponse) ProtoMessage() {}
 
 func (x *DispatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[16]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1422,7 @@ func (x *DispatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DispatchResponse.ProtoReflect.Descriptor instead.
 func (*DispatchResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{16}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{18}
 }
 
 type CreateSessionRequest struct {
@@ -1192,7 +1433,7 @@ type CreateSessionRequest struct {
 
 func (x *CreateSessionRequest) Reset() {
 	*x = CreateSessionRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1445,7 @@ func (x *CreateSessionRequest) String() string {
 func (*CreateSessionRequest) ProtoMessage() {}
 
 func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[17]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1458,7 @@ func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
 func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{17}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{19}
 }
 
 type CreateSessionResponse struct {
@@ -1229,7 +1470,7 @@ type CreateSessionResponse struct {
 
 func (x *CreateSessionResponse) Reset() {
 	*x = CreateSessionResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1482,7 @@ func (x *CreateSessionResponse) String() string {
 func (*CreateSessionResponse) ProtoMessage() {}
 
 func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[18]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1495,7 @@ func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{18}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSessionResponse) GetSessionId() string {
@@ -1273,7 +1514,7 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) Reset() {
 	*x = DeleteSessionRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1526,7 @@ func (x *DeleteSessionRequest) String() string {
 func (*DeleteSessionRequest) ProtoMessage() {}
 
 func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[19]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1539,7 @@ func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{19}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteSessionRequest) GetSessionId() string {
@@ -1316,7 +1557,7 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) Reset() {
 	*x = DeleteSessionResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1569,7 @@ func (x *DeleteSessionResponse) String() string {
 func (*DeleteSessionResponse) ProtoMessage() {}
 
 func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[20]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1582,7 @@ func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{20}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
 }
 
 type GetSessionRequest struct {
@@ -1353,7 +1594,7 @@ type GetSessionRequest struct {
 
 func (x *GetSessionRequest) Reset() {
 	*x = GetSessionRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1365,7 +1606,7 @@ func (x *GetSessionRequest) String() string {
 func (*GetSessionRequest) ProtoMessage() {}
 
 func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[21]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1378,7 +1619,7 @@ func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{21}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetSessionRequest) GetSessionId() string {
@@ -1398,7 +1639,7 @@ type GetSessionResponse struct {
 
 func (x *GetSessionResponse) Reset() {
 	*x = GetSessionResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1410,7 +1651,7 @@ func (x *GetSessionResponse) String() string {
 func (*GetSessionResponse) ProtoMessage() {}
 
 func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[22]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1423,7 +1664,7 @@ func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{22}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetSessionResponse) GetSessionId() string {
@@ -1454,7 +1695,7 @@ type SubmitGraphRequest struct {
 
 func (x *SubmitGraphRequest) Reset() {
 	*x = SubmitGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1466,7 +1707,7 @@ func (x *SubmitGraphRequest) String() string {
 func (*SubmitGraphRequest) ProtoMessage() {}
 
 func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[23]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1479,7 +1720,7 @@ func (x *SubmitGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGraphRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{23}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SubmitGraphRequest) GetSessionId() string {
@@ -1521,7 +1762,7 @@ type GetGraphRequest struct {
 
 func (x *GetGraphRequest) Reset() {
 	*x = GetGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1774,7 @@ func (x *GetGraphRequest) String() string {
 func (*GetGraphRequest) ProtoMessage() {}
 
 func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[24]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1787,7 @@ func (x *GetGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{24}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetGraphRequest) GetSessionId() string {
@@ -1580,7 +1821,7 @@ type CancelGraphRequest struct {
 
 func (x *CancelGraphRequest) Reset() {
 	*x = CancelGraphRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1592,7 +1833,7 @@ func (x *CancelGraphRequest) String() string {
 func (*CancelGraphRequest) ProtoMessage() {}
 
 func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[25]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1605,7 +1846,7 @@ func (x *CancelGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelGraphRequest.ProtoReflect.Descriptor instead.
 func (*CancelGraphRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{25}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CancelGraphRequest) GetSessionId() string {
@@ -1633,7 +1874,7 @@ type ResultInfo struct {
 
 func (x *ResultInfo) Reset() {
 	*x = ResultInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1645,7 +1886,7 @@ func (x *ResultInfo) String() string {
 func (*ResultInfo) ProtoMessage() {}
 
 func (x *ResultInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[26]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1658,7 +1899,7 @@ func (x *ResultInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultInfo.ProtoReflect.Descriptor instead.
 func (*ResultInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{26}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ResultInfo) GetShape() []int64 {
@@ -1707,7 +1948,7 @@ type GraphStatus struct {
 
 func (x *GraphStatus) Reset() {
 	*x = GraphStatus{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1719,7 +1960,7 @@ func (x *GraphStatus) String() string {
 func (*GraphStatus) ProtoMessage() {}
 
 func (x *GraphStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[27]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1732,7 +1973,7 @@ func (x *GraphStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphStatus.ProtoReflect.Descriptor instead.
 func (*GraphStatus) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{27}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GraphStatus) GetSessionId() string {
@@ -1830,7 +2071,7 @@ type GetResultRequest struct {
 
 func (x *GetResultRequest) Reset() {
 	*x = GetResultRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1842,7 +2083,7 @@ func (x *GetResultRequest) String() string {
 func (*GetResultRequest) ProtoMessage() {}
 
 func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[28]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1855,7 +2096,7 @@ func (x *GetResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultRequest.ProtoReflect.Descriptor instead.
 func (*GetResultRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{28}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetResultRequest) GetSessionId() string {
@@ -1893,7 +2134,7 @@ type ChunkLocation struct {
 
 func (x *ChunkLocation) Reset() {
 	*x = ChunkLocation{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +2146,7 @@ func (x *ChunkLocation) String() string {
 func (*ChunkLocation) ProtoMessage() {}
 
 func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[29]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +2159,7 @@ func (x *ChunkLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChunkLocation.ProtoReflect.Descriptor instead.
 func (*ChunkLocation) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{29}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ChunkLocation) GetGraph() uint64 {
@@ -1965,7 +2206,7 @@ type Splits struct {
 
 func (x *Splits) Reset() {
 	*x = Splits{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1977,7 +2218,7 @@ func (x *Splits) String() string {
 func (*Splits) ProtoMessage() {}
 
 func (x *Splits) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[30]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1990,7 +2231,7 @@ func (x *Splits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Splits.ProtoReflect.Descriptor instead.
 func (*Splits) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{30}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Splits) GetSizes() []int64 {
@@ -2014,7 +2255,7 @@ type ResultLayout struct {
 
 func (x *ResultLayout) Reset() {
 	*x = ResultLayout{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2026,7 +2267,7 @@ func (x *ResultLayout) String() string {
 func (*ResultLayout) ProtoMessage() {}
 
 func (x *ResultLayout) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[31]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2039,7 +2280,7 @@ func (x *ResultLayout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultLayout.ProtoReflect.Descriptor instead.
 func (*ResultLayout) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{31}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ResultLayout) GetShape() []int64 {
@@ -2078,7 +2319,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2331,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[32]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2344,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{32}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{34}
 }
 
 type StatusResponse struct {
@@ -2123,7 +2364,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2135,7 +2376,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[33]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2148,7 +2389,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{33}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StatusResponse) GetLiveWorkers() int32 {
@@ -2202,7 +2443,7 @@ type ResultStats struct {
 
 func (x *ResultStats) Reset() {
 	*x = ResultStats{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2455,7 @@ func (x *ResultStats) String() string {
 func (*ResultStats) ProtoMessage() {}
 
 func (x *ResultStats) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[34]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2468,7 @@ func (x *ResultStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultStats.ProtoReflect.Descriptor instead.
 func (*ResultStats) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{34}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ResultStats) GetReceived() int64 {
@@ -2303,7 +2544,7 @@ type SchedulerInfo struct {
 
 func (x *SchedulerInfo) Reset() {
 	*x = SchedulerInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[35]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2315,7 +2556,7 @@ func (x *SchedulerInfo) String() string {
 func (*SchedulerInfo) ProtoMessage() {}
 
 func (x *SchedulerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[35]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2328,7 +2569,7 @@ func (x *SchedulerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SchedulerInfo.ProtoReflect.Descriptor instead.
 func (*SchedulerInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{35}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SchedulerInfo) GetId() string {
@@ -2374,7 +2615,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[36]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2386,7 +2627,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[36]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2640,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{36}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{38}
 }
 
 type SessionInfo struct {
@@ -2415,7 +2656,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2668,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[37]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2681,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{37}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SessionInfo) GetSessionId() string {
@@ -2481,7 +2722,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2734,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_phobos_v1_phobos_proto_msgTypes[38]
+	mi := &file_phobos_v1_phobos_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2506,7 +2747,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{38}
+	return file_phobos_v1_phobos_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
@@ -2552,7 +2793,7 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12)\n" +
 	"\x04load\x18\x02 \x01(\v2\x15.phobos.v1.WorkerLoadR\x04load\"\x13\n" +
-	"\x11HeartbeatResponse\"\xe5\x01\n" +
+	"\x11HeartbeatResponse\"\x98\x02\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12,\n" +
@@ -2562,7 +2803,10 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\tretryable\x18\x06 \x01(\bR\tretryable\x12\x1d\n" +
 	"\n" +
 	"lost_nodes\x18\a \x03(\x05R\tlostNodes\x12\x18\n" +
-	"\aattempt\x18\b \x01(\x05R\aattempt\"`\n" +
+	"\aattempt\x18\b \x01(\x05R\aattempt\x12\x14\n" +
+	"\x05fence\x18\t \x01(\x04R\x05fence\x12\x1b\n" +
+	"\tfenced_by\x18\n" +
+	" \x01(\x04R\bfencedBy\"`\n" +
 	"\x14ReportResultsRequest\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\x05R\bworkerId\x12+\n" +
 	"\aresults\x18\x02 \x03(\v2\x11.phobos.v1.ResultR\aresults\"\x17\n" +
@@ -2583,12 +2827,29 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\x03pid\x18\n" +
 	" \x01(\x05R\x03pid\"F\n" +
 	"\x13ListWorkersResponse\x12/\n" +
-	"\aworkers\x18\x01 \x03(\v2\x15.phobos.v1.WorkerInfoR\aworkers\"`\n" +
+	"\aworkers\x18\x01 \x03(\v2\x15.phobos.v1.WorkerInfoR\aworkers\"\xde\x01\n" +
+	"\x11ListChunksRequest\x12\x16\n" +
+	"\x06graphs\x18\x01 \x03(\x04R\x06graphs\x12\x1b\n" +
+	"\thas_after\x18\x02 \x01(\bR\bhasAfter\x12\x1f\n" +
+	"\vafter_graph\x18\x03 \x01(\x04R\n" +
+	"afterGraph\x12\x1d\n" +
+	"\n" +
+	"after_node\x18\x04 \x01(\x05R\tafterNode\x12\x1d\n" +
+	"\n" +
+	"max_chunks\x18\x05 \x01(\x05R\tmaxChunks\x12\x1f\n" +
+	"\vfence_scope\x18\x06 \x01(\tR\n" +
+	"fenceScope\x12\x14\n" +
+	"\x05fence\x18\a \x01(\x04R\x05fence\"n\n" +
+	"\x12ListChunksResponse\x12\x16\n" +
+	"\x06graphs\x18\x01 \x03(\x04R\x06graphs\x12\x14\n" +
+	"\x05nodes\x18\x02 \x03(\x05R\x05nodes\x12\x16\n" +
+	"\x06nbytes\x18\x03 \x03(\x03R\x06nbytes\x12\x12\n" +
+	"\x04more\x18\x04 \x01(\bR\x04more\"`\n" +
 	"\bPriority\x12\x14\n" +
 	"\x05depth\x18\x01 \x01(\x05R\x05depth\x12\x14\n" +
 	"\x05order\x18\x02 \x01(\x05R\x05order\x12\x14\n" +
 	"\x05bytes\x18\x03 \x01(\x03R\x05bytes\x12\x12\n" +
-	"\x04succ\x18\x04 \x01(\x05R\x04succ\"\xdd\x02\n" +
+	"\x04succ\x18\x04 \x01(\x05R\x04succ\"\x94\x03\n" +
 	"\x04Task\x12\x14\n" +
 	"\x05graph\x18\x01 \x01(\x04R\x05graph\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\x05R\x04node\x12\x0e\n" +
@@ -2603,14 +2864,20 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\bpriority\x18\n" +
 	" \x01(\v2\x13.phobos.v1.PriorityR\bpriority\x12\x18\n" +
 	"\aattempt\x18\v \x01(\x05R\aattempt\x12\x18\n" +
-	"\aunknown\x18\f \x01(\x05R\aunknown\"\xde\x01\n" +
+	"\aunknown\x18\f \x01(\x05R\aunknown\x12\x14\n" +
+	"\x05fence\x18\r \x01(\x04R\x05fence\x12\x1f\n" +
+	"\vfence_scope\x18\x0e \x01(\x05R\n" +
+	"fenceScope\"\xcd\x02\n" +
 	"\x0fDispatchRequest\x12\x10\n" +
 	"\x03ops\x18\x01 \x03(\fR\x03ops\x12%\n" +
 	"\x05tasks\x18\x02 \x03(\v2\x0f.phobos.v1.TaskR\x05tasks\x12%\n" +
 	"\x0erelease_graphs\x18\x03 \x03(\x04R\rreleaseGraphs\x12#\n" +
 	"\rrelease_nodes\x18\x04 \x03(\x05R\freleaseNodes\x12#\n" +
 	"\rcancel_graphs\x18\x05 \x03(\x04R\fcancelGraphs\x12!\n" +
-	"\fscheduler_id\x18\x14 \x01(\tR\vschedulerId\"\x12\n" +
+	"\fscheduler_id\x18\x14 \x01(\tR\vschedulerId\x12!\n" +
+	"\ffence_scopes\x18\x06 \x03(\tR\vfenceScopes\x12%\n" +
+	"\x0erelease_fences\x18\a \x03(\x04R\rreleaseFences\x12#\n" +
+	"\rcancel_fences\x18\b \x03(\x04R\fcancelFences\"\x12\n" +
 	"\x10DispatchResponse\"\x16\n" +
 	"\x14CreateSessionRequest\"6\n" +
 	"\x15CreateSessionResponse\x12\x1d\n" +
@@ -2732,9 +2999,11 @@ const file_phobos_v1_phobos_proto_rawDesc = "" +
 	"\tHeartbeat\x12\x1b.phobos.v1.HeartbeatRequest\x1a\x1c.phobos.v1.HeartbeatResponse\x12R\n" +
 	"\rReportResults\x12\x1f.phobos.v1.ReportResultsRequest\x1a .phobos.v1.ReportResultsResponse\x12L\n" +
 	"\vListWorkers\x12\x1d.phobos.v1.ListWorkersRequest\x1a\x1e.phobos.v1.ListWorkersResponse\x12[\n" +
-	"\x10DeregisterWorker\x12\".phobos.v1.DeregisterWorkerRequest\x1a#.phobos.v1.DeregisterWorkerResponse2T\n" +
+	"\x10DeregisterWorker\x12\".phobos.v1.DeregisterWorkerRequest\x1a#.phobos.v1.DeregisterWorkerResponse2\x9f\x01\n" +
 	"\rWorkerService\x12C\n" +
-	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse2\xa0\x05\n" +
+	"\bDispatch\x12\x1a.phobos.v1.DispatchRequest\x1a\x1b.phobos.v1.DispatchResponse\x12I\n" +
+	"\n" +
+	"ListChunks\x12\x1c.phobos.v1.ListChunksRequest\x1a\x1d.phobos.v1.ListChunksResponse2\xa0\x05\n" +
 	"\fGraphService\x12R\n" +
 	"\rCreateSession\x12\x1f.phobos.v1.CreateSessionRequest\x1a .phobos.v1.CreateSessionResponse\x12R\n" +
 	"\rDeleteSession\x12\x1f.phobos.v1.DeleteSessionRequest\x1a .phobos.v1.DeleteSessionResponse\x12I\n" +
@@ -2760,7 +3029,7 @@ func file_phobos_v1_phobos_proto_rawDescGZIP() []byte {
 }
 
 var file_phobos_v1_phobos_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_phobos_v1_phobos_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_phobos_v1_phobos_proto_goTypes = []any{
 	(Outcome)(0),                     // 0: phobos.v1.Outcome
 	(*DeregisterWorkerRequest)(nil),  // 1: phobos.v1.DeregisterWorkerRequest
@@ -2776,33 +3045,35 @@ var file_phobos_v1_phobos_proto_goTypes = []any{
 	(*ListWorkersRequest)(nil),       // 11: phobos.v1.ListWorkersRequest
 	(*WorkerInfo)(nil),               // 12: phobos.v1.WorkerInfo
 	(*ListWorkersResponse)(nil),      // 13: phobos.v1.ListWorkersResponse
-	(*Priority)(nil),                 // 14: phobos.v1.Priority
-	(*Task)(nil),                     // 15: phobos.v1.Task
-	(*DispatchRequest)(nil),          // 16: phobos.v1.DispatchRequest
-	(*DispatchResponse)(nil),         // 17: phobos.v1.DispatchResponse
-	(*CreateSessionRequest)(nil),     // 18: phobos.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),    // 19: phobos.v1.CreateSessionResponse
-	(*DeleteSessionRequest)(nil),     // 20: phobos.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),    // 21: phobos.v1.DeleteSessionResponse
-	(*GetSessionRequest)(nil),        // 22: phobos.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 23: phobos.v1.GetSessionResponse
-	(*SubmitGraphRequest)(nil),       // 24: phobos.v1.SubmitGraphRequest
-	(*GetGraphRequest)(nil),          // 25: phobos.v1.GetGraphRequest
-	(*CancelGraphRequest)(nil),       // 26: phobos.v1.CancelGraphRequest
-	(*ResultInfo)(nil),               // 27: phobos.v1.ResultInfo
-	(*GraphStatus)(nil),              // 28: phobos.v1.GraphStatus
-	(*GetResultRequest)(nil),         // 29: phobos.v1.GetResultRequest
-	(*ChunkLocation)(nil),            // 30: phobos.v1.ChunkLocation
-	(*Splits)(nil),                   // 31: phobos.v1.Splits
-	(*ResultLayout)(nil),             // 32: phobos.v1.ResultLayout
-	(*StatusRequest)(nil),            // 33: phobos.v1.StatusRequest
-	(*StatusResponse)(nil),           // 34: phobos.v1.StatusResponse
-	(*ResultStats)(nil),              // 35: phobos.v1.ResultStats
-	(*SchedulerInfo)(nil),            // 36: phobos.v1.SchedulerInfo
-	(*ListSessionsRequest)(nil),      // 37: phobos.v1.ListSessionsRequest
-	(*SessionInfo)(nil),              // 38: phobos.v1.SessionInfo
-	(*ListSessionsResponse)(nil),     // 39: phobos.v1.ListSessionsResponse
-	nil,                              // 40: phobos.v1.GraphStatus.ProgressEntry
+	(*ListChunksRequest)(nil),        // 14: phobos.v1.ListChunksRequest
+	(*ListChunksResponse)(nil),       // 15: phobos.v1.ListChunksResponse
+	(*Priority)(nil),                 // 16: phobos.v1.Priority
+	(*Task)(nil),                     // 17: phobos.v1.Task
+	(*DispatchRequest)(nil),          // 18: phobos.v1.DispatchRequest
+	(*DispatchResponse)(nil),         // 19: phobos.v1.DispatchResponse
+	(*CreateSessionRequest)(nil),     // 20: phobos.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),    // 21: phobos.v1.CreateSessionResponse
+	(*DeleteSessionRequest)(nil),     // 22: phobos.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),    // 23: phobos.v1.DeleteSessionResponse
+	(*GetSessionRequest)(nil),        // 24: phobos.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),       // 25: phobos.v1.GetSessionResponse
+	(*SubmitGraphRequest)(nil),       // 26: phobos.v1.SubmitGraphRequest
+	(*GetGraphRequest)(nil),          // 27: phobos.v1.GetGraphRequest
+	(*CancelGraphRequest)(nil),       // 28: phobos.v1.CancelGraphRequest
+	(*ResultInfo)(nil),               // 29: phobos.v1.ResultInfo
+	(*GraphStatus)(nil),              // 30: phobos.v1.GraphStatus
+	(*GetResultRequest)(nil),         // 31: phobos.v1.GetResultRequest
+	(*ChunkLocation)(nil),            // 32: phobos.v1.ChunkLocation
+	(*Splits)(nil),                   // 33: phobos.v1.Splits
+	(*ResultLayout)(nil),             // 34: phobos.v1.ResultLayout
+	(*StatusRequest)(nil),            // 35: phobos.v1.StatusRequest
+	(*StatusResponse)(nil),           // 36: phobos.v1.StatusResponse
+	(*ResultStats)(nil),              // 37: phobos.v1.ResultStats
+	(*SchedulerInfo)(nil),            // 38: phobos.v1.SchedulerInfo
+	(*ListSessionsRequest)(nil),      // 39: phobos.v1.ListSessionsRequest
+	(*SessionInfo)(nil),              // 40: phobos.v1.SessionInfo
+	(*ListSessionsResponse)(nil),     // 41: phobos.v1.ListSessionsResponse
+	nil,                              // 42: phobos.v1.GraphStatus.ProgressEntry
 }
 var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	5,  // 0: phobos.v1.HeartbeatRequest.load:type_name -> phobos.v1.WorkerLoad
@@ -2810,48 +3081,50 @@ var file_phobos_v1_phobos_proto_depIdxs = []int32{
 	8,  // 2: phobos.v1.ReportResultsRequest.results:type_name -> phobos.v1.Result
 	5,  // 3: phobos.v1.WorkerInfo.load:type_name -> phobos.v1.WorkerLoad
 	12, // 4: phobos.v1.ListWorkersResponse.workers:type_name -> phobos.v1.WorkerInfo
-	14, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
-	15, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
-	40, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
-	27, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
-	31, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
-	30, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
-	35, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
-	36, // 12: phobos.v1.StatusResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
-	38, // 13: phobos.v1.ListSessionsResponse.sessions:type_name -> phobos.v1.SessionInfo
-	36, // 14: phobos.v1.ListSessionsResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
+	16, // 5: phobos.v1.Task.priority:type_name -> phobos.v1.Priority
+	17, // 6: phobos.v1.DispatchRequest.tasks:type_name -> phobos.v1.Task
+	42, // 7: phobos.v1.GraphStatus.progress:type_name -> phobos.v1.GraphStatus.ProgressEntry
+	29, // 8: phobos.v1.GraphStatus.results:type_name -> phobos.v1.ResultInfo
+	33, // 9: phobos.v1.ResultLayout.nsplits:type_name -> phobos.v1.Splits
+	32, // 10: phobos.v1.ResultLayout.chunks:type_name -> phobos.v1.ChunkLocation
+	37, // 11: phobos.v1.StatusResponse.results:type_name -> phobos.v1.ResultStats
+	38, // 12: phobos.v1.StatusResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
+	40, // 13: phobos.v1.ListSessionsResponse.sessions:type_name -> phobos.v1.SessionInfo
+	38, // 14: phobos.v1.ListSessionsResponse.scheduler:type_name -> phobos.v1.SchedulerInfo
 	3,  // 15: phobos.v1.SchedulerService.RegisterWorker:input_type -> phobos.v1.RegisterWorkerRequest
 	6,  // 16: phobos.v1.SchedulerService.Heartbeat:input_type -> phobos.v1.HeartbeatRequest
 	9,  // 17: phobos.v1.SchedulerService.ReportResults:input_type -> phobos.v1.ReportResultsRequest
 	11, // 18: phobos.v1.SchedulerService.ListWorkers:input_type -> phobos.v1.ListWorkersRequest
 	1,  // 19: phobos.v1.SchedulerService.DeregisterWorker:input_type -> phobos.v1.DeregisterWorkerRequest
-	16, // 20: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
-	18, // 21: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
-	20, // 22: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
-	22, // 23: phobos.v1.GraphService.GetSession:input_type -> phobos.v1.GetSessionRequest
-	24, // 24: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
-	25, // 25: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
-	26, // 26: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
-	29, // 27: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
-	33, // 28: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
-	37, // 29: phobos.v1.GraphService.ListSessions:input_type -> phobos.v1.ListSessionsRequest
-	4,  // 30: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
-	7,  // 31: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
-	10, // 32: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
-	13, // 33: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
-	2,  // 34: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
-	17, // 35: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
-	19, // 36: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
-	21, // 37: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
-	23, // 38: phobos.v1.GraphService.GetSession:output_type -> phobos.v1.GetSessionResponse
-	28, // 39: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
-	28, // 40: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
-	28, // 41: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
-	32, // 42: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
-	34, // 43: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
-	39, // 44: phobos.v1.GraphService.ListSessions:output_type -> phobos.v1.ListSessionsResponse
-	30, // [30:45] is the sub-list for method output_type
-	15, // [15:30] is the sub-list for method input_type
+	18, // 20: phobos.v1.WorkerService.Dispatch:input_type -> phobos.v1.DispatchRequest
+	14, // 21: phobos.v1.WorkerService.ListChunks:input_type -> phobos.v1.ListChunksRequest
+	20, // 22: phobos.v1.GraphService.CreateSession:input_type -> phobos.v1.CreateSessionRequest
+	22, // 23: phobos.v1.GraphService.DeleteSession:input_type -> phobos.v1.DeleteSessionRequest
+	24, // 24: phobos.v1.GraphService.GetSession:input_type -> phobos.v1.GetSessionRequest
+	26, // 25: phobos.v1.GraphService.SubmitGraph:input_type -> phobos.v1.SubmitGraphRequest
+	27, // 26: phobos.v1.GraphService.GetGraph:input_type -> phobos.v1.GetGraphRequest
+	28, // 27: phobos.v1.GraphService.CancelGraph:input_type -> phobos.v1.CancelGraphRequest
+	31, // 28: phobos.v1.GraphService.GetResult:input_type -> phobos.v1.GetResultRequest
+	35, // 29: phobos.v1.GraphService.Status:input_type -> phobos.v1.StatusRequest
+	39, // 30: phobos.v1.GraphService.ListSessions:input_type -> phobos.v1.ListSessionsRequest
+	4,  // 31: phobos.v1.SchedulerService.RegisterWorker:output_type -> phobos.v1.RegisterWorkerResponse
+	7,  // 32: phobos.v1.SchedulerService.Heartbeat:output_type -> phobos.v1.HeartbeatResponse
+	10, // 33: phobos.v1.SchedulerService.ReportResults:output_type -> phobos.v1.ReportResultsResponse
+	13, // 34: phobos.v1.SchedulerService.ListWorkers:output_type -> phobos.v1.ListWorkersResponse
+	2,  // 35: phobos.v1.SchedulerService.DeregisterWorker:output_type -> phobos.v1.DeregisterWorkerResponse
+	19, // 36: phobos.v1.WorkerService.Dispatch:output_type -> phobos.v1.DispatchResponse
+	15, // 37: phobos.v1.WorkerService.ListChunks:output_type -> phobos.v1.ListChunksResponse
+	21, // 38: phobos.v1.GraphService.CreateSession:output_type -> phobos.v1.CreateSessionResponse
+	23, // 39: phobos.v1.GraphService.DeleteSession:output_type -> phobos.v1.DeleteSessionResponse
+	25, // 40: phobos.v1.GraphService.GetSession:output_type -> phobos.v1.GetSessionResponse
+	30, // 41: phobos.v1.GraphService.SubmitGraph:output_type -> phobos.v1.GraphStatus
+	30, // 42: phobos.v1.GraphService.GetGraph:output_type -> phobos.v1.GraphStatus
+	30, // 43: phobos.v1.GraphService.CancelGraph:output_type -> phobos.v1.GraphStatus
+	34, // 44: phobos.v1.GraphService.GetResult:output_type -> phobos.v1.ResultLayout
+	36, // 45: phobos.v1.GraphService.Status:output_type -> phobos.v1.StatusResponse
+	41, // 46: phobos.v1.GraphService.ListSessions:output_type -> phobos.v1.ListSessionsResponse
+	31, // [31:47] is the sub-list for method output_type
+	15, // [15:31] is the sub-list for method input_type
 	15, // [15:15] is the sub-list for extension type_name
 	15, // [15:15] is the sub-list for extension extendee
 	0,  // [0:15] is the sub-list for field type_name
@@ -2868,7 +3141,7 @@ func file_phobos_v1_phobos_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_phobos_v1_phobos_proto_rawDesc), len(file_phobos_v1_phobos_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

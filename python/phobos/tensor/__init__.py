@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, SUPPORTED_DTYPES
+from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, _rebind, SUPPORTED_DTYPES
 from . import _compose
 from . import _manip
 from . import _quantile
@@ -651,8 +651,126 @@ def _index_items(key):
     return items
 
 
+def _value_arg(v):
+    if isinstance(v, Tensor) or isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return v
+    return astensor(np.asarray(v))
+
+
 def _t_setitem(self, key, value):
-    raise NotImplementedError("phobos: tensors are immutable (no item assignment); build a new one, e.g. with mt.where")
+    """x[key] = value: x takes the new value (the cluster computes it as a
+    new tensor); tensors built from x before keep the old one, as in NumPy."""
+    _rebind(self, call("setitem", self, _index_items(key), _value_arg(value)))
+
+
+def _inplace(op):
+    def iop(self, other):
+        r = op(self, other)
+        if r.dtype != self.dtype:
+            if not np.can_cast(r.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc output from dtype('{r.dtype}') to dtype('{self.dtype}') "
+                                "with casting rule 'same_kind'")
+            r = r.astype(self.dtype)
+        return _rebind(self, r)
+    return iop
+
+
+def _mutable(a, name):
+    if not isinstance(a, Tensor):
+        raise TypeError(f"phobos: {name} changes its first argument in place, which must be a phobos tensor")
+    return a
+
+
+def put(a, ind, v, mode="raise"):
+    """numpy.put: a (a tensor) takes v at the flat positions ind, in place."""
+    if mode != "raise":
+        raise NotImplementedError(f"phobos: put(mode={mode!r}): only 'raise'")
+    _mutable(a, "put")
+    ind = ind if isinstance(ind, Tensor) else np.asarray(ind)
+    if not isinstance(ind, Tensor) and ind.dtype.kind == "u":
+        ind = ind.astype(np.int64)
+    _rebind(a, call("put", a, astensor(ind), _value_arg(v)))
+
+
+def place(arr, mask, vals):
+    """numpy.place: where mask is true, arr takes vals in turn, in place."""
+    _rebind(_mutable(arr, "place"), call("place", arr, astensor(mask), _value_arg(vals)))
+
+
+def putmask(a, mask, values):
+    """numpy.putmask: where mask is true, a takes values at the same flat
+    position (values repeated), in place."""
+    _rebind(_mutable(a, "putmask"), call("putmask", a, astensor(mask), _value_arg(values)))
+
+
+def fill_diagonal(a, val, wrap=False):
+    """numpy.fill_diagonal, in place."""
+    _rebind(_mutable(a, "fill_diagonal"), call("fill_diagonal", a, _value_arg(val), wrap=bool(wrap)))
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """numpy.copyto: dst takes src (broadcast) where `where` is true, in place."""
+    _mutable(dst, "copyto")
+    sdt = src.dtype if isinstance(src, Tensor) else np.result_type(src)
+    if not np.can_cast(sdt, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{sdt}') to dtype('{dst.dtype}') "
+                        f"according to the rule '{casting}'")
+    new = astype(src, dst.dtype) if isinstance(src, Tensor) else astensor(np.asarray(src, dtype=dst.dtype))
+    new = broadcast_to(new, dst.shape)
+    if where is not True:
+        new = globals()["where"](where, new, dst)
+    _rebind(dst, new)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """numpy.choose: choices[a] at each position, all broadcast together."""
+    if out is not None:
+        raise NotImplementedError("phobos: choose(out=...): tensors are immutable; use the result")
+    a = a if isinstance(a, Tensor) else np.asarray(a)
+    return call("choose", astensor(a), [_value_arg(c) for c in choices], mode=mode)
+
+
+def _along_axis_index(arr, indices, axis, name):
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        return ravel(arr), (indices,)  # noqa: F821
+    axis = operator.index(axis)
+    if axis < -arr.ndim or axis >= arr.ndim:
+        raise np.AxisError(axis, arr.ndim)
+    axis %= arr.ndim
+    if indices.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    idx = []
+    for d in range(arr.ndim):
+        if d == axis:
+            idx.append(indices)
+        else:
+            shape = [1] * arr.ndim
+            shape[d] = arr.shape[d]
+            idx.append(np.arange(arr.shape[d]).reshape(shape))
+    return arr, tuple(idx)
+
+
+def take_along_axis(arr, indices, axis):
+    """numpy.take_along_axis, as integer arrays broadcast together."""
+    arr = astensor(arr)
+    indices = indices if isinstance(indices, Tensor) else np.asarray(indices)
+    a, idx = _along_axis_index(arr, indices, axis, "take_along_axis")
+    return a[idx]
+
+
+def put_along_axis(arr, indices, values, axis):
+    """numpy.put_along_axis, in place."""
+    _mutable(arr, "put_along_axis")
+    indices = indices if isinstance(indices, Tensor) else np.asarray(indices)
+    if axis is None:
+        flat = ravel(arr)  # noqa: F821
+        flat[indices] = values
+        _rebind(arr, reshape(flat, arr.shape))  # noqa: F821
+        return
+    _, idx = _along_axis_index(arr, indices, axis, "put_along_axis")
+    arr[idx] = values
 
 
 def _reflect(f):
@@ -694,6 +812,7 @@ for _name, _f in _OPS.items():
     setattr(Tensor, _name, (lambda f: lambda self, other: f(self, other))(_f))
     if _name not in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
         setattr(Tensor, "__r" + _name[2:], _reflect(_f))
+        setattr(Tensor, "__i" + _name[2:], _inplace(_f))
 del _name, _f
 Tensor.__neg__ = lambda self: negative(self)  # noqa: F821
 Tensor.__pos__ = lambda self: self
@@ -757,7 +876,8 @@ REGISTRY.update({
     "frexp": "frexp", "modf": "modf", "isclose": "isclose", "allclose": "allclose",
     "array_equal": "array_equal", "array_equiv": "array_equiv",
     "nonzero": "nonzero", "argwhere": "argwhere", "flatnonzero": "flatnonzero", "compress": "compress",
-    "extract": "extract", "take": "take", "sort": "sort", "searchsorted": "searchsorted", "unique": "unique",
+    "extract": "extract", "take": "take", "sort": "sort", "setitem": "Tensor.__setitem__", "put": "put",
+    "place": "place", "putmask": "putmask", "fill_diagonal": "fill_diagonal", "choose": "choose", "searchsorted": "searchsorted", "unique": "unique",
     "isin": "isin", "topk": "topk", "inner": "inner", "vdot": "vdot", "linalg.lu": "linalg.lu", "linalg.randomized_svd": "linalg.randomized_svd",
     "linalg.trace": "linalg.trace", "linalg.diagonal": "linalg.diagonal",
     "linalg.qr": "linalg.qr", "linalg.svd": "linalg.svd", "linalg.svdvals": "linalg.svd",
@@ -805,7 +925,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "round", "around", "dot", "outer", "tensordot", "zeros_like", "ones_like", "empty_like", "full_like",
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
-           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d") + \
+           "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d", "put", "place", "putmask",
+           "fill_diagonal", "copyto", "choose", "take_along_axis", "put_along_axis") + \
         tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES) + \
         tuple(_setops.NAMES):
     if hasattr(np, _n):

@@ -7,6 +7,7 @@ import base64
 import io
 import math
 import operator
+import weakref
 
 import numpy as np
 
@@ -64,7 +65,7 @@ class Tensor:
     tensors; execute() computes, fetch() and np.asarray() return NumPy arrays."""
 
     __slots__ = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype",
-                 "_value", "_nsplits", "__weakref__")
+                 "_value", "_nsplits", "_users", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self):
@@ -81,8 +82,11 @@ class Tensor:
         _collect(t._args, ins)
         _collect(list(t._kwargs.values()), ins)
         t._inputs = ins
+        t._users = None
         if meta is None:
             meta = _describe_new(t)
+        for x in ins:
+            _add_user(x, t)
         # -1: an axis whose length is known only once computed (a boolean
         # mask's selection); the Array API spells it None
         t._shape = tuple(None if d == -1 else d for d in meta["shape"])
@@ -214,6 +218,74 @@ class Tensor:
     def __array_function__(self, func, types, args, kwargs):
         from . import _function_dispatch
         return _function_dispatch(func, args, kwargs)
+
+
+# The fields that make a tensor's node (what it computes); _rebind moves them.
+_NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits")
+
+
+def _swap(v, old, new):
+    if v is old:
+        return new
+    if isinstance(v, list):
+        return [_swap(x, old, new) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_swap(x, old, new) for x in v)
+    return v
+
+
+def _add_user(x, t):
+    # Weak references keyed by id: a WeakSet would compare tensors with ==,
+    # which is elementwise here.
+    if x._users is None:
+        x._users = {}
+    x._users[id(t)] = weakref.ref(t)
+
+
+def _users_of(x):
+    out = []
+    for r in list((x._users or {}).values()):
+        u = r()
+        if u is not None:
+            out.append(u)
+    return out
+
+
+def _drop_user(x, t):
+    if x._users is not None:
+        r = x._users.get(id(t))
+        if r is not None and r() is t:
+            del x._users[id(t)]
+
+
+def _rebind(t, new):
+    """In-place syntax on immutable tensors (x[k] = v, x += 1, np.put):
+    the handle t takes new's node, so every name bound to t sees the new
+    value, while tensors built from t before keep the value they were
+    built on (NumPy evaluates them before the assignment): they are moved
+    onto a copy of t's old node."""
+    if new._shape != t._shape:
+        raise ValueError(f"phobos: in-place result has shape {new._shape}, not the tensor's {t._shape}")
+    old = object.__new__(Tensor)
+    for f in _NODE:
+        setattr(old, f, getattr(t, f))
+    old._users = None
+    for u in _users_of(t):
+        u._args = _swap(u._args, t, old)
+        u._kwargs = {k: _swap(v, t, old) for k, v in u._kwargs.items()}
+        u._inputs = [old if x is t else x for x in u._inputs]
+        if u is not new:
+            _add_user(old, u)
+    for x in old._inputs:  # old now uses t's inputs in t's place
+        _drop_user(x, t)
+        _add_user(x, old)
+    for f in _NODE:
+        setattr(t, f, getattr(new, f))
+    t._users = None
+    for x in t._inputs:
+        _drop_user(x, new)
+        _add_user(x, t)
+    return t
 
 
 def _collect(vals, out):

@@ -60,6 +60,9 @@ const (
 	SchedulerServiceDeregisterWorkerProcedure = "/phobos.v1.SchedulerService/DeregisterWorker"
 	// WorkerServiceDispatchProcedure is the fully-qualified name of the WorkerService's Dispatch RPC.
 	WorkerServiceDispatchProcedure = "/phobos.v1.WorkerService/Dispatch"
+	// WorkerServiceListChunksProcedure is the fully-qualified name of the WorkerService's ListChunks
+	// RPC.
+	WorkerServiceListChunksProcedure = "/phobos.v1.WorkerService/ListChunks"
 	// GraphServiceCreateSessionProcedure is the fully-qualified name of the GraphService's
 	// CreateSession RPC.
 	GraphServiceCreateSessionProcedure = "/phobos.v1.GraphService/CreateSession"
@@ -280,6 +283,10 @@ type WorkerServiceClient interface {
 	// Dispatch applies a batch: queue the tasks, then free the released
 	// chunks, then cancel the graphs.
 	Dispatch(context.Context, *connect.Request[phobosv1.DispatchRequest]) (*connect.Response[phobosv1.DispatchResponse], error)
+	// ListChunks says which chunks of the given graphs the worker holds, in
+	// memory or spilled: what a scheduler adopting the graphs rebuilds them
+	// from. Paged: at most max_chunks (bounded by the worker) per answer.
+	ListChunks(context.Context, *connect.Request[phobosv1.ListChunksRequest]) (*connect.Response[phobosv1.ListChunksResponse], error)
 }
 
 // NewWorkerServiceClient constructs a client for the phobos.v1.WorkerService service. By default,
@@ -299,12 +306,19 @@ func NewWorkerServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(workerServiceMethods.ByName("Dispatch")),
 			connect.WithClientOptions(opts...),
 		),
+		listChunks: connect.NewClient[phobosv1.ListChunksRequest, phobosv1.ListChunksResponse](
+			httpClient,
+			baseURL+WorkerServiceListChunksProcedure,
+			connect.WithSchema(workerServiceMethods.ByName("ListChunks")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // workerServiceClient implements WorkerServiceClient.
 type workerServiceClient struct {
-	dispatch *connect.Client[phobosv1.DispatchRequest, phobosv1.DispatchResponse]
+	dispatch   *connect.Client[phobosv1.DispatchRequest, phobosv1.DispatchResponse]
+	listChunks *connect.Client[phobosv1.ListChunksRequest, phobosv1.ListChunksResponse]
 }
 
 // Dispatch calls phobos.v1.WorkerService.Dispatch.
@@ -312,11 +326,20 @@ func (c *workerServiceClient) Dispatch(ctx context.Context, req *connect.Request
 	return c.dispatch.CallUnary(ctx, req)
 }
 
+// ListChunks calls phobos.v1.WorkerService.ListChunks.
+func (c *workerServiceClient) ListChunks(ctx context.Context, req *connect.Request[phobosv1.ListChunksRequest]) (*connect.Response[phobosv1.ListChunksResponse], error) {
+	return c.listChunks.CallUnary(ctx, req)
+}
+
 // WorkerServiceHandler is an implementation of the phobos.v1.WorkerService service.
 type WorkerServiceHandler interface {
 	// Dispatch applies a batch: queue the tasks, then free the released
 	// chunks, then cancel the graphs.
 	Dispatch(context.Context, *connect.Request[phobosv1.DispatchRequest]) (*connect.Response[phobosv1.DispatchResponse], error)
+	// ListChunks says which chunks of the given graphs the worker holds, in
+	// memory or spilled: what a scheduler adopting the graphs rebuilds them
+	// from. Paged: at most max_chunks (bounded by the worker) per answer.
+	ListChunks(context.Context, *connect.Request[phobosv1.ListChunksRequest]) (*connect.Response[phobosv1.ListChunksResponse], error)
 }
 
 // NewWorkerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -332,10 +355,18 @@ func NewWorkerServiceHandler(svc WorkerServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(workerServiceMethods.ByName("Dispatch")),
 		connect.WithHandlerOptions(opts...),
 	)
+	workerServiceListChunksHandler := connect.NewUnaryHandler(
+		WorkerServiceListChunksProcedure,
+		svc.ListChunks,
+		connect.WithSchema(workerServiceMethods.ByName("ListChunks")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/phobos.v1.WorkerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WorkerServiceDispatchProcedure:
 			workerServiceDispatchHandler.ServeHTTP(w, r)
+		case WorkerServiceListChunksProcedure:
+			workerServiceListChunksHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -347,6 +378,10 @@ type UnimplementedWorkerServiceHandler struct{}
 
 func (UnimplementedWorkerServiceHandler) Dispatch(context.Context, *connect.Request[phobosv1.DispatchRequest]) (*connect.Response[phobosv1.DispatchResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.WorkerService.Dispatch is not implemented"))
+}
+
+func (UnimplementedWorkerServiceHandler) ListChunks(context.Context, *connect.Request[phobosv1.ListChunksRequest]) (*connect.Response[phobosv1.ListChunksResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("phobos.v1.WorkerService.ListChunks is not implemented"))
 }
 
 // GraphServiceClient is a client for the phobos.v1.GraphService service.

@@ -1,0 +1,54 @@
+package storage
+
+import (
+	"slices"
+
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// Held is one chunk the store holds, in whichever tier.
+type Held struct {
+	Key    protocol.ChunkKey
+	Nbytes int64
+	Tier   Tier
+}
+
+// List returns the chunks of the given graphs the store can serve (in
+// memory, spilled, or dropped and regenerable; not lost ones), in key
+// order: an adopting scheduler's inventory of what survived.
+func (s *Store) List(graphs []protocol.GraphID) []Held {
+	want := make(map[protocol.GraphID]bool, len(graphs))
+	for _, g := range graphs {
+		want[g] = true
+	}
+	var out []Held
+	s.mu.Lock()
+	for k, e := range s.mu.chunks {
+		if !want[k.Graph] || e.deleted || e.lost != nil {
+			continue
+		}
+		h := Held{Key: k, Nbytes: e.nbytes}
+		switch {
+		case e.arr != nil:
+			h.Tier = TierMemory
+		case e.file != "":
+			h.Tier = TierDisk
+		case e.regen != nil:
+			h.Tier = TierDropped
+		default:
+			continue
+		}
+		out = append(out, h)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Held) int {
+		if a.Key.Graph != b.Key.Graph {
+			if a.Key.Graph < b.Key.Graph {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Key.Node) - int(b.Key.Node)
+	})
+	return out
+}

@@ -70,6 +70,7 @@ func (p *SchedulerProc) watchOrphans(ctx context.Context) {
 			if err := p.takeOverOrphans(ctx); err != nil && ctx.Err() == nil {
 				p.log.Warn("looking for sessions to take over", "err", err)
 			}
+			p.handBack(ctx)
 		}
 		t := time.NewTimer(p.cfg.LeaseTTL)
 		select {
@@ -396,4 +397,145 @@ func (p *SchedulerProc) missingSession(ctx context.Context, sid string) error {
 		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("session %q: its scheduler %s is gone and scheduler %s takes it over; try again shortly", sid, rec.Scheduler, r.Owner(sid)))
 	}
 	return errNoSession(sid)
+}
+
+// handBack gives back, one by one, the idle sessions this scheduler took
+// over that the ring now maps to another live scheduler (the one that
+// died, restarted under its id): the ring's share moves back without
+// moving work in flight. A session with a graph preparing or running
+// stays; the next change of the ring, or the next TTL, tries again.
+func (p *SchedulerProc) handBack(ctx context.Context) {
+	r, _, _ := p.ring.members.snapshot()
+	self := p.ringID()
+	type cand struct {
+		ss *session
+		to string
+	}
+	var cands []cand
+	p.mu.Lock()
+	for _, ss := range p.mu.sessions {
+		// Only sessions that were taken over (token above 1) move: a
+		// session stays with the scheduler that made it otherwise.
+		if to := r.Owner(ss.id); ss.fence.Token > 1 && to != self && r.Has(to) {
+			cands = append(cands, cand{ss, to})
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range cands {
+		if err := p.handOver(ctx, c.ss, c.to); err != nil && ctx.Err() == nil {
+			p.log.Warn("handing a session back", "session", c.ss.id, "to", c.to, "err", err)
+		}
+	}
+}
+
+// errBusy: the session has a graph in progress, so it stays.
+var errBusy = errors.New("the session has a graph in progress")
+
+// handOver names scheduler to as the session's owner in its record, for
+// it to take the session over as from a dead owner (a higher token, the
+// workers' inventory, Adopt). The session leaves this scheduler's memory
+// first, so no graph starts here meanwhile (requests naming it are a
+// pause), and returns if it has a graph in progress or the record
+// changed. Its runs are released only once the successor's token is in
+// etcd: the releases carry the old token, so workers ignore them for
+// every graph the successor fenced.
+func (p *SchedulerProc) handOver(ctx context.Context, ss *session, to string) error {
+	p.mu.Lock()
+	if p.mu.sessions[ss.id] != ss {
+		p.mu.Unlock()
+		return nil
+	}
+	delete(p.mu.sessions, ss.id)
+	p.mu.Unlock()
+	graphs := make([]*graphRec, 0, len(ss.graphs))
+	for _, g := range ss.graphs {
+		graphs = append(graphs, g)
+	}
+	keep := func(err error) error {
+		p.mu.Lock()
+		p.mu.sessions[ss.id] = ss
+		p.mu.Unlock()
+		return err
+	}
+	if busy(graphs) {
+		return keep(nil)
+	}
+	key := sessionsPrefix + ss.id
+	gctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	defer cancel()
+	resp, err := p.ring.cli.Get(gctx, key)
+	if err != nil {
+		return keep(fmt.Errorf("reading the session's record: %w", err))
+	}
+	if len(resp.Kvs) == 0 {
+		return keep(errors.New("the session has no record"))
+	}
+	var rec SessionRecord
+	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
+		return keep(fmt.Errorf("the session's record: %w", err))
+	}
+	if rec.Scheduler != p.ringID() || rec.Fence != ss.fence.Token {
+		return keep(fmt.Errorf("the session's record names %s under token %d, not this scheduler under %d", rec.Scheduler, rec.Fence, ss.fence.Token))
+	}
+	rec.Scheduler = to
+	val, err := json.Marshal(rec)
+	if err != nil {
+		return keep(err)
+	}
+	tr, err := p.ring.cli.Txn(gctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)).Then(clientv3.OpPut(key, string(val))).Commit()
+	if err != nil {
+		return keep(fmt.Errorf("naming %s in the session's record: %w", to, err))
+	}
+	if !tr.Succeeded {
+		return keep(errTakenOver)
+	}
+	p.mu.Lock()
+	p.mu.graphs -= len(ss.graphs)
+	p.mu.Unlock()
+	p.log.Info("session handed back", "session", ss.id, "to", to, "graphs", len(graphs), "fence", ss.fence.Token)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.releaseWhenFenced(ss, graphs)
+	}()
+	return nil
+}
+
+// releaseWhenFenced releases the runs of a session handed over once its
+// record holds a higher token (its successor fenced the workers first),
+// or keeps them if that does not come while this scheduler runs: a
+// release before the successor's fence could free what it adopts.
+func (p *SchedulerProc) releaseWhenFenced(ss *session, graphs []*graphRec) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-p.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	key := sessionsPrefix + ss.id
+	for ctx.Err() == nil {
+		gctx, gcancel := context.WithTimeout(ctx, recordTimeout)
+		resp, err := p.ring.cli.Get(gctx, key)
+		gcancel()
+		if err == nil {
+			var rec SessionRecord
+			if len(resp.Kvs) == 0 || (json.Unmarshal(resp.Kvs[0].Value, &rec) == nil && rec.Fence > ss.fence.Token) {
+				// Fenced by the successor, or the session was closed.
+				for _, g := range graphs {
+					g.release()
+				}
+				return
+			}
+		}
+		// Until the record changes, or a TTL (a watch that ends at once,
+		// etcd without a leader, waits the TTL out).
+		wctx, wcancel := context.WithTimeout(ctx, p.cfg.LeaseTTL)
+		if _, ok := <-p.ring.cli.Watch(clientv3.WithRequireLeader(wctx), key); !ok {
+			<-wctx.Done()
+		}
+		wcancel()
+	}
 }

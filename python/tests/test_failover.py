@@ -22,18 +22,19 @@ def _owner(s):
 
 
 def test_owner_killed_mid_graph():
-    s = phobos.new_session(workers=3, cluster_args=["--schedulers", "3"])
+    # Not the default session: the other tests' default keeps its data root.
+    s = phobos.new_session(workers=3, cluster_args=["--schedulers", "3"], default=False)
     try:
         n = 3_000_000
         x = mt.arange(n, chunks=5_000)
         want = ((np.arange(n) * 3) % 7).sum()
-        assert int(((x * 3) % 7).sum().execute().fetch()) == want  # a clean run first
+        assert int(((x * 3) % 7).sum().execute(session=s).fetch()) == want  # a clean run first
 
         got = {}
 
         def run():
             try:
-                got["v"] = int(((x * 3) % 7).sum().execute().fetch())
+                got["v"] = int(((x * 3) % 7).sum().execute(session=s).fetch())
             except BaseException as e:  # reported by the main thread
                 got["err"] = e
 

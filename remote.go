@@ -141,7 +141,12 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	}
 	encode := time.Since(t0)
 	var st web.GraphJSON
-	if err := b.do(ctx, http.MethodPost, "/api/sessions/"+b.sid+"/graphs", body, &st, http.StatusCreated); err != nil {
+	// A 503 is a refusal (the session between owners, or a scheduler
+	// cut off from etcd): nothing was started, so the submission is
+	// retried.
+	if err := retry(ctx, func() error {
+		return b.do(ctx, http.MethodPost, "/api/sessions/"+b.sid+"/graphs", body, &st, http.StatusCreated)
+	}); err != nil {
 		return nil, Stats{}, fmt.Errorf("phobos: submit: %w", err)
 	}
 	graphPath := st.URL
@@ -157,7 +162,11 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 		wait = "0.1"
 	}
 	for !terminalState(st.State) {
-		err := b.do(ctx, http.MethodGet, graphPath+"?wait_timeout="+wait, nil, &st, http.StatusOK)
+		// A scheduler's failover is a pause: the graph goes on under
+		// another owner of the ring, same ids.
+		err := retry(ctx, func() error {
+			return b.do(ctx, http.MethodGet, graphPath+"?wait_timeout="+wait, nil, &st, http.StatusOK)
+		})
 		if s.cfg.progress != nil && err == nil {
 			s.cfg.progress(progressOf(st))
 		}
@@ -185,7 +194,11 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	t2 := time.Now()
 	out := make([]*ndarray.Array, len(ids))
 	for i := range ids {
-		a, err := b.fetch(ctx, fmt.Sprintf("%s/results/%d", graphPath, i))
+		var a *ndarray.Array
+		err := retry(ctx, func() (err error) {
+			a, err = b.fetch(ctx, fmt.Sprintf("%s/results/%d", graphPath, i))
+			return err
+		})
 		if err != nil {
 			return nil, stats, fmt.Errorf("phobos: fetching result %d: %w", i, err)
 		}

@@ -227,7 +227,7 @@ func (s *dashboardService) Overview(ctx context.Context, req *connect.Request[pb
 }
 
 func (s *dashboardService) GraphDetail(ctx context.Context, req *connect.Request[pb.GraphDetailRequest]) (*connect.Response[pb.GraphDetailResponse], error) {
-	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	g, err := s.p.lookup(ctx, req.Msg.SessionId, req.Msg.GraphId)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (s *dashboardService) GraphOps(ctx context.Context, req *connect.Request[pb
 	if len(m.Nodes) > maxOpsAsked {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%d ops asked for: at most %d at once", len(m.Nodes), maxOpsAsked))
 	}
-	g, err := s.p.lookup(m.SessionId, m.GraphId)
+	g, err := s.p.lookup(ctx, m.SessionId, m.GraphId)
 	if err != nil {
 		return nil, err
 	}

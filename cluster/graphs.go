@@ -47,6 +47,10 @@ type session struct {
 	nextID   int
 	created  time.Time
 	lastUsed time.Time // last request naming the session (under p.mu)
+	// fence is the session's ownership on a ring (the zero Fence alone):
+	// every run of its graphs carries it, so workers refuse a previous
+	// owner's dispatches once a successor raised it (failover.go).
+	fence protocol.Fence
 }
 
 // DefaultMaxFinishedGraphs is SchedulerConfig.MaxFinishedGraphs' default.
@@ -156,9 +160,10 @@ type graphRec struct {
 	runID    protocol.GraphID
 	types    []*pb.TypeCount
 	chunkDag *pb.Dag
-	skelMu   sync.Mutex   // guards skel, apart from mu: building it takes long
-	skel     *pb.Dag      // the shape of the chunk DAG's summary, once made
-	record   *GraphRecord // what etcd holds of it (nil alone, or once deleted)
+	skelMu   sync.Mutex     // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag        // the shape of the chunk DAG's summary, once made
+	record   *GraphRecord   // what etcd holds of it (nil alone, or once deleted)
+	fence    protocol.Fence // its session's, when it was submitted or adopted
 	// recMu orders the writes of the record, so a state written late
 	// cannot bring back a record deleted meanwhile.
 	recMu sync.Mutex
@@ -184,6 +189,9 @@ func (s *graphService) CreateSession(ctx context.Context, req *connect.Request[p
 	}
 	now := time.Now()
 	ss := &session{id: p.newSessionID(), graphs: make(map[string]*graphRec), created: now, lastUsed: now}
+	if p.ring != nil {
+		ss.fence = protocol.Fence{Scope: ss.id, Token: 1}
+	}
 	if err := p.recordSession(ctx, ss); err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the session could not be recorded: %w", err))
 	}
@@ -203,7 +211,7 @@ func (s *graphService) DeleteSession(ctx context.Context, req *connect.Request[p
 	}
 	p.mu.Unlock()
 	if !ok {
-		return nil, errNoSession(req.Msg.SessionId)
+		return nil, p.missingSession(ctx, req.Msg.SessionId)
 	}
 	for _, g := range ss.graphs {
 		p.cancelGraph(g)
@@ -219,7 +227,10 @@ func (s *graphService) GetSession(ctx context.Context, req *connect.Request[pb.G
 	defer p.mu.Unlock()
 	ss, ok := p.mu.sessions[req.Msg.SessionId]
 	if !ok {
-		return nil, errNoSession(req.Msg.SessionId)
+		p.mu.Unlock()
+		err := p.missingSession(ctx, req.Msg.SessionId)
+		p.mu.Lock() // for the deferred Unlock
+		return nil, err
 	}
 	ss.lastUsed = time.Now()
 	return connect.NewResponse(&pb.GetSessionResponse{SessionId: ss.id, Graphs: int32(len(ss.graphs))}), nil
@@ -260,12 +271,15 @@ func errNoSession(sid string) error {
 	return connect.NewError(connect.CodeNotFound, fmt.Errorf("no session %q", sid))
 }
 
-func (p *SchedulerProc) lookup(sid, gid string) (*graphRec, error) {
+func (p *SchedulerProc) lookup(ctx context.Context, sid, gid string) (*graphRec, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ss, ok := p.mu.sessions[sid]
 	if !ok {
-		return nil, errNoSession(sid)
+		p.mu.Unlock()
+		err := p.missingSession(ctx, sid)
+		p.mu.Lock() // for the deferred Unlock
+		return nil, err
 	}
 	ss.lastUsed = time.Now()
 	g, ok := ss.graphs[gid]
@@ -287,7 +301,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	_, ok := p.mu.sessions[m.SessionId]
 	p.mu.Unlock()
 	if !ok {
-		return nil, errNoSession(m.SessionId)
+		return nil, p.missingSession(ctx, m.SessionId)
 	}
 	if err := p.serving(); err != nil {
 		return nil, err
@@ -327,6 +341,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	ss.nextID++
 	ss.lastUsed = time.Now()
 	g.id = fmt.Sprintf("g%d", ss.nextID)
+	g.fence = ss.fence
 	ss.graphs[g.id] = g
 	p.mu.graphs++
 	p.mu.Unlock()
@@ -361,7 +376,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	}
 	var run *scheduler.Run
 	if err == nil && ctx.Err() == nil {
-		run, err = p.sched.Submit(ctx, cg, nodes)
+		run, err = p.sched.SubmitFenced(ctx, cg, nodes, g.fence)
 	}
 	g.mu.Lock()
 	if g.userCancel || ctx.Err() != nil {
@@ -394,8 +409,12 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 	defer p.runs.remove(run.ID())
 	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", cg.Len(), "prepare_ms", g.prepareTime.Milliseconds())
 	p.recordState(g)
+	p.follow(g, run)
+}
 
-	err = run.Err()
+// follow waits for a graph's run to end and files its end state.
+func (p *SchedulerProc) follow(g *graphRec, run *scheduler.Run) {
+	err := run.Err()
 	g.mu.Lock()
 	g.runTime = time.Since(g.runStart)
 	switch {
@@ -605,7 +624,7 @@ func (g *graphRec) status() *pb.GraphStatus {
 }
 
 func (s *graphService) GetGraph(ctx context.Context, req *connect.Request[pb.GetGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	g, err := s.p.lookup(ctx, req.Msg.SessionId, req.Msg.GraphId)
 	if err != nil {
 		return nil, err
 	}
@@ -622,7 +641,7 @@ func (s *graphService) GetGraph(ctx context.Context, req *connect.Request[pb.Get
 }
 
 func (s *graphService) CancelGraph(ctx context.Context, req *connect.Request[pb.CancelGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	g, err := s.p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	g, err := s.p.lookup(ctx, req.Msg.SessionId, req.Msg.GraphId)
 	if err != nil {
 		return nil, err
 	}
@@ -659,7 +678,7 @@ func (p *SchedulerProc) cancelGraph(g *graphRec) {
 
 func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.GetResultRequest]) (*connect.Response[pb.ResultLayout], error) {
 	p := s.p
-	g, err := p.lookup(req.Msg.SessionId, req.Msg.GraphId)
+	g, err := p.lookup(ctx, req.Msg.SessionId, req.Msg.GraphId)
 	if err != nil {
 		return nil, err
 	}

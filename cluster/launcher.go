@@ -75,6 +75,7 @@ type ProcCluster struct {
 	WorkerURLs    []string
 
 	children []*child
+	cfg      LaunchConfig // as Launch completed it (for RestartScheduler)
 	spillTmp string
 	died     chan string
 	stopOnce sync.Once
@@ -123,6 +124,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	c.cfg = cfg
 	var err error
 	// Where workers and the web service find the scheduler(s).
 	var find []string

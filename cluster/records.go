@@ -47,6 +47,10 @@ type SessionRecord struct {
 	Session   string    `json:"session"`
 	Scheduler string    `json:"scheduler"`
 	Created   time.Time `json:"created"`
+	// Fence is the owner's fencing token for the session (its scope): 1
+	// when made, raised by each scheduler that takes it over, with a
+	// transaction on this record so no two take the same token.
+	Fence uint64 `json:"fence"`
 }
 
 func graphKey(sid, gid string) string { return graphsPrefix + sid + "/" + gid }
@@ -319,7 +323,7 @@ func (p *SchedulerProc) recordSession(ctx context.Context, ss *session) error {
 	if p.ring == nil {
 		return nil
 	}
-	return p.ring.records.put(ctx, sessionsPrefix+ss.id, SessionRecord{Session: ss.id, Scheduler: p.ringID(), Created: ss.created}, true)
+	return p.ring.records.put(ctx, sessionsPrefix+ss.id, SessionRecord{Session: ss.id, Scheduler: p.ringID(), Created: ss.created, Fence: ss.fence.Token}, true)
 }
 
 // dropSessionRecord deletes a closed session's record and its graphs'.

@@ -21,8 +21,10 @@ type ringMember struct {
 	lease   *lease
 	members *members
 	records *recordWriter
-	cancel  context.CancelFunc
-	done    chan struct{}
+	// takeover holds the sessions being taken over (failover.go).
+	takeover *takeovers
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 // newRing prepares the scheduler's place in the ring, before it serves
@@ -39,11 +41,12 @@ func (p *SchedulerProc) newRing() error {
 		id = host + "-" + newID()[:8]
 	}
 	p.ring = &ringMember{
-		cli:     cli,
-		lease:   &lease{cli: cli, rec: SchedulerRecord{ID: id, PID: os.Getpid()}, ttl: p.cfg.LeaseTTL, log: p.log},
-		members: newMembers(),
-		records: newRecordWriter(cli, p.log),
-		done:    make(chan struct{}),
+		cli:      cli,
+		lease:    &lease{cli: cli, rec: SchedulerRecord{ID: id, PID: os.Getpid()}, ttl: p.cfg.LeaseTTL, log: p.log},
+		members:  newMembers(),
+		records:  newRecordWriter(cli, p.log),
+		takeover: &takeovers{sid: map[string]bool{}},
+		done:     make(chan struct{}),
 	}
 	return nil
 }
@@ -63,8 +66,14 @@ func (p *SchedulerProc) startRing() {
 			defer close(done)
 			r.members.watch(ctx, r.cli, p.log)
 		}()
+		orphans := make(chan struct{})
+		go func() {
+			defer close(orphans)
+			p.watchOrphans(ctx)
+		}()
 		r.lease.run(ctx)
 		<-done
+		<-orphans
 	}()
 }
 

@@ -126,9 +126,12 @@ func bySession[Req, Resp any](ro *ringRouter, ctx context.Context, sid string, m
 			if noSession == nil {
 				noSession = err
 			}
-		case connect.CodeOf(err) == connect.CodeUnavailable && isTransport(err):
+		case isTransport(err):
+			// Down, or died while answering (a reset long-poll): a
+			// pause for the client (failover moves the session), not
+			// the scheduler's answer.
 			if unreachable == nil {
-				unreachable = fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err)
+				unreachable = connect.NewError(connect.CodeUnavailable, fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err))
 			}
 		default:
 			return resp, err

@@ -13,6 +13,12 @@ class PhobosError(RuntimeError):
     """A graph failed on the cluster, or the cluster answered unexpectedly."""
 
 
+class Unavailable(PhobosError):
+    """HTTP 503: the cluster cannot answer now (the session's scheduler
+    died and another is taking it over, or it is cut off from etcd); the
+    session retries these for a while (Session.FAILOVER_WAIT)."""
+
+
 _KINDS = {
     "TypeError": TypeError,
     "ValueError": ValueError,
@@ -47,4 +53,6 @@ def from_response(status, body, what):
         return LookupError(f"{msg} (HTTP 404)")
     if status == 413:
         return ValueError(f"{msg} (HTTP 413)")
+    if status == 503:
+        return Unavailable(f"{msg} (HTTP 503)")
     return PhobosError(f"{msg} (HTTP {status})")

@@ -83,6 +83,12 @@ class Session:
     """A session on a Phobos cluster: it computes tensors and holds the
     client arrays it uploaded. Use new_session() to make one."""
 
+    # Seconds a request that finds the cluster between owners (HTTP 503, or
+    # no answer at all) is retried, with backoff: when the scheduler that
+    # owns the session dies, another of the ring takes the session over
+    # (a lease TTL and the adoption), and a computation only pauses.
+    FAILOVER_WAIT = 120.0
+
     def __init__(self, url=None, token=None, workers=None, cluster_args=()):
         self._local = None
         if url is None:
@@ -148,6 +154,20 @@ class Session:
             raise self._error(r.status, data, what or f"{method} {path}")
         return json.loads(data) if data else None
 
+    def _retrying(self, call):
+        """call(), retried on a 503 or a connection error for up to
+        FAILOVER_WAIT seconds."""
+        deadline = time.monotonic() + self.FAILOVER_WAIT
+        delay = 0.05
+        while True:
+            try:
+                return call()
+            except (_errors.Unavailable, ConnectionError):
+                if time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(2 * delay, 0.5)
+
     def _error(self, status, data, what):
         try:
             body = json.loads(data)
@@ -180,15 +200,17 @@ class Session:
         if not ts:
             return ()
         nodes, roots = ts[0]._phobos_program(ts, self)
-        st = self._json("POST", f"/api/sessions/{self.session_id}/programs",
-                        {"program": {"nodes": nodes}, "results": roots, "fuse": fuse}, want=201)
+        # A 503 is a refusal (nothing started): retried like a pause.
+        st = self._retrying(lambda: self._json(
+            "POST", f"/api/sessions/{self.session_id}/programs",
+            {"program": {"nodes": nodes}, "results": roots, "fuse": fuse}, want=201))
         path = st["url"]
         try:
             st = self._wait(st, show_progress)
             if st["state"] != "SUCCEEDED":
                 raise _errors.PhobosError(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
-                t._value = self._fetch_result(res["url"])
+                t._value = self._retrying(lambda: self._fetch_result(res["url"]))
         finally:
             try:
                 r = self._request("DELETE", path)
@@ -205,7 +227,7 @@ class Session:
         try:
             while st["state"] not in _TERMINAL:
                 wait = "0.25" if tty else "5"
-                st = self._json("GET", f"{path}?wait_timeout={wait}")
+                st = self._retrying(lambda: self._json("GET", f"{path}?wait_timeout={wait}"))
                 if tty and time.monotonic() - start > 1:
                     bar = _progress(st, bar)
         except KeyboardInterrupt:

@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+)
+
+// Two takeovers of one session from the same reading of its record: the
+// transaction on the record lets exactly one raise the fencing token; the
+// other is told the record changed, and nothing holds the session twice.
+// A session whose record names a live scheduler is not orphaned; one
+// whose owner left the ring and that the ring maps here is, and until it
+// is held a request for it is Unavailable (a pause), not "no session".
+func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
+	ctx := context.Background()
+	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ee.Close)
+	p, err := StartScheduler(SchedulerConfig{Etcd: []string{ee.Endpoint()}, ID: "s0", LeaseTTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	deadline := time.Now().Add(30 * time.Second)
+	for r, _, changed := p.ring.members.snapshot(); !r.Has("s0"); r, _, changed = p.ring.members.snapshot() {
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("s0 is not in its ring")
+		}
+	}
+	cli := p.ring.cli
+	// "s1" is registered (without a scheduler behind it), so no watcher
+	// takes the session over by itself.
+	s1, _ := json.Marshal(SchedulerRecord{ID: "s1", Address: "127.0.0.1:9", PID: 1})
+	if _, err := cli.Put(ctx, schedulersPrefix+"s1", string(s1)); err != nil {
+		t.Fatal(err)
+	}
+	rec := SessionRecord{Session: "sx", Scheduler: "s1", Created: time.Now(), Fence: 1}
+	val, _ := json.Marshal(rec)
+	put, err := cli.Put(ctx, sessionsPrefix+"sx", string(val))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, _, changed := p.ring.members.snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.snapshot() {
+		<-changed
+	}
+	if p.orphaned("sx", "s1") {
+		t.Error("a session of a live scheduler counts as orphaned")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.takeOver(ctx, rec, put.Header.Revision)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, errTakenOver):
+			t.Errorf("the losing takeover: %v, want errTakenOver", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d takeovers succeeded (%v), want 1", won, errs)
+	}
+	got, err := cli.Get(ctx, sessionsPrefix+"sx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after SessionRecord
+	if err := json.Unmarshal(got.Kvs[0].Value, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Fence != 2 || after.Scheduler != "s0" {
+		t.Errorf("the record after the takeover: %+v, want fence 2 under s0", after)
+	}
+	p.mu.Lock()
+	ss := p.mu.sessions["sx"]
+	p.mu.Unlock()
+	if ss == nil || ss.fence.Token != 2 || ss.fence.Scope != "sx" {
+		t.Fatalf("the session held: %+v, want fence 2 of scope sx", ss)
+	}
+
+	// A session whose owner is gone from the ring: orphaned here (a ring
+	// of s0 and s1 maps it to one of them; with s1 gone, to s0), and
+	// Unavailable until it is taken over.
+	gone := SessionRecord{Session: "sy", Scheduler: "s9", Created: time.Now(), Fence: 4}
+	val, _ = json.Marshal(gone)
+	if _, err := cli.Put(ctx, sessionsPrefix+"sy", string(val)); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wch := cli.Watch(wctx, sessionsPrefix+"sy")
+	if _, err := cli.Delete(ctx, schedulersPrefix+"s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.missingSession(ctx, "nosuch"); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Errorf("a session nobody recorded: %v, want NotFound", err)
+	}
+	// The watcher takes sy over (at the ring's change, or within a TTL):
+	// its record names s0 under token 5, and until s0 holds the session
+	// a request for it is a pause.
+	for taken := false; !taken; {
+		wr, ok := <-wch
+		if !ok {
+			t.Fatal("the watch of sy ended")
+		}
+		for _, ev := range wr.Events {
+			var r SessionRecord
+			if json.Unmarshal(ev.Kv.Value, &r) == nil && r.Scheduler == "s0" {
+				if r.Fence != 5 {
+					t.Errorf("sy taken over under token %d, want 5", r.Fence)
+				}
+				taken = true
+			}
+		}
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.mu.Lock()
+		held := p.mu.sessions["sy"]
+		p.mu.Unlock()
+		if held != nil {
+			if held.fence.Token != 5 {
+				t.Errorf("sy held under token %d, want 5", held.fence.Token)
+			}
+			break
+		}
+		err := p.missingSession(ctx, "sy")
+		p.mu.Lock()
+		held = p.mu.sessions["sy"]
+		p.mu.Unlock()
+		if held == nil && connect.CodeOf(err) != connect.CodeUnavailable {
+			t.Fatalf("a session being taken over: %v, want Unavailable", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("sy is not held after its takeover")
+		}
+		<-tick.C
+	}
+}

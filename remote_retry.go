@@ -1,0 +1,51 @@
+package phobos
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// FailoverWait bounds how long a remote session retries a request that
+// found the cluster between owners: when the scheduler that owns the
+// session dies, the web service answers 503 until another scheduler of
+// the ring has taken the session over (a lease TTL and the adoption,
+// seconds), and a client that waits sees a pause, not an error.
+const FailoverWait = 2 * time.Minute
+
+// retryable reports whether err is a pause of the cluster rather than an
+// answer: a 503, or a request that did not reach the web service.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Status == http.StatusServiceUnavailable
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// retry calls f until it succeeds, fails with an error that is not a
+// pause, or has been retried for FailoverWait, with exponential backoff.
+func retry(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(FailoverWait)
+	backoff := 50 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || !retryable(ctx, err) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}

@@ -89,7 +89,7 @@ func TestFailoverProcesses(t *testing.T) {
 
 	listed := func() sessionsRunning {
 		var got sessionsRunning
-		if code := getJSON(c.URL+"/api/sessions", &got); code != http.StatusOK {
+		if code := getJSONStatus(c.URL+"/api/sessions", &got); code != http.StatusOK {
 			t.Fatalf("GET /api/sessions: %d", code)
 		}
 		return got

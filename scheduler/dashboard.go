@@ -24,6 +24,13 @@ const OtherOpType = "other"
 // maxTypeLen cuts long labels (a fused kernel names every op it holds).
 const maxTypeLen = 60
 
+func cutLabel(t string) string {
+	if len(t) > maxTypeLen {
+		return t[:maxTypeLen-3] + "..."
+	}
+	return t
+}
+
 // TaskRing is how many ended tasks the scheduler remembers per worker.
 const TaskRing = 512
 
@@ -45,6 +52,11 @@ const numStates = 8
 func (r *Run) typeIndex() {
 	idx := make(map[string]uint8)
 	r.typeOf = make([]uint8, len(r.g.Nodes))
+	// A fused kernel's label is its nodes' types: looked up by them in a
+	// reused buffer (no string is made per op; a graph may hold millions
+	// of kernels of a few kinds), built once per kind.
+	fusedLabels := make(map[string]string)
+	var key []byte
 	for i, nd := range r.g.Nodes {
 		op := nd.Op
 		for {
@@ -55,11 +67,19 @@ func (r *Run) typeIndex() {
 			op = w.Unwrap()
 		}
 		t := op.Type()
-		if _, ok := op.(ops.Labeler); ok {
-			t = ops.Label(op)
-			if len(t) > maxTypeLen {
-				t = t[:maxTypeLen-3] + "..."
+		if f, ok := op.(ops.Fused); ok {
+			key = key[:0]
+			for _, n := range f.Nodes {
+				key = append(append(key, n.Op.Type()...), ',')
 			}
+			if l, ok := fusedLabels[string(key)]; ok {
+				t = l
+			} else {
+				t = cutLabel(ops.Label(op))
+				fusedLabels[string(key)] = t
+			}
+		} else if _, ok := op.(ops.Labeler); ok {
+			t = cutLabel(ops.Label(op))
 		}
 		k, ok := idx[t]
 		if !ok {

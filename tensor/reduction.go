@@ -221,11 +221,15 @@ func (t *Tensor) maskedReduce(op ops.Reduction) *Tensor {
 	copy(shape[bm.Axis:], m.meta.Shape)
 	mb := m.Reshape(shape...)
 	vals := Where(mb, x, fill)
+	opts := []ReduceOption{Axis(axes...)}
+	if op.FanIn > 0 {
+		opts = append(opts, FanIn(op.FanIn))
+	}
 	if op.Func != "mean" {
-		return vals.reduce(op.Func, []ReduceOption{Axis(axes...)})
+		return vals.reduce(op.Func, opts)
 	}
 	acc := ndarray.MeanResultType(x.meta.DType)
-	sum := vals.Astype(acc).Sum(Axis(axes...))
-	count := Where(mb, 1, 0).BroadcastTo(x.meta.Shape...).Sum(Axis(axes...))
+	sum := vals.Astype(acc).Sum(opts...)
+	count := Where(mb, 1, 0).BroadcastTo(x.meta.Shape...).Sum(opts...)
 	return sum.Div(count.Astype(acc)).Astype(acc)
 }

@@ -242,6 +242,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Errorf("worker %d memory: page %q, REST limit %d bytes", w.ID, got, w.MemoryBytes)
 		}
 	}
+	checkSchedulersTable(t, ctx, a.get)
 
 	// The small graph's page: every chunk op drawn, in its REST state.
 	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/graph/"+sess.SessionID+"/"+small.GraphID)); err != nil {
@@ -443,6 +444,9 @@ func TestLocalDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 10*time.Second, "the local cluster's figures", `document.getElementById("fig-workers").textContent === "2 / 2"`)
+	if got := js[string](t, ctx, `[...document.querySelectorAll("#schedulers-table tr[data-scheduler]")].map((r) => r.dataset.scheduler + " " + r.querySelector('td[data-fig="graphs"]').textContent).join()`); got != cluster.LocalSessionID+" 1" {
+		t.Errorf("the local session's schedulers table: %q, want its one scheduler holding 1 graph", got)
+	}
 	if got := text(t, ctx, "fig-slots"); got != "0 / 2" {
 		t.Errorf("slots: %q, want 0 / 2", got)
 	}
@@ -456,4 +460,25 @@ func TestLocalDashboardInBrowser(t *testing.T) {
 	if got := text(t, ctx, "fig-total"); got != fmt.Sprint(ops) {
 		t.Errorf("chunk ops: page %q, session %d", got, ops)
 	}
+}
+
+// checkSchedulersTable: the cluster page lists the schedulers of GET
+// /api/schedulers, each with the same live workers, sessions and graphs.
+func checkSchedulersTable(t *testing.T, ctx context.Context, get func(path string, v any)) {
+	t.Helper()
+	var ss struct {
+		Schedulers []struct {
+			ID          string `json:"id"`
+			LiveWorkers int    `json:"live_workers"`
+			Sessions    int    `json:"sessions"`
+			Graphs      int    `json:"graphs"`
+		} `json:"schedulers"`
+	}
+	get("/api/schedulers", &ss)
+	var want []string
+	for _, s := range ss.Schedulers {
+		want = append(want, fmt.Sprintf("%s %d %d %d", s.ID, s.LiveWorkers, s.Sessions, s.Graphs))
+	}
+	row := `[...document.querySelectorAll("#schedulers-table tr[data-scheduler]")].map((r) => [r.dataset.scheduler, ...["live-workers", "sessions", "graphs"].map((f) => r.querySelector('td[data-fig="' + f + '"]').textContent)].join(" ")).join("|")`
+	waitJS(t, ctx, 10*time.Second, "the schedulers table as GET /api/schedulers says", fmt.Sprintf("%s === %q", row, strings.Join(want, "|")))
 }

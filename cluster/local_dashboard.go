@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/phobos-tensor/phobos/protocol"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/scheduler"
+	"github.com/phobos-tensor/phobos/web"
 )
 
 // LocalSessionID is the session the dashboard of a local session shows its
@@ -237,4 +239,16 @@ func (d *LocalDashboard) CancelGraph(ctx context.Context, req *pb.CancelGraphReq
 		run.Cancel()
 	}
 	return g.status(), nil
+}
+
+// Schedulers implements web.SchedulerLister: a local session has one
+// scheduler, in this process.
+func (d *LocalDashboard) Schedulers(ctx context.Context) []web.SchedulerStateJSON {
+	d.mu.Lock()
+	graphs := len(d.graphs)
+	d.mu.Unlock()
+	return []web.SchedulerStateJSON{{
+		SchedulerJSON: web.SchedulerJSON{ID: LocalSessionID, Address: "in-process", PID: os.Getpid()},
+		State:         "serving", RingMembers: 1, LiveWorkers: len(d.l.Workers), Sessions: 1, Graphs: graphs,
+	}}
 }

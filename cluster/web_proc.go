@@ -77,7 +77,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 			defer close(wr.done)
 			ro.members.watch(ctx, cli, log)
 		}()
-		wcfg.Graphs, wcfg.Scheduler, wcfg.Ring = ro, ringSched{ro}, ro.ring
+		wcfg.Graphs, wcfg.Scheduler, wcfg.Dashboard, wcfg.Ring = ro, ringSched{ro}, ringDash{ro}, ro.ring
 	} else {
 		schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 		if err != nil {

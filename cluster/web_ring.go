@@ -27,7 +27,7 @@ type ringRouter struct {
 	members *members
 	http    *http.Client
 	secure  bool
-	next    atomic.Uint64 // round robin of CreateSession
+	next    atomic.Uint64 // round robin of CreateSession alone, so other calls cannot skew it
 
 	mu      sync.Mutex
 	clients map[string]*schedClients // by address
@@ -36,6 +36,7 @@ type ringRouter struct {
 type schedClients struct {
 	graphs phobosv1connect.GraphServiceClient
 	sched  phobosv1connect.SchedulerServiceClient
+	dash   phobosv1connect.DashboardServiceClient
 }
 
 var (
@@ -55,6 +56,7 @@ func (ro *ringRouter) clientsOf(rec SchedulerRecord) *schedClients {
 		c = &schedClients{
 			graphs: phobosv1connect.NewGraphServiceClient(ro.http, u, rpc.ClientOptions()...),
 			sched:  phobosv1connect.NewSchedulerServiceClient(ro.http, u, rpc.ClientOptions()...),
+			dash:   phobosv1connect.NewDashboardServiceClient(ro.http, u, rpc.ClientOptions()...),
 		}
 		ro.clients[rec.Address] = c
 	}
@@ -62,7 +64,7 @@ func (ro *ringRouter) clientsOf(rec SchedulerRecord) *schedClients {
 }
 
 // ordered is the ring's members, the owner of key first (key "": in ring
-// order from a rotating start), then the schedulers seen before that are
+// order), then the schedulers seen before that are
 // out of the ring now (etcd unreachable, or their leases lapsed: they may
 // still hold sessions), or an Unavailable error when there are none.
 func (ro *ringRouter) ordered(key string) ([]SchedulerRecord, error) {
@@ -73,8 +75,6 @@ func (ro *ringRouter) ordered(key string) ([]SchedulerRecord, error) {
 		first := 0
 		if key != "" {
 			first = slices.Index(ids, r.Owner(key))
-		} else {
-			first = int(ro.next.Add(1) % uint64(len(ids)))
 		}
 		for i := range ids {
 			out = append(out, by[ids[(first+i)%len(ids)]])
@@ -105,22 +105,30 @@ func isNoSession(err error) bool {
 	return errors.As(err, &ce) && ce.Code() == connect.CodeNotFound && strings.HasPrefix(ce.Message(), "no session ")
 }
 
-// bySession calls the owner of sid. A session stays on the scheduler that
+// bySession calls the owner of sid's graph service (see onSession).
+func bySession[Req, Resp any](ro *ringRouter, ctx context.Context, sid string, msg *Req,
+	call func(phobosv1connect.GraphServiceClient, context.Context, *connect.Request[Req]) (*connect.Response[Resp], error)) (*connect.Response[Resp], error) {
+	return onSession(ro, ctx, sid, func(c *schedClients) (*connect.Response[Resp], error) {
+		return call(c.graphs, ctx, connect.NewRequest(msg))
+	})
+}
+
+// onSession calls the owner of sid. A session stays on the scheduler that
 // made it while the ring changes around it (a scheduler joining takes
 // ids from then on), so when the owner does not hold it the others are
 // asked.
-func bySession[Req, Resp any](ro *ringRouter, ctx context.Context, sid string, msg *Req,
-	call func(phobosv1connect.GraphServiceClient, context.Context, *connect.Request[Req]) (*connect.Response[Resp], error)) (*connect.Response[Resp], error) {
+func onSession[T any](ro *ringRouter, ctx context.Context, sid string, call func(*schedClients) (T, error)) (T, error) {
+	var zero T
 	recs, err := ro.ordered(sid)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	// The first answer that is not "no such session" counts; an
 	// unreachable scheduler passes to the next, and is the answer if
 	// none holds the session.
 	var noSession, unreachable error
 	for _, rec := range recs {
-		resp, err := call(ro.clientsOf(rec).graphs, ctx, connect.NewRequest(msg))
+		resp, err := call(ro.clientsOf(rec))
 		switch {
 		case isNoSession(err):
 			if noSession == nil {
@@ -138,9 +146,9 @@ func bySession[Req, Resp any](ro *ringRouter, ctx context.Context, sid string, m
 		}
 	}
 	if unreachable != nil {
-		return nil, unreachable
+		return zero, unreachable
 	}
-	return nil, noSession
+	return zero, noSession
 }
 
 // isTransport: the call did not reach the scheduler (it is down), as
@@ -154,6 +162,13 @@ func (ro *ringRouter) CreateSession(ctx context.Context, req *connect.Request[pb
 	recs, err := ro.ordered("")
 	if err != nil {
 		return nil, err
+	}
+	// New sessions go round the ring's members (those seen before stay
+	// last: they serve only sessions they already hold).
+	r, _, _ := ro.members.snapshot()
+	if n := min(r.Len(), len(recs)); n > 1 {
+		k := int(ro.next.Add(1) % uint64(n))
+		recs = slices.Concat(recs[k:n], recs[:k], recs[n:])
 	}
 	// Any scheduler that serves makes a session it owns; one that does
 	// not (no lease) passes to the next.

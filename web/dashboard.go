@@ -237,6 +237,9 @@ type ClusterJSON struct {
 	OpsPerSec   float64            `json:"ops_per_s"`
 	Graphs      []GraphSummaryJSON `json:"graphs"`
 	GraphsTotal int                `json:"graphs_total"`
+	// Schedulers: the ring's members, or the one scheduler (cluster view
+	// only).
+	Schedulers []SchedulerStateJSON `json:"schedulers,omitempty"`
 	// History holds the samples of the last minutes (events: the first
 	// of a stream only).
 	History []Sample `json:"history,omitempty"`
@@ -332,6 +335,7 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c.History = s.events.history(-1)
+	c.Schedulers = s.schedulerStates(r.Context())
 	writeJSON(w, http.StatusOK, c)
 	return nil
 }

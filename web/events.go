@@ -177,6 +177,9 @@ func (h *hub) viewOf(r *http.Request) (string, func(context.Context, bool) (any,
 			if first {
 				c.History = h.history(-1)
 			}
+			if err == nil {
+				c.Schedulers = h.s.schedulerStates(ctx)
+			}
 			return c, err
 		}, nil
 	case "worker":

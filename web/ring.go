@@ -114,10 +114,27 @@ type SchedulerStateJSON struct {
 func (s *Server) getSchedulers(w http.ResponseWriter, r *http.Request) error {
 	out := struct {
 		Schedulers []SchedulerStateJSON `json:"schedulers"`
-	}{Schedulers: []SchedulerStateJSON{}}
+	}{Schedulers: s.schedulerStates(r.Context())}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// SchedulerLister is what a dashboard Source without scheduler services
+// (a local session's) implements to list its scheduler.
+type SchedulerLister interface {
+	Schedulers(ctx context.Context) []SchedulerStateJSON
+}
+
+// schedulerStates lists the schedulers by id, each with its state and
+// counts; one that does not answer is listed as unreachable.
+func (s *Server) schedulerStates(ctx context.Context) []SchedulerStateJSON {
+	if sl, ok := s.src.(SchedulerLister); ok {
+		return sl.Schedulers(ctx)
+	}
+	out := []SchedulerStateJSON{}
 	for _, m := range s.members() {
 		st := SchedulerStateJSON{SchedulerJSON: SchedulerJSON{ID: m.ID, Address: m.Address, PID: m.PID}}
-		resp, err := m.Graphs.Status(r.Context(), connect.NewRequest(&pb.StatusRequest{}))
+		resp, err := m.Graphs.Status(ctx, connect.NewRequest(&pb.StatusRequest{}))
 		if err != nil {
 			st.State = "unreachable: " + err.Error()
 		} else {
@@ -128,9 +145,8 @@ func (s *Server) getSchedulers(w http.ResponseWriter, r *http.Request) error {
 				st.State, st.RingMembers = si.State, int(si.RingMembers)
 			}
 		}
-		out.Schedulers = append(out.Schedulers, st)
+		out = append(out, st)
 	}
-	sort.Slice(out.Schedulers, func(i, j int) bool { return out.Schedulers[i].ID < out.Schedulers[j].ID })
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

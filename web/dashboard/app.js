@@ -221,6 +221,7 @@ function clusterPage() {
       card("fig-ops", "Chunk ops / s", "–", ""),
       card("fig-graphs", "Graphs running", "–", "")),
     h("div", { class: "grid2" }, plotPanel("plot-ops", "Chunk ops per second"), plotPanel("plot-mem", "Memory in the workers' stores")),
+    h("div", { class: "panel" }, h("h2", { text: "Schedulers" }), h("div", { id: "schedulers" })),
     h("div", { class: "panel" }, h("h2", { text: "Workers" }), h("div", { id: "workers" })),
     h("div", { class: "panel" }, h("h2", {}, "Graphs ", h("a", { href: "#/graphs", text: "all sessions and graphs →" })), h("div", { id: "cluster-graphs" })));
   const hist = new History();
@@ -247,9 +248,29 @@ function clusterPage() {
     setText("fig-graphs-sub", `${c.graphs_total} held`);
     replace("plot-ops", plot([{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v))));
     replace("plot-mem", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes));
+    replace("schedulers", schedulersTable(c.schedulers || []));
     replace("workers", workersTable(c.workers));
     replace("cluster-graphs", graphsTable(c.graphs.slice(-8), false));
   });
+}
+
+// schedulersTable lists the ring's members (or the one scheduler): a
+// scheduler not serving takes no graphs (its etcd lease lapsed).
+function schedulersTable(ss) {
+  return h("table", { id: "schedulers-table" },
+    h("tr", {}, ["Scheduler", "State", "Address", "PID", "Ring members", "Live workers", "Sessions", "Graphs"].map((t, i) => h("th", { class: i >= 3 ? "num" : null, text: t }))),
+    ss.map((sc) => {
+      const serving = sc.state === "serving";
+      return h("tr", { "data-scheduler": sc.id },
+        h("td", { text: sc.id || "scheduler" }),
+        h("td", {}, h("span", { class: "state " + (serving ? "alive" : "dead"), title: sc.state, text: serving ? "serving" : sc.state.split(":")[0] })),
+        h("td", { class: "muted", text: sc.address }),
+        h("td", { class: "num", text: sc.pid || "" }),
+        h("td", { class: "num", text: sc.ring_members }),
+        h("td", { class: "num", "data-fig": "live-workers", text: sc.live_workers }),
+        h("td", { class: "num", "data-fig": "sessions", text: sc.sessions }),
+        h("td", { class: "num", "data-fig": "graphs", text: sc.graphs }));
+    }));
 }
 
 function workersTable(ws) {

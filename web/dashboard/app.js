@@ -297,7 +297,7 @@ function workersTable(ws) {
 // ---- sessions and graphs --------------------------------------------------
 
 function graphsPage() {
-  main.replaceChildren(h("h1", {}, "Sessions and graphs"), stateLegend(), h("div", { class: "panel" }, h("div", { id: "graphs" })));
+  main.replaceChildren(h("h1", {}, "Sessions and graphs ", h("small", {}, h("a", { href: "#/follow", text: "follow the newest running graph →" }))), stateLegend(), h("div", { class: "panel" }, h("div", { id: "graphs" })));
   openStream({ view: "cluster" }, (c) => replace("graphs", graphsTable(c.graphs.slice().reverse(), true)));
 }
 
@@ -663,16 +663,44 @@ function taskStream(v, slots, hist) {
   return h("div", {}, g, legend([...types.entries()].slice(0, 16)), tasks.length ? null : h("p", { class: "muted", text: "No task in the last minute." }));
 }
 
+// ---- following the newest graph --------------------------------------------
+
+// follower watches the cluster view for #/follow, beside the page's own
+// stream: the same shared sampler as an open cluster page.
+let follower = null;
+
+// followPage shows the newest running graph's page and moves on to the
+// next graph when one starts, for watching a program that submits graph
+// after graph.
+function followPage() {
+  let cur = "";
+  main.replaceChildren(h("h1", {}, "Following the newest graph"), h("p", { class: "muted", text: "Waiting for a graph to run." }));
+  const es = new EventSource("/api/events?" + new URLSearchParams({ view: "cluster" }));
+  follower = es;
+  es.addEventListener("update", (ev) => {
+    if (es !== follower) return;
+    const c = JSON.parse(ev.data);
+    const running = c.graphs.filter((g) => !ENDED.has(g.state));
+    const g = running[running.length - 1];
+    if (!g || g.session_id + "/" + g.graph_id === cur) return;
+    cur = g.session_id + "/" + g.graph_id;
+    graphPage(g.session_id, g.graph_id);
+    document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+  });
+}
+
 // ---- routing --------------------------------------------------------------
 
 function route() {
   if (stream) { stream.close(); stream = null; }
+  if (follower) { follower.close(); follower = null; }
   clearError();
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   let nav = "cluster";
   if (parts[0] === "worker" && /^\d+$/.test(parts[1] || "")) workerPage(Number(parts[1]));
   else if (parts[0] === "graph" && parts[1] && parts[2]) { graphPage(parts[1], parts[2]); nav = "graphs"; }
   else if (parts[0] === "graphs") { graphsPage(); nav = "graphs"; }
+  else if (parts[0] === "follow") { followPage(); nav = "graphs"; }
   else clusterPage();
   for (const a of document.querySelectorAll("header nav a")) a.classList.toggle("active", a.dataset.nav === nav);
 }

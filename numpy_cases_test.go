@@ -676,6 +676,35 @@ func npReductionCases() []npCase {
 		red("std float32 ddof=1", "x.std(ddof=1)", dB32, func(x *tensor.Tensor) *tensor.Tensor { return x.Std(tensor.DDof(1)) }),
 		red("var large offset", "(x + 1e6).var(axis=1)", dB2, func(x *tensor.Tensor) *tensor.Tensor { return x.Add(1e6).Var(tensor.Axis(1)) }).
 			tol(1e-9, 0, "variance of values offset by 1e6: the deviations lose ~12 bits to the offset in any algorithm"),
+		// Centred moments: (x - x.mean(axes)).var(axes) is built as
+		// x.var(axes) (tensor's centredMoments); the forms it must leave
+		// alone are here too.
+		red("centred std axis 0", "(x - x.mean(axis=0)).std(axis=0)", dY3, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(0))).Std(tensor.Axis(0))
+		}),
+		red("centred var axes (0, 1) ddof=1", "(x - x.mean(axis=(0, 1))).var(axis=(0, 1), ddof=1)", dY3, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(0, 1))).Var(tensor.Axis(0, 1), tensor.DDof(1))
+		}),
+		red("centred std axis 2 keepdims", "(x - x.mean(axis=2, keepdims=True)).std(axis=2)", dY3, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(2), tensor.KeepDims())).Std(tensor.Axis(2))
+		}),
+		red("centred std of specials", "(x - x.mean()).std()", dS, func(x *tensor.Tensor) *tensor.Tensor { return x.Sub(x.Mean()).Std() }),
+		red("centred std of specials axis 0", "(x - x.mean(axis=0)).std(axis=0)", dS, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(0))).Std(tensor.Axis(0))
+		}),
+		red("centred std float32", "(x - x.mean(axis=0)).std(axis=0)", dB32, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(0))).Std(tensor.Axis(0))
+		}).tol(1e-5, 1e-6, "float32: the mean rounds, and the deviations from it with it"),
+		red("centred var large offset", "(x + 1e6 - (x + 1e6).mean(axis=1, keepdims=True)).var(axis=1)", dB2, func(x *tensor.Tensor) *tensor.Tensor {
+			y := x.Add(1e6)
+			return y.Sub(y.Mean(tensor.Axis(1), tensor.KeepDims())).Var(tensor.Axis(1))
+		}).tol(1e-9, 0, "variance of values offset by 1e6: the deviations lose ~12 bits to the offset in any algorithm"),
+		red("row means broadcast across columns are not centring", "(x - x.mean(axis=1)).var(axis=1)", npR(dF64, 41, 6, 6), func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mean(tensor.Axis(1))).Var(tensor.Axis(1))
+		}),
+		red("another tensor's mean is not centring", "(x - (x * 2).mean(axis=0)).var(axis=0)", dY3, func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Sub(x.Mul(2).Mean(tensor.Axis(0))).Var(tensor.Axis(0))
+		}),
 		red("prod int32 overflow wraps", "x.prod()", dI32a, func(x *tensor.Tensor) *tensor.Tensor { return x.Prod() }),
 		red("prod int64 3-D axis (0, 1)", "x.prod(axis=(0, 1))", dSmI3, func(x *tensor.Tensor) *tensor.Tensor { return x.Prod(tensor.Axis(0, 1)) }),
 		red("sum int64 big", "x.sum(axis=0)", dBig64, func(x *tensor.Tensor) *tensor.Tensor { return x.Sum(tensor.Axis(0)) }),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -1128,6 +1129,14 @@ func Moments(a *Array, axes []int) (*Array, error) {
 	if count == 0 || m == 0 {
 		return out, nil // count 0, mean 0, M2 0: the identity of CombineMoments
 	}
+	if a.dtype == Float64 && m >= 16 && a.IsContiguous() && leadingAxes(red) {
+		// Rows of the m kept values each (enough of them for the vector
+		// add to pay): summed and squared a row at a time, as fused
+		// moments are, merged into an empty accumulator.
+		clear(all[:m])
+		RowMoments(all, typed[float64](a)[:count*m], make([]float64, 4*m), count, m)
+		return out, nil
+	}
 	mean := redView(Float64, keep, out.buf, m)
 	redSumF64(a, red, mean)
 	for i := m; i < 2*m; i++ {
@@ -1161,6 +1170,15 @@ func Moments(a *Array, axes []int) (*Array, error) {
 		redRun(p, redDevSq[uint8]{typedAll[uint8](a), all, -m}, dst, redAddF)
 	}
 	return out, nil
+}
+
+// leadingAxes: red marks the first axes and no later one.
+func leadingAxes(red []bool) bool {
+	i := 0
+	for i < len(red) && red[i] {
+		i++
+	}
+	return i > 0 && !slices.Contains(red[i:], true)
 }
 
 // redSumF64 adds the pairwise float64 sum of a over the red axes into acc.

@@ -16,16 +16,30 @@ func TestRowMomentsMatchesMoments(t *testing.T) {
 		for i := range x {
 			x[i] = 1e6 + rng.NormFloat64()*3 // a large mean: the merge must not cancel
 		}
-		a, err := FromFloat64s([]int{tc.rows, tc.k}, x)
+		// The reference is Moments' pairwise path: the same values as
+		// columns of a wider array, a view that is not contiguous (a
+		// contiguous one would take RowMoments itself).
+		wide := make([]float64, 2*len(x))
+		for r := range tc.rows {
+			copy(wide[2*r*tc.k:], x[r*tc.k:(r+1)*tc.k])
+		}
+		w2, err := FromFloat64s([]int{tc.rows, 2 * tc.k}, wide)
 		if err != nil {
 			t.Fatal(err)
+		}
+		a, err := w2.Slice([]Range{{Start: 0, Step: 1, Len: tc.rows}, {Start: 0, Step: 1, Len: tc.k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.IsContiguous() && tc.rows > 1 {
+			t.Fatalf("%+v: the reference view is contiguous", tc)
 		}
 		want, err := Moments(a, []int{0})
 		if err != nil {
 			t.Fatal(err)
 		}
 		acc := make([]float64, 3*tc.k)
-		scratch := make([]float64, 2*tc.k)
+		scratch := make([]float64, 4*tc.k)
 		for r := 0; r < tc.rows; r += tc.tile {
 			n := min(tc.tile, tc.rows-r)
 			RowMoments(acc, x[r*tc.k:(r+n)*tc.k], scratch, n, tc.k)
@@ -62,7 +76,7 @@ func TestRowMomentsNonFinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	acc := make([]float64, 6)
-	scratch := make([]float64, 4)
+	scratch := make([]float64, 8)
 	RowMoments(acc, x[:4], scratch, 2, 2)
 	RowMoments(acc, x[4:], scratch, 2, 2)
 	for i, w := range want.Float64s() {

@@ -189,6 +189,7 @@ type nodeState struct {
 	consts []*ndarray.Array // Elementwise: its constant operands as 0-d arrays
 	all    []*ndarray.Array // operands with the constants in place
 	gen    *tileGen         // generator writing its own buffer
+	tiles  TileReader       // a TileSource's reader
 }
 
 // Exec implements ChunkOp.
@@ -243,6 +244,14 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 	}
 	st.ns = make([]nodeState, len(op.Nodes))
+	readers, closeReaders, err := openTileSources(ctx, op.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	defer closeReaders()
+	for i, r := range readers {
+		st.ns[i].tiles = r
+	}
 	nargs := 0
 	for _, nd := range op.Nodes {
 		nargs += len(nd.Args)
@@ -275,7 +284,6 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		st.ns[i].buf = b
 	}
 	var acc *ndarray.Array // reduction accumulator
-	var err error
 	if isReduce && mode == modeTrailing {
 		// one output element per run of K; filled as runs complete
 		if acc, err = ndarray.New(root.Meta.DType, n/max(K, 1)); err != nil {
@@ -395,7 +403,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 					if acc, err = ndarray.New(ndarray.Float64, 3, 1, K); err != nil {
 						return nil, err
 					}
-					scratch = make([]float64, 2*K)
+					scratch = make([]float64, 4*K)
 				}
 				ndarray.RowMoments(acc.Float64s(), x.Float64s()[:L], scratch, L/K, K)
 				break
@@ -675,6 +683,12 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 	gf, gL := f, L
 	if nd.Level == 1 {
 		gf, gL = f/st.k1, L/st.k1
+	}
+	if ns.tiles != nil {
+		if dst == nil {
+			return nil, fmt.Errorf("fuse: %s has no tile buffer", Label(nd.Op))
+		}
+		return dst, ns.tiles.ReadTile(gf, dst)
 	}
 	switch op := nd.Op.(type) {
 	case Elementwise:

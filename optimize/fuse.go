@@ -263,6 +263,11 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 	if nd.Meta.Unknown != 0 || !ndarray.SameShape(nd.Meta.Shape, shape) {
 		return false
 	}
+	if ts, ok := nd.Op.(ops.TileSource); ok {
+		// Read tile by tile into the kernel: only by its one consumer
+		// (a shared read stays one chunk op, read once).
+		return ts.TileReadable()
+	}
 	switch nd.Op.(type) {
 	case ops.Elementwise, ops.RandomChunk, ops.FullChunk:
 		return true

@@ -155,3 +155,32 @@ func TestMaskedReductionsRunOverWhere(t *testing.T) {
 		t.Errorf("var: reduces %s, want the selection", v.inputs[0].op.Type())
 	}
 }
+
+// TestCentredMomentsReadXOnce: (x - x.mean(axes)).var(axes) and .std are
+// built as x's own moments, which read x once; other subtractions are
+// left as they are.
+func TestCentredMomentsReadXOnce(t *testing.T) {
+	x := laZeros(ndarray.Float64, 6, 4)
+	sq := laZeros(ndarray.Float64, 5, 5)
+	x3 := laZeros(ndarray.Float64, 3, 4, 5)
+	for name, r := range map[string]*Tensor{
+		"std axis 0":           x.Sub(x.Mean(Axis(0))).Std(Axis(0)),
+		"var all ddof 1":       x.Sub(x.Mean()).Var(DDof(1)),
+		"std axis -1 keepdims": x3.Sub(x3.Mean(Axis(-1), KeepDims())).Std(Axis(-1), KeepDims()),
+		"var axes (0, 1)":      x3.Sub(x3.Mean(Axis(0, 1))).Var(Axis(0, 1)),
+	} {
+		if r.Err() != nil || len(r.inputs) != 1 || r.inputs[0] != x && r.inputs[0] != x3 {
+			t.Errorf("%s: %s of %s (%v), want x's own moments", name, r.op.Type(), r.inputs[0].op.Type(), r.Err())
+		}
+	}
+	for name, r := range map[string]*Tensor{
+		"row means across columns": sq.Sub(sq.Mean(Axis(1))).Var(Axis(1)),
+		"another tensor's mean":    x.Sub(x.Mul(2).Mean(Axis(0))).Var(Axis(0)),
+		"mean over other axes":     x3.Sub(x3.Mean(Axis(0))).Var(Axis(0, 1)),
+		"int64":                    laZeros(ndarray.Int64, 6, 4).Sub(laZeros(ndarray.Int64, 6, 4).Mean(Axis(0))).Var(Axis(0)),
+	} {
+		if sub, ok := r.inputs[0].op.(ops.Elementwise); r.Err() != nil || !ok || sub.Name != "subtract" {
+			t.Errorf("%s: reduces %s (%v), want the subtraction", name, r.inputs[0].op.Type(), r.Err())
+		}
+	}
+}

@@ -64,10 +64,67 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 	if r := t.maskedReduce(op); r != nil {
 		return r
 	}
+	if r := t.centredMoments(op); r != nil {
+		return r
+	}
 	if fn == "mean" {
 		return t.mean(op)
 	}
 	return New(op, t)
+}
+
+// centredMoments builds (x - x.mean(axes)).var(axes) and .std(axes) as
+// x.var(axes) and x.std(axes): a variance does not change when a value
+// constant along its axes is subtracted, and computed from x it reads x
+// once instead of twice (its mean, then the deviations), which is what
+// costs on data read from a file or regenerated. The moments are those
+// of any variance here: two passes per chunk, merged by Chan's formulas,
+// so the result equals NumPy's two-pass one up to rounding. Only the
+// mean of the same float x over the same axes is recognised: its lanes
+// are NaN or infinite exactly when x's lanes hold a NaN or an infinity,
+// where both forms give NaN (they part only where summing finite values
+// overflows: NumPy's mean is then infinite and its variance NaN).
+func (t *Tensor) centredMoments(op ops.Reduction) *Tensor {
+	if op.Func != "var" && op.Func != "std" {
+		return nil
+	}
+	sub, ok := t.op.(ops.Elementwise)
+	if !ok || sub.Kind != "binary" || sub.Name != "subtract" || len(sub.Consts) != 0 || len(t.inputs) != 2 {
+		return nil
+	}
+	x, c := t.inputs[0], t.inputs[1]
+	if dt := x.meta.DType; (dt != ndarray.Float64 && dt != ndarray.Float32) || x.meta.Unknown != 0 ||
+		t.meta.DType != dt || !slices.Equal(t.meta.Shape, x.meta.Shape) {
+		return nil
+	}
+	// c is sum(x, axes) / n, as mean builds it for a float x.
+	div, ok := c.op.(ops.Elementwise)
+	if !ok || div.Kind != "binary" || div.Name != "true_divide" || len(c.inputs) != 1 || len(div.Consts) != 1 || div.Consts[0].Pos != 1 {
+		return nil
+	}
+	s := c.inputs[0]
+	sum, ok := s.op.(ops.Reduction)
+	if !ok || sum.Func != "sum" || len(s.inputs) != 1 || s.inputs[0] != x || !slices.Equal(sum.Axes, op.Axes) {
+		return nil
+	}
+	n := 1
+	for _, a := range op.Axes {
+		n *= x.meta.Shape[a]
+	}
+	if div.Consts[0].Value != float64(n) {
+		return nil
+	}
+	// Constant along the axes once broadcast against x: kept as ones, or
+	// dropped from the front (a dropped later axis would align c's
+	// values with other axes of x).
+	if !sum.KeepDims {
+		for i, a := range op.Axes {
+			if a != i {
+				return nil
+			}
+		}
+	}
+	return New(op, x)
 }
 
 // mean is NumPy's: the sum in float64 (float32 stays float32) over the

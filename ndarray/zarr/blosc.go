@@ -170,6 +170,11 @@ func readFull(r io.Reader, dst []byte) error {
 // element was stored together; a tail shorter than an element is as is.
 func byteUnshuffle(dst, src []byte, ts int) {
 	n := len(src) / ts
+	if ts == 8 {
+		unshuffle8(dst, src, n)
+		copy(dst[n*ts:], src[n*ts:])
+		return
+	}
 	for j := range ts {
 		row := src[j*n : (j+1)*n]
 		for i, v := range row {
@@ -177,6 +182,51 @@ func byteUnshuffle(dst, src []byte, ts int) {
 		}
 	}
 	copy(dst[n*ts:], src[n*ts:])
+}
+
+// unshuffle8 is byteUnshuffle of n 8-byte elements (float64, int64): eight
+// elements at a time, as an 8x8 byte matrix (a word from each of the 8
+// byte rows) transposed in registers, instead of one byte store per byte.
+func unshuffle8(dst, src []byte, n int) {
+	s0, s1, s2, s3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
+	const m1, m2, m4 = 0x00ff00ff00ff00ff, 0x0000ffff0000ffff, 0x00000000ffffffff
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		r0, r1, r2, r3 := le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:])
+		r4, r5, r6, r7 := le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:])
+		// Swap ever larger blocks across the diagonal: bytes between rows
+		// one apart, byte pairs between rows two apart, then halves
+		// between rows four apart. Afterwards byte j of r_e is byte e of
+		// row j: element i+e.
+		r0, r1 = r0&m1|(r1&m1)<<8, (r0>>8)&m1|r1&^m1
+		r2, r3 = r2&m1|(r3&m1)<<8, (r2>>8)&m1|r3&^m1
+		r4, r5 = r4&m1|(r5&m1)<<8, (r4>>8)&m1|r5&^m1
+		r6, r7 = r6&m1|(r7&m1)<<8, (r6>>8)&m1|r7&^m1
+		r0, r2 = r0&m2|(r2&m2)<<16, (r0>>16)&m2|r2&^m2
+		r1, r3 = r1&m2|(r3&m2)<<16, (r1>>16)&m2|r3&^m2
+		r4, r6 = r4&m2|(r6&m2)<<16, (r4>>16)&m2|r6&^m2
+		r5, r7 = r5&m2|(r7&m2)<<16, (r5>>16)&m2|r7&^m2
+		r0, r4 = r0&m4|(r4&m4)<<32, (r0>>32)&m4|r4&^m4
+		r1, r5 = r1&m4|(r5&m4)<<32, (r1>>32)&m4|r5&^m4
+		r2, r6 = r2&m4|(r6&m4)<<32, (r2>>32)&m4|r6&^m4
+		r3, r7 = r3&m4|(r7&m4)<<32, (r3>>32)&m4|r7&^m4
+		d := dst[i*8 : i*8+64]
+		le.PutUint64(d[0:], r0)
+		le.PutUint64(d[8:], r1)
+		le.PutUint64(d[16:], r2)
+		le.PutUint64(d[24:], r3)
+		le.PutUint64(d[32:], r4)
+		le.PutUint64(d[40:], r5)
+		le.PutUint64(d[48:], r6)
+		le.PutUint64(d[56:], r7)
+	}
+	for ; i < n; i++ {
+		for j := range 8 {
+			dst[i*8+j] = src[j*n+i]
+		}
+	}
 }
 
 // bitUnshuffle undoes blosc's bitshuffle of a block: bit k of byte j of

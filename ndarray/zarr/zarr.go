@@ -45,6 +45,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -411,6 +412,24 @@ func (a *Array) ReadRegion(off, shape []int) (*ndarray.Array, error) {
 	for i := range nd {
 		if off[i] < 0 || shape[i] < 0 || off[i]+shape[i] > a.Shape[i] {
 			return nil, fmt.Errorf("zarr %s: region %v+%v outside shape %v", a.Path, off, shape, a.Shape)
+		}
+	}
+	if ndarray.Size(shape) > 0 && slices.Equal(shape, a.Chunks) {
+		// One stored chunk exactly (Phobos's chunks follow the stored ones
+		// by default): it is the region, with no copy into another array.
+		idx := make([]int, nd)
+		whole := true
+		for i := range nd {
+			idx[i] = off[i] / a.Chunks[i]
+			whole = whole && off[i]%a.Chunks[i] == 0
+		}
+		if whole {
+			var cache shardCache
+			if a.v3 != nil && a.v3.shard != nil {
+				cache = shardCache{}
+				defer cache.close()
+			}
+			return a.readChunk(idx, cache)
 		}
 	}
 	out, err := ndarray.New(a.DType, shape...)

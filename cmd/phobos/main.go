@@ -18,9 +18,9 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
+	"github.com/phobos-tensor/phobos/internal/gctune"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/workloads"
 )
@@ -35,11 +35,15 @@ const (
 )
 
 func main() {
-	// Chunk data lives in large buffers; the many small objects of graphs
-	// and tiles would otherwise trigger a collection every few milliseconds.
-	// A memory limit (set by the session from its budget) still bounds the heap.
+	// The heap may grow between collections by four times its scannable
+	// part (graphs, tiles, dispatch records: GOGC 400's headroom, so a
+	// million-op graph does not collect every few milliseconds), at least
+	// 256 MiB, but not in proportion to the chunk data held, which costs a
+	// collection nothing and would multiply resident memory. A memory
+	// limit (set by the session from its budget) still bounds the heap;
+	// GOGC in the environment turns the tuner off.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		gctune.Start(gctune.Default)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,64 @@
+package gctune
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestPercent(t *testing.T) {
+	p := Policy{ScanFactor: 4, MinHeadroom: 256 << 20, MaxPercent: 400}
+	const mb = 1 << 20
+	for _, c := range []struct {
+		name       string
+		live, scan uint64
+		want       int
+	}{
+		{"empty heap: the most", 0, 0, 400},
+		{"small heap of pointers: capped", 10 * mb, 10 * mb, 400},
+		{"graphs alone: GOGC 400's headroom", 1000 * mb, 1000 * mb, 400},
+		{"half pointers: four times them", 2000 * mb, 1000 * mb, 200},
+		{"chunks held: the floor", 4096 * mb, 16 * mb, 6},
+		{"chunks and a big graph", 4000 * mb, 500 * mb, 50},
+		{"the floor never below 1", 1 << 50, 0, 1},
+	} {
+		if got := p.Percent(c.live, c.scan); got != c.want {
+			t.Errorf("%s: Percent(%d MB live, %d MB scannable) = %d, want %d", c.name, c.live/mb, c.scan/mb, got, c.want)
+		}
+	}
+}
+
+// After a collection the tuner sets GOGC from the heap; stop restores it.
+func TestTunerSetsGOGC(t *testing.T) {
+	orig := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(orig)
+	tuned := make(chan int, 64)
+	stop := start(Policy{ScanFactor: 4, MinHeadroom: 1, MaxPercent: 300}, func(pct int) {
+		select {
+		case tuned <- pct:
+		default:
+		}
+	})
+	// 64 MB held without pointers: the headroom is four times the small
+	// scannable heap, far below the 300% cap.
+	held := make([]byte, 64<<20)
+	var pct int
+	for pct == 0 {
+		runtime.GC()
+		select {
+		case pct = <-tuned:
+		default:
+		}
+	}
+	runtime.KeepAlive(held)
+	if pct <= 0 || pct >= 300 {
+		t.Errorf("GOGC set to %d with 64 MB of pointer-free data held; want well below the cap of 300", pct)
+	}
+	if got := debug.SetGCPercent(pct); got != pct {
+		t.Errorf("GOGC is %d, the tuner said %d", got, pct)
+	}
+	stop()
+	if got := debug.SetGCPercent(orig); got != 77 {
+		t.Errorf("after stop GOGC is %d, want the 77 from before", got)
+	}
+}

@@ -133,6 +133,9 @@ func (s *Server) schedulerStates(ctx context.Context) []SchedulerStateJSON {
 	}
 	out := []SchedulerStateJSON{}
 	for _, m := range s.members() {
+		if m.Graphs == nil {
+			continue // a dashboard over a Source alone: no scheduler to ask
+		}
 		st := SchedulerStateJSON{SchedulerJSON: SchedulerJSON{ID: m.ID, Address: m.Address, PID: m.PID}}
 		resp, err := m.Graphs.Status(ctx, connect.NewRequest(&pb.StatusRequest{}))
 		if err != nil {

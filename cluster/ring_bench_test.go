@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,7 +32,11 @@ import (
 // three alike; each iteration is one round of each. Reported: the median
 // graphs/s of each and its CPU time per graph (getrusage of the whole
 // process over the round: clients, web, schedulers, workers and etcd
-// alike), which does not depend on how much CPU the others leave.
+// alike), which does not depend on how much CPU the others leave, and
+// the messages per graph between the roles (from their /metrics):
+// Dispatch messages to workers, result reports (and heartbeats) to
+// schedulers, chunk reads between workers and etcd proposals, the
+// fixed costs that splitting the sessions over schedulers multiplies.
 //
 //	go test ./cluster -run '^$' -bench RingSubmit -benchtime 5x
 func BenchmarkRingSubmit(b *testing.B) {
@@ -40,32 +45,37 @@ func BenchmarkRingSubmit(b *testing.B) {
 		name string
 		n    int
 		ring bool
-		url  string
+		cl   benchRoles
 		rate []float64 // graphs/s of each round
 		cpu  []float64 // CPU ms per graph of each round
+		msgs []float64 // messages between the roles per graph, each round
 	}
 	cs := []*config{{name: "sched1", n: 1}, {name: "ring1", n: 1, ring: true}, {name: "ring3", n: 3, ring: true}}
 	for _, c := range cs {
-		c.url = benchCluster(b, c.n, c.ring, 2)
+		c.cl = benchCluster(b, c.n, c.ring, 2)
 		// One short round first: connections, first allocations.
-		submitRound(b, c.url, clients, 2, chunks)
+		submitRound(b, c.cl.web, clients, 2, chunks)
 	}
 	b.ResetTimer()
 	for i := range b.N {
 		for j := range cs {
 			c := cs[(i+j)%len(cs)]
+			msgs0 := c.cl.messages(b)
 			cpu0 := processCPU(b)
-			elapsed := submitRound(b, c.url, clients, graphs, chunks)
+			elapsed := submitRound(b, c.cl.web, clients, graphs, chunks)
 			cpu := processCPU(b) - cpu0
+			msgs := c.cl.messages(b) - msgs0
 			c.rate = append(c.rate, float64(clients*graphs)/elapsed.Seconds())
 			c.cpu = append(c.cpu, float64(cpu.Microseconds())/1000/float64(clients*graphs))
+			c.msgs = append(c.msgs, msgs/float64(clients*graphs))
 		}
 	}
 	b.StopTimer()
 	for _, c := range cs {
 		b.ReportMetric(median(c.rate), c.name+"-graphs/s")
 		b.ReportMetric(median(c.cpu), c.name+"-cpu-ms/graph")
-		b.Logf("%s: graphs/s %.1f, CPU ms/graph %.2f", c.name, c.rate, c.cpu)
+		b.ReportMetric(median(c.msgs), c.name+"-msgs/graph")
+		b.Logf("%s: graphs/s %.1f, CPU ms/graph %.2f, messages/graph %.1f", c.name, c.rate, c.cpu, c.msgs)
 	}
 }
 
@@ -78,29 +88,64 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// benchRoles are a benchmark cluster's addresses.
+type benchRoles struct {
+	web        string
+	schedulers []string
+	workers    []string
+	etcd       string // "" without
+}
+
+// messages counts the messages the roles have received from each other
+// so far: RPCs to schedulers (results, heartbeats) and to workers
+// (Dispatch), chunk reads between workers, and etcd proposals.
+func (r benchRoles) messages(b *testing.B) float64 {
+	hc := http.DefaultClient
+	total := 0.0
+	for _, u := range r.schedulers {
+		total += sum(b, scrape(b, hc, u), "phobos_http_requests_total", map[string]string{"route": "/phobos.v1.SchedulerService/"})
+	}
+	for _, u := range r.workers {
+		fams := scrape(b, hc, u)
+		total += sum(b, fams, "phobos_http_requests_total", map[string]string{"route": "/phobos.v1.WorkerService/"})
+		total += sum(b, fams, "phobos_http_requests_total", map[string]string{"route": "GET /chunks/{graph}/{node}"})
+	}
+	if r.etcd != "" {
+		total += sum(b, scrape(b, hc, r.etcd), "etcd_server_proposals_committed_total", nil)
+	}
+	return total
+}
+
 // benchCluster starts the roles in this process: one scheduler without
 // etcd, or a ring of n over an embedded etcd.
-func benchCluster(b *testing.B, n int, onRing bool, workers int) string {
+func benchCluster(b *testing.B, n int, onRing bool, workers int) benchRoles {
 	b.Helper()
 	ctx := context.Background()
 	if !onRing {
-		_, _, wp := startRoles(b, cluster.SchedulerConfig{}, func(i int, cfg *cluster.WorkerConfig) {
+		sp, ws, wp := startRoles(b, cluster.SchedulerConfig{}, func(i int, cfg *cluster.WorkerConfig) {
 			cfg.Slots, cfg.Memory = 2, 256<<20
 		}, workers)
-		return wp.URL()
+		r := benchRoles{web: wp.URL(), schedulers: []string{sp.URL()}}
+		for _, w := range ws {
+			r.workers = append(r.workers, w.URL())
+		}
+		return r
 	}
+	r := benchRoles{}
 	ee, err := cluster.StartEtcd(ctx, cluster.EtcdConfig{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(ee.Close)
 	etcd := []string{ee.Endpoint()}
+	r.etcd = ee.Endpoint()
 	for i := range n {
 		sp, err := cluster.StartScheduler(cluster.SchedulerConfig{Etcd: etcd, ID: fmt.Sprintf("s%d", i)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(sp.Close)
+		r.schedulers = append(r.schedulers, sp.URL())
 	}
 	for range workers {
 		w, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Etcd: etcd, Slots: 2, Memory: 256 << 20, SpillDir: b.TempDir()})
@@ -108,6 +153,7 @@ func benchCluster(b *testing.B, n int, onRing bool, workers int) string {
 			b.Fatal(err)
 		}
 		b.Cleanup(w.Close)
+		r.workers = append(r.workers, w.URL())
 	}
 	wp, err := cluster.StartWeb(cluster.WebConfig{Etcd: etcd})
 	if err != nil {
@@ -123,7 +169,8 @@ func benchCluster(b *testing.B, n int, onRing bool, workers int) string {
 	if err := cluster.WaitRing(rctx, hc, wp.URL(), n, workers); err != nil {
 		b.Fatal(err)
 	}
-	return wp.URL()
+	r.web = wp.URL()
+	return r
 }
 
 // submitRound runs clients sessions at once, each executing graphs sums

@@ -270,8 +270,9 @@ func TestFailoverProcesses(t *testing.T) {
 }
 
 // TestFailoverFullSize is issue 15's must-show at the workloads' full
-// sizes (W1 10000^2, W4 8000^2, W8 40000^2: 12.8 GB, more than the
-// workers' 3 x 2 GiB, so it spills): on the ring of TestFailoverProcesses,
+// sizes (W1 10000^2, W4 8000^2, W8 40000^2: an x of 12.8 GB, more than
+// the workers' 3 x 2 GiB, which the fused kernels generate again for
+// x - mean instead of storing it): on the ring of TestFailoverProcesses,
 // each workload runs clean on a new session, then again on it with the
 // session's owner (found through GET /api/sessions) SIGKILLed halfway
 // through the clean run's time; the second run must give the clean run's

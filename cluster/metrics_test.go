@@ -20,7 +20,7 @@ import (
 
 // scrape GETs url/metrics with the cluster's client and parses it with the
 // Prometheus text parser.
-func scrape(t *testing.T, hc *http.Client, url string) map[string]*dto.MetricFamily {
+func scrape(t testing.TB, hc *http.Client, url string) map[string]*dto.MetricFamily {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url+"/metrics", nil)
 	if err != nil {
@@ -47,7 +47,7 @@ func scrape(t *testing.T, hc *http.Client, url string) map[string]*dto.MetricFam
 }
 
 // sum adds the values of a family's series whose labels include want.
-func sum(t *testing.T, fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
+func sum(t testing.TB, fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
 	t.Helper()
 	f, ok := fams[name]
 	if !ok {

@@ -75,9 +75,23 @@ type recordWriter struct {
 	mu    sync.Mutex
 	queue []recordOp
 	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
+	// urgent is signalled when a write someone waits for is queued: it
+	// ends a linger at once.
+	urgent chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
 }
+
+// recordLinger is how long writes nobody waits for (state changes,
+// deletions) stay queued before they go, unless a write someone waits for
+// takes them along sooner: a graph's record then costs about two writes
+// (its submission, and its last state or its deletion, which replaces
+// what was queued before it), and the records of all the graphs that
+// change meanwhile share one transaction, instead of a raft entry for
+// each state of each graph. A record one state behind is what a
+// scheduler that dies leaves anyway (recordState is best effort), and
+// failover reads the workers' chunks, not the state.
+const recordLinger = 20 * time.Millisecond
 
 type recordOp struct {
 	key    string
@@ -88,7 +102,7 @@ type recordOp struct {
 }
 
 func newRecordWriter(cli *clientv3.Client, log *slog.Logger) *recordWriter {
-	w := &recordWriter{cli: cli, log: log, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &recordWriter{cli: cli, log: log, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -117,13 +131,11 @@ func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) erro
 		w.queue = append(w.queue, op)
 	}
 	w.mu.Unlock()
-	select {
-	case w.kick <- struct{}{}:
-	default:
-	}
+	signal(w.kick)
 	if !wait {
 		return nil
 	}
+	signal(w.urgent)
 	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
 	defer cancel()
 	select {
@@ -172,12 +184,30 @@ func (w *recordWriter) close() {
 
 func (w *recordWriter) loop() {
 	defer close(w.done)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for {
 		stopping := false
 		select {
 		case <-w.kick:
 		case <-w.stop:
 			stopping = true
+		}
+		if !stopping && !w.waitedFor() {
+			linger.Reset(recordLinger)
+			select {
+			case <-linger.C:
+			case <-w.urgent:
+				linger.Stop()
+			case <-w.stop:
+				linger.Stop()
+				stopping = true
+			}
+		}
+		// A stale token: what is taken now holds every write queued.
+		select {
+		case <-w.urgent:
+		default:
 		}
 		w.mu.Lock()
 		ops := w.queue
@@ -192,6 +222,18 @@ func (w *recordWriter) loop() {
 			return
 		}
 	}
+}
+
+// waitedFor: someone waits for a queued write.
+func (w *recordWriter) waitedFor() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, op := range w.queue {
+		if op.done != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // txnLen is how many of ops, from the first, go in one transaction: at

@@ -24,6 +24,7 @@ var layers = map[string]int{
 	"ops":                          2,
 	"internal/numpytest":           2,
 	"internal/testcert":            0,
+	"internal/gctune":              0,
 	"graph":                        3,
 	"protocol":                     3,
 	"tensor":                       4,

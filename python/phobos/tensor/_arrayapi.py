@@ -584,18 +584,20 @@ def _install_linalg(linalg):
             return np_rank(A, tol)
         A = astensor(A)
         s = svdvals(A)
-        return mt.count_nonzero(s > mt.max(s) * rtol)
+        if A.shape[-2] == 0 or A.shape[-1] == 0:
+            return mt.zeros(tuple(A.shape[:-2]), dtype="int64")
+        if isinstance(rtol, Tensor) and rtol.ndim:
+            rtol = mt.expand_dims(rtol, axis=-1)  # one per matrix of the stack
+        return mt.count_nonzero(s > mt.max(s, axis=-1, keepdims=True) * rtol, axis=-1)
 
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         """The norm of each matrix (the last two axes)."""
         x = astensor(x)
-        if x.ndim > 2 and ord in ("nuc", 2, -2):
-            # the cluster's singular values take one matrix: a stack goes
-            # matrix by matrix
-            flat = mt.reshape(x, (-1,) + tuple(x.shape[-2:]))
-            r = mt.stack([linalg.norm(flat[i], ord=ord) for i in range(flat.shape[0])]) if flat.shape[0] else \
-                mt.zeros((0,), dtype=x.dtype if x.dtype.kind == "f" else "float64")
-            r = mt.reshape(r, tuple(x.shape[:-2]))
+        if x.ndim > 2 and ord in ("nuc", 2, -2) and 0 not in x.shape[-2:]:
+            # the singular values of each matrix of the stack (the
+            # cluster's svdvals takes stacks)
+            s = svdvals(x if x.dtype.kind == "f" else mt.astype(x, "float64"))
+            r = mt.sum(s, axis=-1) if ord == "nuc" else mt.max(s, axis=-1) if ord == 2 else mt.min(s, axis=-1)
         else:
             r = linalg.norm(x, ord=ord, axis=(-2, -1))
         return mt.reshape(r, tuple(x.shape[:-2]) + (1, 1)) if keepdims else r

@@ -232,7 +232,32 @@ def _promote_0d(a, b):
             a = call("astype", a, r.name)
         if b.dtype != r:
             b = call("astype", b, r.name)
+    elif isinstance(a, Tensor) and a.ndim == 0 and _is_py_scalar(b):
+        b = _weak_operand(a.dtype, b)
+    elif isinstance(b, Tensor) and b.ndim == 0 and _is_py_scalar(a):
+        a = _weak_operand(b.dtype, a)
     return a, b
+
+
+def _is_py_scalar(v):
+    return isinstance(v, (builtins.bool, int, float)) and not isinstance(v, np.generic)
+
+
+def _weak_operand(dt, s):
+    """A Python scalar beside a 0-d tensor of dtype dt: NumPy 1.24 casts the
+    two by value (a 0-d uint8 + 1 is int64 there), the standard keeps dt
+    when s's kind fits it (NEP 50), so s travels as a 0-d tensor of dt.
+    A value dt cannot hold stays a Python scalar (the standard leaves
+    that case unspecified)."""
+    if _weak(dt, s) != dt:
+        return s
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= int(s) <= info.max:
+            return s
+    elif dt.kind == "f" and math.isfinite(float(s)) and not np.isfinite(np.asarray(float(s), dtype=dt)):
+        return s
+    return _core.from_numpy(np.asarray(s, dtype=dt))
 
 
 # names NumPy 1.24 spells differently -------------------------------------------------
@@ -492,7 +517,12 @@ def _wrap_full(np_full):
                 and builtins.abs(int(fill_value)) > 2 ** 53:
             z = np_full(shape, 0, dtype=dtype if dtype is not None else getattr(fill_value, "dtype", None),
                         chunks=chunks, order=order)
-            return call("add", z, int(fill_value))
+            v = int(fill_value)
+            if z.dtype.kind in "iu" and np.iinfo(z.dtype).min <= v <= np.iinfo(z.dtype).max:
+                # a 0-d tensor of z's dtype: a Python int past int64's
+                # range (a uint64 fill) would travel as a float
+                return call("add", z, _core.from_numpy(np.asarray(v, dtype=z.dtype)))
+            return call("add", z, v)
         return np_full(shape, fill_value, dtype=dtype, chunks=chunks, order=order)
     return full
 

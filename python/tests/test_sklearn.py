@@ -48,8 +48,9 @@ def test_lda(session, n, d, classes, chunks):
     with sklearn.config_context(array_api_dispatch=True):
         lda = LinearDiscriminantAnalysis(solver="svd").fit(mt.asarray(X, chunks=chunks), mt.asarray(y, chunks=chunks))
         # the fit computes on the cluster: what comes back are lengths,
-        # counts and ranks, never the data or a class's rows
-        assert fetched and max(fetched) <= 8 * classes, fetched
+        # counts and ranks, and the small results a rank is read from (a
+        # d x d Vᵀ, the classes' means), never the data or a class's rows
+        assert fetched and max(fetched) <= 8 * d * max(d, classes), fetched
         got = lda.predict(mt.asarray(X, chunks=chunks))
         proba = lda.predict_proba(mt.asarray(X, chunks=chunks))
     assert isinstance(lda.coef_, mt.Tensor)

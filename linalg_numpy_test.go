@@ -447,6 +447,27 @@ func laCoreCases() []npCase {
 			s, l := linalg.Slogdet(e.v("a"))
 			return []*tensor.Tensor{s, l}
 		})),
+		// Stacks of matrices for the 2-D ops: one op per matrix.
+		laTol64(one("qr stack", "np.abs(np.linalg.qr(a)[1])", laStack, func(a *tensor.Tensor) *tensor.Tensor { _, r := linalg.QR(a, ""); return r.Abs() })),
+		laTol64(one("qr stack wide", "np.abs(np.linalg.qr(a)[1])", npR(dF64, 151, 3, 2, 5), func(a *tensor.Tensor) *tensor.Tensor { _, r := linalg.QR(a, ""); return r.Abs() })),
+		laTol64(one("svdvals stack", "np.linalg.svd(a, compute_uv=False)", laStack, linalg.SVDVals)),
+		laTol64(one("svd stack reconstructs", "a", npR(dF64, 152, 2, 3, 5, 3), func(a *tensor.Tensor) *tensor.Tensor {
+			u, s, vt := linalg.SVD(a, false)
+			return u.Mul(s.Reshape(2, 3, 1, 3)).MatMul(vt)
+		})),
+		laTol64(one("svd full tall reconstructs", "a", npR(dF64, 153, 7, 3), func(a *tensor.Tensor) *tensor.Tensor {
+			u, s, vt := linalg.SVD(a, true)
+			return u.Index(tensor.All(), tensor.To(3)).Mul(s).MatMul(vt)
+		})),
+		laTol64(one("svd full wide U is orthogonal", "np.eye(3)", npR(dF64, 154, 3, 7), func(a *tensor.Tensor) *tensor.Tensor {
+			_, _, vt := linalg.SVD(a, true)
+			return vt.Index(tensor.To(3)).MatMul(vt.Index(tensor.To(3)).T()).Index(tensor.To(3), tensor.To(3))
+		})),
+		laTol64(one("pinv stack", "np.linalg.pinv(a)", laStack, func(a *tensor.Tensor) *tensor.Tensor { return linalg.Pinv(a) })),
+		one("matrix_rank stack", "np.linalg.matrix_rank(a)", laStack, func(a *tensor.Tensor) *tensor.Tensor { return linalg.MatrixRank(a) }),
+		laTol64(two("solve stack", "np.linalg.solve(a, b)", laStack, npR(dF64, 155, 2, 3, 4, 2), linalg.Solve)),
+		laTol64(two("solve stack broadcast", "np.linalg.solve(np.broadcast_to(a, (2, 3, 4, 4)), np.broadcast_to(b, (2, 3, 4, 1)))", laStack, npR(dF64, 156, 3, 4, 1), linalg.Solve)),
+		laTol64(two("solve stack vector", "np.linalg.solve(a, np.broadcast_to(b[:, None], (2, 3, 4, 1)))[..., 0]", laStack, npR(dF64, 157, 4), linalg.Solve)),
 		laTol64(two("solve vector", "np.linalg.solve(a, b)", laSq, laB6, linalg.Solve)),
 		laTol64(two("solve matrix", "np.linalg.solve(a, b)", laSq, laB63, linalg.Solve)),
 		laTol32(two("solve float32", "np.linalg.solve(a, b)", laSq32, laB63, linalg.Solve)),
@@ -577,15 +598,15 @@ func TestLinalgErrors(t *testing.T) {
 		want string
 	}{
 		{"qr 1-D", second(linalg.QR(g.Rand([]int{5}), "")), "1-dimensional array given. Array must be two-dimensional"},
-		{"qr 3-D", second(linalg.QR(g.Rand([]int{2, 3, 4}), "")), "3-dimensional array given"},
 		{"qr raw", second(linalg.QR(m2, "raw")), `unrecognized mode "raw"`},
 		{"qr complete too big", second(linalg.QR(tensor.Zeros([]int{10000, 3}), "complete")), "mode 'complete' of a 10000x3 matrix"},
-		{"svd full_matrices", linalg.SVDVals(m2).Add(second3(linalg.SVD(m2, true))), "full_matrices=True of a 4x3 matrix is not supported"},
+		{"svd full_matrices too big", second3(linalg.SVD(tensor.Zeros([]int{10000, 3}), true)), "mode 'complete' of a 10000x3 matrix"},
 		{"inv not square", linalg.Inv(m2), "Last 2 dimensions of the array must be square"},
 		{"det 1-D", linalg.Det(g.Rand([]int{3})), "1-dimensional array given. Array must be at least two-dimensional"},
 		{"inv too large", linalg.Inv(tensor.Zeros([]int{9000, 9000})), "a 9000x9000 matrix is too large"},
 		{"solve bad b", linalg.Solve(g.Rand([]int{3, 3}), g.Rand([]int{4})), "b must be (3,) or (3, K)"},
-		{"solve stack", linalg.Solve(g.Rand([]int{2, 3, 3}), g.Rand([]int{3})), "only a 2-D a is supported"},
+		{"solve stacks that do not broadcast", linalg.Solve(g.Rand([]int{2, 3, 3}), g.Rand([]int{3, 3, 2})), "do not broadcast"},
+		{"solve stack bad b", linalg.Solve(g.Rand([]int{2, 3, 3}), g.Rand([]int{4})), "b has 4 rows"},
 		{"lstsq bad b", first4(linalg.Lstsq(m2, g.Rand([]int{3}))), "Incompatible dimensions"},
 		{"lstsq two rconds", first4(linalg.Lstsq(m2, g.Rand([]int{4}), 1, 2)), "2 rcond values"},
 		{"qr nil", second(linalg.QR(nil, "")), "nil tensor"},

@@ -10,10 +10,16 @@ import (
 
 // Functions of numpy.linalg composed from the others and package tensor.
 
-// MatrixRank is numpy.linalg.matrix_rank of a 2-D tensor: the number of
+// MatrixRank is numpy.linalg.matrix_rank of a 2-D tensor (of each matrix of
+// a stack (..., M, N), giving a.shape[:-2]): the number of
 // singular values above tol, by default the largest singular value times
 // max(M, N) times machine epsilon. It is an int64 0-d tensor.
 func MatrixRank(a *tensor.Tensor, tol ...float64) *tensor.Tensor {
+	if a != nil && a.Err() == nil && a.NDim() > 2 {
+		return stacked("matrix_rank", a, 1, func(m *tensor.Tensor) []*tensor.Tensor {
+			return []*tensor.Tensor{MatrixRank(m, tol...)}
+		})[0]
+	}
 	if e := matrix("matrix_rank", a); e != nil {
 		return e
 	}
@@ -34,11 +40,17 @@ func MatrixRank(a *tensor.Tensor, tol ...float64) *tensor.Tensor {
 	return s.Greater(cut).Sum().Astype(ndarray.Int64)
 }
 
-// Pinv is numpy.linalg.pinv(a, rcond) of a 2-D tensor: the Moore-Penrose
+// Pinv is numpy.linalg.pinv(a, rcond) of a 2-D tensor (of each matrix of a
+// stack (..., M, N), giving (..., N, M)): the Moore-Penrose
 // pseudo-inverse (N, M) through the SVD, where singular values at most
 // rcond (default 1e-15, NumPy's) times the largest count as zero. The SVD is
 // TSQR over the row chunks of a tall a (the column chunks of a wide one).
 func Pinv(a *tensor.Tensor, rcond ...float64) *tensor.Tensor {
+	if a != nil && a.Err() == nil && a.NDim() > 2 {
+		return stacked("pinv", a, 1, func(m *tensor.Tensor) []*tensor.Tensor {
+			return []*tensor.Tensor{Pinv(m, rcond...)}
+		})[0]
+	}
 	if e := matrix("pinv", a); e != nil {
 		return e
 	}

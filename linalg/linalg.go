@@ -16,8 +16,11 @@
 // (LAPACK through package ndarray), after rechunking it into a single
 // chunk: matrices of up to ops.MaxDenseElems (2^26, e.g. 8192×8192)
 // elements; larger ones are refused with an error. Stacks of matrices (...,
-// M, M) are supported by Cholesky, Inv, Det and Slogdet; Solve,
-// SolveTriangular and Lstsq take a 2-D a. Norm, Einsum, MatrixRank, Pinv,
+// M, M) are supported by Cholesky, Inv, Det and Slogdet, whose ops take
+// them whole; QR, SVD, SVDVals, Pinv, MatrixRank and Solve take stacks
+// (..., M, N) as a graph of one 2-D op per matrix (see stacked), so each
+// matrix keeps its own path (TSQR for a tall one). SolveTriangular and
+// Lstsq take a 2-D a. Norm, Einsum, MatrixRank, Pinv,
 // Cond, MultiDot and MatrixPower are compositions of tensor operations and
 // of the functions above.
 //
@@ -72,6 +75,19 @@ func matrix(name string, a *tensor.Tensor) *tensor.Tensor {
 // needs its M×M q to fit one chunk (ops.MaxDenseElems); NumPy's mode "raw"
 // is not supported.
 func QR(a *tensor.Tensor, mode string) (q, r *tensor.Tensor) {
+	if a != nil && a.Err() == nil && a.NDim() > 2 {
+		rs := stacked("qr", a, 2, func(m *tensor.Tensor) []*tensor.Tensor {
+			q, r := QR(m, mode)
+			if mode == "r" {
+				return []*tensor.Tensor{r, r}
+			}
+			return []*tensor.Tensor{q, r}
+		})
+		if mode == "r" {
+			return nil, rs[1]
+		}
+		return rs[0], rs[1]
+	}
 	if e := matrix("qr", a); e != nil {
 		return e, e
 	}
@@ -112,16 +128,24 @@ func QR(a *tensor.Tensor, mode string) (q, r *tensor.Tensor) {
 // and vt (K, N) with a = u diag(s) vt. It runs TSQR over the row chunks of
 // a tall a (a wide one is decomposed through its transpose, so it should
 // be chunked along its columns), then the SVD of the small R.
-// fullMatrices, NumPy's default, is supported only when M == N, where it
-// changes nothing; pass false.
+// fullMatrices, NumPy's default, makes U (M, M) and Vᵀ (N, N) of a
+// non-square a through its complete QR (see svdFull), which needs the
+// square factor to fit one chunk; pass false for a tall-skinny a. A stack
+// (..., M, N) gives the stacked factors, one SVD per matrix.
 func SVD(a *tensor.Tensor, fullMatrices bool) (u, s, vt *tensor.Tensor) {
+	if a != nil && a.Err() == nil && a.NDim() > 2 {
+		rs := stacked("svd", a, 3, func(m *tensor.Tensor) []*tensor.Tensor {
+			u, s, vt := SVD(m, fullMatrices)
+			return []*tensor.Tensor{u, s, vt}
+		})
+		return rs[0], rs[1], rs[2]
+	}
 	if e := matrix("svd", a); e != nil {
 		return e, e, e
 	}
 	m, n := a.Shape()[0], a.Shape()[1]
 	if fullMatrices && m != n {
-		e := tensor.Error(fmt.Errorf("svd: full_matrices=True of a %dx%d matrix is not supported (its U or V would be square); use full_matrices=False", m, n))
-		return e, e, e
+		return svdFull(a)
 	}
 	k := min(m, n)
 	if m < n {
@@ -137,6 +161,38 @@ func SVD(a *tensor.Tensor, fullMatrices bool) (u, s, vt *tensor.Tensor) {
 		return g, g, g
 	}
 	return g.Index(tensor.To(m), tensor.To(k)), g.Index(tensor.At(m), tensor.To(k)), g.Index(tensor.From(m + 1))
+}
+
+// svdFull is SVD with full_matrices of a non-square 2-D a (M, N): U (M, M)
+// and Vᵀ (N, N). For a tall a, its complete QR a = [Q₁ Q₂] [R; 0] and the
+// SVD of the small R = Uᵣ diag(s) Vᵀ give U = [Q₁Uᵣ Q₂]: Q₂ spans the
+// complement of a's columns, which is what the extra columns of U must
+// span. A wide a goes through its transpose. The complete Q is one chunk
+// (ops.MaxDenseElems), as complete QR's is.
+func svdFull(a *tensor.Tensor) (u, s, vt *tensor.Tensor) {
+	m, n := a.Shape()[0], a.Shape()[1]
+	if m < n {
+		ut, st, vtt := svdFull(a.T())
+		return vtt.T(), st, ut.T()
+	}
+	dt := ndarray.LinalgFloat(a.DType())
+	if n == 0 {
+		return tensor.Eye(m, m, 0, tensor.WithDType(dt)), tensor.Zeros([]int{0}, tensor.WithDType(dt)), tensor.Zeros([]int{0, 0}, tensor.WithDType(dt))
+	}
+	f := tensor.New(ops.QR{Complete: true}, a)
+	if f.Err() != nil {
+		return f, f, f
+	}
+	q := f.Index(tensor.To(m), tensor.To(m))
+	r := f.Index(tensor.Range(m, m+n), tensor.To(n))
+	ur, s, vt := SVD(r, false)
+	u = tensor.Concatenate(1, q.Index(tensor.All(), tensor.To(n)).MatMul(ur), q.Index(tensor.All(), tensor.From(n)))
+	for _, t := range []*tensor.Tensor{u, s, vt} {
+		if t.Err() != nil {
+			return t, t, t
+		}
+	}
+	return u, s, vt
 }
 
 // SVDVals is numpy.linalg.svd(a, compute_uv=False) (numpy.linalg.svdvals):
@@ -172,8 +228,17 @@ func Slogdet(a *tensor.Tensor) (sign, logAbsDet *tensor.Tensor) {
 }
 
 // Solve is numpy.linalg.solve for a 2-D a (M, M) and b (M,) or (M, K): x
-// with a x = b. A singular a fails Execute ("Singular matrix").
-func Solve(a, b *tensor.Tensor) *tensor.Tensor { return tensor.New(ops.Solve{}, a, b) }
+// with a x = b. A singular a fails Execute ("Singular matrix"). For a
+// stack a (..., M, M), or b (..., M, K), it follows the Array API standard
+// (and NumPy 2): a 1-D b is one vector for every matrix, any other b is a
+// stack of matrices whose stack broadcasts with a's (NumPy 1.24 read a b of
+// a.ndim-1 dimensions as a stack of vectors instead).
+func Solve(a, b *tensor.Tensor) *tensor.Tensor {
+	if a != nil && b != nil && a.Err() == nil && b.Err() == nil && (a.NDim() > 2 || b.NDim() > 2) {
+		return solveStacked(a, b)
+	}
+	return tensor.New(ops.Solve{}, a, b)
+}
 
 // Triangular describes the matrix of SolveTriangular, as
 // scipy.linalg.solve_triangular's keywords do.

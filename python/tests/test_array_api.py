@@ -382,3 +382,49 @@ def test_linalg_extension(session, chunks):
     np.testing.assert_allclose(mt.linalg.pinv(_x(a, chunks)).fetch(), np.asarray(xa.linalg.pinv(xa.asarray(a))), rtol=1e-10)
     r = np.outer(np.arange(1.0, 5), np.arange(1.0, 4))
     assert int(mt.linalg.matrix_rank(_x(r, chunks), rtol=1e-10).fetch()) == 1
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16", "uint32", "float16", "float32"])
+def test_python_scalar_beside_0d_is_weak(session, dt):
+    """A Python scalar beside a 0-d tensor keeps the tensor's dtype (NEP 50,
+    the standard); NumPy 1.24 casts the two by value (0-d uint8 + 1 is int64)."""
+    a = np.array(3, dtype=dt)
+    x = mt.asarray(a)
+    with np.testing.suppress_warnings():
+        np._set_promotion_state("weak")
+        try:
+            for got, want in [(x + 1, a + 1), (2 * x, 2 * a), (x - True, a - True), (x ** 2, a ** 2),
+                              (x // 2, a // 2)]:
+                assert got.dtype == want.dtype == np.dtype(dt)
+                np.testing.assert_array_equal(got.fetch(), want)
+        finally:
+            np._set_promotion_state("legacy")
+    y = mt.asarray(np.array(3, dtype=dt))
+    y += 1
+    assert y.dtype == np.dtype(dt) and int(y) == 4
+    if dt[0] in "ui":
+        assert (x & 1).dtype == np.dtype(dt) and (x << 1).dtype == np.dtype(dt)
+        # a value the dtype cannot hold is left to NumPy 1.24's rules
+        fits = np.iinfo(dt).max >= 1000
+        assert (x + 1000).dtype == (np.dtype(dt) if fits else np.result_type(np.array(3, dtype=dt), 1000))
+    else:
+        assert (x / 2).dtype == np.dtype(dt)
+
+
+def test_uint64_beyond_int64(session):
+    v = 2 ** 63 + 1
+    np.testing.assert_array_equal(mt.full(3, v, dtype=mt.uint64).fetch(), np.full(3, v, dtype=np.uint64))
+    x = mt.zeros(3, dtype=mt.uint64)
+    x[1] = v
+    np.testing.assert_array_equal(x.fetch(), np.array([0, v, 0], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("m", [True, False])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_zero_d_boolean_index(session, m, shape):
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    got = mt.asarray(a)[mt.asarray(np.array(m))]
+    want = a[np.array(m)]
+    np.testing.assert_array_equal(got.fetch(), want)
+    with mt.resolve_shapes():
+        assert mt.asarray(a)[mt.asarray(np.array(m))].shape == want.shape

@@ -202,3 +202,24 @@ def test_progress_bar_on_request(session, capsys):
     t = mt.arange(10).sum()
     session.execute(t, show_progress=True)
     assert t.fetch() == 45
+
+
+def test_scalar_read_keeps_small_results(session):
+    """int(r) computes, along with r, the small tensors on its way that come
+    from large ones; programs built on them afterwards send their values
+    instead of computing the large part again."""
+    a = np.random.default_rng(3).standard_normal((20000, 5))
+    x = mt.asarray(a, chunks=(5000, 5))
+    v = mt.mean(x, axis=0)  # small, from a large x
+    r = mt.sum(v > 0)
+    assert int(r) == int(np.sum(a.mean(axis=0) > 0))
+    assert v._value is not None
+    np.testing.assert_allclose(v._value, a.mean(axis=0), rtol=1e-12)
+    w = v * 2
+    nodes, _ = _core._program([w], None)
+    assert len(nodes) == 2 and "data" in nodes[0]  # v's value, and the product
+    np.testing.assert_allclose(w.fetch(), 2 * a.mean(axis=0), rtol=1e-12)
+    # a large tensor is never kept so
+    big = x + 1
+    assert int(mt.sum(big > 100)) == 0
+    assert big._value is None

@@ -631,6 +631,11 @@ def _t_astype(self, dtype, copy=True):
 
 
 def _t_getitem(self, key):
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if isinstance(k, Tensor) and k.ndim == 0 and k.dtype == np.bool_:
+        # x[m] for a 0-d boolean m adds an axis of length 1 or 0, as in
+        # NumPy: the one-element selection of x with that axis added
+        return call("getitem", expand_dims(self, 0), [reshape(k, (1,))])
     return call("getitem", self, _index_items(key))
 
 
@@ -671,6 +676,12 @@ def _value_arg(v):
 def _t_setitem(self, key, value):
     """x[key] = value: x takes the new value (the cluster computes it as a
     new tensor); tensors built from x before keep the old one, as in NumPy."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (builtins.bool, np.bool_)) and \
+            builtins.abs(int(value)) > 2 ** 53 and self.dtype.kind in "iu" and \
+            np.iinfo(self.dtype).min <= int(value) <= np.iinfo(self.dtype).max:
+        # an integer a float64 cannot hold (a uint64 past int64's range
+        # travels as one) goes as a 0-d tensor of x's dtype
+        value = from_numpy(np.asarray(int(value), dtype=self.dtype))
     _rebind(self, call("setitem", self, _index_items(key), _value_arg(value)))
 
 

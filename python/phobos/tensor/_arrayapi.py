@@ -232,7 +232,32 @@ def _promote_0d(a, b):
             a = call("astype", a, r.name)
         if b.dtype != r:
             b = call("astype", b, r.name)
+    elif isinstance(a, Tensor) and a.ndim == 0 and _is_py_scalar(b):
+        b = _weak_operand(a.dtype, b)
+    elif isinstance(b, Tensor) and b.ndim == 0 and _is_py_scalar(a):
+        a = _weak_operand(b.dtype, a)
     return a, b
+
+
+def _is_py_scalar(v):
+    return isinstance(v, (builtins.bool, int, float)) and not isinstance(v, np.generic)
+
+
+def _weak_operand(dt, s):
+    """A Python scalar beside a 0-d tensor of dtype dt: NumPy 1.24 casts the
+    two by value (a 0-d uint8 + 1 is int64 there), the standard keeps dt
+    when s's kind fits it (NEP 50), so s travels as a 0-d tensor of dt.
+    A value dt cannot hold stays a Python scalar (the standard leaves
+    that case unspecified)."""
+    if _weak(dt, s) != dt:
+        return s
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= int(s) <= info.max:
+            return s
+    elif dt.kind == "f" and math.isfinite(float(s)) and not np.isfinite(np.asarray(float(s), dtype=dt)):
+        return s
+    return _core.from_numpy(np.asarray(s, dtype=dt))
 
 
 # names NumPy 1.24 spells differently -------------------------------------------------
@@ -492,7 +517,12 @@ def _wrap_full(np_full):
                 and builtins.abs(int(fill_value)) > 2 ** 53:
             z = np_full(shape, 0, dtype=dtype if dtype is not None else getattr(fill_value, "dtype", None),
                         chunks=chunks, order=order)
-            return call("add", z, int(fill_value))
+            v = int(fill_value)
+            if z.dtype.kind in "iu" and np.iinfo(z.dtype).min <= v <= np.iinfo(z.dtype).max:
+                # a 0-d tensor of z's dtype: a Python int past int64's
+                # range (a uint64 fill) would travel as a float
+                return call("add", z, _core.from_numpy(np.asarray(v, dtype=z.dtype)))
+            return call("add", z, v)
         return np_full(shape, fill_value, dtype=dtype, chunks=chunks, order=order)
     return full
 
@@ -584,18 +614,20 @@ def _install_linalg(linalg):
             return np_rank(A, tol)
         A = astensor(A)
         s = svdvals(A)
-        return mt.count_nonzero(s > mt.max(s) * rtol)
+        if A.shape[-2] == 0 or A.shape[-1] == 0:
+            return mt.zeros(tuple(A.shape[:-2]), dtype="int64")
+        if isinstance(rtol, Tensor) and rtol.ndim:
+            rtol = mt.expand_dims(rtol, axis=-1)  # one per matrix of the stack
+        return mt.count_nonzero(s > mt.max(s, axis=-1, keepdims=True) * rtol, axis=-1)
 
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         """The norm of each matrix (the last two axes)."""
         x = astensor(x)
-        if x.ndim > 2 and ord in ("nuc", 2, -2):
-            # the cluster's singular values take one matrix: a stack goes
-            # matrix by matrix
-            flat = mt.reshape(x, (-1,) + tuple(x.shape[-2:]))
-            r = mt.stack([linalg.norm(flat[i], ord=ord) for i in range(flat.shape[0])]) if flat.shape[0] else \
-                mt.zeros((0,), dtype=x.dtype if x.dtype.kind == "f" else "float64")
-            r = mt.reshape(r, tuple(x.shape[:-2]))
+        if x.ndim > 2 and ord in ("nuc", 2, -2) and 0 not in x.shape[-2:]:
+            # the singular values of each matrix of the stack (the
+            # cluster's svdvals takes stacks)
+            s = svdvals(x if x.dtype.kind == "f" else mt.astype(x, "float64"))
+            r = mt.sum(s, axis=-1) if ord == "nuc" else mt.max(s, axis=-1) if ord == 2 else mt.min(s, axis=-1)
         else:
             r = linalg.norm(x, ord=ord, axis=(-2, -1))
         return mt.reshape(r, tuple(x.shape[:-2]) + (1, 1)) if keepdims else r

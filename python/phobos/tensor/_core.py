@@ -8,6 +8,7 @@ import contextvars
 import io
 import math
 import operator
+import sys
 import weakref
 
 import numpy as np
@@ -18,10 +19,27 @@ SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16"
                     "float16", "float32", "float64")
 _SUPPORTED = ", ".join(SUPPORTED_DTYPES)
 
-# True within phobos.tensor.resolve_shapes(): reading the shape of a tensor
-# whose length is known only once computed computes it, for code written
-# for eager arrays (the Array API standard lets a lazy array say None).
-RESOLVE_SHAPES = contextvars.ContextVar("phobos_resolve_shapes", default=False)
+# Whether a length known only once computed (a boolean mask's selection,
+# nonzero, unique_*) is computed when the shape is read, for code written
+# for eager arrays (the Array API standard lets a lazy array say None):
+# True within phobos.tensor.resolve_shapes(), False within
+# resolve_shapes(False), and None (the default) for "while scikit-learn's
+# array_api_dispatch is on", so that scikit-learn's natural code, which
+# compares such lengths with numbers, runs unchanged.
+RESOLVE_SHAPES = contextvars.ContextVar("phobos_resolve_shapes", default=None)
+
+
+def _resolving():
+    mode = RESOLVE_SHAPES.get()
+    if mode is not None:
+        return mode
+    sk = sys.modules.get("sklearn")
+    if sk is None:
+        return False
+    try:
+        return bool(sk.get_config().get("array_api_dispatch"))
+    except Exception:  # an odd or half-imported scikit-learn: no opinion
+        return False
 
 
 def _default_session():
@@ -89,12 +107,21 @@ class Tensor:
         ins = []
         _collect(t._args, ins)
         _collect(list(t._kwargs.values()), ins)
-        if RESOLVE_SHAPES.get() and any(None in x._shape for x in ins):
-            ins = _resolve_inputs(t, ins)
         t._inputs = ins
         t._users = None
         if meta is None:
-            meta = _describe_new(t)
+            try:
+                meta = _describe_new(t)
+            except ValueError as e:
+                # the op needs a length known only once computed (the
+                # cluster's UnknownShapeError): when resolving, the
+                # inputs get known shapes and the op is described again
+                if "axis of unknown length" not in str(e) or not _resolving() or \
+                        not any(None in x._shape for x in ins):
+                    raise
+                for x in ins:
+                    _resolve(x)
+                meta = _describe_new(t)
         for x in ins:
             _add_user(x, t)
         # -1: an axis whose length is known only once computed (a boolean
@@ -108,10 +135,11 @@ class Tensor:
     def shape(self):
         """The shape; None for an axis whose length is known only once the
         tensor is computed (it is known after execute())."""
-        if None in self._shape and self._value is None and RESOLVE_SHAPES.get():
-            self.execute()
-        if None in self._shape and self._value is not None:
-            return self._value.shape
+        if None in self._shape:
+            if self._value is not None:
+                return self._value.shape
+            if _resolving():
+                _resolve(self)
         return self._shape
 
     @property
@@ -196,6 +224,10 @@ class Tensor:
                 raise ValueError("The truth value of an array with more than one element is ambiguous. "
                                  "Use a.any() or a.all()")
             raise TypeError(f"only size-1 arrays can be converted to Python scalars (shape {self._shape})")
+        if self._value is None:
+            extra = _small_boundary(self)
+            if extra:
+                _default_session().execute(self, *extra)
         return conv(self.fetch().reshape(()))
 
     def __bool__(self):
@@ -303,18 +335,66 @@ def _rebind(t, new):
     return t
 
 
-def _resolve_inputs(t, ins):
-    """Within resolve_shapes(): inputs of data-dependent length are
-    computed, and t is built on their values, as on eager arrays."""
-    out = []
-    for x in ins:
-        if None in x._shape:
-            v = from_numpy(x.fetch())
-            t._args = _swap(t._args, x, v)
-            t._kwargs = {k: _swap(a, x, v) for k, a in t._kwargs.items()}
-            x = v
-        out.append(x)
-    return out
+def _resolve(t):
+    """Gives t, a tensor with an axis of unknown length, a known shape in
+    place, without changing its value: its data stays on the cluster
+    where it can. A boolean mask's selection x[m] becomes the selection of
+    the rows that count_nonzero(m) (one number fetched) says there are;
+    a tensor built on such inputs is built again on them once resolved;
+    any other (nonzero, unique_*) is computed and takes its value."""
+    if None not in t._shape:
+        return
+    if t._value is not None:
+        new = from_numpy(t._value)
+    elif any(None in x._shape for x in t._inputs):
+        for x in t._inputs:
+            _resolve(x)
+        new = Tensor._make(t._fn, t._args, t._kwargs)
+        _resolve(new)  # an op of data-dependent length of its own
+    else:
+        new = _known_selection(t)
+        if new is None:
+            new = from_numpy(t.fetch())
+    _become(t, new)
+
+
+def _known_selection(t):
+    """x[m, ...] (m boolean, on x's leading axes) as x's rows at the
+    positions of m's True elements, now that their number n is known: the
+    k-th of them is where the running count of m first reaches k
+    (searchsorted of 1..n in cumsum(m)). None for any other tensor."""
+    if t._fn != "getitem" or len(t._args) != 2:
+        return None
+    x, items = t._args
+    if not isinstance(items, (list, tuple)) or not items:
+        return None
+    m, rest = items[0], list(items[1:])
+    if not isinstance(m, Tensor) or m._dtype != np.bool_ or not isinstance(x, Tensor) or m.ndim > x.ndim:
+        return None
+    if any(not isinstance(r, (int, dict)) for r in rest):  # ints and slices after the mask only
+        return None
+    from . import count_nonzero, cumsum, searchsorted, arange, take, reshape
+    n = int(count_nonzero(m).fetch())
+    k = m.ndim
+    flat = m if k == 1 else reshape(m, (-1,))
+    idx = searchsorted(cumsum(flat, dtype="int64"), arange(1, n + 1, dtype="int64"), side="left")
+    rows = x if k == 1 else reshape(x, (-1,) + tuple(x._shape[k:]))
+    sel = take(rows, idx, axis=0)
+    if rest:
+        sel = call("getitem", sel, [{"slice": [None, None, None]}] + rest)
+    return sel
+
+
+def _become(t, new):
+    """t takes new's node (the same value, a known shape); tensors built
+    on t keep t."""
+    for x in t._inputs:
+        _drop_user(x, t)
+    for f in _NODE:
+        setattr(t, f, getattr(new, f))
+    for x in t._inputs:
+        _drop_user(x, new)
+        _add_user(x, t)
 
 
 def _collect(vals, out):
@@ -347,7 +427,45 @@ def _encode(v, ref):
     raise TypeError(f"phobos: cannot pass {type(v).__name__} {v!r} to the cluster")
 
 
+# A scalar read (bool(t), int(t), t as an index) computes along with t the
+# small tensors on its way that are computed from large ones: code that
+# reads scalars step by step (scikit-learn's ranks, in a fit that goes on
+# from them) then builds on their values, sent as data, instead of
+# computing the large part again for each read.
+_SMALL = 1 << 16
+_MAX_EXTRA = 64
+
+
+def _small(x):
+    return None not in x._shape and math.prod(x._shape) * x._dtype.itemsize <= _SMALL
+
+
+def _known_small(t):
+    """t was computed and is small: a program sends its value."""
+    return t._fn is not None and t._value is not None and t._value.nbytes <= _SMALL
+
+
+def _small_boundary(root):
+    """The uncomputed small tensors among root's ancestors that have a
+    large (or not yet sized) input, at most _MAX_EXTRA of them."""
+    out, seen, stack = [], {id(root)}, [root]
+    while stack and len(out) < _MAX_EXTRA:
+        t = stack.pop()
+        for x in t._inputs:
+            if id(x) in seen or x._value is not None:
+                continue
+            seen.add(id(x))
+            if x._fn is not None and _small(x) and any(not _small(y) for y in x._inputs):
+                out.append(x)
+            stack.append(x)
+    return out[:_MAX_EXTRA]
+
+
 def _node(t, ref, session, like):
+    if not like and _known_small(t):
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(t._value), allow_pickle=False)
+        return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": None}
     if t._fn is None:
         if like:
             return {"like": {"shape": _like_shape(t), "dtype": t._dtype.name, "chunks": t._chunks}}
@@ -381,7 +499,8 @@ def _program(roots, session, like=False):
         seen = {id(root)}
         while stack:
             t, i = stack[-1]
-            if i < len(t._inputs):
+            # a computed small tensor is sent as data: its inputs are not needed
+            if i < len(t._inputs) and (like or not _known_small(t)):
                 stack[-1] = (t, i + 1)
                 child = t._inputs[i]
                 if id(child) not in index and id(child) not in seen:

@@ -878,6 +878,18 @@ func npLinalgCases() []npCase {
 			xc := a.Sub(a.Mean(tensor.Axis(0)))
 			return xc.T().MatMul(xc)
 		}).tol(2e-5, 1e-6, "float32 sums in another order"),
+		rough(two("gram standardised", "((a - a.mean(axis=0)) / a.std(axis=0, ddof=1)).T @ ((a - a.mean(axis=0)) / a.std(axis=0, ddof=1)) + 0 * b.sum()", dM74, dZ0, func(a, _ *tensor.Tensor) *tensor.Tensor {
+			z := a.Sub(a.Mean(tensor.Axis(0))).Div(a.Std(tensor.Axis(0), tensor.DDof(1)))
+			return z.T().MatMul(z)
+		})).alsoWorkers(),
+		rough(two("gram columns scaled by a row, row first", "(b[:4] * a).T @ (b[:4] * a)", dF3274, dRowLo, func(a, b *tensor.Tensor) *tensor.Tensor {
+			z := b.Index(tensor.To(4)).Mul(a)
+			return z.T().MatMul(z)
+		})),
+		rough(two("gram divided by a row, not centred", "(a / b[:4]).T @ (a / b[:4])", dM74, dRowLo, func(a, b *tensor.Tensor) *tensor.Tensor {
+			z := a.Div(b.Index(tensor.To(4)))
+			return z.T().MatMul(z)
+		})),
 		rough(two("gram shifted by a row of another dtype", "(a - b[:4]).T @ (a - b[:4])", dF3274, dRowLo, func(a, b *tensor.Tensor) *tensor.Tensor {
 			xc := a.Sub(b.Index(tensor.To(4)))
 			return xc.T().MatMul(xc)

@@ -35,7 +35,9 @@ func MatMul(a, b *Tensor) *Tensor {
 // gramOf is a @ b as a Gram product (ops.Gram: SYRK, half the work of a
 // product, with a centring folded in) when it is one: x.T @ x, x @ x.T
 // (the Gram of the view x.T) or (y - s).T @ (y - s) for a row s broadcast
-// over y's rows, all of one float dtype; nil otherwise.
+// over y's rows, each also with its columns scaled by a row (standardised
+// columns: ((y - s) / d).T @ ((y - s) / d)), all of one float dtype; nil
+// otherwise.
 func gramOf(a, b *Tensor) *Tensor {
 	if a == nil || b == nil || a.err != nil || b.err != nil || a.NDim() != 2 || b.NDim() != 2 || !a.meta.DType.IsFloat() {
 		return nil
@@ -55,16 +57,45 @@ func gramOf(a, b *Tensor) *Tensor {
 	default:
 		return nil
 	}
-	if ew, ok := x.op.(ops.Elementwise); ok && ew.Kind == "binary" && ew.Name == "subtract" && len(ew.Consts) == 0 && len(x.inputs) == 2 {
-		y, s := x.inputs[0], x.inputs[1]
-		n := x.meta.Shape[1]
-		row := s.NDim() == 1 || (s.NDim() == 2 && s.meta.Shape[0] == 1)
-		if slices.Equal(y.meta.Shape, x.meta.Shape) && row && s.Size() == n && s.meta.Unknown == 0 &&
-			y.meta.DType == x.meta.DType && s.meta.DType == x.meta.DType {
-			return New(ops.Gram{}, y, s.Reshape(n))
+	n := x.meta.Shape[1]
+	// row: t is a row of x's n columns, broadcast over its rows.
+	row := func(t *Tensor) bool {
+		return (t.NDim() == 1 || (t.NDim() == 2 && t.meta.Shape[0] == 1)) && t.Size() == n && t.meta.Unknown == 0 && t.meta.DType == x.meta.DType
+	}
+	binOf := func(t *Tensor, name string) (a, b *Tensor, ok bool) {
+		ew, isEw := t.op.(ops.Elementwise)
+		if !isEw || ew.Kind != "binary" || ew.Name != name || len(ew.Consts) != 0 || len(t.inputs) != 2 {
+			return nil, nil, false
+		}
+		return t.inputs[0], t.inputs[1], true
+	}
+	// Columns scaled by a row, (x * c) or (x / c) with x as below: the
+	// Gram of x, each element (i, j) then scaled by c_i c_j, so the
+	// scaled copy of x (a standardised matrix) is never made.
+	var scale *Tensor
+	divide := false
+	if a, c, ok := binOf(x, "true_divide"); ok && row(c) && slices.Equal(a.meta.Shape, x.meta.Shape) && a.meta.DType == x.meta.DType {
+		x, scale, divide = a, c, true
+	} else if a, c, ok := binOf(x, "multiply"); ok {
+		if row(a) {
+			a, c = c, a
+		}
+		if row(c) && slices.Equal(a.meta.Shape, x.meta.Shape) && a.meta.DType == x.meta.DType {
+			x, scale = a, c
 		}
 	}
-	return New(ops.Gram{}, x)
+	g := New(ops.Gram{}, x)
+	if y, s, ok := binOf(x, "subtract"); ok && slices.Equal(y.meta.Shape, x.meta.Shape) && row(s) && y.meta.DType == x.meta.DType {
+		g = New(ops.Gram{}, y, s.Reshape(n))
+	}
+	if scale == nil {
+		return g
+	}
+	outer := scale.Reshape(n, 1).Mul(scale.Reshape(1, n))
+	if divide {
+		return g.Div(outer)
+	}
+	return g.Mul(outer)
 }
 
 // MatMul is t @ b.

@@ -184,3 +184,31 @@ func TestCentredMomentsReadXOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestGramOfScaledColumns: a Gram product of standardised columns is the
+// centred Gram product scaled afterwards, not a product of a scaled copy.
+func TestGramOfScaledColumns(t *testing.T) {
+	x := laZeros(ndarray.Float64, 8, 3)
+	d := laZeros(ndarray.Float64, 3).Add(2)
+	z := x.Sub(x.Mean(Axis(0))).Div(x.Std(Axis(0), DDof(1)))
+	m, q := d.Mul(x), x.Div(d)
+	for name, c := range map[string]struct {
+		r       *Tensor
+		outerOp string
+		inputs  int
+	}{
+		"standardised":       {z.T().MatMul(z), "true_divide", 2},
+		"scaled by a row":    {m.T().MatMul(m), "multiply", 1},
+		"divided, uncentred": {q.T().MatMul(q), "true_divide", 1},
+	} {
+		ew, ok := c.r.op.(ops.Elementwise)
+		if c.r.Err() != nil || !ok || ew.Name != c.outerOp {
+			t.Errorf("%s: %s (%v), want the Gram product %s by the outer product of the row", name, c.r.op.Type(), c.r.Err(), c.outerOp)
+			continue
+		}
+		g := c.r.inputs[0]
+		if _, ok := g.op.(ops.Gram); !ok || len(g.inputs) != c.inputs {
+			t.Errorf("%s: scales %s of %d inputs, want a Gram product of %d", name, g.op.Type(), len(g.inputs), c.inputs)
+		}
+	}
+}

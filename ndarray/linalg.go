@@ -3,6 +3,7 @@ package ndarray
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,6 +20,79 @@ import (
 // type with wrap-around, like NumPy (int32 @ int32 is int32), and bool @ bool
 // is the logical (or-of-ands) product.
 func MatMul(a, b *Array) (*Array, error) {
+	p, err := mmPrepare(a, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !p.empty {
+		p.run(0)
+	}
+	return p.result(), nil
+}
+
+// MatMulSum is the sum of the products in[0] @ in[1] + in[2] @ in[3] + ...,
+// each a MatMul, whose results must all have one shape and dtype. float32
+// and float64 products accumulate in the output through BLAS gemm with
+// beta = 1 (no product is stored apart and no separate addition pass runs),
+// so the sum rounds as gemm's own accumulation over the contracted axis
+// does, not as adding separately rounded products would. Other dtypes are
+// refused: their block products are summed by the caller, in int64 where
+// NumPy widens.
+func MatMulSum(in ...*Array) (*Array, error) {
+	if len(in) < 2 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("ndarray: matmul sum of %d operands: want pairs", len(in))
+	}
+	first, err := mmPrepare(in[0], in[1], nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(in) > 2 && first.dt != Float64 && first.dt != Float32 {
+		return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: matmul sum of %d products: accumulates float32 and float64 only, got %v", len(in)/2, first.dt)}
+	}
+	rest := make([]*mmPlan, 0, len(in)/2-1)
+	for i := 2; i < len(in); i += 2 {
+		p, err := mmPrepare(in[i], in[i+1], first)
+		if err != nil {
+			return nil, fmt.Errorf("ndarray: matmul sum, product %d: %w", i/2, err)
+		}
+		rest = append(rest, p)
+	}
+	if first.out.Size() == 0 {
+		return first.result(), nil
+	}
+	if !first.empty {
+		first.run(0)
+	}
+	for _, p := range rest {
+		if p.empty {
+			continue // k == 0: a sum of nothing adds nothing
+		}
+		if first.empty {
+			p.run(0) // the output is still all zeros
+			first.empty = false
+			continue
+		}
+		p.run(1)
+	}
+	return first.result(), nil
+}
+
+// mmPlan is one checked matmul: operands converted to dt and broadcast
+// over the batch axes, and its contiguous output (of the full shape, with
+// the axes of 1-D operands still in).
+type mmPlan struct {
+	dt      DType
+	a, b    *Array
+	out     *Array
+	batch   []int
+	m, k, n int
+	shape   []int // the result's shape
+	empty   bool  // nothing to compute: no output elements or k == 0
+}
+
+// mmPrepare checks a @ b and plans it into a new output, or into the
+// output of into, whose dtype and shapes it must have.
+func mmPrepare(a, b *Array, into *mmPlan) (*mmPlan, error) {
 	if a == nil || b == nil || !a.dtype.Valid() || !b.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: matmul: nil or invalid operand")
 	}
@@ -59,9 +133,18 @@ func MatMul(a, b *Array) (*Array, error) {
 	if b.NDim() > 1 {
 		shape = append(shape, n)
 	}
-	out := newArray(dt, full)
-	if out.Size() == 0 || k == 0 {
-		return redView(dt, shape, out.buf, 0), nil // k == 0: sums of nothing are 0
+	p := &mmPlan{dt: dt, batch: batch, m: m, k: k, n: n, shape: shape}
+	if into == nil {
+		p.out = newArray(dt, full)
+	} else {
+		if dt != into.dt || !slices.Equal(full, into.out.shape) || !slices.Equal(shape, into.shape) {
+			return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v is %v%v, not %v%v like the sum's first product", a.shape, b.shape, dt, shape, into.dt, into.shape)
+		}
+		p.out = into.out
+	}
+	if p.out.Size() == 0 || k == 0 {
+		p.empty = true // k == 0: sums of nothing are 0
+		return p, nil
 	}
 	if av.dtype != dt {
 		av = redConvert(av, dt)
@@ -69,20 +152,25 @@ func MatMul(a, b *Array) (*Array, error) {
 	if bv.dtype != dt {
 		bv = redConvert(bv, dt)
 	}
-	ab, err := av.BroadcastTo(append(append([]int(nil), batch...), m, k))
-	if err != nil {
+	if p.a, err = av.BroadcastTo(append(append([]int(nil), batch...), m, k)); err != nil {
 		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
 	}
-	bb, err := bv.BroadcastTo(append(append([]int(nil), batch...), k, n))
-	if err != nil {
+	if p.b, err = bv.BroadcastTo(append(append([]int(nil), batch...), k, n)); err != nil {
 		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
 	}
+	return p, nil
+}
+
+// run computes out = a @ b + beta * out (beta 0 or 1; integer and bool
+// products support beta 0 only, which MatMulSum makes sure of).
+func (p *mmPlan) run(beta float64) {
 	g := mmBLAS.get()
-	switch dt {
+	ab, bb, out, batch, m, k, n := p.a, p.b, p.out, p.batch, p.m, p.k, p.n
+	switch p.dt {
 	case Float64:
-		mmFloat(ab, bb, out, batch, m, k, n, g.Dgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, beta, g.Dgemm)
 	case Float32:
-		mmFloat(ab, bb, out, batch, m, k, n, g.Sgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, float32(beta), g.Sgemm)
 	case Int64:
 		mmInt[int64](false, ab, bb, out, batch, m, k, n)
 	case Int32:
@@ -102,8 +190,9 @@ func MatMul(a, b *Array) (*Array, error) {
 	case Bool:
 		mmInt[uint8](true, ab, bb, out, batch, m, k, n)
 	}
-	return redView(dt, shape, out.buf, 0), nil
 }
+
+func (p *mmPlan) result() *Array { return redView(p.dt, p.shape, p.out.buf, 0) }
 
 // mmForBatch calls fn for every batch index t (C order) with the element
 // offsets of a's and b's matrix t in their whole buffers.
@@ -161,8 +250,9 @@ func mmGather[T any](src []T, off, rows, cols, s0, s1 int, dst []T) {
 
 type mmGemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 
-// mmFloat runs one gemm per batch matrix, C = A·B into the contiguous out.
-func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, gemm mmGemmFunc[T]) {
+// mmFloat runs one gemm per batch matrix, C = A·B + beta·C into the
+// contiguous out.
+func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, beta T, gemm mmGemmFunc[T]) {
 	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
@@ -185,7 +275,7 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, ge
 			mmGather(B, bo, k, n, sb0, sb1, bbuf)
 			bs = bbuf
 		}
-		gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, 0, C[t*m*n:(t+1)*m*n], n)
+		gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, beta, C[t*m*n:(t+1)*m*n], n)
 	})
 }
 

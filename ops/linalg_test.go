@@ -398,30 +398,49 @@ func TestMatMulTile(t *testing.T) {
 	}
 }
 
-// TestMatMulTileCount checks that tiling makes one product per output chunk
-// and contraction chunk, plus a fan-in-4 tree: linear in the chunks.
+// TestMatMulTileCount checks that tiling makes one float product op per
+// output chunk and group of up to 4 contraction chunks (accumulated in
+// gemm), plus a fan-in-4 tree over the groups, and one op per block
+// product for other dtypes: linear in the chunks either way.
 func TestMatMulTileCount(t *testing.T) {
-	bl := &laBuilder{}
-	a := &Tiled{Meta: Meta{Shape: []int{40, 90}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
-	b := &Tiled{Meta: Meta{Shape: []int{90, 30}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
-	for _, x := range []*Tiled{a, b} {
-		ForEachGrid(x.Grid(), func(idx []int) {
-			x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: ndarray.Float64}))
-		})
+	cases := []struct {
+		dt                      ndarray.DType
+		products, pairs, combos int
+	}{
+		// 9 contraction chunks: groups of 3, 3, 3, then one combine.
+		{ndarray.Float64, 4 * 3 * 3, 3, 4 * 3},
+		{ndarray.Float32, 4 * 3 * 3, 3, 4 * 3},
+		// One product per pair, then a level of 3 combines and the root.
+		{ndarray.Int64, 4 * 3 * 9, 1, 4 * 3 * 4},
 	}
-	out, _ := MatMul{}.Infer([]Meta{a.Meta, b.Meta})
-	if _, err := (MatMul{}).Tile(bl, []*Tiled{a, b}, out); err != nil {
-		t.Fatal(err)
-	}
-	if n := bl.count("matmul"); n != 4*3*9 {
-		t.Errorf("%d block products, want %d", n, 4*3*9)
-	}
-	// 9 parts: a level of 3 combines (3,3,3), then the root.
-	if n := bl.count("sum_combine"); n != 4*3*4 {
-		t.Errorf("%d combines, want %d", n, 4*3*4)
-	}
-	if n := bl.count("assemble") + bl.count("slice_view"); n != 0 {
-		t.Errorf("%d rechunk ops for aligned inputs", n)
+	for _, c := range cases {
+		bl := &laBuilder{}
+		a := &Tiled{Meta: Meta{Shape: []int{40, 90}, DType: c.dt}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
+		b := &Tiled{Meta: Meta{Shape: []int{90, 30}, DType: c.dt}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
+		for _, x := range []*Tiled{a, b} {
+			ForEachGrid(x.Grid(), func(idx []int) {
+				x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: c.dt}))
+			})
+		}
+		out, _ := MatMul{}.Infer([]Meta{a.Meta, b.Meta})
+		if _, err := (MatMul{}).Tile(bl, []*Tiled{a, b}, out); err != nil {
+			t.Fatal(err)
+		}
+		if n := bl.count("matmul"); n != c.products {
+			t.Errorf("%v: %d block product ops, want %d", c.dt, n, c.products)
+		}
+		for i, op := range bl.ops {
+			if op.Type() == "matmul" && len(bl.inputs[i]) != 2*c.pairs {
+				t.Errorf("%v: a product op of %d inputs, want %d", c.dt, len(bl.inputs[i]), 2*c.pairs)
+				break
+			}
+		}
+		if n := bl.count("sum_combine"); n != c.combos {
+			t.Errorf("%v: %d combines, want %d", c.dt, n, c.combos)
+		}
+		if n := bl.count("assemble") + bl.count("slice_view"); n != 0 {
+			t.Errorf("%v: %d rechunk ops for aligned inputs", c.dt, n)
+		}
 	}
 }
 

@@ -25,7 +25,7 @@ func MatMul(a, b *Array) (*Array, error) {
 		return nil, err
 	}
 	if !p.empty {
-		p.run(0)
+		p.run(0, 1)
 	}
 	return p.result(), nil
 }
@@ -38,7 +38,16 @@ func MatMul(a, b *Array) (*Array, error) {
 // does, not as adding separately rounded products would. Other dtypes are
 // refused: their block products are summed by the caller, in int64 where
 // NumPy widens.
-func MatMulSum(in ...*Array) (*Array, error) {
+func MatMulSum(in ...*Array) (*Array, error) { return MatMulSumThreads(1, in...) }
+
+// MatMulSumThreads is MatMulSum with each float gemm's output columns split
+// over up to threads goroutines, each a single-threaded BLAS call on a band
+// of columns (bands start at multiples of mmBandCols, where every column is
+// computed as the whole call computes it, so results are identical to
+// threads = 1; TestMatMulThreadsIdentical checks it). With a BLAS where
+// that is not known to hold (see blasImpl.bands) it runs on one thread. The
+// caller owns the threads: a worker passes the slots it holds for the op.
+func MatMulSumThreads(threads int, in ...*Array) (*Array, error) {
 	if len(in) < 2 || len(in)%2 != 0 {
 		return nil, fmt.Errorf("ndarray: matmul sum of %d operands: want pairs", len(in))
 	}
@@ -61,18 +70,18 @@ func MatMulSum(in ...*Array) (*Array, error) {
 		return first.result(), nil
 	}
 	if !first.empty {
-		first.run(0)
+		first.run(0, threads)
 	}
 	for _, p := range rest {
 		if p.empty {
 			continue // k == 0: a sum of nothing adds nothing
 		}
 		if first.empty {
-			p.run(0) // the output is still all zeros
+			p.run(0, threads) // the output is still all zeros
 			first.empty = false
 			continue
 		}
-		p.run(1)
+		p.run(1, threads)
 	}
 	return first.result(), nil
 }
@@ -162,15 +171,19 @@ func mmPrepare(a, b *Array, into *mmPlan) (*mmPlan, error) {
 }
 
 // run computes out = a @ b + beta * out (beta 0 or 1; integer and bool
-// products support beta 0 only, which MatMulSum makes sure of).
-func (p *mmPlan) run(beta float64) {
+// products support beta 0 only, which MatMulSum makes sure of), float
+// products on up to threads goroutines.
+func (p *mmPlan) run(beta float64, threads int) {
 	g := mmBLAS.get()
+	if !mmBLAS.bands {
+		threads = 1 // results must not depend on the threads a worker had free
+	}
 	ab, bb, out, batch, m, k, n := p.a, p.b, p.out, p.batch, p.m, p.k, p.n
 	switch p.dt {
 	case Float64:
-		mmFloat(ab, bb, out, batch, m, k, n, beta, g.Dgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, beta, threads, g.Dgemm)
 	case Float32:
-		mmFloat(ab, bb, out, batch, m, k, n, float32(beta), g.Sgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, float32(beta), threads, g.Sgemm)
 	case Int64:
 		mmInt[int64](false, ab, bb, out, batch, m, k, n)
 	case Int32:
@@ -252,7 +265,7 @@ type mmGemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, al
 
 // mmFloat runs one gemm per batch matrix, C = A·B + beta·C into the
 // contiguous out.
-func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, beta T, gemm mmGemmFunc[T]) {
+func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, beta T, threads int, gemm mmGemmFunc[T]) {
 	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
@@ -275,8 +288,63 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, be
 			mmGather(B, bo, k, n, sb0, sb1, bbuf)
 			bs = bbuf
 		}
-		gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, beta, C[t*m*n:(t+1)*m*n], n)
+		c := C[t*m*n : (t+1)*m*n]
+		bands := mmBands(m, k, n, threads)
+		if len(bands) <= 2 {
+			gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, beta, c, n)
+			return
+		}
+		var wg sync.WaitGroup
+		panics := make([]any, len(bands)-1)
+		for i := range len(bands) - 1 {
+			c0, c1 := bands[i], bands[i+1]
+			bo := c0 * ldb // B is read transposed: column j of B is row j
+			if tB == blas.NoTrans {
+				bo = c0
+			}
+			wg.Go(func() {
+				// A panic (gonum's, on arguments it refuses) goes back to
+				// the caller's goroutine, where kernels' panics are caught.
+				defer func() { panics[i] = recover() }()
+				gemm(tA, tB, m, c1-c0, k, 1, as, lda, bs[bo:], ldb, beta, c[c0:], n)
+			})
+		}
+		wg.Wait()
+		for _, p := range panics {
+			if p != nil {
+				panic(p)
+			}
+		}
 	})
+}
+
+// mmBandCols is the granule of a column band: a multiple of the widths in
+// which BLAS kernels take columns (OpenBLAS's SkylakeX dgemm packs 24 at a
+// time and its kernels take up to 24 rows or columns a tile), so each
+// column of a band is computed by the same kernel tile, over the same
+// blocks of the contraction, as in the whole call. Rows are not split:
+// OpenBLAS cuts rows into blocks whose bounds depend on the row count.
+const mmBandCols = 192
+
+// mmMinBandWork is the least m·k·n worth a band of its own: below it
+// (about 1 ms of gemm) starting goroutines costs more than it saves.
+const mmMinBandWork = 1 << 24
+
+// mmBands returns the column bounds of up to threads bands of an m×k·k×n
+// product, [0, n] when it is not worth splitting.
+func mmBands(m, k, n, threads int) []int {
+	work := float64(m) * float64(k) * float64(n)
+	nb := min(threads, n/mmBandCols, int(min(work/mmMinBandWork, 1<<20)))
+	if nb <= 1 {
+		return []int{0, n}
+	}
+	granules := (n + mmBandCols - 1) / mmBandCols
+	b := make([]int, nb+1)
+	for i := 1; i < nb; i++ {
+		b[i] = i * granules / nb * mmBandCols
+	}
+	b[nb] = n
+	return b
 }
 
 // mmInt is a cache-blocked i-p-j loop over row-major panels of B (gathered
@@ -347,6 +415,12 @@ type blasImpl struct {
 	once sync.Once
 	impl mmGemmer
 	name string
+	// bands is whether column bands of a gemm compute every element as
+	// the whole call does (mmBands): checked for OpenBLAS's SkylakeX
+	// kernels (TestMatMulThreadsIdentical, and 150 random shapes of both
+	// float types in every layout). Not so for its Haswell sgemm, whose
+	// last 8 columns of a band differ in rounding; unchecked elsewhere.
+	bands bool
 }
 
 var mmBLAS blasImpl
@@ -366,6 +440,7 @@ func (b *blasImpl) load() {
 		if ob.core != "" {
 			b.name = "openblas " + ob.core + " (" + ob.path + ")"
 		}
+		b.bands = strings.EqualFold(ob.core, "SkylakeX")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -463,5 +464,66 @@ func TestMatMulSumErrors(t *testing.T) {
 	}
 	if _, err := MatMulSum(i32, j32, i32, j32); !errors.As(err, new(*DTypeError)) {
 		t.Errorf("ints: error %T, want *DTypeError", err)
+	}
+}
+
+// TestMatMulThreadsIdentical checks that splitting a gemm's columns over
+// goroutines changes no bit of the result with the BLAS that allows it,
+// for both float types, operands read in place, transposed or gathered,
+// and sums.
+func TestMatMulThreadsIdentical(t *testing.T) {
+	mmBLAS.get()
+	if !mmBLAS.bands {
+		t.Skipf("%s: gemm runs on one thread (bands not known to be identical)", BLASBackend())
+	}
+	rng := rand.New(rand.NewSource(24))
+	cases := []struct{ m, k, n int }{{300, 300, 400}, {350, 257, 401}, {129, 1100, 450}, {1000, 100, 500}, {37, 2000, 800}, {700, 60, 1000}}
+	for _, c := range cases {
+		for _, dt := range []DType{Float64, Float32} {
+			a := rdtRand(t, rng, dt, c.m, c.k)
+			b := rdtRand(t, rng, dt, c.k, c.n)
+			for va, av := range rdtViews(t, a) {
+				for _, threads := range []int{2, 3, 5} {
+					what := fmt.Sprintf("%v %dx%dx%d A %s, %d threads", dt, c.m, c.k, c.n, va, threads)
+					if len(mmBands(c.m, c.k, c.n, threads)) < 3 {
+						t.Fatalf("%s: not split", what)
+					}
+					for _, cuts := range [][]int{{0, c.k}, {0, c.k / 3, c.k}} {
+						pairs := mmSplitK(t, av, b, cuts)
+						one, err := MatMulSumThreads(1, pairs...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						par, err := MatMulSumThreads(threads, pairs...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := range one.Size() {
+							if g, w := par.AtFlat(i), one.AtFlat(i); math.Float64bits(g) != math.Float64bits(w) {
+								t.Fatalf("%s, %d products: [%d] = %v, one thread %v", what, len(pairs)/2, i, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMatMulBands(t *testing.T) {
+	cases := []struct {
+		m, k, n, threads int
+		want             []int
+	}{
+		{4000, 4000, 4000, 2, []int{0, 1920, 4000}},
+		{4000, 4000, 4000, 1, []int{0, 4000}},
+		{4000, 4000, 300, 2, []int{0, 300}}, // fewer than two bands of 192 columns
+		{10, 10, 1000, 2, []int{0, 1000}},   // too little work
+		{1000, 1000, 1000, 3, []int{0, 384, 768, 1000}},
+	}
+	for _, c := range cases {
+		if got := mmBands(c.m, c.k, c.n, c.threads); !slices.Equal(got, c.want) {
+			t.Errorf("mmBands(%d, %d, %d, %d) = %v, want %v", c.m, c.k, c.n, c.threads, got, c.want)
+		}
 	}
 }

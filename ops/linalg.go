@@ -361,7 +361,8 @@ func (op MatMul) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 
 // Exec implements ChunkOp: the product of one pair of blocks, or with more
 // pairs (float32 and float64 only) the sum of their products, accumulated
-// by gemm in one output (ndarray.MatMulSum).
+// by gemm in one output (ndarray.MatMulSum), on the threads the worker
+// lent it (Threads).
 func (MatMul) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
 	if len(in) < 2 || len(in)%2 != 0 {
 		return nil, fmt.Errorf("matmul: %d inputs, want pairs", len(in))
@@ -369,11 +370,13 @@ func (MatMul) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(in) == 2 {
-		return ndarray.MatMul(in[0], in[1])
-	}
-	return ndarray.MatMulSum(in...)
+	return ndarray.MatMulSumThreads(Threads(ctx), in...)
 }
+
+// MaxThreads implements Threaded: a float product splits its columns over
+// the threads it is given (ndarray.MatMulSumThreads, which keeps results
+// identical to one thread's); up to 64 is more than a worker has slots.
+func (MatMul) MaxThreads() int { return 64 }
 
 // sumTree adds same-shape partial products into one chunk of meta out with
 // ReduceCombine nodes of fan-in DefaultFanIn. Bool products are or-ed (numpy's

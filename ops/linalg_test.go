@@ -551,3 +551,37 @@ func TestCumulativeScalar(t *testing.T) {
 		t.Errorf("cumsum of 0-d 5: %v", got)
 	}
 }
+
+// TestTensorDotTileCount checks that float tensordot groups up to 4
+// contraction chunks per product op, like matmul, and ints keep one per pair.
+func TestTensorDotTileCount(t *testing.T) {
+	for _, c := range []struct {
+		dt               ndarray.DType
+		products, combos int
+	}{{ndarray.Float64, 2 * 3 * 3, 2 * 3}, {ndarray.Int32, 2 * 3 * 9, 2 * 3 * 4}} {
+		bl := &laBuilder{}
+		// a (20, 3, 30) · b (30, 3, 15) over axes (1, 2) / (1, 0): 3×3 = 9
+		// contraction chunks; output chunks 2 × 3.
+		a := &Tiled{Meta: Meta{Shape: []int{20, 3, 30}, DType: c.dt}, NSplits: [][]int{SplitEven(20, 10), SplitEven(3, 1), SplitEven(30, 10)}}
+		b := &Tiled{Meta: Meta{Shape: []int{30, 3, 15}, DType: c.dt}, NSplits: [][]int{SplitEven(30, 10), SplitEven(3, 1), SplitEven(15, 5)}}
+		for _, x := range []*Tiled{a, b} {
+			ForEachGrid(x.Grid(), func(idx []int) {
+				x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: c.dt}))
+			})
+		}
+		op := TensorDot{AAxes: []int{1, 2}, BAxes: []int{1, 0}}
+		out, err := op.Infer([]Meta{a.Meta, b.Meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.Tile(bl, []*Tiled{a, b}, out); err != nil {
+			t.Fatal(err)
+		}
+		if n := bl.count("tensordot"); n != c.products {
+			t.Errorf("%v: %d product ops, want %d", c.dt, n, c.products)
+		}
+		if n := bl.count("sum_combine"); n != c.combos {
+			t.Errorf("%v: %d combines, want %d", c.dt, n, c.combos)
+		}
+	}
+}

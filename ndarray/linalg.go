@@ -326,6 +326,15 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, be
 // OpenBLAS cuts rows into blocks whose bounds depend on the row count.
 const mmBandCols = 192
 
+// MaxGemmThreads bounds the threads MatMulSumThreads uses for one gemm.
+const MaxGemmThreads = 64
+
+// GemmColumnBands is how many column bands MatMulSumThreads can split an
+// output of n columns into (at least 1, at most MaxGemmThreads): a caller
+// lending it threads need lend no more. Whether it splits also depends on
+// the size of the product and on the BLAS.
+func GemmColumnBands(n int) int { return max(1, min(n/mmBandCols, MaxGemmThreads)) }
+
 // mmMinBandWork is the least m·k·n worth a band of its own: below it
 // (about 1 ms of gemm) starting goroutines costs more than it saves.
 const mmMinBandWork = 1 << 24
@@ -334,7 +343,7 @@ const mmMinBandWork = 1 << 24
 // product, [0, n] when it is not worth splitting.
 func mmBands(m, k, n, threads int) []int {
 	work := float64(m) * float64(k) * float64(n)
-	nb := min(threads, n/mmBandCols, int(min(work/mmMinBandWork, 1<<20)))
+	nb := min(threads, GemmColumnBands(n), int(min(work/mmMinBandWork, 1<<20)))
 	if nb <= 1 {
 		return []int{0, n}
 	}

@@ -168,8 +168,15 @@ func (op TensorDot) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 	return r.Reshape(shape...)
 }
 
-// MaxThreads implements Threaded, as MatMul's.
-func (TensorDot) MaxThreads() int { return 64 }
+// MaxThreads implements Threaded: float products use the threads they are
+// given (MatMul's); the output's columns are not known from out alone, so
+// the kernel decides how many bands it makes (ndarray.MatMulSumThreads).
+func (TensorDot) MaxThreads(out Meta) int {
+	if out.DType != ndarray.Float64 && out.DType != ndarray.Float32 {
+		return 1
+	}
+	return ndarray.MaxGemmThreads
+}
 
 // matrices reshapes a pair of blocks into the (m, k) and (k, n) matrices of
 // their contraction and returns them with the shape of its result.
@@ -373,10 +380,16 @@ func (MatMul) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	return ndarray.MatMulSumThreads(Threads(ctx), in...)
 }
 
-// MaxThreads implements Threaded: a float product splits its columns over
-// the threads it is given (ndarray.MatMulSumThreads, which keeps results
-// identical to one thread's); up to 64 is more than a worker has slots.
-func (MatMul) MaxThreads() int { return 64 }
+// MaxThreads implements Threaded: a float product splits its columns into
+// bands over the threads it is given (ndarray.MatMulSumThreads, which keeps
+// results identical to one thread's); integer and bool products and
+// outputs too narrow for two bands use one.
+func (MatMul) MaxThreads(out Meta) int {
+	if out.DType != ndarray.Float64 && out.DType != ndarray.Float32 || out.NDim() == 0 {
+		return 1
+	}
+	return ndarray.GemmColumnBands(out.Shape[out.NDim()-1])
+}
 
 // productGroups adds the block products of one output chunk, pairs being
 // a0, b0, a1, b1, ...: float products in groups of up to DefaultFanIn

@@ -585,3 +585,28 @@ func TestTensorDotTileCount(t *testing.T) {
 		}
 	}
 }
+
+// TestProductMaxThreads: float products ask for as many threads as they
+// can make column bands of, others (and narrow outputs) for one.
+func TestProductMaxThreads(t *testing.T) {
+	f64, i32 := ndarray.Float64, ndarray.Int32
+	cases := []struct {
+		op   Threaded
+		out  Meta
+		want int
+	}{
+		{MatMul{}, Meta{Shape: []int{4000, 4000}, DType: f64}, 4000 / 192},
+		{MatMul{}, Meta{Shape: []int{3, 2000, 400}, DType: ndarray.Float32}, 2},
+		{MatMul{}, Meta{Shape: []int{4000, 300}, DType: f64}, 1},
+		{MatMul{}, Meta{Shape: []int{4000}, DType: f64}, 4000 / 192}, // v @ M: its columns (M @ v makes one band: the kernel decides)
+		{MatMul{}, Meta{Shape: []int{}, DType: f64}, 1},
+		{MatMul{}, Meta{Shape: []int{4000, 4000}, DType: i32}, 1},
+		{TensorDot{}, Meta{Shape: []int{4000, 4000}, DType: i32}, 1},
+		{TensorDot{}, Meta{Shape: []int{4000, 4000}, DType: f64}, ndarray.MaxGemmThreads},
+	}
+	for i, c := range cases {
+		if got := c.op.MaxThreads(c.out); got != c.want {
+			t.Errorf("case %d: %s MaxThreads(%v) = %d, want %d", i, c.op.Type(), c.out, got, c.want)
+		}
+	}
+}

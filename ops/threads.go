@@ -4,13 +4,14 @@ import "context"
 
 // Threaded is implemented by chunk ops whose kernels can use more than one
 // thread. A worker whose other slots are idle with nothing queued lends up
-// to MaxThreads()-1 of them to such an op for its run (so the slots it
+// to MaxThreads(out)-1 of them to such an op for its run (so the slots it
 // holds are the threads it uses) and tells the kernel how many threads it
-// holds through the context (Threads). A kernel must give the same result
-// for any thread count.
+// holds through the context (Threads). out is the meta of the op's output
+// chunk: an op says 1 where it would not use more. A kernel must give the
+// same result for any thread count.
 type Threaded interface {
 	ChunkOp
-	MaxThreads() int
+	MaxThreads(out Meta) int
 }
 
 type threadsKey struct{}

@@ -19,7 +19,7 @@ type threadedOp struct {
 	got atomic.Int64
 }
 
-func (o *threadedOp) MaxThreads() int { return o.max }
+func (o *threadedOp) MaxThreads(ops.Meta) int { return o.max }
 
 func (o *threadedOp) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
 	o.got.Store(int64(ops.Threads(ctx)))

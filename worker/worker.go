@@ -694,7 +694,7 @@ func (w *Worker) lendLocked(p *pick) {
 	if !ok || w.mu.queue.Len() > 0 {
 		return
 	}
-	if extra := min(th.MaxThreads()-1, w.cfg.Slots-w.mu.running-w.mu.lent); extra > 0 {
+	if extra := min(th.MaxThreads(p.t.Meta)-1, w.cfg.Slots-w.mu.running-w.mu.lent); extra > 0 {
 		w.mu.lent += extra
 		p.threads += extra
 	}

@@ -3,6 +3,7 @@ package ndarray
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,6 +20,88 @@ import (
 // type with wrap-around, like NumPy (int32 @ int32 is int32), and bool @ bool
 // is the logical (or-of-ands) product.
 func MatMul(a, b *Array) (*Array, error) {
+	p, err := mmPrepare(a, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !p.empty {
+		p.run(0, 1)
+	}
+	return p.result(), nil
+}
+
+// MatMulSum is the sum of the products in[0] @ in[1] + in[2] @ in[3] + ...,
+// each a MatMul, whose results must all have one shape and dtype. float32
+// and float64 products accumulate in the output through BLAS gemm with
+// beta = 1 (no product is stored apart and no separate addition pass runs),
+// so the sum rounds as gemm's own accumulation over the contracted axis
+// does, not as adding separately rounded products would. Other dtypes are
+// refused: their block products are summed by the caller, in int64 where
+// NumPy widens.
+func MatMulSum(in ...*Array) (*Array, error) { return MatMulSumThreads(1, in...) }
+
+// MatMulSumThreads is MatMulSum with each float gemm's output columns split
+// over up to threads goroutines, each a single-threaded BLAS call on a band
+// of columns (bands start at multiples of mmBandCols, where every column is
+// computed as the whole call computes it, so results are identical to
+// threads = 1; TestMatMulThreadsIdentical checks it). With a BLAS where
+// that is not known to hold (see blasImpl.bands) it runs on one thread. The
+// caller owns the threads: a worker passes the slots it holds for the op.
+func MatMulSumThreads(threads int, in ...*Array) (*Array, error) {
+	if len(in) < 2 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("ndarray: matmul sum of %d operands: want pairs", len(in))
+	}
+	first, err := mmPrepare(in[0], in[1], nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(in) > 2 && first.dt != Float64 && first.dt != Float32 {
+		return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: matmul sum of %d products: accumulates float32 and float64 only, got %v", len(in)/2, first.dt)}
+	}
+	rest := make([]*mmPlan, 0, len(in)/2-1)
+	for i := 2; i < len(in); i += 2 {
+		p, err := mmPrepare(in[i], in[i+1], first)
+		if err != nil {
+			return nil, fmt.Errorf("ndarray: matmul sum, product %d: %w", i/2, err)
+		}
+		rest = append(rest, p)
+	}
+	if first.out.Size() == 0 {
+		return first.result(), nil
+	}
+	if !first.empty {
+		first.run(0, threads)
+	}
+	for _, p := range rest {
+		if p.empty {
+			continue // k == 0: a sum of nothing adds nothing
+		}
+		if first.empty {
+			p.run(0, threads) // the output is still all zeros
+			first.empty = false
+			continue
+		}
+		p.run(1, threads)
+	}
+	return first.result(), nil
+}
+
+// mmPlan is one checked matmul: operands converted to dt and broadcast
+// over the batch axes, and its contiguous output (of the full shape, with
+// the axes of 1-D operands still in).
+type mmPlan struct {
+	dt      DType
+	a, b    *Array
+	out     *Array
+	batch   []int
+	m, k, n int
+	shape   []int // the result's shape
+	empty   bool  // nothing to compute: no output elements or k == 0
+}
+
+// mmPrepare checks a @ b and plans it into a new output, or into the
+// output of into, whose dtype and shapes it must have.
+func mmPrepare(a, b *Array, into *mmPlan) (*mmPlan, error) {
 	if a == nil || b == nil || !a.dtype.Valid() || !b.dtype.Valid() {
 		return nil, fmt.Errorf("ndarray: matmul: nil or invalid operand")
 	}
@@ -59,9 +142,18 @@ func MatMul(a, b *Array) (*Array, error) {
 	if b.NDim() > 1 {
 		shape = append(shape, n)
 	}
-	out := newArray(dt, full)
-	if out.Size() == 0 || k == 0 {
-		return redView(dt, shape, out.buf, 0), nil // k == 0: sums of nothing are 0
+	p := &mmPlan{dt: dt, batch: batch, m: m, k: k, n: n, shape: shape}
+	if into == nil {
+		p.out = newArray(dt, full)
+	} else {
+		if dt != into.dt || !slices.Equal(full, into.out.shape) || !slices.Equal(shape, into.shape) {
+			return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v is %v%v, not %v%v like the sum's first product", a.shape, b.shape, dt, shape, into.dt, into.shape)
+		}
+		p.out = into.out
+	}
+	if p.out.Size() == 0 || k == 0 {
+		p.empty = true // k == 0: sums of nothing are 0
+		return p, nil
 	}
 	if av.dtype != dt {
 		av = redConvert(av, dt)
@@ -69,20 +161,29 @@ func MatMul(a, b *Array) (*Array, error) {
 	if bv.dtype != dt {
 		bv = redConvert(bv, dt)
 	}
-	ab, err := av.BroadcastTo(append(append([]int(nil), batch...), m, k))
-	if err != nil {
+	if p.a, err = av.BroadcastTo(append(append([]int(nil), batch...), m, k)); err != nil {
 		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
 	}
-	bb, err := bv.BroadcastTo(append(append([]int(nil), batch...), k, n))
-	if err != nil {
+	if p.b, err = bv.BroadcastTo(append(append([]int(nil), batch...), k, n)); err != nil {
 		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
 	}
+	return p, nil
+}
+
+// run computes out = a @ b + beta * out (beta 0 or 1; integer and bool
+// products support beta 0 only, which MatMulSum makes sure of), float
+// products on up to threads goroutines.
+func (p *mmPlan) run(beta float64, threads int) {
 	g := mmBLAS.get()
-	switch dt {
+	if !mmBLAS.bands {
+		threads = 1 // results must not depend on the threads a worker had free
+	}
+	ab, bb, out, batch, m, k, n := p.a, p.b, p.out, p.batch, p.m, p.k, p.n
+	switch p.dt {
 	case Float64:
-		mmFloat(ab, bb, out, batch, m, k, n, g.Dgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, beta, threads, g.Dgemm)
 	case Float32:
-		mmFloat(ab, bb, out, batch, m, k, n, g.Sgemm)
+		mmFloat(ab, bb, out, batch, m, k, n, float32(beta), threads, g.Sgemm)
 	case Int64:
 		mmInt[int64](false, ab, bb, out, batch, m, k, n)
 	case Int32:
@@ -102,8 +203,9 @@ func MatMul(a, b *Array) (*Array, error) {
 	case Bool:
 		mmInt[uint8](true, ab, bb, out, batch, m, k, n)
 	}
-	return redView(dt, shape, out.buf, 0), nil
 }
+
+func (p *mmPlan) result() *Array { return redView(p.dt, p.shape, p.out.buf, 0) }
 
 // mmForBatch calls fn for every batch index t (C order) with the element
 // offsets of a's and b's matrix t in their whole buffers.
@@ -161,8 +263,9 @@ func mmGather[T any](src []T, off, rows, cols, s0, s1 int, dst []T) {
 
 type mmGemmFunc[T float32 | float64] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 
-// mmFloat runs one gemm per batch matrix, C = A·B into the contiguous out.
-func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, gemm mmGemmFunc[T]) {
+// mmFloat runs one gemm per batch matrix, C = A·B + beta·C into the
+// contiguous out.
+func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, beta T, threads int, gemm mmGemmFunc[T]) {
 	A, B, C := typedAll[T](a), typedAll[T](b), typedAll[T](out)
 	nd := a.NDim()
 	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
@@ -185,8 +288,72 @@ func mmFloat[T float32 | float64](a, b, out *Array, batch []int, m, k, n int, ge
 			mmGather(B, bo, k, n, sb0, sb1, bbuf)
 			bs = bbuf
 		}
-		gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, 0, C[t*m*n:(t+1)*m*n], n)
+		c := C[t*m*n : (t+1)*m*n]
+		bands := mmBands(m, k, n, threads)
+		if len(bands) <= 2 {
+			gemm(tA, tB, m, n, k, 1, as, lda, bs, ldb, beta, c, n)
+			return
+		}
+		var wg sync.WaitGroup
+		panics := make([]any, len(bands)-1)
+		for i := range len(bands) - 1 {
+			c0, c1 := bands[i], bands[i+1]
+			bo := c0 * ldb // B is read transposed: column j of B is row j
+			if tB == blas.NoTrans {
+				bo = c0
+			}
+			wg.Go(func() {
+				// A panic (gonum's, on arguments it refuses) goes back to
+				// the caller's goroutine, where kernels' panics are caught.
+				defer func() { panics[i] = recover() }()
+				gemm(tA, tB, m, c1-c0, k, 1, as, lda, bs[bo:], ldb, beta, c[c0:], n)
+			})
+		}
+		wg.Wait()
+		for _, p := range panics {
+			if p != nil {
+				panic(p)
+			}
+		}
 	})
+}
+
+// mmBandCols is the granule of a column band: a multiple of the widths in
+// which BLAS kernels take columns (OpenBLAS's SkylakeX dgemm packs 24 at a
+// time and its kernels take up to 24 rows or columns a tile), so each
+// column of a band is computed by the same kernel tile, over the same
+// blocks of the contraction, as in the whole call. Rows are not split:
+// OpenBLAS cuts rows into blocks whose bounds depend on the row count.
+const mmBandCols = 192
+
+// MaxGemmThreads bounds the threads MatMulSumThreads uses for one gemm.
+const MaxGemmThreads = 64
+
+// GemmColumnBands is how many column bands MatMulSumThreads can split an
+// output of n columns into (at least 1, at most MaxGemmThreads): a caller
+// lending it threads need lend no more. Whether it splits also depends on
+// the size of the product and on the BLAS.
+func GemmColumnBands(n int) int { return max(1, min(n/mmBandCols, MaxGemmThreads)) }
+
+// mmMinBandWork is the least m·k·n worth a band of its own: below it
+// (about 1 ms of gemm) starting goroutines costs more than it saves.
+const mmMinBandWork = 1 << 24
+
+// mmBands returns the column bounds of up to threads bands of an m×k·k×n
+// product, [0, n] when it is not worth splitting.
+func mmBands(m, k, n, threads int) []int {
+	work := float64(m) * float64(k) * float64(n)
+	nb := min(threads, GemmColumnBands(n), int(min(work/mmMinBandWork, 1<<20)))
+	if nb <= 1 {
+		return []int{0, n}
+	}
+	granules := (n + mmBandCols - 1) / mmBandCols
+	b := make([]int, nb+1)
+	for i := 1; i < nb; i++ {
+		b[i] = i * granules / nb * mmBandCols
+	}
+	b[nb] = n
+	return b
 }
 
 // mmInt is a cache-blocked i-p-j loop over row-major panels of B (gathered
@@ -257,6 +424,12 @@ type blasImpl struct {
 	once sync.Once
 	impl mmGemmer
 	name string
+	// bands is whether column bands of a gemm compute every element as
+	// the whole call does (mmBands): checked for OpenBLAS's SkylakeX
+	// kernels (TestMatMulThreadsIdentical, and 150 random shapes of both
+	// float types in every layout). Not so for its Haswell sgemm, whose
+	// last 8 columns of a band differ in rounding; unchecked elsewhere.
+	bands bool
 }
 
 var mmBLAS blasImpl
@@ -276,6 +449,7 @@ func (b *blasImpl) load() {
 		if ob.core != "" {
 			b.name = "openblas " + ob.core + " (" + ob.path + ")"
 		}
+		b.bands = strings.EqualFold(ob.core, "SkylakeX")
 	}
 }
 

@@ -1,10 +1,12 @@
 package ndarray
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,6 +311,219 @@ func TestMatMulConcurrent(t *testing.T) {
 	for g := 0; g < 16; g++ {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// mmSplitK cuts the contraction axis of a @ b at the given points: the
+// pairs a[..., lo:hi], b[..., lo:hi, :] for MatMulSum.
+func mmSplitK(t *testing.T, a, b *Array, cuts []int) []*Array {
+	t.Helper()
+	ka, kb := a.NDim()-1, max(b.NDim()-2, 0)
+	var pairs []*Array
+	for i := 0; i+1 < len(cuts); i++ {
+		ra := make([]Range, ka+1)
+		for ax := range ka {
+			ra[ax] = Range{Start: 0, Step: 1, Len: a.shape[ax]}
+		}
+		ra[ka] = Range{Start: cuts[i], Step: 1, Len: cuts[i+1] - cuts[i]}
+		rb := make([]Range, kb+1)
+		for ax := range kb {
+			rb[ax] = Range{Start: 0, Step: 1, Len: b.shape[ax]}
+		}
+		rb[kb] = Range{Start: cuts[i], Step: 1, Len: cuts[i+1] - cuts[i]}
+		if ra[ka].Len == 0 {
+			ra[ka].Start, rb[kb].Start = 0, 0
+		}
+		pa, err := a.Slice(ra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := b.Slice(rb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, pa, pb)
+	}
+	return pairs
+}
+
+func TestMatMulSum(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	cases := []struct {
+		a, b []int
+		cuts []int
+	}{
+		{[]int{5, 7}, []int{7, 3}, []int{0, 3, 7}},
+		{[]int{17, 33}, []int{33, 9}, []int{0, 10, 20, 30, 33}},
+		{[]int{7}, []int{7, 4}, []int{0, 2, 7}},
+		{[]int{4, 7}, []int{7}, []int{0, 5, 7}},
+		{[]int{6}, []int{6}, []int{0, 1, 6}},
+		{[]int{3, 1, 4, 5}, []int{2, 5, 3}, []int{0, 2, 4, 5}},
+		{[]int{2, 4, 5}, []int{5, 3}, []int{0, 0, 5}},        // an empty block first
+		{[]int{4, 6}, []int{6, 2}, []int{0, 3, 3, 6}},        // an empty block between
+		{[]int{0, 6}, []int{6, 2}, []int{0, 3, 6}},           // no output elements
+		{[]int{40, 300}, []int{300, 30}, []int{0, 150, 300}}, // gemm-sized
+	}
+	for _, c := range cases {
+		for _, dts := range [][2]DType{{Float64, Float64}, {Float32, Float32}, {Int32, Float64}, {Float32, Int64}} {
+			a := rdtRand(t, rng, dts[0], c.a...)
+			b := rdtRand(t, rng, dts[1], c.b...)
+			for va, av := range rdtViews(t, a) {
+				for vb, bv := range rdtViews(t, b) {
+					what := fmt.Sprintf("%v%v(%s) @ %v%v(%s) cut at %v", dts[0], c.a, va, dts[1], c.b, vb, c.cuts)
+					got, err := MatMulSum(mmSplitK(t, av, bv, c.cuts)...)
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					shape, want := rdtRefMatMul(av, bv)
+					if got.DType() != Promote(dts[0], dts[1]) || !SameShape(got.Shape(), shape) {
+						t.Fatalf("%s: got %v%v want %v%v", what, got.DType(), got.Shape(), Promote(dts[0], dts[1]), shape)
+					}
+					tol := 1e-12
+					if got.DType() == Float32 {
+						tol = 1e-5
+					}
+					for i, w := range want {
+						if g := got.AtFlat(i); math.Abs(g-w) > tol*float64(c.a[len(c.a)-1])*math.Max(1, math.Abs(w)) {
+							t.Fatalf("%s: [%d] = %v want %v", what, i, g, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulSumOnePair checks that one pair is exactly MatMul, and that a
+// sum of two is exactly the first product followed by gemm's beta = 1
+// accumulation (the rounding the tiled matmul now has).
+func TestMatMulSumOnePair(t *testing.T) {
+	rng := rand.New(rand.NewSource(22))
+	a := rdtRand(t, rng, Float64, 30, 50)
+	b := rdtRand(t, rng, Float64, 50, 20)
+	one, err := MatMulSum(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := MatMul(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ref.Size() {
+		if one.AtFlat(i) != ref.AtFlat(i) {
+			t.Fatalf("[%d] = %v, MatMul %v", i, one.AtFlat(i), ref.AtFlat(i))
+		}
+	}
+	pairs := mmSplitK(t, a, b, []int{0, 20, 50})
+	two, err := MatMulSum(pairs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := MatMul(pairs[0], pairs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, lda, _ := mmLayout(30, 30, pairs[2].strides[0], pairs[2].strides[1])
+	tb, ldb, _ := mmLayout(30, 20, pairs[3].strides[0], pairs[3].strides[1])
+	C := typedAll[float64](c)
+	mmBLAS.get().Dgemm(ta, tb, 30, 20, 30, 1, typedAll[float64](pairs[2])[pairs[2].offset:], lda, typedAll[float64](pairs[3])[pairs[3].offset:], ldb, 1, C, 20)
+	for i := range C {
+		if two.AtFlat(i) != C[i] {
+			t.Fatalf("[%d] = %v, gemm with beta 1 %v", i, two.AtFlat(i), C[i])
+		}
+	}
+}
+
+func TestMatMulSumErrors(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	f := rdtRand(t, rng, Float64, 3, 4)
+	g := rdtRand(t, rng, Float64, 4, 2)
+	i32 := rdtRand(t, rng, Int32, 3, 4)
+	j32 := rdtRand(t, rng, Int32, 4, 2)
+	h := rdtRand(t, rng, Float64, 4, 5)
+	f32 := rdtRand(t, rng, Float32, 3, 4)
+	g32 := rdtRand(t, rng, Float32, 4, 2)
+	cases := []struct {
+		name string
+		in   []*Array
+		want string
+	}{
+		{"none", nil, "want pairs"},
+		{"odd", []*Array{f, g, f}, "want pairs"},
+		{"ints", []*Array{i32, j32, i32, j32}, "float32 and float64 only"},
+		{"shapes", []*Array{f, g, f, h}, "like the sum's first product"},
+		{"dtypes", []*Array{f, g, f32, g32}, "like the sum's first product"},
+		{"mismatch", []*Array{f, g, f, f}, "mismatch"},
+	}
+	for _, c := range cases {
+		_, err := MatMulSum(c.in...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := MatMulSum(i32, j32, i32, j32); !errors.As(err, new(*DTypeError)) {
+		t.Errorf("ints: error %T, want *DTypeError", err)
+	}
+}
+
+// TestMatMulThreadsIdentical checks that splitting a gemm's columns over
+// goroutines changes no bit of the result with the BLAS that allows it,
+// for both float types, operands read in place, transposed or gathered,
+// and sums.
+func TestMatMulThreadsIdentical(t *testing.T) {
+	mmBLAS.get()
+	if !mmBLAS.bands {
+		t.Skipf("%s: gemm runs on one thread (bands not known to be identical)", BLASBackend())
+	}
+	rng := rand.New(rand.NewSource(24))
+	cases := []struct{ m, k, n int }{{300, 300, 400}, {350, 257, 401}, {129, 1100, 450}, {1000, 100, 500}, {37, 2000, 800}, {700, 60, 1000}}
+	for _, c := range cases {
+		for _, dt := range []DType{Float64, Float32} {
+			a := rdtRand(t, rng, dt, c.m, c.k)
+			b := rdtRand(t, rng, dt, c.k, c.n)
+			for va, av := range rdtViews(t, a) {
+				for _, threads := range []int{2, 3, 5} {
+					what := fmt.Sprintf("%v %dx%dx%d A %s, %d threads", dt, c.m, c.k, c.n, va, threads)
+					if len(mmBands(c.m, c.k, c.n, threads)) < 3 {
+						t.Fatalf("%s: not split", what)
+					}
+					for _, cuts := range [][]int{{0, c.k}, {0, c.k / 3, c.k}} {
+						pairs := mmSplitK(t, av, b, cuts)
+						one, err := MatMulSumThreads(1, pairs...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						par, err := MatMulSumThreads(threads, pairs...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := range one.Size() {
+							if g, w := par.AtFlat(i), one.AtFlat(i); math.Float64bits(g) != math.Float64bits(w) {
+								t.Fatalf("%s, %d products: [%d] = %v, one thread %v", what, len(pairs)/2, i, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMatMulBands(t *testing.T) {
+	cases := []struct {
+		m, k, n, threads int
+		want             []int
+	}{
+		{4000, 4000, 4000, 2, []int{0, 1920, 4000}},
+		{4000, 4000, 4000, 1, []int{0, 4000}},
+		{4000, 4000, 300, 2, []int{0, 300}}, // fewer than two bands of 192 columns
+		{10, 10, 1000, 2, []int{0, 1000}},   // too little work
+		{1000, 1000, 1000, 3, []int{0, 384, 768, 1000}},
+	}
+	for _, c := range cases {
+		if got := mmBands(c.m, c.k, c.n, c.threads); !slices.Equal(got, c.want) {
+			t.Errorf("mmBands(%d, %d, %d, %d) = %v, want %v", c.m, c.k, c.n, c.threads, got, c.want)
 		}
 	}
 }

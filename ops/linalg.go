@@ -128,40 +128,70 @@ func (op TensorDot) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			ib[ax] = idx[len(aFree)+i]
 		}
 		meta := Meta{Shape: ChunkShape(nsplits, idx), DType: out.DType}
-		blocks := make([]ChunkRef, 0, gridCount(kGrid))
+		pairs := make([]ChunkRef, 0, 2*gridCount(kGrid))
 		ForEachGrid(kGrid, func(k []int) {
 			for i, p := range k {
 				ia[op.AAxes[i]], ib[op.BAxes[i]] = p, p
 			}
-			blocks = append(blocks, b.AddChunk(op, []ChunkRef{ta.At(ia), tb.At(ib)}, meta))
+			pairs = append(pairs, ta.At(ia), tb.At(ib))
 		})
-		res.Chunks = append(res.Chunks, sumTree(b, blocks, meta))
+		res.Chunks = append(res.Chunks, sumTree(b, productGroups(b, op, pairs, meta), meta))
 	})
 	return res, nil
 }
 
 // Exec implements ChunkOp: the contracted axes are moved last in a and first
-// in b so that the contraction is one (batched-free) matrix product.
+// in b so that the contraction is one (batched-free) matrix product. With
+// more pairs of blocks (a0, b0, a1, b1, ...; float32 and float64 only) it
+// sums their products, accumulated by gemm in one output
+// (ndarray.MatMulSumThreads), on the threads the worker lent it.
 func (op TensorDot) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("tensordot: %d inputs, want 2", len(in))
+	if len(in) < 2 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("tensordot: %d inputs, want pairs", len(in))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	a, b := in[0], in[1]
+	mats := make([]*ndarray.Array, len(in))
+	var shape []int
+	for p := 0; p < len(in); p += 2 {
+		a2, b2, sh, err := op.matrices(in[p], in[p+1])
+		if err != nil {
+			return nil, err
+		}
+		mats[p], mats[p+1], shape = a2, b2, sh
+	}
+	r, err := ndarray.MatMulSumThreads(Threads(ctx), mats...)
+	if err != nil {
+		return nil, fmt.Errorf("tensordot: %w", err)
+	}
+	return r.Reshape(shape...)
+}
+
+// MaxThreads implements Threaded: float products use the threads they are
+// given (MatMul's); the output's columns are not known from out alone, so
+// the kernel decides how many bands it makes (ndarray.MatMulSumThreads).
+func (TensorDot) MaxThreads(out Meta) int {
+	if out.DType != ndarray.Float64 && out.DType != ndarray.Float32 {
+		return 1
+	}
+	return ndarray.MaxGemmThreads
+}
+
+// matrices reshapes a pair of blocks into the (m, k) and (k, n) matrices of
+// their contraction and returns them with the shape of its result.
+func (op TensorDot) matrices(a, b *ndarray.Array) (a2, b2 *ndarray.Array, shape []int, err error) {
 	aFree := dotFreeAxes(a.NDim(), op.AAxes)
 	bFree := dotFreeAxes(b.NDim(), op.BAxes)
 	at, err := a.Transpose(append(slices.Clone(aFree), op.AAxes...)...)
 	if err != nil {
-		return nil, fmt.Errorf("tensordot: %w", err)
+		return nil, nil, nil, fmt.Errorf("tensordot: %w", err)
 	}
 	bt, err := b.Transpose(append(slices.Clone(op.BAxes), bFree...)...)
 	if err != nil {
-		return nil, fmt.Errorf("tensordot: %w", err)
+		return nil, nil, nil, fmt.Errorf("tensordot: %w", err)
 	}
 	m, k, n := 1, 1, 1
-	var shape []int
 	for _, ax := range aFree {
 		m *= a.Shape()[ax]
 		shape = append(shape, a.Shape()[ax])
@@ -173,25 +203,20 @@ func (op TensorDot) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 		n *= b.Shape()[ax]
 		shape = append(shape, b.Shape()[ax])
 	}
-	a2, err := at.Reshape(m, k)
-	if err != nil {
-		return nil, fmt.Errorf("tensordot: %w", err)
+	if a2, err = at.Reshape(m, k); err != nil {
+		return nil, nil, nil, fmt.Errorf("tensordot: %w", err)
 	}
-	b2, err := bt.Reshape(k, n)
-	if err != nil {
-		return nil, fmt.Errorf("tensordot: %w", err)
+	if b2, err = bt.Reshape(k, n); err != nil {
+		return nil, nil, nil, fmt.Errorf("tensordot: %w", err)
 	}
-	r, err := ndarray.MatMul(a2, b2)
-	if err != nil {
-		return nil, fmt.Errorf("tensordot: %w", err)
-	}
-	return r.Reshape(shape...)
+	return a2, b2, shape, nil
 }
 
 // MatMul is numpy.matmul for operands of at least one dimension: the last
 // two axes are matrices, leading batch axes broadcast, a 1-D operand is a
 // row (first) or column (second) vector whose added axis is dropped. It
-// serves both levels: the chunk op multiplies one pair of aligned blocks.
+// serves both levels: the chunk op multiplies one pair of aligned blocks,
+// or sums the products of several pairs (inputs a0, b0, a1, b1, ...).
 type MatMul struct{}
 
 // Type implements TensorOp and ChunkOp.
@@ -331,25 +356,63 @@ func (op MatMul) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			ib[lb.col] = idx[len(idx)-1]
 		}
 		meta := Meta{Shape: ChunkShape(nsplits, idx), DType: out.DType}
-		blocks := make([]ChunkRef, len(kSplits))
+		pairs := make([]ChunkRef, 0, 2*len(kSplits))
 		for p := range kSplits {
 			ia[la.k], ib[lb.k] = p, p
-			blocks[p] = b.AddChunk(op, []ChunkRef{ta.At(ia), tb.At(ib)}, meta)
+			pairs = append(pairs, ta.At(ia), tb.At(ib))
 		}
-		res.Chunks = append(res.Chunks, sumTree(b, blocks, meta))
+		res.Chunks = append(res.Chunks, sumTree(b, productGroups(b, op, pairs, meta), meta))
 	})
 	return res, nil
 }
 
-// Exec implements ChunkOp.
+// Exec implements ChunkOp: the product of one pair of blocks, or with more
+// pairs (float32 and float64 only) the sum of their products, accumulated
+// by gemm in one output (ndarray.MatMulSum), on the threads the worker
+// lent it (Threads).
 func (MatMul) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	if len(in) != 2 {
-		return nil, fmt.Errorf("matmul: %d inputs, want 2", len(in))
+	if len(in) < 2 || len(in)%2 != 0 {
+		return nil, fmt.Errorf("matmul: %d inputs, want pairs", len(in))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ndarray.MatMul(in[0], in[1])
+	return ndarray.MatMulSumThreads(Threads(ctx), in...)
+}
+
+// MaxThreads implements Threaded: a float product splits its columns into
+// bands over the threads it is given (ndarray.MatMulSumThreads, which keeps
+// results identical to one thread's); integer and bool products and
+// outputs too narrow for two bands use one.
+func (MatMul) MaxThreads(out Meta) int {
+	if out.DType != ndarray.Float64 && out.DType != ndarray.Float32 || out.NDim() == 0 {
+		return 1
+	}
+	return ndarray.GemmColumnBands(out.Shape[out.NDim()-1])
+}
+
+// productGroups adds the block products of one output chunk, pairs being
+// a0, b0, a1, b1, ...: float products in groups of up to DefaultFanIn
+// pairs, each one op whose gemm accumulates them (beta = 1) in one output,
+// instead of one output per product and an addition pass over them (fresh
+// output memory is most of a block product's cost besides the gemm itself:
+// page faults, measured 0.4 s per 256 MB here); groups, not one op per
+// output chunk, keep a long contraction parallel. Other dtypes get one op
+// per pair (their partials are summed widened by sumTree). It returns the
+// ops' chunks, for sumTree.
+func productGroups(b Builder, op ChunkOp, pairs []ChunkRef, meta Meta) []ChunkRef {
+	np := len(pairs) / 2
+	per := 1
+	if meta.DType == ndarray.Float64 || meta.DType == ndarray.Float32 {
+		per = DefaultFanIn
+	}
+	ng := (np + per - 1) / per
+	blocks := make([]ChunkRef, ng)
+	for g := range ng {
+		lo, hi := g*np/ng, (g+1)*np/ng
+		blocks[g] = b.AddChunk(op, slices.Clone(pairs[2*lo:2*hi]), meta)
+	}
+	return blocks
 }
 
 // sumTree adds same-shape partial products into one chunk of meta out with

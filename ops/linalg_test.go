@@ -398,30 +398,49 @@ func TestMatMulTile(t *testing.T) {
 	}
 }
 
-// TestMatMulTileCount checks that tiling makes one product per output chunk
-// and contraction chunk, plus a fan-in-4 tree: linear in the chunks.
+// TestMatMulTileCount checks that tiling makes one float product op per
+// output chunk and group of up to 4 contraction chunks (accumulated in
+// gemm), plus a fan-in-4 tree over the groups, and one op per block
+// product for other dtypes: linear in the chunks either way.
 func TestMatMulTileCount(t *testing.T) {
-	bl := &laBuilder{}
-	a := &Tiled{Meta: Meta{Shape: []int{40, 90}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
-	b := &Tiled{Meta: Meta{Shape: []int{90, 30}, DType: ndarray.Float64}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
-	for _, x := range []*Tiled{a, b} {
-		ForEachGrid(x.Grid(), func(idx []int) {
-			x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: ndarray.Float64}))
-		})
+	cases := []struct {
+		dt                      ndarray.DType
+		products, pairs, combos int
+	}{
+		// 9 contraction chunks: groups of 3, 3, 3, then one combine.
+		{ndarray.Float64, 4 * 3 * 3, 3, 4 * 3},
+		{ndarray.Float32, 4 * 3 * 3, 3, 4 * 3},
+		// One product per pair, then a level of 3 combines and the root.
+		{ndarray.Int64, 4 * 3 * 9, 1, 4 * 3 * 4},
 	}
-	out, _ := MatMul{}.Infer([]Meta{a.Meta, b.Meta})
-	if _, err := (MatMul{}).Tile(bl, []*Tiled{a, b}, out); err != nil {
-		t.Fatal(err)
-	}
-	if n := bl.count("matmul"); n != 4*3*9 {
-		t.Errorf("%d block products, want %d", n, 4*3*9)
-	}
-	// 9 parts: a level of 3 combines (3,3,3), then the root.
-	if n := bl.count("sum_combine"); n != 4*3*4 {
-		t.Errorf("%d combines, want %d", n, 4*3*4)
-	}
-	if n := bl.count("assemble") + bl.count("slice_view"); n != 0 {
-		t.Errorf("%d rechunk ops for aligned inputs", n)
+	for _, c := range cases {
+		bl := &laBuilder{}
+		a := &Tiled{Meta: Meta{Shape: []int{40, 90}, DType: c.dt}, NSplits: [][]int{SplitEven(40, 10), SplitEven(90, 10)}}
+		b := &Tiled{Meta: Meta{Shape: []int{90, 30}, DType: c.dt}, NSplits: [][]int{SplitEven(90, 10), SplitEven(30, 10)}}
+		for _, x := range []*Tiled{a, b} {
+			ForEachGrid(x.Grid(), func(idx []int) {
+				x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: c.dt}))
+			})
+		}
+		out, _ := MatMul{}.Infer([]Meta{a.Meta, b.Meta})
+		if _, err := (MatMul{}).Tile(bl, []*Tiled{a, b}, out); err != nil {
+			t.Fatal(err)
+		}
+		if n := bl.count("matmul"); n != c.products {
+			t.Errorf("%v: %d block product ops, want %d", c.dt, n, c.products)
+		}
+		for i, op := range bl.ops {
+			if op.Type() == "matmul" && len(bl.inputs[i]) != 2*c.pairs {
+				t.Errorf("%v: a product op of %d inputs, want %d", c.dt, len(bl.inputs[i]), 2*c.pairs)
+				break
+			}
+		}
+		if n := bl.count("sum_combine"); n != c.combos {
+			t.Errorf("%v: %d combines, want %d", c.dt, n, c.combos)
+		}
+		if n := bl.count("assemble") + bl.count("slice_view"); n != 0 {
+			t.Errorf("%v: %d rechunk ops for aligned inputs", c.dt, n)
+		}
 	}
 }
 
@@ -530,5 +549,64 @@ func TestCumulativeScalar(t *testing.T) {
 	got := laExec(t, bl, res)
 	if got.DType() != ndarray.Int64 || !slices.Equal(got.Shape(), []int{1}) || got.AtFlat(0) != 5 {
 		t.Errorf("cumsum of 0-d 5: %v", got)
+	}
+}
+
+// TestTensorDotTileCount checks that float tensordot groups up to 4
+// contraction chunks per product op, like matmul, and ints keep one per pair.
+func TestTensorDotTileCount(t *testing.T) {
+	for _, c := range []struct {
+		dt               ndarray.DType
+		products, combos int
+	}{{ndarray.Float64, 2 * 3 * 3, 2 * 3}, {ndarray.Int32, 2 * 3 * 9, 2 * 3 * 4}} {
+		bl := &laBuilder{}
+		// a (20, 3, 30) · b (30, 3, 15) over axes (1, 2) / (1, 0): 3×3 = 9
+		// contraction chunks; output chunks 2 × 3.
+		a := &Tiled{Meta: Meta{Shape: []int{20, 3, 30}, DType: c.dt}, NSplits: [][]int{SplitEven(20, 10), SplitEven(3, 1), SplitEven(30, 10)}}
+		b := &Tiled{Meta: Meta{Shape: []int{30, 3, 15}, DType: c.dt}, NSplits: [][]int{SplitEven(30, 10), SplitEven(3, 1), SplitEven(15, 5)}}
+		for _, x := range []*Tiled{a, b} {
+			ForEachGrid(x.Grid(), func(idx []int) {
+				x.Chunks = append(x.Chunks, bl.AddChunk(laConst{}, nil, Meta{Shape: ChunkShape(x.NSplits, idx), DType: c.dt}))
+			})
+		}
+		op := TensorDot{AAxes: []int{1, 2}, BAxes: []int{1, 0}}
+		out, err := op.Infer([]Meta{a.Meta, b.Meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.Tile(bl, []*Tiled{a, b}, out); err != nil {
+			t.Fatal(err)
+		}
+		if n := bl.count("tensordot"); n != c.products {
+			t.Errorf("%v: %d product ops, want %d", c.dt, n, c.products)
+		}
+		if n := bl.count("sum_combine"); n != c.combos {
+			t.Errorf("%v: %d combines, want %d", c.dt, n, c.combos)
+		}
+	}
+}
+
+// TestProductMaxThreads: float products ask for as many threads as they
+// can make column bands of, others (and narrow outputs) for one.
+func TestProductMaxThreads(t *testing.T) {
+	f64, i32 := ndarray.Float64, ndarray.Int32
+	cases := []struct {
+		op   Threaded
+		out  Meta
+		want int
+	}{
+		{MatMul{}, Meta{Shape: []int{4000, 4000}, DType: f64}, 4000 / 192},
+		{MatMul{}, Meta{Shape: []int{3, 2000, 400}, DType: ndarray.Float32}, 2},
+		{MatMul{}, Meta{Shape: []int{4000, 300}, DType: f64}, 1},
+		{MatMul{}, Meta{Shape: []int{4000}, DType: f64}, 4000 / 192}, // v @ M: its columns (M @ v makes one band: the kernel decides)
+		{MatMul{}, Meta{Shape: []int{}, DType: f64}, 1},
+		{MatMul{}, Meta{Shape: []int{4000, 4000}, DType: i32}, 1},
+		{TensorDot{}, Meta{Shape: []int{4000, 4000}, DType: i32}, 1},
+		{TensorDot{}, Meta{Shape: []int{4000, 4000}, DType: f64}, ndarray.MaxGemmThreads},
+	}
+	for i, c := range cases {
+		if got := c.op.MaxThreads(c.out); got != c.want {
+			t.Errorf("case %d: %s MaxThreads(%v) = %d, want %d", i, c.op.Type(), c.out, got, c.want)
+		}
 	}
 }

@@ -98,6 +98,10 @@ type Worker struct {
 		graphs  map[graphKey]*graphState
 		uses    map[protocol.ChunkKey]*uses // queued consumers of stored chunks
 		running int                         // admitted tasks not yet done
+		// lent is how many slots running tasks hold besides their own
+		// (ops.Threaded): no task starts while running + lent fills the
+		// slots.
+		lent int
 		// head is the most urgent task when it last failed to fit, and
 		// bypassed the admissions of less urgent tasks since: capped, so a
 		// big op is not starved by a stream of small ones.
@@ -659,6 +663,8 @@ type pick struct {
 	g   *graphState
 	res *storage.Reservation
 	err error
+	// threads is the slots t holds: its own and those lent to it.
+	threads int
 }
 
 // next blocks until a task can be started (or must be reported) or the
@@ -668,6 +674,10 @@ func (w *Worker) next() (pick, bool) {
 	defer w.mu.Unlock()
 	for !w.mu.closed {
 		if p, ok := w.pickLocked(); ok {
+			p.threads = 1
+			if p.res != nil && p.err == nil {
+				w.lendLocked(&p)
+			}
 			return p, true
 		}
 		w.cond.Wait()
@@ -675,12 +685,27 @@ func (w *Worker) next() (pick, bool) {
 	return pick{}, false
 }
 
+// lendLocked lends an admitted ops.Threaded task the idle slots, when no
+// other task is queued: a lone big product (the only op ready, or the last
+// of a graph) then runs on every core instead of one. They are the slots
+// it uses, held until it ends; a task arriving meanwhile waits for them.
+func (w *Worker) lendLocked(p *pick) {
+	th, ok := p.t.Op.(ops.Threaded)
+	if !ok || w.mu.queue.Len() > 0 {
+		return
+	}
+	if extra := min(th.MaxThreads(p.t.Meta)-1, w.cfg.Slots-w.mu.running-w.mu.lent); extra > 0 {
+		w.mu.lent += extra
+		p.threads += extra
+	}
+}
+
 // pickLocked takes the most urgent queued task that fits in memory, looking
 // at most scanDepth deep, or one that cannot be admitted at all, to fail it.
 // A less urgent task passes a waiting one at most 2×slots times in a row,
 // so a big op is not starved by a stream of small ones.
 func (w *Worker) pickLocked() (pick, bool) {
-	if w.mu.queue.Len() == 0 {
+	if w.mu.queue.Len() == 0 || w.mu.running+w.mu.lent >= w.cfg.Slots {
 		return pick{}, false
 	}
 	// The common case: the most urgent task fits. Try it without disturbing
@@ -762,11 +787,12 @@ func (w *Worker) pickLocked() (pick, bool) {
 	return p, true
 }
 
-func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool) {
+func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool, lent int) {
 	w.mu.Lock()
 	if admitted {
 		w.mu.running--
 	}
+	w.mu.lent -= lent
 	d := dispatchOf(t)
 	if w.mu.active[t.Key] == d {
 		delete(w.mu.active, t.Key)
@@ -836,13 +862,17 @@ func (w *Worker) slot() {
 			if w.reportsStart(p.t) {
 				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token})
 			}
+			ctx := p.g.ctx
+			if p.threads > 1 {
+				ctx = ops.WithThreads(ctx, p.threads)
+			}
 			start := time.Now()
-			res = w.run(p.g.ctx, p.t, p.res)
+			res = w.run(ctx, p.t, p.res)
 			ran = time.Since(start)
 			res.Elapsed = ran
 			p.res.Close()
 		}
-		w.done(p.t, p.g, p.res != nil)
+		w.done(p.t, p.g, p.res != nil, p.threads-1)
 		if w.cfg.Observer != nil {
 			w.cfg.Observer.TaskEnded(p.t, res, ran)
 		}

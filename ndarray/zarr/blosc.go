@@ -28,7 +28,12 @@ const (
 var bloscCodecs = [...]string{0: "blosclz", 1: "lz4", 2: "snappy", 3: "zlib", 4: "zstd"}
 
 // bloscDecode decompresses a blosc frame of at most limit bytes.
-func bloscDecode(src []byte, limit int) ([]byte, error) {
+func bloscDecode(src []byte, limit int) ([]byte, error) { return bloscDecodeTo(nil, src, limit) }
+
+// bloscDecodeTo is bloscDecode writing into dst when it has room for the
+// frame (every byte of the frame's length is written), else into a new
+// buffer.
+func bloscDecodeTo(dst, src []byte, limit int) ([]byte, error) {
 	if len(src) < 16 {
 		return nil, fmt.Errorf("blosc: frame of %d bytes, shorter than its header", len(src))
 	}
@@ -47,7 +52,12 @@ func bloscDecode(src []byte, limit int) ([]byte, error) {
 		return nil, errors.New("blosc: type size 0")
 	}
 	src = src[:cbytes]
-	out := make([]byte, nbytes)
+	var out []byte
+	if cap(dst) >= nbytes {
+		out = dst[:nbytes]
+	} else {
+		out = make([]byte, nbytes)
+	}
 	if nbytes == 0 {
 		return out, nil
 	}

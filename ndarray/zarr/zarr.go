@@ -314,15 +314,23 @@ func (a *Array) readChunk(idx []int, cache shardCache) (*ndarray.Array, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	data, err := a.decode(raw, want)
+	b := out.Bytes()
+	var data []byte
+	if a.Codec == "blosc" {
+		// Straight into the chunk: no second buffer and copy.
+		data, err = bloscDecodeTo(b, raw, want)
+	} else {
+		data, err = a.decode(raw, want)
+	}
 	if err != nil {
 		return nil, fail(err)
 	}
 	if len(data) != want {
 		return nil, fail(fmt.Errorf("%d bytes decoded, the metadata says %d (%v %v)", len(data), want, a.DType, a.Chunks))
 	}
-	b := out.Bytes()
-	copy(b, data)
+	if want > 0 && &data[0] != &b[0] {
+		copy(b, data)
+	}
 	if a.BigEndian {
 		swap(b, a.DType.Size())
 	}

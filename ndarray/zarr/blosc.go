@@ -202,7 +202,7 @@ func unshuffle8(dst, src []byte, n int) {
 	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
 	const m1, m2, m4 = 0x00ff00ff00ff00ff, 0x0000ffff0000ffff, 0x00000000ffffffff
 	le := binary.LittleEndian
-	i := 0
+	i := unshuffle8Vec(dst, src, n) // AVX-512, 64 elements a step, where it runs
 	for ; i+8 <= n; i += 8 {
 		r0, r1, r2, r3 := le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:])
 		r4, r5, r6, r7 := le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:])

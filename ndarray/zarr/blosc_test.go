@@ -5,10 +5,15 @@ import (
 	"testing"
 )
 
-// unshuffle8 (the 8-byte fast path of byteUnshuffle) equals the plain
-// byte loop, for every element count around its 8-element steps.
+// unshuffle8 (the 8-byte fast path of byteUnshuffle: AVX-512 64 elements
+// a step where it runs, then 8 at a time, then one) equals the plain byte
+// loop, for element counts around every step.
 func TestUnshuffle8MatchesBytes(t *testing.T) {
+	sizes := []int{63, 64, 65, 127, 128, 129, 200, 1000, 4096 + 7}
 	for n := 0; n <= 40; n++ {
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		src := make([]byte, 8*n+3) // a tail shorter than an element
 		for i := range src {
 			src[i] = byte(i*131 + 7)

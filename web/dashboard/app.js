@@ -362,7 +362,9 @@ function updateTypes(id, types) {
 
 // ---- one graph ------------------------------------------------------------
 
-function graphPage(sid, gid) {
+// graphPage shows one graph; onState, when given, hears its state at each
+// update.
+function graphPage(sid, gid, onState) {
   main.replaceChildren(
     h("div", { class: "toolbar" },
       h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
@@ -384,6 +386,7 @@ function graphPage(sid, gid) {
     h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
   const dags = { tileable: new DagView("dag-tileable", null), chunks: new DagView("dag-chunks", (n, summarised) => showOps(sid, gid, n, summarised)) };
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {
+    if (onState) onState(g.state);
     const st = document.getElementById("graph-state");
     st.textContent = g.state;
     st.className = "state " + g.state;
@@ -665,28 +668,47 @@ function taskStream(v, slots, hist) {
 
 // ---- following the newest graph --------------------------------------------
 
-// follower watches the cluster view for #/follow, beside the page's own
-// stream: the same shared sampler as an open cluster page.
+// follower watches the cluster view for #/follow while it looks for a
+// graph to show (the same shared sampler as an open cluster page);
+// followGen tells a pending look from one made for a later page.
 let follower = null;
+let followGen = 0;
 
 // followPage shows the newest running graph's page and moves on to the
-// next graph when one starts, for watching a program that submits graph
-// after graph.
+// next graph once the one shown has ended, for watching a program that
+// submits graph after graph. While a graph is shown only its own stream
+// is open; an ended graph stays on screen for followHoldMs, so graphs of
+// a fraction of a second do not make the page flicker (nor the browser
+// redraw it several times a second).
+const followHoldMs = 2000;
+
 function followPage() {
+  const gen = ++followGen;
   let cur = "";
   main.replaceChildren(h("h1", {}, "Following the newest graph"), h("p", { class: "muted", text: "Waiting for a graph to run." }));
-  const es = new EventSource("/api/events?" + new URLSearchParams({ view: "cluster" }));
-  follower = es;
-  es.addEventListener("update", (ev) => {
-    if (es !== follower) return;
-    const c = JSON.parse(ev.data);
-    const running = c.graphs.filter((g) => !ENDED.has(g.state));
-    const g = running[running.length - 1];
-    if (!g || g.session_id + "/" + g.graph_id === cur) return;
-    cur = g.session_id + "/" + g.graph_id;
-    graphPage(g.session_id, g.graph_id);
-    document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
-  });
+  const look = () => {
+    if (gen !== followGen) return; // the page was left
+    const es = new EventSource("/api/events?" + new URLSearchParams({ view: "cluster" }));
+    follower = es;
+    es.addEventListener("update", (ev) => {
+      if (es !== follower) return;
+      const c = JSON.parse(ev.data);
+      const running = c.graphs.filter((g) => !ENDED.has(g.state));
+      const g = running[running.length - 1];
+      if (!g || g.session_id + "/" + g.graph_id === cur) return;
+      cur = g.session_id + "/" + g.graph_id;
+      es.close();
+      follower = null;
+      let ended = false;
+      graphPage(g.session_id, g.graph_id, (state) => {
+        if (ended || !ENDED.has(state)) return;
+        ended = true;
+        setTimeout(look, followHoldMs);
+      });
+      document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+    });
+  };
+  look();
 }
 
 // ---- routing --------------------------------------------------------------
@@ -694,6 +716,7 @@ function followPage() {
 function route() {
   if (stream) { stream.close(); stream = null; }
   if (follower) { follower.close(); follower = null; }
+  followGen++;
   clearError();
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   let nav = "cluster";

@@ -23,26 +23,8 @@ import (
 func TestRingDashboard(t *testing.T) {
 	_, _, wp := ringRoles(t, 3, 2, cluster.DefaultLeaseTTL)
 	base := wp.URL()
-	wl, _ := workloads.Get("W1")
-	p, err := wl.Resolve(workloads.Params{"n": 200, "chunk": 70})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, ids, err := tensor.Build(wl.Build(p, workloads.DefaultSeed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Through REST, so the graphs stay held (a Go session deletes each
-	// graph once its result is read).
-	a := api{t: t, base: base}
 	const nSessions = 9
-	for i := range nSessions {
-		sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
-		st := a.json("POST", "/api/sessions/"+sid+"/graphs", submitBody(t, tg, ids), 201)
-		if st = waitState(a, st["url"].(string), 60*time.Second); st["state"] != "SUCCEEDED" {
-			t.Fatalf("session %d: %v", i, st)
-		}
-	}
+	runW1Sessions(t, api{t: t, base: base}, nSessions)
 
 	var sessions struct {
 		Sessions []struct {
@@ -188,24 +170,10 @@ func TestRingDashboardInBrowser(t *testing.T) {
 	_, _, wp := ringRoles(t, 3, 2, cluster.DefaultLeaseTTL)
 	base := wp.URL()
 	a := api{t: t, base: base}
-	wl, _ := workloads.Get("W1")
-	p, err := wl.Resolve(workloads.Params{"n": 200, "chunk": 70})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, ids, err := tensor.Build(wl.Build(p, workloads.DefaultSeed))
-	if err != nil {
-		t.Fatal(err)
-	}
 	type held struct{ sid, gid, owner string }
 	var graphs []held
-	for range 6 {
-		sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
-		st := a.json("POST", "/api/sessions/"+sid+"/graphs", submitBody(t, tg, ids), 201)
-		if st = waitState(a, st["url"].(string), 60*time.Second); st["state"] != "SUCCEEDED" {
-			t.Fatalf("session %s: %v", sid, st)
-		}
-		graphs = append(graphs, held{sid: sid, gid: st["graph_id"].(string)})
+	for _, g := range runW1Sessions(t, a, 6) {
+		graphs = append(graphs, held{sid: g[0], gid: g[1]})
 	}
 	var listed struct {
 		Sessions []struct {
@@ -254,4 +222,30 @@ func TestRingDashboardInBrowser(t *testing.T) {
 		}
 		waitJS(t, ctx, 10*time.Second, fmt.Sprintf("worker %d's task stream", w.ID), `document.querySelector("#task-stream rect[data-type]")`)
 	}
+}
+
+// runW1Sessions runs a small W1 in each of n new sessions through REST, so
+// the graphs stay held (a Go session deletes each graph once its result
+// is read), and returns each one's session and graph ids.
+func runW1Sessions(t *testing.T, a api, n int) [][2]string {
+	t.Helper()
+	wl, _ := workloads.Get("W1")
+	p, err := wl.Resolve(workloads.Params{"n": 200, "chunk": 70})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, ids, err := tensor.Build(wl.Build(p, workloads.DefaultSeed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][2]string
+	for i := range n {
+		sid := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+		st := a.json("POST", "/api/sessions/"+sid+"/graphs", submitBody(t, tg, ids), 201)
+		if st = waitState(a, st["url"].(string), 60*time.Second); st["state"] != "SUCCEEDED" {
+			t.Fatalf("session %d: %v", i, st)
+		}
+		out = append(out, [2]string{sid, st["graph_id"].(string)})
+	}
+	return out
 }

@@ -43,7 +43,7 @@ func main() {
 	// limit (set by the session from its budget) still bounds the heap;
 	// GOGC in the environment turns the tuner off.
 	if os.Getenv("GOGC") == "" {
-		gctune.Start(gctune.Default)
+		gctune.Start(gctune.Default())
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

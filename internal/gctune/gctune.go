@@ -29,7 +29,7 @@ type Policy struct {
 }
 
 // Default is GOGC 400's headroom for the scannable heap, at least 256 MiB.
-var Default = Policy{ScanFactor: 4, MinHeadroom: 256 << 20, MaxPercent: 400}
+func Default() Policy { return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, MaxPercent: 400} }
 
 // Percent is the GOGC that gives a heap of live bytes, scan of them
 // scannable, the policy's headroom: at least 1, at most MaxPercent.

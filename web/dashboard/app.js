@@ -63,13 +63,23 @@ function setText(id, v) {
   if (el && el.textContent !== String(v)) el.textContent = v;
 }
 
+// stateBar is a bar of ops by state: one span per state, resized in place
+// by updateBar.
 function stateBar(counts, total) {
-  const bar = h("div", { class: "bar", title: STATES.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(", ") });
+  const bar = h("div", { class: "bar" }, STATES.map((st) => h("span", { style: `width:0;background:${stateColor(st)}` })));
+  return updateBar(bar, counts, total);
+}
+
+function updateBar(bar, counts, total) {
   total = total || sum(STATES, (k) => counts[k] || 0);
-  for (const st of STATES) {
+  const key = total + ":" + STATES.map((k) => counts[k] || 0).join(",");
+  if (bar.phobosKey === key) return bar; // drawn as it is
+  bar.phobosKey = key;
+  bar.title = STATES.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(", ");
+  STATES.forEach((st, i) => {
     const n = counts[st] || 0;
-    if (n > 0 && total > 0) bar.append(h("span", { style: `width:${(100 * n) / total}%;background:${stateColor(st)}` }));
-  }
+    bar.children[i].style.width = n > 0 && total > 0 ? `${(100 * n) / total}%` : "0";
+  });
   return bar;
 }
 
@@ -111,39 +121,116 @@ async function api(path, opts = {}) {
   return body;
 }
 
-// ---- the one event stream of the page -------------------------------------
+// ---- the event streams of the page ----------------------------------------
 
+// Feed is one event stream (GET /api/events) and what the page does with
+// it. Drawing is the browser's cost, so a feed draws at most once per
+// animation frame, only the newest event, and only when it differs from
+// the last one drawn. While the tab is hidden the feed closes its stream
+// (a hidden dashboard costs neither the browser nor the web service
+// anything) and opens it again when the tab is shown: the first event of a
+// stream brings the plots' history back. ingest, when given, sees every
+// event (for the plots' history) before draw sees the newest.
+class Feed {
+  constructor(query, { ingest = null, draw, failure = null, quiet = false }) {
+    Object.assign(this, { query, ingest, draw, failure, quiet });
+    this.es = null;
+    this.pending = null;
+    this.frame = 0;
+    this.closed = false;
+    feeds.add(this);
+    if (!document.hidden) this.open();
+  }
+
+  open() {
+    const es = new EventSource("/api/events?" + new URLSearchParams(this.query));
+    this.es = es;
+    let got = false, last = "";
+    es.addEventListener("update", (ev) => {
+      if (es !== this.es) return;
+      got = true;
+      if (!this.quiet) {
+        document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
+        if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
+      }
+      if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
+      last = ev.data;
+      if (this.ingest) {
+        const v = JSON.parse(ev.data);
+        this.ingest(v);
+        this.pending = v;
+      } else {
+        this.pending = ev.data; // parsed when drawn: an event replaced before its frame costs nothing
+      }
+      if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+    });
+    es.addEventListener("failure", (ev) => {
+      if (es !== this.es) return;
+      const e = JSON.parse(ev.data);
+      last = "";
+      if (e.status === 404) this.stop();
+      if (this.failure) this.failure(e);
+      else if (!this.quiet) showError(e.error);
+    });
+    es.onerror = async () => {
+      if (es !== this.es || this.quiet) return;
+      live.textContent = "reconnecting";
+      live.classList.remove("on");
+      if (!got) {
+        // Find out why: a missing token is a 401 on any request.
+        try { await api("/api/dashboard/cluster"); } catch (e) { showError(e.message); }
+      }
+    };
+  }
+
+  flush() {
+    this.frame = 0;
+    const v = this.pending;
+    this.pending = null;
+    if (v === null || this.closed) return;
+    if (!this.quiet) clearError();
+    this.draw(typeof v === "string" ? JSON.parse(v) : v);
+  }
+
+  // stop closes the stream for good.
+  stop() {
+    if (this.es) this.es.close();
+    this.es = null;
+    feeds.delete(this);
+  }
+
+  close() {
+    this.closed = true;
+    this.stop();
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
+  hide() {
+    if (this.es) this.es.close();
+    this.es = null;
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.pending = null;
+  }
+
+  show() { if (!this.es && !this.closed) this.open(); }
+}
+
+// feeds are the page's open feeds, for pausing them while it is hidden.
+const feeds = new Set();
+document.addEventListener("visibilitychange", () => {
+  for (const f of feeds) if (document.hidden) f.hide(); else f.show();
+  if (document.hidden) { live.textContent = "paused"; live.classList.remove("on"); }
+});
+
+// stream is the page's feed: opening one closes the last.
 let stream = null;
 
-function openStream(query, onUpdate) {
+function openStream(query, draw, opts = {}) {
   if (stream) stream.close();
-  const es = new EventSource("/api/events?" + new URLSearchParams(query));
-  stream = es;
-  let got = false, last = "";
-  es.addEventListener("update", (ev) => {
-    if (es !== stream) return;
-    got = true;
-    document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
-    if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
-    if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
-    last = ev.data;
-    clearError();
-    onUpdate(JSON.parse(ev.data));
-  });
-  es.addEventListener("failure", (ev) => {
-    const e = JSON.parse(ev.data);
-    last = "";
-    showError(e.error);
-    if (e.status === 404) es.close();
-  });
-  es.onerror = async () => {
-    live.textContent = "reconnecting";
-    live.classList.remove("on");
-    if (!got) {
-      // Find out why: a missing token is a 401 on any request.
-      try { await api("/api/dashboard/cluster"); } catch (e) { showError(e.message); }
-    }
-  };
+  stream = new Feed(query, { draw, ...opts });
+  return stream;
 }
 
 function showError(msg) {
@@ -193,6 +280,15 @@ function replace(id, el) {
   if (box) box.replaceChildren(el);
 }
 
+// replaceIf draws build() into box id unless what it draws from (key) is
+// what the box shows already.
+function replaceIf(id, key, build) {
+  const box = document.getElementById(id);
+  if (!box || box.phobosKey === key) return;
+  box.phobosKey = key;
+  box.replaceChildren(build());
+}
+
 // history keeps the samples a page plots: the stream's first event brings
 // the web service's last minutes, each later one a new point.
 class History {
@@ -225,9 +321,11 @@ function clusterPage() {
     h("div", { class: "panel" }, h("h2", { text: "Workers" }), h("div", { id: "workers" })),
     h("div", { class: "panel" }, h("h2", {}, "Graphs ", h("a", { href: "#/graphs", text: "all sessions and graphs →" })), h("div", { id: "cluster-graphs" })));
   const hist = new History();
-  openStream({ view: "cluster" }, (c) => {
+  const ingest = (c) => {
     if (c.history) hist.add(c.history.map((p) => ({ t: p.t, ops: p.ops_per_s, store: sum(p.workers || [], (w) => w.store_bytes) })));
     hist.add([{ t: c.t, ops: c.ops_per_s, store: sum(c.workers, (w) => w.store_bytes) }]);
+  };
+  openStream({ view: "cluster" }, (c) => {
     const alive = c.workers.filter((w) => w.alive);
     const slots = sum(alive, (w) => w.slots), busy = sum(alive, (w) => w.running);
     const used = sum(alive, (w) => w.store_bytes), limit = sum(alive, (w) => w.limit_bytes || w.memory_bytes);
@@ -248,10 +346,10 @@ function clusterPage() {
     setText("fig-graphs-sub", `${c.graphs_total} held`);
     replace("plot-ops", plot([{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v))));
     replace("plot-mem", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes));
-    replace("schedulers", schedulersTable(c.schedulers || []));
-    replace("workers", workersTable(c.workers));
-    replace("cluster-graphs", graphsTable(c.graphs.slice(-8), false));
-  });
+    replaceIf("schedulers", JSON.stringify(c.schedulers || []), () => schedulersTable(c.schedulers || []));
+    replaceIf("workers", JSON.stringify(c.workers), () => workersTable(c.workers));
+    replaceIf("cluster-graphs", JSON.stringify(c.graphs.slice(-8)), () => graphsTable(c.graphs.slice(-8), false));
+  }, { ingest });
 }
 
 // schedulersTable lists the ring's members (or the one scheduler): a
@@ -298,7 +396,7 @@ function workersTable(ws) {
 
 function graphsPage() {
   main.replaceChildren(h("h1", {}, "Sessions and graphs ", h("small", {}, h("a", { href: "#/follow", text: "follow the newest running graph →" }))), stateLegend(), h("div", { class: "panel" }, h("div", { id: "graphs" })));
-  openStream({ view: "cluster" }, (c) => replace("graphs", graphsTable(c.graphs.slice().reverse(), true)));
+  openStream({ view: "cluster" }, (c) => replaceIf("graphs", JSON.stringify(c.graphs), () => graphsTable(c.graphs.slice().reverse(), true)));
 }
 
 function graphsTable(graphs, withTypes) {
@@ -350,7 +448,7 @@ function updateTypes(id, types) {
   types.forEach((tc, i) => {
     const cells = rows[i].children;
     const total = sum(STATES, (k) => tc.counts[k] || 0);
-    cells[1].replaceChildren(stateBar(tc.counts, total));
+    updateBar(cells[1].firstChild, tc.counts, total);
     const d = `${fmtNum(done(tc.counts))} / ${fmtNum(total)}`;
     if (cells[2].textContent !== d) cells[2].textContent = d;
     STATES.forEach((st, j) => {
@@ -363,7 +461,10 @@ function updateTypes(id, types) {
 // ---- one graph ------------------------------------------------------------
 
 // graphPage shows one graph; onState, when given, hears its state at each
-// update.
+// update, and GONE once the web service no longer knows the graph (its
+// program released it after reading its results: a graph that ended).
+const GONE = "GONE";
+
 function graphPage(sid, gid, onState) {
   main.replaceChildren(
     h("div", { class: "toolbar" },
@@ -385,14 +486,23 @@ function graphPage(sid, gid, onState) {
       h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
     h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
   const dags = { tileable: new DagView("dag-tileable", null), chunks: new DagView("dag-chunks", (n, summarised) => showOps(sid, gid, n, summarised)) };
+  // A graph followed (onState) that its program released is no error:
+  // the page says so and #/follow moves on.
+  const failure = onState ? (e) => {
+    if (e.status !== 404) { showError(e.error); return; }
+    replace("graph-error", h("p", { class: "muted", text: "Its program has released this graph (it has ended): following the next one." }));
+    onState(GONE);
+  } : null;
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {
     if (onState) onState(g.state);
     const st = document.getElementById("graph-state");
-    st.textContent = g.state;
-    st.className = "state " + g.state;
-    document.getElementById("cancel").disabled = ENDED.has(g.state) || g.state === "CANCELLING";
+    setText("graph-state", g.state);
+    if (st.className !== "state " + g.state) st.className = "state " + g.state;
+    const cancel = document.getElementById("cancel");
+    const off = ENDED.has(g.state) || g.state === "CANCELLING";
+    if (cancel.disabled !== off) cancel.disabled = off;
     const errBox = document.getElementById("graph-error");
-    if (g.error) { if (errBox.textContent !== g.error) errBox.replaceChildren(h("div", { class: "errorbox", text: g.error })); } else errBox.replaceChildren();
+    if (g.error) { if (errBox.textContent !== g.error) errBox.replaceChildren(h("div", { class: "errorbox", text: g.error })); } else if (errBox.firstChild) errBox.replaceChildren();
     setText("fig-total", fmtNum(g.chunk_ops));
     setText("fig-done", fmtNum(done(g.progress)));
     setText("fig-running", fmtNum(g.progress.RUNNING || 0));
@@ -406,7 +516,7 @@ function graphPage(sid, gid, onState) {
       setText("chunks-title", g.chunks.summarised ? `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops, summarised by type` : `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops`);
       dags.chunks.update(g.chunks);
     }
-  });
+  }, { failure });
 }
 
 // cancelGraph is DELETE on the graph, as the REST API has it: a running
@@ -461,17 +571,41 @@ async function showOps(sid, gid, node, summarised) {
 }
 
 // DagView lays a DAG out once per shape (layers by longest path, ordered
-// by their inputs' mean position) and recolours it on each update.
+// by their inputs' mean position) and, on each update, recolours the nodes
+// whose counts changed, changing attributes only. The last layout of each
+// box is kept (dagLayouts), so following graph after graph of one program
+// (#/follow) lays their common shape out once.
 class DagView {
-  constructor(boxId, onClick) { this.boxId = boxId; this.onClick = onClick; this.key = ""; this.selected = null; }
+  constructor(boxId, onClick) { this.boxId = boxId; this.onClick = onClick; this.key = ""; this.selected = null; this.byId = new Map(); }
 
   update(dag) {
-    const key = `${dag.summarised}/${dag.nodes.length}/${dag.edges.length}/${dag.nodes.map((n) => n.type).join("|")}`;
-    if (key !== this.key) { this.key = key; this.layout(dag); }
+    const key = `${dag.summarised}/${dag.nodes.map((n) => n.id + ":" + n.type).join("|")}/${dag.edges.map((e) => e.join(",")).join(";")}`;
+    this.summarised = dag.summarised;
+    this.byId = new Map(dag.nodes.map((n) => [String(n.id), n]));
+    if (key !== this.key) { this.key = key; this.layout(dag, key); }
     for (const n of dag.nodes) this.paint(n, dag.summarised);
   }
 
-  layout(dag) {
+  // click selects node g and shows its op(s).
+  click(g) {
+    const n = this.byId.get(g.dataset.id);
+    if (!n || !this.onClick) return;
+    for (const o of this.nodes.values()) o.g.classList.remove("selected");
+    g.classList.add("selected");
+    this.selected = n.id;
+    this.onClick(n, this.summarised);
+  }
+
+  layout(dag, key) {
+    const kept = dagLayouts.get(this.boxId);
+    if (kept && kept.key === key) {
+      kept.owner = this;
+      this.nodes = kept.nodes;
+      for (const o of this.nodes.values()) o.g.classList.toggle("selected", this.selected === o.id);
+      const box = document.getElementById(this.boxId);
+      if (box && kept.svg.parentNode !== box) box.replaceChildren(kept.svg);
+      return;
+    }
     const idx = new Map(dag.nodes.map((n, i) => [n.id, i]));
     const rank = new Array(dag.nodes.length).fill(0);
     const preds = dag.nodes.map(() => []);
@@ -494,10 +628,11 @@ class DagView {
     const nh = labelled ? (dag.summarised ? 34 : 26) : Math.max(6, Math.min(16, nw));
     const gapY = labelled ? 36 : Math.max(14, nh * 1.6);
     const H = layers.length * (nh + gapY) + 10;
+    const slotOf = new Map();
+    layers.forEach((layer) => layer.forEach((n, k) => slotOf.set(n, k)));
     const xy = dag.nodes.map((_, i) => {
-      const layer = layers[rank[i]], k = layer.indexOf(i);
-      const slot = W / layer.length;
-      return [slot * k + (slot - nw) / 2, 8 + rank[i] * (nh + gapY)];
+      const slot = W / layers[rank[i]].length;
+      return [slot * slotOf.get(i) + (slot - nw) / 2, 8 + rank[i] * (nh + gapY)];
     });
     const svgEl = s("svg", { class: "dag", viewBox: `0 0 ${W} ${H}`, height: Math.min(H, 640) });
     const edges = s("g");
@@ -528,18 +663,17 @@ class DagView {
         const label = n.type.length > maxChars ? n.type.slice(0, Math.max(1, maxChars - 1)) + "…" : n.type;
         g.append(s("text", { class: "label", x: 6, y: dag.summarised ? 13 : nh / 2 + 4 }, label));
       }
-      if (this.onClick) {
-        g.addEventListener("click", () => {
-          for (const o of this.nodes.values()) o.g.classList.remove("selected");
-          g.classList.add("selected");
-          this.selected = n.id;
-          this.onClick(n, dag.summarised);
-        });
-      }
       if (this.selected === n.id) g.classList.add("selected");
       svgEl.append(g);
-      this.nodes.set(n.id, { g, frame, fills, title, nw, nh, labelled });
+      this.nodes.set(n.id, { id: n.id, g, frame, fills, title, nw, nh, labelled, last: "" });
     });
+    // One listener for the whole DAG, calling whichever view shows it now.
+    const kept2 = { key, svg: svgEl, nodes: this.nodes, owner: this };
+    if (this.onClick) svgEl.addEventListener("click", (ev) => {
+      const g = ev.target.closest("g.node");
+      if (g) kept2.owner.click(g);
+    });
+    dagLayouts.set(this.boxId, kept2);
     replace(this.boxId, svgEl);
   }
 
@@ -547,19 +681,26 @@ class DagView {
     const v = this.nodes.get(n.id);
     if (!v || !this.onClick) return;
     const counts = n.counts || {};
+    const key = STATES.map((k) => counts[k] || 0).join(",");
+    if (v.last === key) return; // unchanged since drawn: nothing to touch
+    v.last = key;
     const total = sum(STATES, (k) => counts[k] || 0);
-    v.fills.replaceChildren();
     if (summarised) {
-      // a bar of the type's ops by state under its name
+      // a bar of the type's ops by state under its name: one rect per
+      // state, made once, resized
+      if (!v.bars) {
+        v.bars = STATES.map((st) => s("rect", { y: 19, height: 8, width: 0, style: `fill:${stateColor(st)}` }));
+        v.fills.append(...v.bars);
+      }
       let x = 6;
       const bw = v.nw - 12;
-      for (const st of STATES) {
+      STATES.forEach((st, i) => {
         const c = counts[st] || 0;
-        if (!c || !total) continue;
-        const w = (bw * c) / total;
-        v.fills.append(s("rect", { x, y: 19, width: w, height: 8, style: `fill:${stateColor(st)}` }));
+        const w = c && total ? (bw * c) / total : 0;
+        v.bars[i].setAttribute("x", x);
+        v.bars[i].setAttribute("width", w);
         x += w;
-      }
+      });
       v.g.setAttribute("data-done", done(counts));
       v.g.setAttribute("data-total", total);
       v.title.textContent = `${n.type}: ${done(counts)} of ${total} done` + STATES.filter((k) => counts[k]).map((k) => `\n${k.toLowerCase()}: ${counts[k]}`).join("");
@@ -572,6 +713,9 @@ class DagView {
     }
   }
 }
+
+// dagLayouts keeps the last DAG drawn in each box: {key, svg, nodes, owner}.
+const dagLayouts = new Map();
 
 // ---- one worker -----------------------------------------------------------
 
@@ -590,11 +734,14 @@ function workerPage(id) {
     h("div", { class: "panel" }, h("h2", { text: "Task stream: its slots, up to the last minute, coloured by op type" }), h("div", { id: "stream" })),
     h("div", { class: "panel" }, h("h2", { text: "Running now" }), h("div", { id: "running" })));
   const hist = new History();
-  openStream({ view: "worker", worker: id }, (v) => {
+  const ingest = (v) => {
     const w = v.worker;
     const pick = (p) => ({ t: p.t, ...(p.workers && p.workers[0]) });
     if (v.history) hist.add(v.history.filter((p) => p.workers && p.workers.length).map(pick));
     hist.add([{ t: v.t, running: w.running, queued: w.queued, store_bytes: w.store_bytes, spilled_bytes: w.spilled_bytes, loaded_bytes: w.loaded_bytes }]);
+  };
+  openStream({ view: "worker", worker: id }, (v) => {
+    const w = v.worker;
     setText("worker-url", w.url);
     setText("fig-state", w.alive ? "alive" : "dead");
     setText("fig-slots", `${w.running} / ${w.slots}`);
@@ -614,7 +761,7 @@ function workerPage(id) {
         h("td", {}, e.graph_id ? h("a", { href: `#/graph/${e.session_id}/${e.graph_id}`, text: e.graph_id }) : "–"),
         h("td", { text: e.node }), h("td", { text: e.type }), h("td", { class: "num", text: fmtMs(v.t - e.started_us / 1000) }))))
       : h("p", { class: "muted", text: `Nothing running; ${v.queued} queued.` }));
-  });
+  }, { ingest });
 }
 
 // taskStream draws the worker's tasks as bars on its slots (a task goes to
@@ -688,25 +835,26 @@ function followPage() {
   main.replaceChildren(h("h1", {}, "Following the newest graph"), h("p", { class: "muted", text: "Waiting for a graph to run." }));
   const look = () => {
     if (gen !== followGen) return; // the page was left
-    const es = new EventSource("/api/events?" + new URLSearchParams({ view: "cluster" }));
-    follower = es;
-    es.addEventListener("update", (ev) => {
-      if (es !== follower) return;
-      const c = JSON.parse(ev.data);
-      const running = c.graphs.filter((g) => !ENDED.has(g.state));
-      const g = running[running.length - 1];
-      if (!g || g.session_id + "/" + g.graph_id === cur) return;
-      cur = g.session_id + "/" + g.graph_id;
-      es.close();
-      follower = null;
-      let ended = false;
-      graphPage(g.session_id, g.graph_id, (state) => {
-        if (ended || !ENDED.has(state)) return;
-        ended = true;
-        setTimeout(look, followHoldMs);
-      });
-      document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+    const f = new Feed({ view: "cluster" }, {
+      quiet: true,
+      draw: (c) => {
+        if (f !== follower) return;
+        const running = c.graphs.filter((g) => !ENDED.has(g.state));
+        const g = running[running.length - 1];
+        if (!g || g.session_id + "/" + g.graph_id === cur) return;
+        cur = g.session_id + "/" + g.graph_id;
+        f.close();
+        follower = null;
+        let ended = false;
+        graphPage(g.session_id, g.graph_id, (state) => {
+          if (ended || !(ENDED.has(state) || state === GONE)) return;
+          ended = true;
+          setTimeout(look, followHoldMs);
+        });
+        document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+      },
     });
+    follower = f;
   };
   look();
 }

@@ -464,6 +464,21 @@ func TestDashboardFollowInBrowser(t *testing.T) {
 	sid2 := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
 	a.json("POST", "/api/sessions/"+sid2+"/graphs", submitBody(t, tg, ids), 201)
 	shown(sid2, 2)
+
+	// A hidden page closes its stream (and draws nothing); shown again,
+	// it opens it and goes on updating.
+	if n := js[int](t, ctx, `+document.body.dataset.streams`); n != 1 {
+		t.Errorf("streams open on a graph's page: %d, want 1", n)
+	}
+	setHidden := func(hidden bool) {
+		t.Helper()
+		js[bool](t, ctx, fmt.Sprintf(`Object.defineProperty(document, "hidden", {configurable: true, get: () => %t}); document.dispatchEvent(new Event("visibilitychange")); true`, hidden))
+	}
+	setHidden(true)
+	waitJS(t, ctx, 5*time.Second, "the hidden page's stream closed", `+document.body.dataset.streams === 0 && document.getElementById("live").textContent === "paused"`)
+	before := js[int](t, ctx, `+document.body.dataset.updates`)
+	setHidden(false)
+	waitJS(t, ctx, 5*time.Second, "the shown page updating again", fmt.Sprintf(`+document.body.dataset.streams === 1 && +document.body.dataset.updates > %d && document.getElementById("live").textContent === "live"`, before))
 	a.json("DELETE", "/api/sessions/"+sid2, nil, 200)
 }
 

@@ -145,6 +145,7 @@ class Feed {
   open() {
     const es = new EventSource("/api/events?" + new URLSearchParams(this.query));
     this.es = es;
+    countStreams(1);
     let got = false, last = "";
     es.addEventListener("update", (ev) => {
       if (es !== this.es) return;
@@ -194,9 +195,13 @@ class Feed {
 
   // stop closes the stream for good.
   stop() {
-    if (this.es) this.es.close();
-    this.es = null;
+    this.shut();
     feeds.delete(this);
+  }
+
+  shut() {
+    if (this.es) { this.es.close(); countStreams(-1); }
+    this.es = null;
   }
 
   close() {
@@ -207,8 +212,7 @@ class Feed {
   }
 
   hide() {
-    if (this.es) this.es.close();
-    this.es = null;
+    this.shut();
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     this.pending = null;
@@ -216,6 +220,10 @@ class Feed {
 
   show() { if (!this.es && !this.closed) this.open(); }
 }
+
+// countStreams keeps the number of event streams the page has open, for
+// tests.
+function countStreams(d) { document.body.dataset.streams = d + (+document.body.dataset.streams || 0); }
 
 // feeds are the page's open feeds, for pausing them while it is hidden.
 const feeds = new Set();
@@ -243,8 +251,12 @@ function clearError() { document.getElementById("page-error")?.remove(); }
 // ---- plots ----------------------------------------------------------------
 
 // plot draws series [{name, color, points: [[tMs, v], ...]}] over the
-// time they cover (30 s to 5 min), y from 0.
-function plot(series, fmt, W = 560) {
+// time they cover (30 s to 5 min), y from 0, into box id. The axes (ticks
+// and labels) stay put once the window is full and the top steady, so
+// when they are the ones drawn already only the lines' points change.
+function plot(id, series, fmt, W = 560) {
+  const box = document.getElementById(id);
+  if (!box) return;
   const H = Math.round(W * 0.3), L = 62, R = 10, T = 8, B = 20;
   const all = series.flatMap((se) => se.points);
   const now = Math.max(0, ...all.map((p) => p[0]));
@@ -254,21 +266,34 @@ function plot(series, fmt, W = 560) {
   const ymax = (top > 0 ? top : 1) * 1.1;
   const x = (t) => L + ((t - t0) / windowMs) * (W - L - R);
   const y = (v) => T + (1 - v / ymax) * (H - T - B);
-  const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
+  const yTicks = [];
   for (let i = 0; i <= (top > 0 ? 3 : 0); i++) {
     const v = (ymax / 1.1) * (i / 3);
-    g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) }), s("text", { class: "tick", x: L - 6, y: y(v) + 3, "text-anchor": "end" }, fmt(v)));
+    yTicks.push([y(v), fmt(v)]);
   }
   const step = windowMs > 120000 ? 60000 : windowMs > 40000 ? 20000 : 10000;
-  for (let d = 0; d <= windowMs; d += step) {
-    g.append(s("text", { class: "tick", x: x(now - d), y: H - 5, "text-anchor": d === 0 ? "end" : "middle" }, d === 0 ? "now" : step >= 60000 ? `-${d / 60000} min` : `-${d / 1000} s`));
+  const xTicks = [];
+  for (let d = 0; d <= windowMs; d += step) xTicks.push([x(now - d), d === 0 ? "now" : step >= 60000 ? `-${d / 60000} min` : `-${d / 1000} s`]);
+  const lines = series.map((se) => se.points.filter((p) => p[0] >= t0).map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" "));
+  const key = JSON.stringify([W, yTicks, xTicks, series.map((se, k) => [se.name, se.color, lines[k] !== ""])]);
+  const drawn = box.phobosPlot;
+  if (drawn && drawn.key === key) {
+    drawn.lines.forEach((pl, k) => pl && pl.getAttribute("points") !== lines[k] && pl.setAttribute("points", lines[k]));
+    return;
   }
-  for (const se of series) {
-    const pts = se.points.filter((p) => p[0] >= t0);
-    if (!pts.length) continue;
-    g.append(s("polyline", { fill: "none", stroke: se.color, "stroke-width": 1.8, "stroke-linejoin": "round", points: pts.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ") }));
+  const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
+  for (const [yy, label] of yTicks) {
+    g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: yy, y2: yy }), s("text", { class: "tick", x: L - 6, y: yy + 3, "text-anchor": "end" }, label));
   }
-  return h("div", {}, g, series.length > 1 ? legend(series.map((se) => [se.name, se.color])) : null);
+  xTicks.forEach(([xx, label], k) => g.append(s("text", { class: "tick", x: xx, y: H - 5, "text-anchor": k === 0 ? "end" : "middle" }, label)));
+  const pls = series.map((se, k) => {
+    if (!lines[k]) return null;
+    const pl = s("polyline", { fill: "none", stroke: se.color, "stroke-width": 1.8, "stroke-linejoin": "round", points: lines[k] });
+    g.append(pl);
+    return pl;
+  });
+  box.phobosPlot = { key, lines: pls };
+  box.replaceChildren(h("div", {}, g, series.length > 1 ? legend(series.map((se) => [se.name, se.color])) : null));
 }
 
 function plotPanel(id, title) {
@@ -344,8 +369,8 @@ function clusterPage() {
     const running = c.graphs.filter((g) => !ENDED.has(g.state));
     setText("fig-graphs", String(running.length));
     setText("fig-graphs-sub", `${c.graphs_total} held`);
-    replace("plot-ops", plot([{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v))));
-    replace("plot-mem", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes));
+    plot("plot-ops", [{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v)));
+    plot("plot-mem", [{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes);
     replaceIf("schedulers", JSON.stringify(c.schedulers || []), () => schedulersTable(c.schedulers || []));
     replaceIf("workers", JSON.stringify(c.workers), () => workersTable(c.workers));
     replaceIf("cluster-graphs", JSON.stringify(c.graphs.slice(-8)), () => graphsTable(c.graphs.slice(-8), false));
@@ -751,9 +776,9 @@ function workerPage(id) {
     setText("fig-disk", fmtBytes(w.disk_bytes));
     setText("fig-spilled", fmtBytes(w.spilled_bytes));
     setText("fig-loaded", fmtBytes(w.loaded_bytes));
-    replace("plot-tasks", plot([{ name: "running", color: "#3b82f6", points: hist.series((p) => p.running || 0) }, { name: "queued", color: "#f2c14e", points: hist.series((p) => p.queued || 0) }], (x) => x.toFixed(x < 10 ? 1 : 0), 420));
-    replace("plot-store", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store_bytes || 0) }], fmtBytes, 420));
-    replace("plot-spill", plot([{ name: "spilled", color: "#dc3545", points: hist.series((p) => p.spilled_bytes || 0) }, { name: "loaded", color: "#8b5cf6", points: hist.series((p) => p.loaded_bytes || 0) }], fmtBytes, 420));
+    plot("plot-tasks", [{ name: "running", color: "#3b82f6", points: hist.series((p) => p.running || 0) }, { name: "queued", color: "#f2c14e", points: hist.series((p) => p.queued || 0) }], (x) => x.toFixed(x < 10 ? 1 : 0), 420);
+    plot("plot-store", [{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store_bytes || 0) }], fmtBytes, 420);
+    plot("plot-spill", [{ name: "spilled", color: "#dc3545", points: hist.series((p) => p.spilled_bytes || 0) }, { name: "loaded", color: "#8b5cf6", points: hist.series((p) => p.loaded_bytes || 0) }], fmtBytes, 420);
     replace("stream", taskStream(v, w.slots, hist));
     replace("running", v.running.length ? h("table", {},
       h("tr", {}, ["Graph", "Op", "Type", "Running for"].map((t) => h("th", { text: t }))),
@@ -835,7 +860,7 @@ function followPage() {
   main.replaceChildren(h("h1", {}, "Following the newest graph"), h("p", { class: "muted", text: "Waiting for a graph to run." }));
   const look = () => {
     if (gen !== followGen) return; // the page was left
-    const f = new Feed({ view: "cluster" }, {
+    const f = new Feed({ view: "cluster", history: "0" }, {
       quiet: true,
       draw: (c) => {
         if (f !== follower) return;

@@ -464,6 +464,13 @@ func TestDashboardFollowInBrowser(t *testing.T) {
 	sid2 := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
 	a.json("POST", "/api/sessions/"+sid2+"/graphs", submitBody(t, tg, ids), 201)
 	shown(sid2, 2)
+	// The second graph's page is the first's, kept: a click on its DAG
+	// shows the second graph's ops.
+	waitJS(t, ctx, 10*time.Second, "the second graph's summarised DAG", `document.querySelector("#dag-chunks g.node[data-done]")`)
+	if err := chromedp.Do(ctx, chromedp.Click(`#dag-chunks g.node[data-type="matmul"]`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the second graph's matmul ops", `document.querySelector('#ops-table tr[data-node]')`)
 
 	// A hidden page closes its stream (and draws nothing); shown again,
 	// it opens it and goes on updating.

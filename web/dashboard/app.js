@@ -37,7 +37,9 @@ function fmtBytes(n) {
   while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
   return (i === 0 ? Math.round(n) : n.toFixed(n < 10 ? 2 : 1)) + " " + u[i];
 }
-const fmtNum = (n) => Number(n || 0).toLocaleString("en-US");
+// One formatter for every number: toLocaleString makes one per call.
+const numberFormat = new Intl.NumberFormat("en-US");
+const fmtNum = (n) => numberFormat.format(Number(n || 0));
 function fmtMs(ms) {
   if (ms > 0 && ms < 1) return Math.round(ms * 1000) + " µs";
   if (ms < 1000) return Math.round(ms) + " ms";
@@ -466,7 +468,10 @@ function typesTable(types, compact) {
 // running graph) instead of building it again.
 function updateTypes(id, types) {
   const box = document.getElementById(id);
-  if (!types.length) { replace(id, h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); return; }
+  if (!types.length) {
+    if (box.dataset.key !== "") { box.dataset.key = ""; box.replaceChildren(h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); }
+    return;
+  }
   const key = types.map((tc) => tc.type).join("\n");
   if (box.dataset.key !== key) { box.dataset.key = key; box.replaceChildren(typesTable(types, false)); return; }
   const rows = box.querySelectorAll("tr[data-type]");
@@ -491,34 +496,60 @@ function updateTypes(id, types) {
 const GONE = "GONE";
 
 function graphPage(sid, gid, onState) {
-  main.replaceChildren(
-    h("div", { class: "toolbar" },
-      h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
-      h("span", { id: "graph-state", class: "state", text: "…" }),
-      h("button", { id: "cancel", class: "danger", disabled: true, onclick: () => cancelGraph(sid, gid) }, "Cancel")),
-    h("div", { id: "graph-error" }),
-    h("div", { class: "cards" },
-      card("fig-total", "Chunk ops", "–"),
-      card("fig-done", "Done", "–"),
-      card("fig-running", "Running", "–"),
-      card("fig-moved", "Bytes moved", "–"),
-      card("fig-prepare", "Prepare", "–"),
-      card("fig-run", "Run", "–"),
-      card("fig-recomputed", "Recomputed", "–")),
-    h("div", { class: "panel" }, h("h2", { text: "Progress by op type" }), h("div", { id: "types" })),
-    h("div", { class: "grid2" },
-      h("div", { class: "panel" }, h("h2", { text: "Tensor ops (as submitted)" }), h("div", { id: "dag-tileable" })),
-      h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
-    h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
+  if (onState && document.getElementById("graph-page")) {
+    // #/follow going from one graph to the next keeps the page and resets
+    // its figures: the browser redraws what changes, not the whole page.
+    const h1 = document.querySelector("#graph-page h1");
+    h1.firstChild.data = `Graph ${gid}`;
+    h1.querySelector("small").textContent = `session ${sid}`;
+    const st = document.getElementById("graph-state");
+    st.textContent = "…";
+    st.className = "state";
+    document.getElementById("cancel").disabled = true;
+    for (const id of ["fig-total", "fig-done", "fig-running", "fig-moved", "fig-prepare", "fig-run", "fig-recomputed"]) setText(id, "–");
+    document.getElementById("graph-error").replaceChildren();
+    setText("detail-title", "Click a chunk op to see it");
+    document.getElementById("detail").replaceChildren();
+  } else {
+    main.replaceChildren(
+      h("div", { class: "toolbar", id: "graph-page" },
+        h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
+        h("span", { id: "graph-state", class: "state", text: "…" }),
+        h("button", { id: "cancel", class: "danger", disabled: true }, "Cancel")),
+      h("div", { id: "graph-error" }),
+      h("div", { class: "cards" },
+        card("fig-total", "Chunk ops", "–"),
+        card("fig-done", "Done", "–"),
+        card("fig-running", "Running", "–"),
+        card("fig-moved", "Bytes moved", "–"),
+        card("fig-prepare", "Prepare", "–"),
+        card("fig-run", "Run", "–"),
+        card("fig-recomputed", "Recomputed", "–")),
+      h("div", { class: "panel" }, h("h2", { text: "Progress by op type" }), h("div", { id: "types" })),
+      h("div", { class: "grid2" },
+        h("div", { class: "panel" }, h("h2", { text: "Tensor ops (as submitted)" }), h("div", { id: "dag-tileable" })),
+        h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
+      h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
+  }
+  document.getElementById("cancel").onclick = () => cancelGraph(sid, gid);
   const dags = { tileable: new DagView("dag-tileable", null), chunks: new DagView("dag-chunks", (n, summarised) => showOps(sid, gid, n, summarised)) };
   // A graph followed (onState) that its program released is no error:
   // the page says so and #/follow moves on.
+  let drawn = false;
   const failure = onState ? (e) => {
     if (e.status !== 404) { showError(e.error); return; }
+    if (!drawn) {
+      // Released before its first update: nothing of the graph shown
+      // before (a page kept from the last one) is this graph's.
+      for (const id of ["types", "dag-tileable", "dag-chunks"]) document.getElementById(id).replaceChildren();
+      delete document.getElementById("types").dataset.key;
+      setText("chunks-title", "Chunk ops after fusion");
+    }
     replace("graph-error", h("p", { class: "muted", text: "Its program has released this graph (it has ended): following the next one." }));
     onState(GONE);
   } : null;
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {
+    drawn = true;
     if (onState) onState(g.state);
     const st = document.getElementById("graph-state");
     setText("graph-state", g.state);

@@ -508,12 +508,14 @@ function graphPage(sid, gid, onState) {
     document.getElementById("cancel").disabled = true;
     for (const id of ["fig-total", "fig-done", "fig-running", "fig-moved", "fig-prepare", "fig-run", "fig-recomputed"]) setText(id, "–");
     document.getElementById("graph-error").replaceChildren();
+    setText("graph-note", "");
     setText("detail-title", "Click a chunk op to see it");
     document.getElementById("detail").replaceChildren();
   } else {
     main.replaceChildren(
       h("div", { class: "toolbar", id: "graph-page" },
         h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
+        h("span", { id: "graph-note", class: "muted" }),
         h("span", { id: "graph-state", class: "state", text: "…" }),
         h("button", { id: "cancel", class: "danger", disabled: true }, "Cancel")),
       h("div", { id: "graph-error" }),
@@ -545,7 +547,8 @@ function graphPage(sid, gid, onState) {
       delete document.getElementById("types").dataset.key;
       setText("chunks-title", "Chunk ops after fusion");
     }
-    replace("graph-error", h("p", { class: "muted", text: "Its program has released this graph (it has ended): following the next one." }));
+    // in the toolbar's line, so that the page below does not move
+    setText("graph-note", "released by its program: following the next graph");
     onState(GONE);
   } : null;
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {

@@ -457,7 +457,7 @@ func TestDashboardFollowInBrowser(t *testing.T) {
 	// Deleting the session releases its graph: the page says so, then
 	// follows the next graph.
 	a.json("DELETE", "/api/sessions/"+sid1, nil, 200)
-	waitJS(t, ctx, 10*time.Second, "the released graph's note", `document.getElementById("graph-note").textContent.includes("released")`)
+	waitJS(t, ctx, 10*time.Second, "the released graph's note", `document.getElementById("graph-note").textContent.includes("released") && document.getElementById("cancel").disabled`)
 	if n := js[int](t, ctx, `document.querySelectorAll("#page-error").length`); n != 0 {
 		t.Errorf("a released graph shown as an error: %q", text(t, ctx, "page-error"))
 	}

@@ -549,6 +549,7 @@ function graphPage(sid, gid, onState) {
     }
     // in the toolbar's line, so that the page below does not move
     setText("graph-note", "released by its program: following the next graph");
+    document.getElementById("cancel").disabled = true; // nothing left to cancel
     onState(GONE);
   } : null;
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {

@@ -128,7 +128,8 @@ async function api(path, opts = {}) {
 // Feed is one event stream (GET /api/events) and what the page does with
 // it. Drawing is the browser's cost, so a feed draws at most once per
 // animation frame, only the newest event, and only when it differs from
-// the last one drawn. While the tab is hidden the feed closes its stream
+// the last one drawn (a quiet feed, which draws nothing, reads each event
+// as it comes). While the tab is hidden the feed closes its stream
 // (a hidden dashboard costs neither the browser nor the web service
 // anything) and opens it again when the tab is shown: the first event of a
 // stream brings the plots' history back. ingest, when given, sees every
@@ -165,7 +166,11 @@ class Feed {
       } else {
         this.pending = ev.data; // parsed when drawn: an event replaced before its frame costs nothing
       }
-      if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+      // A quiet feed (#/follow's watch for the next graph) changes the
+      // page only to leave it: it reads its events as they come, and asks
+      // the browser for no frame.
+      if (this.quiet) this.flush();
+      else if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
     });
     es.addEventListener("failure", (ev) => {
       if (es !== this.es) return;

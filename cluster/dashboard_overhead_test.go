@@ -31,10 +31,13 @@ import (
 //
 //	OPENBLAS_CORETYPE=SkylakeX PHOBOS_DASHBOARD_BENCH=24 go test ./cluster/ -run 'TestDashboardOverheadW5$' -v -timeout 60m
 //
-// Chromium is launched once per arm and waits on about:blank between its
-// runs; a run begins once the page is loaded and Chromium has settled.
-// Besides W5's times the test reports Chromium's CPU per run, the page's
-// main-thread work and the graphs it followed.
+// (PHOBOS_TEST_BIN=PATH measures another build's phobos and so its page,
+// e.g. main's against a branch's.) Chromium is launched once per arm and
+// waits on about:blank between its runs (also in the runs "without a
+// browser": settled there it takes no measurable CPU); a run begins once
+// the page is loaded and Chromium has settled. Besides W5's times the
+// test reports Chromium's CPU per run, the page's main-thread work and
+// the graphs it followed.
 func TestDashboardOverheadW5(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("PHOBOS_DASHBOARD_BENCH"))
 	if n <= 0 {

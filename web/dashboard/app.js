@@ -313,12 +313,29 @@ function replace(id, el) {
 }
 
 // replaceIf draws build() into box id unless what it draws from (key) is
-// what the box shows already.
+// what the box shows already. A table drawn again with the same rows
+// changes only the cells that differ (a worker's heartbeat age changes at
+// every update, the rest of its row seldom).
 function replaceIf(id, key, build) {
   const box = document.getElementById(id);
   if (!box || box.phobosKey === key) return;
   box.phobosKey = key;
-  box.replaceChildren(build());
+  const el = build(), old = box.firstElementChild;
+  if (!old || old.tagName !== "TABLE" || el.tagName !== "TABLE" || old.rows.length !== el.rows.length || box.children.length !== 1) {
+    box.replaceChildren(el);
+    return;
+  }
+  const olds = [...old.rows], news = [...el.rows];
+  olds.forEach((a, r) => {
+    const b = news[r];
+    if (a.outerHTML === b.outerHTML) return;
+    if (a.cells.length !== b.cells.length || a.attributes.length !== b.attributes.length || [...a.attributes].some((x) => b.getAttribute(x.name) !== x.value)) {
+      a.replaceWith(b);
+      return;
+    }
+    const ac = [...a.cells], bc = [...b.cells];
+    ac.forEach((c, k) => { if (c.outerHTML !== bc[k].outerHTML) c.replaceWith(bc[k]); });
+  });
 }
 
 // history keeps the samples a page plots: the stream's first event brings

@@ -904,11 +904,13 @@ let follower = null;
 let followGen = 0;
 
 // followPage shows the newest running graph's page and moves on to the
-// next graph once the one shown has ended, for watching a program that
-// submits graph after graph. While a graph is shown only its own stream
-// is open; an ended graph stays on screen for followHoldMs, so graphs of
-// a fraction of a second do not make the page flicker (nor the browser
-// redraw it several times a second).
+// next graph once the one shown has ended (or its program has released
+// it, which is how most short graphs end as seen from here), for watching
+// a program that submits graph after graph. While a graph is shown only
+// its own stream is open; an ended graph stays on screen for
+// followHoldMs, so graphs of a fraction of a second do not make the page
+// flicker (nor the browser redraw it several times a second). The next
+// graph reuses the page (graphPage).
 const followHoldMs = 2000;
 
 function followPage() {

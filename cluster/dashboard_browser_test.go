@@ -425,6 +425,70 @@ func TestDashboardInBrowser(t *testing.T) {
 	waitJS(t, ctx, 10*time.Second, "the cluster page after ?token=", `document.getElementById("fig-workers").textContent.includes("/") && !location.search.includes("token")`)
 }
 
+// TestDashboardFollowInBrowser: #/follow moves on from a graph its
+// program has released (the web service no longer knows it: a 404 on the
+// graph's stream, as W5's graphs through `phobos run --cluster` are once
+// their results are read) to the next graph that runs.
+func TestDashboardFollowInBrowser(t *testing.T) {
+	ctx := browser(t)
+	_, _, wp := startRoles(t, cluster.SchedulerConfig{}, func(i int, cfg *cluster.WorkerConfig) {
+		cfg.Slots, cfg.Memory = 1, 400<<20
+	}, 2)
+	a := api{t: t, base: wp.URL()}
+	if err := chromedp.Do(ctx, chromedp.Navigate(wp.URL()+"/#/follow")); err != nil {
+		t.Fatal(err)
+	}
+	g := tensor.NewGenerator(5)
+	x := g.Rand([]int{4000, 4000}, tensor.Chunks(200))
+	tg, ids, err := tensor.Build(x.MatMul(x).Sum())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// shown waits until the page shows session sid's graph (graph ids
+	// repeat across sessions: "g1" in each).
+	shown := func(sid string, followed int) {
+		t.Helper()
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf("graph %d followed", followed), fmt.Sprintf(
+			`+document.body.dataset.followed === %d && (document.querySelector("main h1 small") || {}).textContent === "session %s" && document.getElementById("graph-state").textContent === "RUNNING"`, followed, sid))
+	}
+	sid1 := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+	a.json("POST", "/api/sessions/"+sid1+"/graphs", submitBody(t, tg, ids), 201)
+	shown(sid1, 1)
+	// Deleting the session releases its graph: the page says so, then
+	// follows the next graph.
+	a.json("DELETE", "/api/sessions/"+sid1, nil, 200)
+	waitJS(t, ctx, 10*time.Second, "the released graph's note", `document.getElementById("graph-note").textContent.includes("released") && document.getElementById("cancel").disabled`)
+	if n := js[int](t, ctx, `document.querySelectorAll("#page-error").length`); n != 0 {
+		t.Errorf("a released graph shown as an error: %q", text(t, ctx, "page-error"))
+	}
+	sid2 := a.json("POST", "/api/sessions", nil, 201)["session_id"].(string)
+	a.json("POST", "/api/sessions/"+sid2+"/graphs", submitBody(t, tg, ids), 201)
+	shown(sid2, 2)
+	// The second graph's page is the first's, kept: a click on its DAG
+	// shows the second graph's ops.
+	waitJS(t, ctx, 10*time.Second, "the second graph's summarised DAG", `document.querySelector("#dag-chunks g.node[data-done]")`)
+	if err := chromedp.Do(ctx, chromedp.Click(`#dag-chunks g.node[data-type="matmul"]`)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the second graph's matmul ops", `document.querySelector('#ops-table tr[data-node]')`)
+
+	// A hidden page closes its stream (and draws nothing); shown again,
+	// it opens it and goes on updating.
+	if n := js[int](t, ctx, `+document.body.dataset.streams`); n != 1 {
+		t.Errorf("streams open on a graph's page: %d, want 1", n)
+	}
+	setHidden := func(hidden bool) {
+		t.Helper()
+		js[bool](t, ctx, fmt.Sprintf(`Object.defineProperty(document, "hidden", {configurable: true, get: () => %t}); document.dispatchEvent(new Event("visibilitychange")); true`, hidden))
+	}
+	setHidden(true)
+	waitJS(t, ctx, 5*time.Second, "the hidden page's stream closed", `+document.body.dataset.streams === 0 && document.getElementById("live").textContent === "paused"`)
+	before := js[int](t, ctx, `+document.body.dataset.updates`)
+	setHidden(false)
+	waitJS(t, ctx, 5*time.Second, "the shown page updating again", fmt.Sprintf(`+document.body.dataset.streams === 1 && +document.body.dataset.updates > %d && document.getElementById("live").textContent === "live"`, before))
+	a.json("DELETE", "/api/sessions/"+sid2, nil, 200)
+}
+
 // fmtBytes is the page's byte format.
 func fmtBytes(n int64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}

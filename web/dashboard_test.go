@@ -194,6 +194,10 @@ func TestEventsShareOneSampler(t *testing.T) {
 		}
 		ss = append(ss, s)
 	}
+	// A stream that asks for none has no history.
+	if name, data := openEvents(t, srv.URL+"/api/events?view=cluster&history=0").next(t); name != "update" || strings.Contains(data, `"history"`) {
+		t.Fatalf("first event of a stream with history=0 %q %s: want an update without history", name, data)
+	}
 	before := src.reads.Load()
 	const rounds = 3
 	for _, s := range ss {

@@ -170,11 +170,14 @@ func (h *hub) worker(ctx context.Context, id int) (WorkerViewJSON, error) {
 // viewOf parses a stream's view: the key naming it and how to read it.
 func (h *hub) viewOf(r *http.Request) (string, func(context.Context, bool) (any, error), error) {
 	q := r.URL.Query()
+	// history=0: a stream that draws no plots (#/follow watching for a
+	// graph) need not have the history sent and parsed.
+	withHistory := q.Get("history") != "0"
 	switch v := q.Get("view"); v {
 	case "cluster":
 		return v, func(ctx context.Context, first bool) (any, error) {
 			c, err := h.cluster(ctx)
-			if first {
+			if first && withHistory {
 				c.History = h.history(-1)
 			}
 			if err == nil {
@@ -189,7 +192,7 @@ func (h *hub) viewOf(r *http.Request) (string, func(context.Context, bool) (any,
 		}
 		return fmt.Sprintf("worker/%d", id), func(ctx context.Context, first bool) (any, error) {
 			w, err := h.worker(ctx, id)
-			if first {
+			if first && withHistory {
 				w.History = h.history(id)
 			}
 			return w, err

@@ -37,7 +37,9 @@ function fmtBytes(n) {
   while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
   return (i === 0 ? Math.round(n) : n.toFixed(n < 10 ? 2 : 1)) + " " + u[i];
 }
-const fmtNum = (n) => Number(n || 0).toLocaleString("en-US");
+// One formatter for every number: toLocaleString makes one per call.
+const numberFormat = new Intl.NumberFormat("en-US");
+const fmtNum = (n) => numberFormat.format(Number(n || 0));
 function fmtMs(ms) {
   if (ms > 0 && ms < 1) return Math.round(ms * 1000) + " µs";
   if (ms < 1000) return Math.round(ms) + " ms";
@@ -63,13 +65,23 @@ function setText(id, v) {
   if (el && el.textContent !== String(v)) el.textContent = v;
 }
 
+// stateBar is a bar of ops by state: one span per state, resized in place
+// by updateBar.
 function stateBar(counts, total) {
-  const bar = h("div", { class: "bar", title: STATES.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(", ") });
+  const bar = h("div", { class: "bar" }, STATES.map((st) => h("span", { style: `width:0;background:${stateColor(st)}` })));
+  return updateBar(bar, counts, total);
+}
+
+function updateBar(bar, counts, total) {
   total = total || sum(STATES, (k) => counts[k] || 0);
-  for (const st of STATES) {
+  const key = total + ":" + STATES.map((k) => counts[k] || 0).join(",");
+  if (bar.phobosKey === key) return bar; // drawn as it is
+  bar.phobosKey = key;
+  bar.title = STATES.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(", ");
+  STATES.forEach((st, i) => {
     const n = counts[st] || 0;
-    if (n > 0 && total > 0) bar.append(h("span", { style: `width:${(100 * n) / total}%;background:${stateColor(st)}` }));
-  }
+    bar.children[i].style.width = n > 0 && total > 0 ? `${(100 * n) / total}%` : "0";
+  });
   return bar;
 }
 
@@ -111,39 +123,129 @@ async function api(path, opts = {}) {
   return body;
 }
 
-// ---- the one event stream of the page -------------------------------------
+// ---- the event streams of the page ----------------------------------------
 
+// Feed is one event stream (GET /api/events) and what the page does with
+// it. Drawing is the browser's cost, so a feed draws at most once per
+// animation frame, only the newest event, and only when it differs from
+// the last one drawn (a quiet feed, which draws nothing, reads each event
+// as it comes). While the tab is hidden the feed closes its stream
+// (a hidden dashboard costs neither the browser nor the web service
+// anything) and opens it again when the tab is shown: the first event of a
+// stream brings the plots' history back. ingest, when given, sees every
+// event (for the plots' history) before draw sees the newest.
+class Feed {
+  constructor(query, { ingest = null, draw, failure = null, quiet = false }) {
+    Object.assign(this, { query, ingest, draw, failure, quiet });
+    this.es = null;
+    this.pending = null;
+    this.frame = 0;
+    this.closed = false;
+    feeds.add(this);
+    if (!document.hidden) this.open();
+  }
+
+  open() {
+    const es = new EventSource("/api/events?" + new URLSearchParams(this.query));
+    this.es = es;
+    countStreams(1);
+    let got = false, last = "";
+    es.addEventListener("update", (ev) => {
+      if (es !== this.es) return;
+      got = true;
+      if (!this.quiet) {
+        document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
+        if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
+      }
+      if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
+      last = ev.data;
+      if (this.ingest) {
+        const v = JSON.parse(ev.data);
+        this.ingest(v);
+        this.pending = v;
+      } else {
+        this.pending = ev.data; // parsed when drawn: an event replaced before its frame costs nothing
+      }
+      // A quiet feed (#/follow's watch for the next graph) changes the
+      // page only to leave it: it reads its events as they come, and asks
+      // the browser for no frame.
+      if (this.quiet) this.flush();
+      else if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+    });
+    es.addEventListener("failure", (ev) => {
+      if (es !== this.es) return;
+      const e = JSON.parse(ev.data);
+      last = "";
+      if (e.status === 404) this.stop();
+      if (this.failure) this.failure(e);
+      else if (!this.quiet) showError(e.error);
+    });
+    es.onerror = async () => {
+      if (es !== this.es || this.quiet) return;
+      live.textContent = "reconnecting";
+      live.classList.remove("on");
+      if (!got) {
+        // Find out why: a missing token is a 401 on any request.
+        try { await api("/api/dashboard/cluster"); } catch (e) { showError(e.message); }
+      }
+    };
+  }
+
+  flush() {
+    this.frame = 0;
+    const v = this.pending;
+    this.pending = null;
+    if (v === null || this.closed) return;
+    if (!this.quiet) clearError();
+    this.draw(typeof v === "string" ? JSON.parse(v) : v);
+  }
+
+  // stop closes the stream for good.
+  stop() {
+    this.shut();
+    feeds.delete(this);
+  }
+
+  shut() {
+    if (this.es) { this.es.close(); countStreams(-1); }
+    this.es = null;
+  }
+
+  close() {
+    this.closed = true;
+    this.stop();
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
+  hide() {
+    this.shut();
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.pending = null;
+  }
+
+  show() { if (!this.es && !this.closed) this.open(); }
+}
+
+// countStreams keeps the number of event streams the page has open, for
+// tests.
+function countStreams(d) { document.body.dataset.streams = d + (+document.body.dataset.streams || 0); }
+
+// feeds are the page's open feeds, for pausing them while it is hidden.
+const feeds = new Set();
+document.addEventListener("visibilitychange", () => {
+  for (const f of feeds) if (document.hidden) f.hide(); else f.show();
+  if (document.hidden) { live.textContent = "paused"; live.classList.remove("on"); }
+});
+
+// stream is the page's feed: opening one closes the last.
 let stream = null;
 
-function openStream(query, onUpdate) {
+function openStream(query, draw, opts = {}) {
   if (stream) stream.close();
-  const es = new EventSource("/api/events?" + new URLSearchParams(query));
-  stream = es;
-  let got = false, last = "";
-  es.addEventListener("update", (ev) => {
-    if (es !== stream) return;
-    got = true;
-    document.body.dataset.updates = 1 + (+document.body.dataset.updates || 0); // events seen, for tests and screenshots
-    if (!live.classList.contains("on")) { live.textContent = "live"; live.classList.add("on"); }
-    if (ev.data === last) return; // nothing changed (an ended graph): nothing to draw
-    last = ev.data;
-    clearError();
-    onUpdate(JSON.parse(ev.data));
-  });
-  es.addEventListener("failure", (ev) => {
-    const e = JSON.parse(ev.data);
-    last = "";
-    showError(e.error);
-    if (e.status === 404) es.close();
-  });
-  es.onerror = async () => {
-    live.textContent = "reconnecting";
-    live.classList.remove("on");
-    if (!got) {
-      // Find out why: a missing token is a 401 on any request.
-      try { await api("/api/dashboard/cluster"); } catch (e) { showError(e.message); }
-    }
-  };
+  stream = new Feed(query, { draw, ...opts });
+  return stream;
 }
 
 function showError(msg) {
@@ -156,8 +258,12 @@ function clearError() { document.getElementById("page-error")?.remove(); }
 // ---- plots ----------------------------------------------------------------
 
 // plot draws series [{name, color, points: [[tMs, v], ...]}] over the
-// time they cover (30 s to 5 min), y from 0.
-function plot(series, fmt, W = 560) {
+// time they cover (30 s to 5 min), y from 0, into box id. The axes (ticks
+// and labels) stay put once the window is full and the top steady, so
+// when they are the ones drawn already only the lines' points change.
+function plot(id, series, fmt, W = 560) {
+  const box = document.getElementById(id);
+  if (!box) return;
   const H = Math.round(W * 0.3), L = 62, R = 10, T = 8, B = 20;
   const all = series.flatMap((se) => se.points);
   const now = Math.max(0, ...all.map((p) => p[0]));
@@ -167,21 +273,34 @@ function plot(series, fmt, W = 560) {
   const ymax = (top > 0 ? top : 1) * 1.1;
   const x = (t) => L + ((t - t0) / windowMs) * (W - L - R);
   const y = (v) => T + (1 - v / ymax) * (H - T - B);
-  const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
+  const yTicks = [];
   for (let i = 0; i <= (top > 0 ? 3 : 0); i++) {
     const v = (ymax / 1.1) * (i / 3);
-    g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: y(v), y2: y(v) }), s("text", { class: "tick", x: L - 6, y: y(v) + 3, "text-anchor": "end" }, fmt(v)));
+    yTicks.push([y(v), fmt(v)]);
   }
   const step = windowMs > 120000 ? 60000 : windowMs > 40000 ? 20000 : 10000;
-  for (let d = 0; d <= windowMs; d += step) {
-    g.append(s("text", { class: "tick", x: x(now - d), y: H - 5, "text-anchor": d === 0 ? "end" : "middle" }, d === 0 ? "now" : step >= 60000 ? `-${d / 60000} min` : `-${d / 1000} s`));
+  const xTicks = [];
+  for (let d = 0; d <= windowMs; d += step) xTicks.push([x(now - d), d === 0 ? "now" : step >= 60000 ? `-${d / 60000} min` : `-${d / 1000} s`]);
+  const lines = series.map((se) => se.points.filter((p) => p[0] >= t0).map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" "));
+  const key = JSON.stringify([W, yTicks, xTicks, series.map((se, k) => [se.name, se.color, lines[k] !== ""])]);
+  const drawn = box.phobosPlot;
+  if (drawn && drawn.key === key) {
+    drawn.lines.forEach((pl, k) => pl && pl.getAttribute("points") !== lines[k] && pl.setAttribute("points", lines[k]));
+    return;
   }
-  for (const se of series) {
-    const pts = se.points.filter((p) => p[0] >= t0);
-    if (!pts.length) continue;
-    g.append(s("polyline", { fill: "none", stroke: se.color, "stroke-width": 1.8, "stroke-linejoin": "round", points: pts.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ") }));
+  const g = s("svg", { class: "plot", viewBox: `0 0 ${W} ${H}` });
+  for (const [yy, label] of yTicks) {
+    g.append(s("line", { class: "axis", x1: L, x2: W - R, y1: yy, y2: yy }), s("text", { class: "tick", x: L - 6, y: yy + 3, "text-anchor": "end" }, label));
   }
-  return h("div", {}, g, series.length > 1 ? legend(series.map((se) => [se.name, se.color])) : null);
+  xTicks.forEach(([xx, label], k) => g.append(s("text", { class: "tick", x: xx, y: H - 5, "text-anchor": k === 0 ? "end" : "middle" }, label)));
+  const pls = series.map((se, k) => {
+    if (!lines[k]) return null;
+    const pl = s("polyline", { fill: "none", stroke: se.color, "stroke-width": 1.8, "stroke-linejoin": "round", points: lines[k] });
+    g.append(pl);
+    return pl;
+  });
+  box.phobosPlot = { key, lines: pls };
+  box.replaceChildren(h("div", {}, g, series.length > 1 ? legend(series.map((se) => [se.name, se.color])) : null));
 }
 
 function plotPanel(id, title) {
@@ -191,6 +310,32 @@ function plotPanel(id, title) {
 function replace(id, el) {
   const box = document.getElementById(id);
   if (box) box.replaceChildren(el);
+}
+
+// replaceIf draws build() into box id unless what it draws from (key) is
+// what the box shows already. A table drawn again with the same rows
+// changes only the cells that differ (a worker's heartbeat age changes at
+// every update, the rest of its row seldom).
+function replaceIf(id, key, build) {
+  const box = document.getElementById(id);
+  if (!box || box.phobosKey === key) return;
+  box.phobosKey = key;
+  const el = build(), old = box.firstElementChild;
+  if (!old || old.tagName !== "TABLE" || el.tagName !== "TABLE" || old.rows.length !== el.rows.length || box.children.length !== 1) {
+    box.replaceChildren(el);
+    return;
+  }
+  const olds = [...old.rows], news = [...el.rows];
+  olds.forEach((a, r) => {
+    const b = news[r];
+    if (a.outerHTML === b.outerHTML) return;
+    if (a.cells.length !== b.cells.length || a.attributes.length !== b.attributes.length || [...a.attributes].some((x) => b.getAttribute(x.name) !== x.value)) {
+      a.replaceWith(b);
+      return;
+    }
+    const ac = [...a.cells], bc = [...b.cells];
+    ac.forEach((c, k) => { if (c.outerHTML !== bc[k].outerHTML) c.replaceWith(bc[k]); });
+  });
 }
 
 // history keeps the samples a page plots: the stream's first event brings
@@ -225,9 +370,11 @@ function clusterPage() {
     h("div", { class: "panel" }, h("h2", { text: "Workers" }), h("div", { id: "workers" })),
     h("div", { class: "panel" }, h("h2", {}, "Graphs ", h("a", { href: "#/graphs", text: "all sessions and graphs →" })), h("div", { id: "cluster-graphs" })));
   const hist = new History();
-  openStream({ view: "cluster" }, (c) => {
+  const ingest = (c) => {
     if (c.history) hist.add(c.history.map((p) => ({ t: p.t, ops: p.ops_per_s, store: sum(p.workers || [], (w) => w.store_bytes) })));
     hist.add([{ t: c.t, ops: c.ops_per_s, store: sum(c.workers, (w) => w.store_bytes) }]);
+  };
+  openStream({ view: "cluster" }, (c) => {
     const alive = c.workers.filter((w) => w.alive);
     const slots = sum(alive, (w) => w.slots), busy = sum(alive, (w) => w.running);
     const used = sum(alive, (w) => w.store_bytes), limit = sum(alive, (w) => w.limit_bytes || w.memory_bytes);
@@ -246,12 +393,12 @@ function clusterPage() {
     const running = c.graphs.filter((g) => !ENDED.has(g.state));
     setText("fig-graphs", String(running.length));
     setText("fig-graphs-sub", `${c.graphs_total} held`);
-    replace("plot-ops", plot([{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v))));
-    replace("plot-mem", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes));
-    replace("schedulers", schedulersTable(c.schedulers || []));
-    replace("workers", workersTable(c.workers));
-    replace("cluster-graphs", graphsTable(c.graphs.slice(-8), false));
-  });
+    plot("plot-ops", [{ name: "ops/s", color: "#2f6fde", points: hist.series((p) => p.ops) }], (v) => fmtNum(Math.round(v)));
+    plot("plot-mem", [{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store) }], fmtBytes);
+    replaceIf("schedulers", JSON.stringify(c.schedulers || []), () => schedulersTable(c.schedulers || []));
+    replaceIf("workers", JSON.stringify(c.workers), () => workersTable(c.workers));
+    replaceIf("cluster-graphs", JSON.stringify(c.graphs.slice(-8)), () => graphsTable(c.graphs.slice(-8), false));
+  }, { ingest });
 }
 
 // schedulersTable lists the ring's members (or the one scheduler): a
@@ -298,7 +445,7 @@ function workersTable(ws) {
 
 function graphsPage() {
   main.replaceChildren(h("h1", {}, "Sessions and graphs ", h("small", {}, h("a", { href: "#/follow", text: "follow the newest running graph →" }))), stateLegend(), h("div", { class: "panel" }, h("div", { id: "graphs" })));
-  openStream({ view: "cluster" }, (c) => replace("graphs", graphsTable(c.graphs.slice().reverse(), true)));
+  openStream({ view: "cluster" }, (c) => replaceIf("graphs", JSON.stringify(c.graphs), () => graphsTable(c.graphs.slice().reverse(), true)));
 }
 
 function graphsTable(graphs, withTypes) {
@@ -343,14 +490,17 @@ function typesTable(types, compact) {
 // running graph) instead of building it again.
 function updateTypes(id, types) {
   const box = document.getElementById(id);
-  if (!types.length) { replace(id, h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); return; }
+  if (!types.length) {
+    if (box.dataset.key !== "") { box.dataset.key = ""; box.replaceChildren(h("p", { class: "muted", text: "No chunk ops yet: the graph is being prepared." })); }
+    return;
+  }
   const key = types.map((tc) => tc.type).join("\n");
   if (box.dataset.key !== key) { box.dataset.key = key; box.replaceChildren(typesTable(types, false)); return; }
   const rows = box.querySelectorAll("tr[data-type]");
   types.forEach((tc, i) => {
     const cells = rows[i].children;
     const total = sum(STATES, (k) => tc.counts[k] || 0);
-    cells[1].replaceChildren(stateBar(tc.counts, total));
+    updateBar(cells[1].firstChild, tc.counts, total);
     const d = `${fmtNum(done(tc.counts))} / ${fmtNum(total)}`;
     if (cells[2].textContent !== d) cells[2].textContent = d;
     STATES.forEach((st, j) => {
@@ -363,36 +513,78 @@ function updateTypes(id, types) {
 // ---- one graph ------------------------------------------------------------
 
 // graphPage shows one graph; onState, when given, hears its state at each
-// update.
+// update, and GONE once the web service no longer knows the graph (its
+// program released it after reading its results: a graph that ended).
+const GONE = "GONE";
+
 function graphPage(sid, gid, onState) {
-  main.replaceChildren(
-    h("div", { class: "toolbar" },
-      h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
-      h("span", { id: "graph-state", class: "state", text: "…" }),
-      h("button", { id: "cancel", class: "danger", disabled: true, onclick: () => cancelGraph(sid, gid) }, "Cancel")),
-    h("div", { id: "graph-error" }),
-    h("div", { class: "cards" },
-      card("fig-total", "Chunk ops", "–"),
-      card("fig-done", "Done", "–"),
-      card("fig-running", "Running", "–"),
-      card("fig-moved", "Bytes moved", "–"),
-      card("fig-prepare", "Prepare", "–"),
-      card("fig-run", "Run", "–"),
-      card("fig-recomputed", "Recomputed", "–")),
-    h("div", { class: "panel" }, h("h2", { text: "Progress by op type" }), h("div", { id: "types" })),
-    h("div", { class: "grid2" },
-      h("div", { class: "panel" }, h("h2", { text: "Tensor ops (as submitted)" }), h("div", { id: "dag-tileable" })),
-      h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
-    h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
+  if (onState && document.getElementById("graph-page")) {
+    // #/follow going from one graph to the next keeps the page and resets
+    // its figures: the browser redraws what changes, not the whole page.
+    const h1 = document.querySelector("#graph-page h1");
+    h1.firstChild.data = `Graph ${gid}`;
+    h1.querySelector("small").textContent = `session ${sid}`;
+    const st = document.getElementById("graph-state");
+    st.textContent = "…";
+    st.className = "state";
+    document.getElementById("cancel").disabled = true;
+    for (const id of ["fig-total", "fig-done", "fig-running", "fig-moved", "fig-prepare", "fig-run", "fig-recomputed"]) setText(id, "–");
+    document.getElementById("graph-error").replaceChildren();
+    setText("graph-note", "");
+    setText("detail-title", "Click a chunk op to see it");
+    document.getElementById("detail").replaceChildren();
+  } else {
+    main.replaceChildren(
+      h("div", { class: "toolbar", id: "graph-page" },
+        h("h1", {}, `Graph ${gid}`, h("small", { text: `session ${sid}` })),
+        h("span", { id: "graph-note", class: "muted" }),
+        h("span", { id: "graph-state", class: "state", text: "…" }),
+        h("button", { id: "cancel", class: "danger", disabled: true }, "Cancel")),
+      h("div", { id: "graph-error" }),
+      h("div", { class: "cards" },
+        card("fig-total", "Chunk ops", "–"),
+        card("fig-done", "Done", "–"),
+        card("fig-running", "Running", "–"),
+        card("fig-moved", "Bytes moved", "–"),
+        card("fig-prepare", "Prepare", "–"),
+        card("fig-run", "Run", "–"),
+        card("fig-recomputed", "Recomputed", "–")),
+      h("div", { class: "panel" }, h("h2", { text: "Progress by op type" }), h("div", { id: "types" })),
+      h("div", { class: "grid2" },
+        h("div", { class: "panel" }, h("h2", { text: "Tensor ops (as submitted)" }), h("div", { id: "dag-tileable" })),
+        h("div", { class: "panel" }, h("h2", { id: "chunks-title", text: "Chunk ops after fusion" }), stateLegend(), h("div", { id: "dag-chunks" }))),
+      h("div", { class: "panel detail" }, h("h2", { id: "detail-title", text: "Click a chunk op to see it" }), h("div", { id: "detail" })));
+  }
+  document.getElementById("cancel").onclick = () => cancelGraph(sid, gid);
   const dags = { tileable: new DagView("dag-tileable", null), chunks: new DagView("dag-chunks", (n, summarised) => showOps(sid, gid, n, summarised)) };
+  // A graph followed (onState) that its program released is no error:
+  // the page says so and #/follow moves on.
+  let drawn = false;
+  const failure = onState ? (e) => {
+    if (e.status !== 404) { showError(e.error); return; }
+    if (!drawn) {
+      // Released before its first update: nothing of the graph shown
+      // before (a page kept from the last one) is this graph's.
+      for (const id of ["types", "dag-tileable", "dag-chunks"]) document.getElementById(id).replaceChildren();
+      delete document.getElementById("types").dataset.key;
+      setText("chunks-title", "Chunk ops after fusion");
+    }
+    // in the toolbar's line, so that the page below does not move
+    setText("graph-note", "released by its program: following the next graph");
+    document.getElementById("cancel").disabled = true; // nothing left to cancel
+    onState(GONE);
+  } : null;
   openStream({ view: "graph", session: sid, graph: gid }, (g) => {
+    drawn = true;
     if (onState) onState(g.state);
     const st = document.getElementById("graph-state");
-    st.textContent = g.state;
-    st.className = "state " + g.state;
-    document.getElementById("cancel").disabled = ENDED.has(g.state) || g.state === "CANCELLING";
+    setText("graph-state", g.state);
+    if (st.className !== "state " + g.state) st.className = "state " + g.state;
+    const cancel = document.getElementById("cancel");
+    const off = ENDED.has(g.state) || g.state === "CANCELLING";
+    if (cancel.disabled !== off) cancel.disabled = off;
     const errBox = document.getElementById("graph-error");
-    if (g.error) { if (errBox.textContent !== g.error) errBox.replaceChildren(h("div", { class: "errorbox", text: g.error })); } else errBox.replaceChildren();
+    if (g.error) { if (errBox.textContent !== g.error) errBox.replaceChildren(h("div", { class: "errorbox", text: g.error })); } else if (errBox.firstChild) errBox.replaceChildren();
     setText("fig-total", fmtNum(g.chunk_ops));
     setText("fig-done", fmtNum(done(g.progress)));
     setText("fig-running", fmtNum(g.progress.RUNNING || 0));
@@ -406,7 +598,7 @@ function graphPage(sid, gid, onState) {
       setText("chunks-title", g.chunks.summarised ? `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops, summarised by type` : `Chunk ops after fusion: ${fmtNum(g.chunks.ops)} ops`);
       dags.chunks.update(g.chunks);
     }
-  });
+  }, { failure });
 }
 
 // cancelGraph is DELETE on the graph, as the REST API has it: a running
@@ -461,17 +653,41 @@ async function showOps(sid, gid, node, summarised) {
 }
 
 // DagView lays a DAG out once per shape (layers by longest path, ordered
-// by their inputs' mean position) and recolours it on each update.
+// by their inputs' mean position) and, on each update, recolours the nodes
+// whose counts changed, changing attributes only. The last layout of each
+// box is kept (dagLayouts), so following graph after graph of one program
+// (#/follow) lays their common shape out once.
 class DagView {
-  constructor(boxId, onClick) { this.boxId = boxId; this.onClick = onClick; this.key = ""; this.selected = null; }
+  constructor(boxId, onClick) { this.boxId = boxId; this.onClick = onClick; this.key = ""; this.selected = null; this.byId = new Map(); }
 
   update(dag) {
-    const key = `${dag.summarised}/${dag.nodes.length}/${dag.edges.length}/${dag.nodes.map((n) => n.type).join("|")}`;
-    if (key !== this.key) { this.key = key; this.layout(dag); }
+    const key = `${dag.summarised}/${dag.nodes.map((n) => n.id + ":" + n.type).join("|")}/${dag.edges.map((e) => e.join(",")).join(";")}`;
+    this.summarised = dag.summarised;
+    this.byId = new Map(dag.nodes.map((n) => [String(n.id), n]));
+    if (key !== this.key) { this.key = key; this.layout(dag, key); }
     for (const n of dag.nodes) this.paint(n, dag.summarised);
   }
 
-  layout(dag) {
+  // click selects node g and shows its op(s).
+  click(g) {
+    const n = this.byId.get(g.dataset.id);
+    if (!n || !this.onClick) return;
+    for (const o of this.nodes.values()) o.g.classList.remove("selected");
+    g.classList.add("selected");
+    this.selected = n.id;
+    this.onClick(n, this.summarised);
+  }
+
+  layout(dag, key) {
+    const kept = dagLayouts.get(this.boxId);
+    if (kept && kept.key === key) {
+      kept.owner = this;
+      this.nodes = kept.nodes;
+      for (const o of this.nodes.values()) o.g.classList.toggle("selected", this.selected === o.id);
+      const box = document.getElementById(this.boxId);
+      if (box && kept.svg.parentNode !== box) box.replaceChildren(kept.svg);
+      return;
+    }
     const idx = new Map(dag.nodes.map((n, i) => [n.id, i]));
     const rank = new Array(dag.nodes.length).fill(0);
     const preds = dag.nodes.map(() => []);
@@ -494,10 +710,11 @@ class DagView {
     const nh = labelled ? (dag.summarised ? 34 : 26) : Math.max(6, Math.min(16, nw));
     const gapY = labelled ? 36 : Math.max(14, nh * 1.6);
     const H = layers.length * (nh + gapY) + 10;
+    const slotOf = new Map();
+    layers.forEach((layer) => layer.forEach((n, k) => slotOf.set(n, k)));
     const xy = dag.nodes.map((_, i) => {
-      const layer = layers[rank[i]], k = layer.indexOf(i);
-      const slot = W / layer.length;
-      return [slot * k + (slot - nw) / 2, 8 + rank[i] * (nh + gapY)];
+      const slot = W / layers[rank[i]].length;
+      return [slot * slotOf.get(i) + (slot - nw) / 2, 8 + rank[i] * (nh + gapY)];
     });
     const svgEl = s("svg", { class: "dag", viewBox: `0 0 ${W} ${H}`, height: Math.min(H, 640) });
     const edges = s("g");
@@ -528,18 +745,17 @@ class DagView {
         const label = n.type.length > maxChars ? n.type.slice(0, Math.max(1, maxChars - 1)) + "…" : n.type;
         g.append(s("text", { class: "label", x: 6, y: dag.summarised ? 13 : nh / 2 + 4 }, label));
       }
-      if (this.onClick) {
-        g.addEventListener("click", () => {
-          for (const o of this.nodes.values()) o.g.classList.remove("selected");
-          g.classList.add("selected");
-          this.selected = n.id;
-          this.onClick(n, dag.summarised);
-        });
-      }
       if (this.selected === n.id) g.classList.add("selected");
       svgEl.append(g);
-      this.nodes.set(n.id, { g, frame, fills, title, nw, nh, labelled });
+      this.nodes.set(n.id, { id: n.id, g, frame, fills, title, nw, nh, labelled, last: "" });
     });
+    // One listener for the whole DAG, calling whichever view shows it now.
+    const kept2 = { key, svg: svgEl, nodes: this.nodes, owner: this };
+    if (this.onClick) svgEl.addEventListener("click", (ev) => {
+      const g = ev.target.closest("g.node");
+      if (g) kept2.owner.click(g);
+    });
+    dagLayouts.set(this.boxId, kept2);
     replace(this.boxId, svgEl);
   }
 
@@ -547,19 +763,26 @@ class DagView {
     const v = this.nodes.get(n.id);
     if (!v || !this.onClick) return;
     const counts = n.counts || {};
+    const key = STATES.map((k) => counts[k] || 0).join(",");
+    if (v.last === key) return; // unchanged since drawn: nothing to touch
+    v.last = key;
     const total = sum(STATES, (k) => counts[k] || 0);
-    v.fills.replaceChildren();
     if (summarised) {
-      // a bar of the type's ops by state under its name
+      // a bar of the type's ops by state under its name: one rect per
+      // state, made once, resized
+      if (!v.bars) {
+        v.bars = STATES.map((st) => s("rect", { y: 19, height: 8, width: 0, style: `fill:${stateColor(st)}` }));
+        v.fills.append(...v.bars);
+      }
       let x = 6;
       const bw = v.nw - 12;
-      for (const st of STATES) {
+      STATES.forEach((st, i) => {
         const c = counts[st] || 0;
-        if (!c || !total) continue;
-        const w = (bw * c) / total;
-        v.fills.append(s("rect", { x, y: 19, width: w, height: 8, style: `fill:${stateColor(st)}` }));
+        const w = c && total ? (bw * c) / total : 0;
+        v.bars[i].setAttribute("x", x);
+        v.bars[i].setAttribute("width", w);
         x += w;
-      }
+      });
       v.g.setAttribute("data-done", done(counts));
       v.g.setAttribute("data-total", total);
       v.title.textContent = `${n.type}: ${done(counts)} of ${total} done` + STATES.filter((k) => counts[k]).map((k) => `\n${k.toLowerCase()}: ${counts[k]}`).join("");
@@ -572,6 +795,9 @@ class DagView {
     }
   }
 }
+
+// dagLayouts keeps the last DAG drawn in each box: {key, svg, nodes, owner}.
+const dagLayouts = new Map();
 
 // ---- one worker -----------------------------------------------------------
 
@@ -590,11 +816,14 @@ function workerPage(id) {
     h("div", { class: "panel" }, h("h2", { text: "Task stream: its slots, up to the last minute, coloured by op type" }), h("div", { id: "stream" })),
     h("div", { class: "panel" }, h("h2", { text: "Running now" }), h("div", { id: "running" })));
   const hist = new History();
-  openStream({ view: "worker", worker: id }, (v) => {
+  const ingest = (v) => {
     const w = v.worker;
     const pick = (p) => ({ t: p.t, ...(p.workers && p.workers[0]) });
     if (v.history) hist.add(v.history.filter((p) => p.workers && p.workers.length).map(pick));
     hist.add([{ t: v.t, running: w.running, queued: w.queued, store_bytes: w.store_bytes, spilled_bytes: w.spilled_bytes, loaded_bytes: w.loaded_bytes }]);
+  };
+  openStream({ view: "worker", worker: id }, (v) => {
+    const w = v.worker;
     setText("worker-url", w.url);
     setText("fig-state", w.alive ? "alive" : "dead");
     setText("fig-slots", `${w.running} / ${w.slots}`);
@@ -604,9 +833,9 @@ function workerPage(id) {
     setText("fig-disk", fmtBytes(w.disk_bytes));
     setText("fig-spilled", fmtBytes(w.spilled_bytes));
     setText("fig-loaded", fmtBytes(w.loaded_bytes));
-    replace("plot-tasks", plot([{ name: "running", color: "#3b82f6", points: hist.series((p) => p.running || 0) }, { name: "queued", color: "#f2c14e", points: hist.series((p) => p.queued || 0) }], (x) => x.toFixed(x < 10 ? 1 : 0), 420));
-    replace("plot-store", plot([{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store_bytes || 0) }], fmtBytes, 420));
-    replace("plot-spill", plot([{ name: "spilled", color: "#dc3545", points: hist.series((p) => p.spilled_bytes || 0) }, { name: "loaded", color: "#8b5cf6", points: hist.series((p) => p.loaded_bytes || 0) }], fmtBytes, 420));
+    plot("plot-tasks", [{ name: "running", color: "#3b82f6", points: hist.series((p) => p.running || 0) }, { name: "queued", color: "#f2c14e", points: hist.series((p) => p.queued || 0) }], (x) => x.toFixed(x < 10 ? 1 : 0), 420);
+    plot("plot-store", [{ name: "stored", color: "#22a06b", points: hist.series((p) => p.store_bytes || 0) }], fmtBytes, 420);
+    plot("plot-spill", [{ name: "spilled", color: "#dc3545", points: hist.series((p) => p.spilled_bytes || 0) }, { name: "loaded", color: "#8b5cf6", points: hist.series((p) => p.loaded_bytes || 0) }], fmtBytes, 420);
     replace("stream", taskStream(v, w.slots, hist));
     replace("running", v.running.length ? h("table", {},
       h("tr", {}, ["Graph", "Op", "Type", "Running for"].map((t) => h("th", { text: t }))),
@@ -614,7 +843,7 @@ function workerPage(id) {
         h("td", {}, e.graph_id ? h("a", { href: `#/graph/${e.session_id}/${e.graph_id}`, text: e.graph_id }) : "–"),
         h("td", { text: e.node }), h("td", { text: e.type }), h("td", { class: "num", text: fmtMs(v.t - e.started_us / 1000) }))))
       : h("p", { class: "muted", text: `Nothing running; ${v.queued} queued.` }));
-  });
+  }, { ingest });
 }
 
 // taskStream draws the worker's tasks as bars on its slots (a task goes to
@@ -675,11 +904,13 @@ let follower = null;
 let followGen = 0;
 
 // followPage shows the newest running graph's page and moves on to the
-// next graph once the one shown has ended, for watching a program that
-// submits graph after graph. While a graph is shown only its own stream
-// is open; an ended graph stays on screen for followHoldMs, so graphs of
-// a fraction of a second do not make the page flicker (nor the browser
-// redraw it several times a second).
+// next graph once the one shown has ended (or its program has released
+// it, which is how most short graphs end as seen from here), for watching
+// a program that submits graph after graph. While a graph is shown only
+// its own stream is open; an ended graph stays on screen for
+// followHoldMs, so graphs of a fraction of a second do not make the page
+// flicker (nor the browser redraw it several times a second). The next
+// graph reuses the page (graphPage).
 const followHoldMs = 2000;
 
 function followPage() {
@@ -688,25 +919,26 @@ function followPage() {
   main.replaceChildren(h("h1", {}, "Following the newest graph"), h("p", { class: "muted", text: "Waiting for a graph to run." }));
   const look = () => {
     if (gen !== followGen) return; // the page was left
-    const es = new EventSource("/api/events?" + new URLSearchParams({ view: "cluster" }));
-    follower = es;
-    es.addEventListener("update", (ev) => {
-      if (es !== follower) return;
-      const c = JSON.parse(ev.data);
-      const running = c.graphs.filter((g) => !ENDED.has(g.state));
-      const g = running[running.length - 1];
-      if (!g || g.session_id + "/" + g.graph_id === cur) return;
-      cur = g.session_id + "/" + g.graph_id;
-      es.close();
-      follower = null;
-      let ended = false;
-      graphPage(g.session_id, g.graph_id, (state) => {
-        if (ended || !ENDED.has(state)) return;
-        ended = true;
-        setTimeout(look, followHoldMs);
-      });
-      document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+    const f = new Feed({ view: "cluster", history: "0" }, {
+      quiet: true,
+      draw: (c) => {
+        if (f !== follower) return;
+        const running = c.graphs.filter((g) => !ENDED.has(g.state));
+        const g = running[running.length - 1];
+        if (!g || g.session_id + "/" + g.graph_id === cur) return;
+        cur = g.session_id + "/" + g.graph_id;
+        f.close();
+        follower = null;
+        let ended = false;
+        graphPage(g.session_id, g.graph_id, (state) => {
+          if (ended || !(ENDED.has(state) || state === GONE)) return;
+          ended = true;
+          setTimeout(look, followHoldMs);
+        });
+        document.body.dataset.followed = 1 + (+document.body.dataset.followed || 0); // graphs followed, for tests
+      },
     });
+    follower = f;
   };
   look();
 }

@@ -328,6 +328,75 @@ func cLog10(z complex128) complex128 {
 	return complex(real(l)*math.Log10E, imag(l)*math.Log10E)
 }
 
+// Where math/cmplx and glibc (C99 Annex G, which NumPy's npy_c* functions
+// call) part on special values and branch cuts, these wrappers take
+// glibc's side: a NaN real part makes csqrt NaN+NaNi; ctanh(±0 + i inf or
+// NaN) is ±0+NaNi (and ctan follows through ctan(z) = -i ctanh(iz)); on
+// the cuts of catanh, catan, casinh and cacosh the sign of a zero part
+// picks the side, as C99 has it. Left as math/cmplx gives them: the signs
+// of an infinite or zero part next to a NaN part of sin, cos, sinh, cosh,
+// arcsin, arccos and arcsinh, which C99 leaves unspecified and glibc
+// settles its own way.
+
+func cSqrt(z complex128) complex128 {
+	if math.IsNaN(real(z)) && !math.IsInf(imag(z), 0) {
+		return complex(math.NaN(), math.NaN())
+	}
+	return cmplx.Sqrt(z)
+}
+
+func cTanh(z complex128) complex128 {
+	if x, y := real(z), imag(z); x == 0 && (math.IsInf(y, 0) || math.IsNaN(y)) {
+		return complex(x, math.NaN())
+	}
+	return cmplx.Tanh(z)
+}
+
+func cTan(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if math.IsInf(x, 0) || math.IsNaN(x) || math.IsInf(y, 0) || math.IsNaN(y) {
+		w := cTanh(complex(-y, x)) // tan z = -i tanh(iz)
+		return complex(imag(w), -real(w))
+	}
+	return cmplx.Tan(z)
+}
+
+func cAtanh(z complex128) complex128 {
+	r := cmplx.Atanh(z)
+	if x, y := real(z), imag(z); y == 0 && math.Abs(x) > 1 {
+		return complex(real(r), math.Copysign(math.Pi/2, y))
+	}
+	return r
+}
+
+func cAtan(z complex128) complex128 {
+	if x, y := real(z), imag(z); x == 0 && math.Abs(y) > 1 {
+		w := cAtanh(complex(-y, x)) // atan z = -i atanh(iz)
+		return complex(imag(w), -real(w))
+	}
+	return cmplx.Atan(z)
+}
+
+func cAsinh(z complex128) complex128 {
+	r := cmplx.Asinh(z)
+	if x, y := real(z), imag(z); y == 0 && !math.IsNaN(x) {
+		return complex(real(r), y)
+	}
+	return r
+}
+
+func cAcosh(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if x == 0 && math.IsNaN(y) {
+		return complex(math.NaN(), math.Pi/2)
+	}
+	r := cmplx.Acosh(z)
+	if math.IsNaN(y) || math.IsNaN(real(r)) {
+		return r
+	}
+	return complex(math.Abs(real(r)), math.Copysign(imag(r), y))
+}
+
 // cNanToNum replaces nan by 0 and infinities by the part type's largest
 // finite values, in each part separately (np.nan_to_num).
 func cNanToNum(z complex128, big float64) complex128 {
@@ -362,7 +431,7 @@ func complexFunc(op UnaryOp, r cRound, big float64) func(complex128) complex128 
 	case Reciprocal:
 		return func(z complex128) complex128 { return complex(cRecip(real(z), imag(z), r)) }
 	case Sqrt:
-		return cmplx.Sqrt
+		return cSqrt
 	case Exp:
 		return cmplx.Exp
 	case Exp2:
@@ -382,25 +451,25 @@ func complexFunc(op UnaryOp, r cRound, big float64) func(complex128) complex128 
 	case Cos:
 		return cmplx.Cos
 	case Tan:
-		return cmplx.Tan
+		return cTan
 	case Sinh:
 		return cmplx.Sinh
 	case Cosh:
 		return cmplx.Cosh
 	case Tanh:
-		return cmplx.Tanh
+		return cTanh
 	case ArcSin:
 		return cmplx.Asin
 	case ArcCos:
 		return cmplx.Acos
 	case ArcTan:
-		return cmplx.Atan
+		return cAtan
 	case ArcSinh:
-		return cmplx.Asinh
+		return cAsinh
 	case ArcCosh:
-		return cmplx.Acosh
+		return cAcosh
 	case ArcTanh:
-		return cmplx.Atanh
+		return cAtanh
 	case Rint, Round:
 		return cRint
 	case NanToNum:

@@ -121,10 +121,13 @@ func (p Program) BuildWith(ctx context.Context, like bool, open Opener) ([]*tens
 func kindOf(fn string, err error) string {
 	var ae *ndarray.AxisError
 	var de *ndarray.DTypeError
+	var ode *ops.DTypeError
 	switch {
 	case errors.As(err, &ae):
 		return "AxisError"
-	case errors.As(err, &de):
+	case errors.As(err, &de), errors.As(err, &ode):
+		// An op without a kernel for the dtype: NumPy's TypeError for
+		// ufuncs without a loop.
 		return "TypeError"
 	case fn == "getitem", fn == "setitem" && strings.Contains(err.Error(), "index"):
 		return "IndexError"

@@ -957,6 +957,7 @@ REGISTRY.update({
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
     "linalg.eigh": "linalg.eigh", "linalg.eigvalsh": "linalg.eigvalsh",
 })
+REGISTRY.update({"real": "real", "imag": "imag", "conj": "conj", "angle": "angle"})
 REGISTRY.update(_manip.REGISTRY)
 REGISTRY.update({n: n for n in _quantile.NAMES})
 REGISTRY.update({n: n for n in _stats.NAMES})

@@ -241,6 +241,15 @@ func complexCases() []npCase {
 						tensor.Concatenate(0, a, a.Real()), tensor.Take(e.v("v"), e.v("i")), a.Index(tensor.Mask(e.v("m"))),
 						a.Index(tensor.Mask(a.Real().Greater(0))), a.Repeat(2, 0), a.Tril(0), a.Diagonal(0, 0, 1), a.Flip(1), tensor.ArgWhere(a), tensor.Stack(0, a, b))
 				}),
+			many(name+" sort", "(np.sort(s), np.sort(a, axis=0), np.sort(a, axis=1), np.sort(v))", ins("s", sp, "a", a, "v", v),
+				func(e *npEnv) []*tensor.Tensor {
+					a := e.v("a")
+					return tt(e.v("s").Sort(0), a.Sort(0), a.Sort(1), e.v("v").Sort(0))
+				}),
+			one(name+" unique", "np.unique(np.round(v / 4))", ins("v", v), func(e *npEnv) *tensor.Tensor {
+				return tensor.Unique(tensor.Div(e.v("v"), 4).Round())
+			}),
+			one(name+" unique of specials", "np.unique(s)", ins("s", sp), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("s")) }),
 			one(name+" set with a mask", "np.where(a.real > 0, 1j, a)", ins("a", a), func(e *npEnv) *tensor.Tensor {
 				a := e.v("a")
 				return a.Set([]tensor.Idx{tensor.Mask(a.Real().Greater(0))}, complex(0, 1))

@@ -673,3 +673,38 @@ func complexBinaryTyped[C ewComplex](op BinaryOp, out, x, y *Array, r cRound) er
 	ewBinaryRun(ewBinFunc(func(a, b C) C { return C(f(complex128(a), complex128(b))) }), out, x, y)
 	return nil
 }
+
+// cSortCmp is NumPy's sort order of complex numbers (npysort's CLT):
+// lexicographic by real then imaginary part among numbers without NaN,
+// then those with a NaN imaginary part only (by real part), then those
+// with a NaN real part (by imaginary part), then NaN+NaNj. Complex arrays
+// sort with a comparison sort: their order has no 64-bit key.
+func cSortCmp(x, y complex128) int {
+	class := func(z complex128) int {
+		c := 0
+		if imag(z) != imag(z) {
+			c = 1
+		}
+		if real(z) != real(z) {
+			c += 2
+		}
+		return c
+	}
+	cx, cy := class(x), class(y)
+	if cx != cy {
+		return cx - cy
+	}
+	cmp := func(a, b float64) int {
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0 // equal, or both NaN (same class)
+	}
+	if c := cmp(real(x), real(y)); c != 0 {
+		return c
+	}
+	return cmp(imag(x), imag(y))
+}

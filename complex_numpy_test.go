@@ -1,10 +1,13 @@
 package phobos_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -323,4 +326,49 @@ func npEveryDTypePy() string {
 // chunking, with fusion on and off and on two workers.
 func TestComplexNumpyDifferential(t *testing.T) {
 	npSuite(t, "complex", complexCases(), npChunkAll, npSuiteModes)
+}
+
+// Complex elementwise chains, with Real/Imag/Abs/Angle and a trailing
+// reduction, fuse into kernels and give bit-identical results fused and
+// unfused.
+func TestComplexFusion(t *testing.T) {
+	fused, err := phobos.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fused.Close()
+	plain, err := phobos.NewSession(phobos.WithFusion(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ctx := context.Background()
+	for _, dt := range []ndarray.DType{dC64, dC128} {
+		a := npCRough(dt, 71, 40, 30)
+		build := func() []*tensor.Tensor {
+			x := tensor.FromArray(a, tensor.Chunks(16, 7))
+			y := x.Mul(x.Conj()).Add(complex(1, -2)).Sqrt()
+			return tt(tensor.Real(y).Add(tensor.Imag(y)), y.Abs().Sum(tensor.Axis(1)), tensor.Angle(y.Exp(), true).Mul(2), y.Sum())
+		}
+		plan, err := fused.Explain(build()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.Passes[len(plan.Passes)-1].FusedGroups == 0 {
+			t.Errorf("%v: nothing fused", dt)
+		}
+		got, err := fused.Execute(ctx, build()...)
+		if err != nil {
+			t.Fatalf("%v fused: %v", dt, err)
+		}
+		want, err := plain.Execute(ctx, build()...)
+		if err != nil {
+			t.Fatalf("%v unfused: %v", dt, err)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i].Bytes(), want[i].Bytes()) {
+				t.Errorf("%v result %d: fused %v, unfused %v", dt, i, got[i], want[i])
+			}
+		}
+	}
 }

@@ -253,6 +253,10 @@ func complexCases() []npCase {
 				return tensor.Unique(tensor.Div(e.v("v"), 4).Round())
 			}),
 			one(name+" unique of specials", "np.unique(s)", ins("s", sp), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("s")) }),
+			one(name+" set rows by index", "(lambda c: [c.__setitem__((i,), 2j - 1), c][1])(a.copy())", ins("a", a, "i", npI(ndarray.Int64, uint64(dt)+31, -5, 4, 3)),
+				func(e *npEnv) *tensor.Tensor {
+					return e.v("a").Set([]tensor.Idx{tensor.Array(e.v("i"))}, complex(-1, 2))
+				}),
 			one(name+" set with a mask", "np.where(a.real > 0, 1j, a)", ins("a", a), func(e *npEnv) *tensor.Tensor {
 				a := e.v("a")
 				return a.Set([]tensor.Idx{tensor.Mask(a.Real().Greater(0))}, complex(0, 1))

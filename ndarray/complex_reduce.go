@@ -38,6 +38,18 @@ func complexReduce(op ReduceOp, a *Array, red []bool, keep []int) (*Array, error
 		}
 		return complexReduce(op-NanSum+Sum, clean, red, keep)
 	case Sum:
+		if len(axes) == a.NDim() && a.IsContiguous() {
+			// The whole array: one pairwise pass over the complex values.
+			out := newArray(a.dtype, keep)
+			var v complex128
+			if a.dtype == Complex64 {
+				v = cPairwise(typed[complex64](a)[:a.Size()])
+			} else {
+				v = cPairwise(typed[complex128](a)[:a.Size()])
+			}
+			out.SetComplexFlat(0, v)
+			return out, nil
+		}
 		re, err := Reduce(Sum, complexPartView(a, false), axes, true)
 		if err != nil {
 			return nil, err
@@ -168,4 +180,39 @@ func complexCombine(op ReduceOp, parts []*Array) (*Array, error) {
 		acc = acc.Copy()
 	}
 	return acc, nil
+}
+
+// cPairwise is the pairwise sum of s in complex128 (complex64 values too,
+// rounded once by the caller, as float32 sums are), each part summed as
+// NumPy's pairwise_sum does: eight running sums over blocks of up to 128
+// elements, halves of longer runs summed recursively.
+func cPairwise[C ewComplex](s []C) complex128 {
+	n := len(s)
+	switch {
+	case n < 8:
+		var acc complex128
+		for _, v := range s {
+			acc += complex128(v)
+		}
+		return acc
+	case n <= 128:
+		var r [8]complex128
+		for i := range r {
+			r[i] = complex128(s[i])
+		}
+		i := 8
+		for ; i+8 <= n; i += 8 {
+			for j := range r {
+				r[j] += complex128(s[i+j])
+			}
+		}
+		acc := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			acc += complex128(s[i])
+		}
+		return acc
+	}
+	h := n / 2
+	h -= h % 8
+	return cPairwise(s[:h]) + cPairwise(s[h:])
 }

@@ -92,3 +92,13 @@ def test_refusals():
         mt.argsort(x).fetch()
     with pytest.raises(TypeError):
         np.floor(x).fetch()
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_large_upload_goes_through_chunk_uploads(dtype):
+    # Over the session's inline limit (1 MiB): sent as .npy chunk uploads.
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((300, 500)) + 1j * rng.standard_normal((300, 500))).astype(dtype)
+    x = mt.tensor(a, chunks=(64, 128))
+    assert x.fetch().tobytes() == a.tobytes()
+    close((x * x.conj()).real.sum(axis=1).fetch(), (a * a.conj()).real.sum(axis=1))

@@ -244,6 +244,12 @@ func complexCases() []npCase {
 						tensor.Concatenate(0, a, a.Real()), tensor.Take(e.v("v"), e.v("i")), a.Index(tensor.Mask(e.v("m"))),
 						a.Index(tensor.Mask(a.Real().Greater(0))), a.Repeat(2, 0), a.Tril(0), a.Diagonal(0, 0, 1), a.Flip(1), tensor.ArgWhere(a), tensor.Stack(0, a, b))
 				}),
+			many(name+" isclose allclose array_equal", "(np.isclose(s, t), np.isclose(a, a + 1e-9j), np.isclose(s, s, equal_nan=True), np.allclose(a, b), np.array_equal(s, s, equal_nan=True), np.array_equal(a, a))",
+				ins("s", sp, "t", spr, "a", a, "b", b), func(e *npEnv) []*tensor.Tensor {
+					s, t, a, b := e.v("s"), e.v("t"), e.v("a"), e.v("b")
+					return tt(tensor.IsClose(s, t, 1e-5, 1e-8, false), tensor.IsClose(a, a.Add(complex(0, 1e-9)), 1e-5, 1e-8, false),
+						tensor.IsClose(s, s, 1e-5, 1e-8, true), tensor.AllClose(a, b, 1e-5, 1e-8, false), tensor.ArrayEqual(s, s, true), tensor.ArrayEqual(a, a, false))
+				}),
 			many(name+" sort", "(np.sort(s), np.sort(a, axis=0), np.sort(a, axis=1), np.sort(v))", ins("s", sp, "a", a, "v", v),
 				func(e *npEnv) []*tensor.Tensor {
 					a := e.v("a")

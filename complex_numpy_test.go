@@ -226,6 +226,12 @@ func complexCases() []npCase {
 					return tt(a.Mean(), a.Mean(tensor.Axis(1)), r.Mean(tensor.Axis(0)), a.Var(), r.Var(tensor.Axis(1)), a.Std(tensor.Axis(0)),
 						r.Std(tensor.DDof(1)), a.Var(tensor.Axis(0, 1), tensor.KeepDims()))
 				}).tol(map[ndarray.DType]float64{dC64: 1e-5, dC128: 1e-12}[dt], 1e-12, "sums in another order (pairwise per part against chunk partials)"),
+			many(name+" nanvar nanstd", "(lambda x: (np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1), np.nanvar(x, axis=0, keepdims=True, ddof=5)))(np.where(a.real > 3, complex(np.nan, 1), a))",
+				ins("a", a), func(e *npEnv) []*tensor.Tensor {
+					a := e.v("a")
+					x := tensor.Where(a.Real().Greater(3), complex(math.NaN(), 1), a)
+					return tt(x.NanVar(), x.NanStd(tensor.Axis(0)), x.NanVar(tensor.Axis(1), tensor.DDof(1)), x.NanVar(tensor.Axis(0), tensor.KeepDims(), tensor.DDof(5)))
+				}).tol(map[ndarray.DType]float64{dC64: 1e-5, dC128: 1e-12}[dt], 1e-12, "sums in another order"),
 			many(name+" cumsum cumprod", "(np.cumsum(a, axis=1), np.cumsum(a, axis=0), np.cumprod(a / 4, axis=0), np.cumprod(a / 4, axis=1), np.cumsum(s))",
 				ins("a", a, "s", sp), func(e *npEnv) []*tensor.Tensor {
 					a := e.v("a")

@@ -51,7 +51,7 @@ func TestComplexRefusedByName(t *testing.T) {
 			{"median", c.Median()},
 			{"unique with counts", counts},
 			{"cholesky", linalg.Cholesky(c)},
-			{"nanvar", c.NanVar()},
+			{"nanargmax", c.NanArgMax()},
 			{"arange", tensor.Arange(0, 4, 1, tensor.WithDType(dt))},
 		} {
 			var de *ops.DTypeError

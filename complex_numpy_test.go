@@ -226,6 +226,12 @@ func complexCases() []npCase {
 					return tt(a.Mean(), a.Mean(tensor.Axis(1)), r.Mean(tensor.Axis(0)), a.Var(), r.Var(tensor.Axis(1)), a.Std(tensor.Axis(0)),
 						r.Std(tensor.DDof(1)), a.Var(tensor.Axis(0, 1), tensor.KeepDims()))
 				}).tol(map[ndarray.DType]float64{dC64: 1e-5, dC128: 1e-12}[dt], 1e-12, "sums in another order (pairwise per part against chunk partials)"),
+			many(name+" argmin argmax", "(a.argmax(), a.argmin(), a.argmax(axis=0), a.argmin(axis=1), s.argmax(), s.argmin(), np.argmax(a, axis=1, keepdims=True), np.round(a).argmax())",
+				ins("a", a, "s", sp), func(e *npEnv) []*tensor.Tensor {
+					a, s := e.v("a"), e.v("s")
+					return tt(a.ArgMax(), a.ArgMin(), a.ArgMax(tensor.Axis(0)), a.ArgMin(tensor.Axis(1)), s.ArgMax(), s.ArgMin(),
+						a.ArgMax(tensor.Axis(1), tensor.KeepDims()), a.Round().ArgMax())
+				}),
 			many(name+" nanvar nanstd", "(lambda x: (np.nanvar(x), np.nanstd(x, axis=0), np.nanvar(x, axis=1, ddof=1), np.nanvar(x, axis=0, keepdims=True, ddof=5)))(np.where(a.real > 3, complex(np.nan, 1), a))",
 				ins("a", a), func(e *npEnv) []*tensor.Tensor {
 					a := e.v("a")

@@ -47,7 +47,6 @@ func TestComplexRefusedByName(t *testing.T) {
 			t  *tensor.Tensor
 		}{
 			{"argsort", c.Argsort(0)},
-			{"argmax", c.ArgMax()},
 			{"median", c.Median()},
 			{"unique with counts", counts},
 			{"cholesky", linalg.Cholesky(c)},

@@ -70,6 +70,9 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 	if t.meta.DType.IsComplex() && (fn == "var" || fn == "std") && t.meta.Unknown == 0 {
 		return t.complexVar(op)
 	}
+	if t.meta.DType.IsComplex() && (fn == "argmin" || fn == "argmax") && t.meta.Unknown == 0 {
+		return t.complexArg(fn == "argmax", op)
+	}
 	if fn == "mean" {
 		return t.mean(op)
 	}
@@ -167,6 +170,29 @@ func (t *Tensor) complexVar(op ops.Reduction) *Tensor {
 		return v.Sqrt()
 	}
 	return v
+}
+
+// complexArg is argmax (argmin) of a complex tensor as NumPy finds it:
+// the first position of the lexicographic maximum (minimum), or of the
+// first element with a NaN part when there is one (the maximum is then
+// that element, as max propagates the first NaN). It is built from Max
+// (Min), a comparison and the argmax of the bool result, which is its
+// first true position.
+func (t *Tensor) complexArg(isMax bool, op ops.Reduction) *Tensor {
+	fn := "min"
+	if isMax {
+		fn = "max"
+	}
+	var opts []ReduceOption
+	if op.Axes != nil {
+		opts = append(opts, Axis(op.Axes...))
+	}
+	m := t.reduce(fn, append(opts, KeepDims()))
+	hit := Where(m.IsNaN(), t.IsNaN(), t.Equal(m))
+	if op.KeepDims {
+		opts = append(opts, KeepDims())
+	}
+	return hit.ArgMax(opts...)
 }
 
 // reduceNothing is a reduction over axis=(): NumPy applies the op to each

@@ -474,6 +474,8 @@ func (t *Tensor) Ediff1d(toEnd, toBegin *Tensor) *Tensor {
 // casts to a dtype of its own kind or a higher one.
 func dtypeKind(dt ndarray.DType) int {
 	switch {
+	case dt.IsComplex():
+		return 3
 	case dt.IsFloat():
 		return 2
 	case dt.IsInt():

@@ -18,10 +18,46 @@ func (t *Tensor) nanReduce(fn, plain string, opts []ReduceOption) *Tensor {
 	if t.err != nil {
 		return t
 	}
-	if !t.meta.DType.IsFloat() {
+	if !t.meta.DType.IsFloat() && !t.meta.DType.IsComplex() {
 		return t.reduce(plain, opts)
 	}
+	if t.meta.DType.IsComplex() && (fn == "nanvar" || fn == "nanstd") && t.meta.Unknown == 0 {
+		return t.complexNanVar(fn, opts)
+	}
 	return t.reduce(fn, opts)
+}
+
+// complexNanVar is NumPy's nanvar (nanstd) of a complex tensor, its own
+// formula: elements with a NaN part count as absent, the mean is the sum of
+// the others over their count, and the variance the sum of |x - mean|^2
+// over the others over count - ddof (NaN where that is not positive), a
+// float of the part type.
+func (t *Tensor) complexNanVar(fn string, opts []ReduceOption) *Tensor {
+	var c reduceConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	var keep, final []ReduceOption
+	if c.hasAxes {
+		keep = append(keep, Axis(c.axes...))
+		final = append(final, Axis(c.axes...))
+	}
+	keep = append(keep, KeepDims())
+	if c.keepdims {
+		final = append(final, KeepDims())
+	}
+	nan := t.IsNaN()
+	x := Where(nan, 0, t)
+	avg := x.Sum(keep...).Div(nan.Not().Sum(keep...))
+	d := Where(nan, 0, x.Sub(avg))
+	re, im := Real(d), Imag(d)
+	sq := re.Mul(re).Add(im.Mul(im))
+	dof := nan.Not().Sum(final...).Sub(int64(c.ddof))
+	v := Where(dof.LessEqual(0), math.NaN(), sq.Sum(final...).Div(dof)).Astype(sq.meta.DType)
+	if fn == "nanstd" {
+		return v.Sqrt()
+	}
+	return v
 }
 
 // NanSum adds over the axes treating NaN as zero: an all-NaN slice sums to 0.
@@ -42,7 +78,7 @@ func (t *Tensor) NanMax(opts ...ReduceOption) *Tensor { return t.nanReduce("nanm
 // It is NumPy's own formula, NanSum over the count of numbers, so infinite
 // numbers give an infinite mean (a merge of partial means would give NaN).
 func (t *Tensor) NanMean(opts ...ReduceOption) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.nanReduce("nanmean", "mean", opts)
 	}
 	var c reduceConfig
@@ -79,7 +115,7 @@ func (t *Tensor) NanArgMax(opts ...ReduceOption) *Tensor {
 // NumPy's own definition, cumsum of where(isnan(x), 0, x): exact, and the
 // replacement is an elementwise op the scan reads chunk by chunk.
 func (t *Tensor) NanCumSum(axis int) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.CumSum(axis)
 	}
 	return Where(t.IsNaN(), 0, t).CumSum(axis)
@@ -87,7 +123,7 @@ func (t *Tensor) NanCumSum(axis int) *Tensor {
 
 // NanCumProd is the cumulative product along axis with NaN counted as one.
 func (t *Tensor) NanCumProd(axis int) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.CumProd(axis)
 	}
 	return Where(t.IsNaN(), 1, t).CumProd(axis)

@@ -205,8 +205,9 @@ func DivMod(x, y any) (quotient, remainder *Tensor) {
 // defaults are rtol 1e-5, atol 1e-8, equalNaN false.
 func IsClose(a, b any, rtol, atol float64, equalNaN bool) *Tensor {
 	x, y := asTensor(a), asTensor(b)
-	if y.err == nil && !y.meta.DType.IsFloat() {
-		// NumPy: y = asanyarray(y, dtype=result_type(y, 1.0)).
+	if y.err == nil && !y.meta.DType.IsFloat() && !y.meta.DType.IsComplex() {
+		// NumPy: y = asanyarray(y, dtype=result_type(y, 1.0)), which
+		// keeps float and complex types.
 		y = y.Astype(ndarray.Float64)
 	}
 	within := LessEqual(Sub(x, y).Abs(), Add(atol, Mul(rtol, y.Abs())))

@@ -157,7 +157,17 @@ func FromUint32s(shape []int, data []uint32) (*Array, error) { return fromSlice(
 // FromUint64s builds a uint64 array of the given shape from data (copied).
 func FromUint64s(shape []int, data []uint64) (*Array, error) { return fromSlice(Uint64, shape, data) }
 
-func fromSlice[T ewNum](dt DType, shape []int, data []T) (*Array, error) {
+// FromComplex64s builds a complex64 array of the given shape from data (copied).
+func FromComplex64s(shape []int, data []complex64) (*Array, error) {
+	return fromSlice(Complex64, shape, data)
+}
+
+// FromComplex128s builds a complex128 array of the given shape from data (copied).
+func FromComplex128s(shape []int, data []complex128) (*Array, error) {
+	return fromSlice(Complex128, shape, data)
+}
+
+func fromSlice[T ewNum | complex64 | complex128](dt DType, shape []int, data []T) (*Array, error) {
 	a, err := New(dt, shape...)
 	if err != nil {
 		return nil, err
@@ -302,6 +312,12 @@ func (a *Array) Uint64s() []uint64 { a.mustBe(Uint64); return typed[uint64](a) }
 // HalfToFloat64 and Float64ToHalf).
 func (a *Array) Float16s() []uint16 { a.mustBe(Float16); return typed[uint16](a) }
 
+// Complex64s is Float64s for complex64 arrays.
+func (a *Array) Complex64s() []complex64 { a.mustBe(Complex64); return typed[complex64](a) }
+
+// Complex128s is Float64s for complex128 arrays.
+func (a *Array) Complex128s() []complex128 { a.mustBe(Complex128); return typed[complex128](a) }
+
 // Bools is Float64s for bool arrays: one byte per element, 0 or 1.
 func (a *Array) Bools() []uint8 { a.mustBe(Bool); return typed[uint8](a) }
 
@@ -329,10 +345,16 @@ func (a *Array) flatOffset(i int) int {
 }
 
 // AtFlat returns the element at C-order flat index i as float64 (bools are 0
-// or 1). Slow; for tests, printing and scalars.
+// or 1, complex numbers their real part, as NumPy's float() of a complex
+// array element would refuse and astype(float) keeps). Slow; for tests,
+// printing and scalars.
 func (a *Array) AtFlat(i int) float64 {
 	o := a.flatOffset(i)
 	switch a.dtype {
+	case Complex64:
+		return float64(real(typedAll[complex64](a)[o]))
+	case Complex128:
+		return real(typedAll[complex128](a)[o])
 	case Float64:
 		return typedAll[float64](a)[o]
 	case Float32:
@@ -359,6 +381,38 @@ func (a *Array) AtFlat(i int) float64 {
 		return float64(typedAll[uint8](a)[o])
 	}
 	return math.NaN()
+}
+
+// ComplexAtFlat returns the element at C-order flat index i as complex128
+// (real types give a zero imaginary part). Slow; for tests and scalars.
+func (a *Array) ComplexAtFlat(i int) complex128 {
+	switch a.dtype {
+	case Complex64:
+		return complex128(typedAll[complex64](a)[a.flatOffset(i)])
+	case Complex128:
+		return typedAll[complex128](a)[a.flatOffset(i)]
+	}
+	return complex(a.AtFlat(i), 0)
+}
+
+// SetComplexFlat stores v at C-order flat index i; a real array keeps the
+// real part only (NumPy's ComplexWarning cast).
+func (a *Array) SetComplexFlat(i int, v complex128) {
+	switch a.dtype {
+	case Complex64:
+		typedAll[complex64](a)[a.flatOffset(i)] = complex64(v)
+	case Complex128:
+		typedAll[complex128](a)[a.flatOffset(i)] = v
+	case Bool:
+		// bool of a complex is "nonzero", not "real part nonzero".
+		b := 0.0
+		if v != 0 {
+			b = 1
+		}
+		a.SetFlat(i, b)
+	default:
+		a.SetFlat(i, real(v))
+	}
 }
 
 // IntAtFlat returns the element at flat index i as int64; exact for integer types.
@@ -391,6 +445,10 @@ func (a *Array) IntAtFlat(i int) int64 {
 func (a *Array) SetFlat(i int, v float64) {
 	o := a.flatOffset(i)
 	switch a.dtype {
+	case Complex64:
+		typedAll[complex64](a)[o] = complex(float32(v), 0)
+	case Complex128:
+		typedAll[complex128](a)[o] = complex(v, 0)
 	case Float64:
 		typedAll[float64](a)[o] = v
 	case Float32:
@@ -422,12 +480,21 @@ func (a *Array) SetFlat(i int, v float64) {
 	}
 }
 
-// ToFloat64s returns the elements in C order as a new []float64.
+// ToFloat64s returns the elements in C order as a new []float64 (complex
+// elements give their real part).
 func (a *Array) ToFloat64s() []float64 {
 	c := a.Contiguous()
 	n := c.Size()
 	out := make([]float64, n)
 	switch c.dtype {
+	case Complex64:
+		for i, v := range typed[complex64](c)[:n] {
+			out[i] = float64(real(v))
+		}
+	case Complex128:
+		for i, v := range typed[complex128](c)[:n] {
+			out[i] = real(v)
+		}
 	case Float64:
 		copy(out, typed[float64](c)[:n])
 	case Float32:
@@ -488,6 +555,13 @@ func (a *Array) Item() (float64, error) {
 
 // String prints dtype and shape, and the values of small arrays.
 func (a *Array) String() string {
+	if a.Size() <= 16 && a.dtype.IsComplex() {
+		vs := make([]complex128, a.Size())
+		for i := range vs {
+			vs[i] = a.ComplexAtFlat(i)
+		}
+		return fmt.Sprintf("array(%v, %v, %v)", vs, a.dtype, a.shape)
+	}
 	if a.Size() <= 16 {
 		return fmt.Sprintf("array(%v, %v, %v)", a.ToFloat64s(), a.dtype, a.shape)
 	}
@@ -538,6 +612,10 @@ func CopyInto(dst, src *Array) {
 		copyStrided[uint64](dst, src)
 	case Float16:
 		copyStrided[uint16](dst, src)
+	case Complex64:
+		copyStrided[complex64](dst, src)
+	case Complex128:
+		copyStrided[complex128](dst, src)
 	case Bool:
 		copyStrided[uint8](dst, src)
 	}

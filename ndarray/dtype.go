@@ -30,30 +30,36 @@ const (
 	// Float16 is IEEE half precision, stored as its bits; kernels compute
 	// in float32 and round each result once, as NumPy's half loops do.
 	Float16
+	// Complex64 and Complex128 are NumPy's complex types: two float32 or
+	// two float64, real part first, as Go's complex64 and complex128 are.
+	Complex64
+	Complex128
 	dtypeEnd // one past the last valid dtype
 )
 
 // dtypeInfo describes a dtype: NumPy's kind character, its item size and its
 // names (the first is NumPy's name).
 type dtypeInfo struct {
-	kind  byte // 'b', 'i', 'u', 'f'
+	kind  byte // 'b', 'i', 'u', 'f', 'c'
 	size  int
 	names []string
 }
 
 var dtypeInfos = [dtypeEnd]dtypeInfo{
-	Bool:    {'b', 1, []string{"bool", "b1", "?", "bool_", "|b1"}},
-	Int8:    {'i', 1, []string{"int8", "i1", "|i1", "byte"}},
-	Int16:   {'i', 2, []string{"int16", "i2", "<i2", "short"}},
-	Int32:   {'i', 4, []string{"int32", "i4", "<i4", "intc"}},
-	Int64:   {'i', 8, []string{"int64", "i8", "<i8", "int", "int_", "intp", "long", "longlong"}},
-	Uint8:   {'u', 1, []string{"uint8", "u1", "|u1", "ubyte"}},
-	Uint16:  {'u', 2, []string{"uint16", "u2", "<u2", "ushort"}},
-	Uint32:  {'u', 4, []string{"uint32", "u4", "<u4", "uintc"}},
-	Uint64:  {'u', 8, []string{"uint64", "u8", "<u8", "uint", "uintp", "ulonglong"}},
-	Float16: {'f', 2, []string{"float16", "f2", "<f2", "half", "e"}},
-	Float32: {'f', 4, []string{"float32", "f4", "<f4", "single"}},
-	Float64: {'f', 8, []string{"float64", "f8", "<f8", "float", "double", "float_"}},
+	Bool:       {'b', 1, []string{"bool", "b1", "?", "bool_", "|b1"}},
+	Int8:       {'i', 1, []string{"int8", "i1", "|i1", "byte"}},
+	Int16:      {'i', 2, []string{"int16", "i2", "<i2", "short"}},
+	Int32:      {'i', 4, []string{"int32", "i4", "<i4", "intc"}},
+	Int64:      {'i', 8, []string{"int64", "i8", "<i8", "int", "int_", "intp", "long", "longlong"}},
+	Uint8:      {'u', 1, []string{"uint8", "u1", "|u1", "ubyte"}},
+	Uint16:     {'u', 2, []string{"uint16", "u2", "<u2", "ushort"}},
+	Uint32:     {'u', 4, []string{"uint32", "u4", "<u4", "uintc"}},
+	Uint64:     {'u', 8, []string{"uint64", "u8", "<u8", "uint", "uintp", "ulonglong"}},
+	Float16:    {'f', 2, []string{"float16", "f2", "<f2", "half", "e"}},
+	Float32:    {'f', 4, []string{"float32", "f4", "<f4", "single"}},
+	Float64:    {'f', 8, []string{"float64", "f8", "<f8", "float", "double", "float_"}},
+	Complex64:  {'c', 8, []string{"complex64", "c8", "<c8", "csingle", "F"}},
+	Complex128: {'c', 16, []string{"complex128", "c16", "<c16", "complex", "cdouble", "complex_", "D"}},
 }
 
 // DTypes lists every supported dtype.
@@ -74,7 +80,7 @@ func (d DType) Size() int {
 }
 
 // Kind is NumPy's kind character: 'b' bool, 'i' signed and 'u' unsigned
-// integer, 'f' float; 0 for an invalid dtype.
+// integer, 'f' float, 'c' complex; 0 for an invalid dtype.
 func (d DType) Kind() byte {
 	if !d.Valid() {
 		return 0
@@ -96,6 +102,9 @@ func (d DType) Valid() bool { return d >= Bool && d < dtypeEnd }
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool { return d.Kind() == 'f' }
 
+// IsComplex reports whether d is a complex type.
+func (d DType) IsComplex() bool { return d.Kind() == 'c' }
+
 // IsInt reports whether d is an integer type, signed or unsigned.
 func (d DType) IsInt() bool { k := d.Kind(); return k == 'i' || k == 'u' }
 
@@ -107,9 +116,18 @@ func (d DType) IsUnsigned() bool { return d.Kind() == 'u' }
 
 // ParseDType parses NumPy's name for a type ("float64", "f8", "uint8", ...).
 func ParseDType(s string) (DType, error) {
-	n := strings.ToLower(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	n := strings.ToLower(t)
 	for d := Bool; d < dtypeEnd; d++ {
 		for _, name := range dtypeInfos[d].names {
+			// One-letter type codes are case sensitive in NumPy ("F" is
+			// complex64, "f" float32); full names are not.
+			if len(name) == 1 && name[0] >= 'A' && name[0] <= 'Z' {
+				if t == name {
+					return d, nil
+				}
+				continue
+			}
 			if n == name {
 				return d, nil
 			}
@@ -147,7 +165,7 @@ func (d *DType) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DTypeOf is the dtype of NumPy kind kind ('b', 'i', 'u', 'f') and item
+// DTypeOf is the dtype of NumPy kind kind ('b', 'i', 'u', 'f', 'c') and item
 // size size in bytes, or Invalid when Phobos has none.
 func DTypeOf(kind byte, size int) DType {
 	for d := Bool; d < dtypeEnd; d++ {
@@ -192,6 +210,9 @@ func Promote(a, b DType) DType {
 		return a
 	}
 	ka, kb := a.Kind(), b.Kind()
+	if ka == 'c' || kb == 'c' {
+		return promoteComplex(a, b)
+	}
 	if ka == 'f' && kb != 'f' {
 		a, b, ka, kb = b, a, kb, ka
 	}
@@ -215,6 +236,47 @@ func Promote(a, b DType) DType {
 		return Float64
 	}
 	return intOf('i', 2*u.Size())
+}
+
+// promoteComplex is Promote when a or b is complex: the complex type whose
+// parts hold the other operand's real type, i.e. complex64 when the real
+// side promotes with float32 to float32 (float16, float32, 8- and 16-bit
+// integers), else complex128 (np.promote_types(float64, complex64) is
+// complex128).
+func promoteComplex(a, b DType) DType {
+	if a == Complex128 || b == Complex128 {
+		return Complex128
+	}
+	// One of them is complex64; r is the other (possibly complex64 too).
+	r := b
+	if b == Complex64 {
+		r = a
+	}
+	if r == Complex64 || Promote(r, Float32) == Float32 {
+		return Complex64
+	}
+	return Complex128
+}
+
+// ComplexPart is the real type of one part of the complex type d
+// (float32 for complex64, float64 for complex128); d itself otherwise.
+func ComplexPart(d DType) DType {
+	switch d {
+	case Complex64:
+		return Float32
+	case Complex128:
+		return Float64
+	}
+	return d
+}
+
+// ComplexFor is the complex type NumPy gives a real type d meeting a
+// complex number: complex64 for types float32 holds, else complex128.
+func ComplexFor(d DType) DType {
+	if d.IsComplex() {
+		return d
+	}
+	return promoteComplex(d, Complex64)
 }
 
 func maxSize(a, b DType) DType {
@@ -279,7 +341,7 @@ func MinScalarFloat(v float64) DType {
 // float16.
 func UfuncFloat(d DType) DType {
 	switch {
-	case d.IsFloat():
+	case d.IsFloat(), d.IsComplex():
 		return d
 	case d.IsInt():
 		return floatFor(d)
@@ -288,10 +350,10 @@ func UfuncFloat(d DType) DType {
 }
 
 // FloatFor is the floating type NumPy computes true division, mean and
-// linear algebra in for inputs of type d: float32 and float16 stay,
-// everything else is float64.
+// linear algebra in for inputs of type d: float32, float16 and the complex
+// types stay, everything else is float64.
 func FloatFor(d DType) DType {
-	if d == Float32 || d == Float16 {
+	if d == Float32 || d == Float16 || d.IsComplex() {
 		return d
 	}
 	return Float64

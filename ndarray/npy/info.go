@@ -127,7 +127,12 @@ func ReadHeaderFile(path string) (Info, error) {
 // become 1 (NumPy reads any non-zero byte as True).
 func Normalize(b []byte, dt ndarray.DType, bigEndian bool) {
 	if bigEndian {
-		swap(b, dt.Size())
+		// A complex element is two floats, each in the file's byte order.
+		n := dt.Size()
+		if dt.IsComplex() {
+			n /= 2
+		}
+		swap(b, n)
 	}
 	if dt == ndarray.Bool {
 		for i, v := range b {

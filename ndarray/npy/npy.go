@@ -5,7 +5,9 @@
 // NumPy does); versions 1.0, 2.0 and 3.0 are read.
 //
 // Supported element types are those of ndarray: '|b1', '|i1', '<i2', '<i4',
-// '<i8', '|u1', '<u2', '<u4', '<u8', '<f4' and '<f8'. Big-endian input ('>f8', ...) is byte-swapped on read and
+// '<i8', '|u1', '<u2', '<u4', '<u8', '<f2', '<f4', '<f8', '<c8' and '<c16'.
+// Big-endian input ('>f8', '>c16', ...) is byte-swapped on read (each part
+// of a complex element on its own) and
 // fortran_order True input is transposed into C order; output is always
 // little-endian C order.
 package npy
@@ -74,8 +76,11 @@ func parseDescr(s string) (ndarray.DType, bool, error) {
 	if len(kind) == 2 && kind[1] >= '1' && kind[1] <= '8' {
 		dt = ndarray.DTypeOf(kind[0], int(kind[1]-'0'))
 	}
+	if kind == "c16" {
+		dt = ndarray.Complex128
+	}
 	if dt == ndarray.Invalid {
-		return ndarray.Invalid, false, fmt.Errorf("npy: unsupported dtype '%s' (want one of b1, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8 with a byte order)", s)
+		return ndarray.Invalid, false, fmt.Errorf("npy: unsupported dtype '%s' (want one of b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16 with a byte order)", s)
 	}
 	if dt.Size() == 1 {
 		big = false

@@ -309,7 +309,7 @@ func TestReadErrors(t *testing.T) {
 		{"version", "unsupported format version 4.0", []byte("\x93NUMPY\x04\x00\x00\x00")},
 		{"header len", "truncated header: got 5 of 100 bytes", append([]byte("\x93NUMPY\x01\x00\x64\x00"), "{'des"...)},
 		{"huge header", "exceeds the limit", []byte("\x93NUMPY\x02\x00\xff\xff\xff\xff")},
-		{"complex", "unsupported dtype '<c16'", good("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", make([]byte, 16))},
+		{"complex256", "unsupported dtype '<c32'", good("{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }", make([]byte, 32))},
 		{"bytes", "unsupported dtype '|S4'", good("{'descr': '|S4', 'fortran_order': False, 'shape': (1,), }", make([]byte, 4))},
 		{"structured", "structured dtype", good("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }", make([]byte, 8))},
 		{"truncated", "truncated data: got 12 of 24 bytes", good("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", make([]byte, 12))},

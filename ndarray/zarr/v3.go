@@ -160,7 +160,7 @@ func parseV3(doc []byte) (*Array, error) {
 		return nil, fmt.Errorf("data_type %q with a configuration", dte.name)
 	}
 	dt, err := ndarray.ParseDType(dte.name)
-	if err != nil || typeName(dt) != dte.name {
+	if err != nil || typeName(dt) != dte.name || dt.IsComplex() {
 		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", dte.name)
 	}
 	size := dt.Size()

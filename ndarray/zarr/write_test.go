@@ -22,6 +22,9 @@ func TestWrittenStoresReadBack(t *testing.T) {
 	var script string
 	for _, codec := range zarr.Codecs {
 		for _, dt := range ndarray.DTypes() {
+			if dt.IsComplex() {
+				continue // Zarr does not read or write complex yet
+			}
 			for _, c := range []struct{ shape, chunks []int }{{[]int{37, 23}, []int{10, 7}}, {[]int{5, 300}, []int{8, 1000}}, {[]int{200000}, []int{70000}}} {
 				a := testArray(dt, c.shape, n)
 				z, err := zarr.NewArray(c.shape, c.chunks, dt, codec)

@@ -223,7 +223,7 @@ func parseDType(s string) (ndarray.DType, bool, error) {
 	if len(s) == 3 && s[2] >= '1' && s[2] <= '8' {
 		dt = ndarray.DTypeOf(s[1], int(s[2]-'0'))
 	}
-	if dt == ndarray.Invalid {
+	if dt == ndarray.Invalid || dt.IsComplex() {
 		return 0, false, fmt.Errorf("dtype %q: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", s)
 	}
 	return dt, big && dt.Size() > 1, nil

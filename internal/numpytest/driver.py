@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 
 SUPPORTED = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                                   np.uint32, np.uint64, np.float16, np.float32, np.float64)]
+                                   np.uint32, np.uint64, np.float16, np.float32, np.float64,
+                                   np.complex64, np.complex128)]
 
 
 def normalise(v, j):
@@ -40,6 +41,8 @@ def normalise(v, j):
         a = np.array(v, dtype=np.int64)
     elif isinstance(v, float):
         a = np.array(v, dtype=np.float64)
+    elif isinstance(v, complex):
+        a = np.array(v, dtype=np.complex128)
     else:
         raise TypeError("result %d is a Python %s, not an array or scalar" % (j, type(v).__name__))
     native = a.dtype.newbyteorder("=")

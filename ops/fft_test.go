@@ -1,0 +1,169 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/cmplx"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+)
+
+// naiveDFT1 is the O(n²) transform of one lane, sign -1 forward.
+func naiveDFT1(x []complex128, n int, sign float64) []complex128 {
+	out := make([]complex128, n)
+	for k := range n {
+		var s complex128
+		for j := range min(len(x), n) {
+			s += x[j] * cmplx.Exp(complex(0, sign*2*math.Pi*float64(j*k%n)/float64(n)))
+		}
+		out[k] = s
+	}
+	return out
+}
+
+// TestFFTTile: the transformed axis becomes one chunk, the other axes keep
+// their splits, each output chunk is one fft op reading one input chunk,
+// and the result is the naive DFT of every lane.
+func TestFFTTile(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	a := laRand(t, r, ndarray.Float64, 5, 7, 3)
+	for _, c := range []struct {
+		op      FFT
+		nsplits [][]int
+	}{
+		{FFT{Kind: FFTComplex, Axis: 1, N: 7}, [][]int{{2, 3}, {1, 4, 2}, {3}}},
+		{FFT{Kind: FFTComplex, Axis: 0, N: 3, Inverse: true, Norm: "ortho"}, [][]int{{1, 1, 1, 1, 1}, {7}, {1, 2}}},
+		{FFT{Kind: FFTComplex, Axis: 2, N: 8, Norm: "forward"}, [][]int{{5}, {3, 4}, {2, 1}}},
+	} {
+		b := &laBuilder{}
+		in := laTile(t, b, a, c.nsplits)
+		out, err := c.op.Infer([]Meta{in.Meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.op.Tile(b, []*Tiled{in}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ax, s := range res.NSplits {
+			switch {
+			case ax == c.op.Axis && (len(s) != 1 || s[0] != c.op.N):
+				t.Errorf("%+v: output splits along the axis %v, want [%d]", c.op, s, c.op.N)
+			case ax != c.op.Axis && !equalInts(s, c.nsplits[ax]):
+				t.Errorf("%+v: axis %d splits %v, want the input's %v", c.op, ax, s, c.nsplits[ax])
+			}
+		}
+		if got := b.count("fft"); got != len(res.Chunks) {
+			t.Errorf("%+v: %d fft chunk ops for %d output chunks", c.op, got, len(res.Chunks))
+		}
+		got := laExec(t, b, res)
+		// Check every lane against the naive DFT.
+		shape := a.Shape()
+		outShape := got.Shape()
+		sign := -1.0
+		if c.op.Inverse {
+			sign = 1
+		}
+		ForEachGrid(withOne(shape, c.op.Axis), func(idx []int) {
+			lane := make([]complex128, shape[c.op.Axis])
+			pos := append([]int(nil), idx...)
+			for j := range lane {
+				pos[c.op.Axis] = j
+				lane[j] = complex(a.AtFlat(flatIndex(shape, pos)), 0)
+			}
+			want := naiveDFT1(lane, c.op.N, sign)
+			for k, w := range want {
+				pos[c.op.Axis] = k
+				g := got.ComplexAtFlat(flatIndex(outShape, pos))
+				if cmplx.Abs(g-w*complex(c.op.scale(), 0)) > 1e-12 {
+					t.Fatalf("%+v: lane %v element %d: got %v, want %v", c.op, idx, k, g, w*complex(c.op.scale(), 0))
+				}
+			}
+		})
+	}
+}
+
+func withOne(shape []int, ax int) []int {
+	s := append([]int(nil), shape...)
+	s[ax] = 1
+	return s
+}
+
+func flatIndex(shape, idx []int) int {
+	f := 0
+	for i, d := range shape {
+		f = f*d + idx[i]
+	}
+	return f
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFFTInfer(t *testing.T) {
+	m := Meta{Shape: []int{4, 6}, DType: ndarray.Float32}
+	for _, c := range []struct {
+		op   FFT
+		want Meta
+	}{
+		{FFT{Kind: FFTComplex, Axis: 1, N: 6}, Meta{Shape: []int{4, 6}, DType: ndarray.Complex128}},
+		{FFT{Kind: FFTReal, Axis: 1, N: 6}, Meta{Shape: []int{4, 4}, DType: ndarray.Complex128}},
+		{FFT{Kind: FFTReal, Axis: 0, N: 7}, Meta{Shape: []int{4, 6}, DType: ndarray.Complex128}},
+		{FFT{Kind: FFTInvReal, Axis: 1, N: 10}, Meta{Shape: []int{4, 10}, DType: ndarray.Float64}},
+	} {
+		got, err := c.op.Infer([]Meta{m})
+		if err != nil || got.DType != c.want.DType || !equalInts(got.Shape, c.want.Shape) {
+			t.Errorf("%+v: %v %v, want %v", c.op, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		op   FFT
+		want string
+	}{
+		{FFT{Kind: FFTComplex, Axis: 2, N: 3}, "axis 2"},
+		{FFT{Kind: FFTComplex, Axis: 0, N: 0}, "Invalid number of FFT data points (0)"},
+		{FFT{Kind: FFTComplex, Axis: 0, N: 2, Norm: "sideways"}, "Invalid norm value sideways"},
+		{FFT{Kind: "r2r", Axis: 0, N: 2}, "unknown kind"},
+	} {
+		if _, err := c.op.Infer([]Meta{m}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error containing %q", c.op, err, c.want)
+		}
+	}
+	var le *FFTLengthError
+	if _, err := (FFT{Kind: FFTReal, N: -3}).Infer([]Meta{m}); !errors.As(err, &le) {
+		t.Errorf("negative length: %v, want an FFTLengthError", err)
+	}
+}
+
+// TestFFTExecChecks: a chunk op from the wire with a bad axis or length is
+// an error, not a panic; a cancelled context stops the kernel.
+func TestFFTExecChecks(t *testing.T) {
+	a, _ := ndarray.FromFloat64s([]int{3, 4}, make([]float64, 12))
+	if _, err := (FFT{Kind: FFTComplex, Axis: 5, N: 4}).Exec(context.Background(), []*ndarray.Array{a}); err == nil {
+		t.Error("axis 5 of a 2-d chunk ran")
+	}
+	if _, err := (FFT{Kind: FFTComplex, Axis: 0, N: 0}).Exec(context.Background(), []*ndarray.Array{a}); err == nil {
+		t.Error("length 0 ran")
+	}
+	if _, err := (FFT{Kind: FFTComplex, Axis: 0, N: 3}).Exec(context.Background(), nil); err == nil {
+		t.Error("no input ran")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (FFT{Kind: FFTComplex, Axis: 1, N: 4}).Exec(ctx, []*ndarray.Array{a}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

@@ -170,8 +170,11 @@ func (op FFT) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	t := in[0]
 	want := slices.Clone(t.NSplits)
 	want[op.Axis] = []int{t.Meta.Shape[op.Axis]}
-	grid := t.Grid()
-	grid[op.Axis] = 1
+	want = boundChunks(want, op.Axis, max(t.Meta.Shape[op.Axis], out.Shape[op.Axis]), maxChunkSize(t.NSplits))
+	grid := make([]int, len(want))
+	for ax, s := range want {
+		grid[ax] = len(s)
+	}
 	// The rechunk makes up to one chunk op per output chunk, the
 	// transforms one more.
 	if err := admitGrid(b, grid, 2); err != nil {
@@ -188,6 +191,42 @@ func (op FFT) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		res.Chunks[f] = b.AddChunk(op, []ChunkRef{whole.Chunks[f]}, meta)
 	})
 	return res, nil
+}
+
+// boundChunks splits the axes other than axis of a chunking whose axis was
+// made whole, so that no chunk (of length n along axis) holds more than
+// limit elements, the input's largest chunk: the second axis of an fft2 of
+// row chunks would otherwise gather the whole array into one chunk, one
+// kernel on one core. The widest other axis is halved (each of its chunks
+// cut into even parts, so every new chunk is a part of an old one) until
+// the chunks fit or no axis can be cut further.
+func boundChunks(nsplits [][]int, axis, n, limit int) [][]int {
+	if limit <= 0 {
+		return nsplits
+	}
+	for {
+		size, widest, width := n, -1, 1
+		for ax, s := range nsplits {
+			if ax == axis {
+				continue
+			}
+			m := slices.Max(append([]int{0}, s...))
+			size *= m
+			if m > width {
+				widest, width = ax, m
+			}
+		}
+		if size <= limit || widest < 0 {
+			return nsplits
+		}
+		target := (width + 1) / 2
+		var cut []int
+		for _, c := range nsplits[widest] {
+			cut = append(cut, SplitEven(c, target)...)
+		}
+		nsplits = slices.Clone(nsplits)
+		nsplits[widest] = cut
+	}
 }
 
 // Exec implements ChunkOp: every lane of the chunk along Axis is padded or
@@ -253,80 +292,119 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, outer int) erro
 	n := op.N
 	s := op.scale()
 	cs := complex(s, 0)
-	bufC := make([]complex128, max(n, op.outLen()))
-	var bufR []float64
-	if op.Kind != FFTComplex {
-		bufR = make([]float64, n)
+	// Lanes along an inner axis are strided: gather and scatter a group
+	// of neighbouring lanes at once, so each cache line read or written
+	// serves the whole group instead of one element.
+	group := min(l.inner, max(1, (4<<20)/(16*n)), 16)
+	width := max(n, op.outLen())
+	bufC := make([][]complex128, group)
+	bufR := make([][]float64, group)
+	for g := range group {
+		bufC[g] = make([]complex128, width)
+		if op.Kind != FFTComplex {
+			bufR[g] = make([]float64, n)
+		}
 	}
 	for o := range outer {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for i := range l.inner {
+		for i := 0; i < l.inner; i += group {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			gs := min(group, l.inner-i)
 			in0 := o*l.m*l.inner + i
 			out0 := o*l.outLen*l.inner + i
 			switch op.Kind {
 			case FFTComplex:
-				buf := bufC[:n]
-				l.gatherC(buf, in0, false)
-				if op.Inverse {
-					plan.Backward(buf, buf)
-				} else {
-					plan.Forward(buf, buf)
-				}
-				for j, v := range buf {
-					l.dstC[out0+j*l.inner] = v * cs
-				}
-			case FFTReal:
-				l.gatherR(bufR, in0)
-				spec := bufC[:n/2+1]
-				plan.RealForward(spec, bufR)
-				for j, v := range spec {
-					if op.Conj {
-						v = complex(real(v), -imag(v))
+				l.gatherC(bufC[:gs], n, in0, false)
+				for g := range gs {
+					if op.Inverse {
+						plan.Backward(bufC[g][:n], bufC[g][:n])
+					} else {
+						plan.Forward(bufC[g][:n], bufC[g][:n])
 					}
-					l.dstC[out0+j*l.inner] = v * cs
 				}
+				l.scatterC(bufC[:gs], n, out0, cs, false)
+			case FFTReal:
+				l.gatherR(bufR[:gs], in0)
+				for g := range gs {
+					plan.RealForward(bufC[g][:n/2+1], bufR[g])
+				}
+				l.scatterC(bufC[:gs], n/2+1, out0, cs, op.Conj)
 			case FFTInvReal:
-				spec := bufC[:n/2+1]
-				l.gatherC(spec, in0, op.Conj)
-				plan.RealBackward(bufR, spec)
-				for j, v := range bufR {
-					l.dstR[out0+j*l.inner] = v * s
+				l.gatherC(bufC[:gs], n/2+1, in0, op.Conj)
+				for g := range gs {
+					plan.RealBackward(bufR[g], bufC[g][:n/2+1])
 				}
+				l.scatterR(bufR[:gs], out0, s)
 			}
 		}
 	}
 	return nil
 }
 
-// gatherC copies the lane starting at in0 into buf as complex numbers
-// (conjugated if conj), zero-padding past the input's end.
-func (l *lanes) gatherC(buf []complex128, in0 int, conj bool) {
-	k := min(l.k, len(buf))
-	if l.srcC != nil {
-		for j := range k {
-			v := l.srcC[in0+j*l.inner]
+// gatherC copies the len(bufs) neighbouring lanes starting at in0 into
+// bufs[g][:width] as complex numbers (conjugated if conj), zero-padding
+// past the input's end.
+func (l *lanes) gatherC(bufs [][]complex128, width, in0 int, conj bool) {
+	k := min(l.k, width)
+	for j := range k {
+		row := in0 + j*l.inner
+		if l.srcC != nil {
+			for g, b := range bufs {
+				v := l.srcC[row+g]
+				if conj {
+					v = complex(real(v), -imag(v))
+				}
+				b[j] = v
+			}
+		} else {
+			for g, b := range bufs {
+				b[j] = complex(l.srcR[row+g], 0)
+			}
+		}
+	}
+	for _, b := range bufs {
+		clear(b[k:width])
+	}
+}
+
+// gatherR copies the real lanes starting at in0 into bufs, zero-padded.
+func (l *lanes) gatherR(bufs [][]float64, in0 int) {
+	k := min(l.k, len(bufs[0]))
+	for j := range k {
+		row := in0 + j*l.inner
+		for g, b := range bufs {
+			b[j] = l.srcR[row+g]
+		}
+	}
+	for _, b := range bufs {
+		clear(b[k:])
+	}
+}
+
+// scatterC writes bufs[g][:width], scaled (and conjugated if conj), to the
+// output lanes starting at out0.
+func (l *lanes) scatterC(bufs [][]complex128, width, out0 int, scale complex128, conj bool) {
+	for j := range width {
+		row := out0 + j*l.inner
+		for g, b := range bufs {
+			v := b[j]
 			if conj {
 				v = complex(real(v), -imag(v))
 			}
-			buf[j] = v
-		}
-	} else {
-		for j := range k {
-			buf[j] = complex(l.srcR[in0+j*l.inner], 0)
+			l.dstC[row+g] = v * scale
 		}
 	}
-	clear(buf[k:])
 }
 
-// gatherR copies the real lane starting at in0 into buf, zero-padded.
-func (l *lanes) gatherR(buf []float64, in0 int) {
-	k := min(l.k, len(buf))
-	for j := range k {
-		buf[j] = l.srcR[in0+j*l.inner]
+// scatterR writes the real lanes bufs, scaled, to the output at out0.
+func (l *lanes) scatterR(bufs [][]float64, out0 int, scale float64) {
+	for j := range len(bufs[0]) {
+		row := out0 + j*l.inner
+		for g, b := range bufs {
+			l.dstR[row+g] = b[j] * scale
+		}
 	}
-	clear(buf[k:])
 }
 
 // complexValues is x's elements in C order, as complex128 values when x is

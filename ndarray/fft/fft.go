@@ -33,6 +33,7 @@ type planKind uint8
 const (
 	kindTrivial   planKind = iota // n <= 1: the transform is the identity
 	kindFFTPACK                   // gonum's mixed radix
+	kindStockham                  // our radix 4, 2, 3, 5 passes (2,3,5-smooth n)
 	kindBluestein                 // chirp-z through a smooth length
 	kindFourStep                  // one Cooley-Tukey split into two plans
 )
@@ -44,6 +45,7 @@ type options struct {
 	bluestein     bool // always use Bluestein (for n > 1)
 	noBluestein   bool // never use Bluestein
 	forceFourStep bool // always split (for a composite n)
+	noStockham    bool // smooth lengths go to FFTPACK too
 }
 
 // Plan computes transforms of one length. Its methods keep scratch space in
@@ -53,9 +55,15 @@ type Plan struct {
 	kind planKind
 	c    *fourier.CmplxFFT
 	r    *fourier.FFT // the real transform when FFTPACK can do it, else nil
+	st   *stockham
 	blue *bluestein
 	four *fourStep
 	buf  []complex128 // scratch of the real transforms done as complex ones
+	// half and rw serve real transforms of even length n without FFTPACK:
+	// the even and odd samples as the real and imaginary parts of one
+	// complex sequence of length n/2, and the twiddles exp(-2πik/n), k < n/2.
+	half *Plan
+	rw   []complex128
 }
 
 // NewPlan returns a plan for transforms of length n (n >= 1).
@@ -78,6 +86,8 @@ func newPlan(n int, o options) (*Plan, error) {
 			return nil, err
 		}
 		p.kind, p.blue = kindBluestein, b
+	case smooth5(n) && !o.noStockham && !o.forceFourStep:
+		p.kind, p.st = kindStockham, newStockham(n)
 	case o.forceFourStep || countFactors(n, complexOrder) > o.maxFactors:
 		f, err := newFourStep(n, o)
 		if err != nil {
@@ -102,6 +112,18 @@ func newPlan(n int, o options) (*Plan, error) {
 	if p.kind == kindFFTPACK && smooth5(n) && countFactors(n, realOrder) <= o.maxFactors {
 		p.r = fourier.NewFFT(n)
 	}
+	if p.r == nil && n%2 == 0 {
+		// An even real transform is a complex one of half the length.
+		h, err := newPlan(n/2, o)
+		if err != nil {
+			return nil, err
+		}
+		p.half = h
+		p.rw = make([]complex128, n/2)
+		for k := range p.rw {
+			p.rw[k] = unitRoot(k, n)
+		}
+	}
 	return p, nil
 }
 
@@ -117,6 +139,8 @@ func (p *Plan) Forward(dst, src []complex128) {
 		copy(dst, src)
 	case kindFFTPACK:
 		p.c.Coefficients(dst, src)
+	case kindStockham:
+		p.st.forward(dst, src)
 	case kindBluestein:
 		p.blue.forward(dst, src)
 	case kindFourStep:
@@ -155,6 +179,10 @@ func (p *Plan) RealForward(dst []complex128, src []float64) {
 		p.r.Coefficients(dst, src)
 		return
 	}
+	if p.half != nil {
+		p.halfForward(dst, src)
+		return
+	}
 	buf := p.scratch()
 	for i, v := range src {
 		buf[i] = complex(v, 0)
@@ -175,6 +203,10 @@ func (p *Plan) RealBackward(dst []float64, src []complex128) {
 		p.r.Sequence(dst, src)
 		return
 	}
+	if p.half != nil {
+		p.halfBackward(dst, src)
+		return
+	}
 	n := p.n
 	buf := p.scratch()
 	buf[0] = complex(real(src[0]), 0)
@@ -188,6 +220,50 @@ func (p *Plan) RealBackward(dst []float64, src []complex128) {
 	p.Backward(buf, buf)
 	for i := range dst {
 		dst[i] = real(buf[i])
+	}
+}
+
+// halfForward is RealForward for an even n: z_j = x_2j + i x_2j+1 is
+// transformed at length h = n/2, and with E_k = (Z_k + conj Z_(h-k))/2 and
+// O_k = (Z_k - conj Z_(h-k))/2i, the transforms of the even and odd samples,
+// X_k = E_k + exp(-2πik/n) O_k for k <= h.
+func (p *Plan) halfForward(dst []complex128, src []float64) {
+	h := p.n / 2
+	z := p.scratch()[:h]
+	for j := range z {
+		z[j] = complex(src[2*j], src[2*j+1])
+	}
+	p.half.Forward(z, z)
+	z0 := z[0]
+	dst[0] = complex(real(z0)+imag(z0), 0)
+	dst[h] = complex(real(z0)-imag(z0), 0)
+	for k := 1; k < h; k++ {
+		a, b := z[k], cmplx.Conj(z[h-k])
+		e := (a + b) * 0.5
+		o := mulNegI(a-b) * 0.5
+		dst[k] = e + p.rw[k]*o
+	}
+}
+
+// halfBackward is RealBackward for an even n, halfForward undone: from
+// X_k and conj X_(h-k), 2E_k = X_k + conj X_(h-k) and 2O_k =
+// (X_k - conj X_(h-k)) exp(2πik/n); the length-h backward transform of
+// 2E + 2iO is n times the even and odd samples.
+func (p *Plan) halfBackward(dst []float64, src []complex128) {
+	h := p.n / 2
+	z := p.scratch()[:h]
+	x0, xh := complex(real(src[0]), 0), complex(real(src[h]), 0)
+	z[0] = (x0 + xh) + complex(0, 1)*(x0-xh)
+	for k := 1; k < h; k++ {
+		a, b := src[k], cmplx.Conj(src[h-k])
+		e := a + b
+		o := (a - b) * cmplx.Conj(p.rw[k])
+		z[k] = e + complex(-imag(o), real(o)) // e + i*o
+	}
+	p.half.Backward(z, z)
+	for j, v := range z {
+		dst[2*j] = real(v)
+		dst[2*j+1] = imag(v)
 	}
 }
 

@@ -64,7 +64,8 @@ var variants = map[string]options{
 	"default":   {maxFactors: maxFactors},
 	"bluestein": {maxFactors: maxFactors, bluestein: true},
 	"fourstep":  {maxFactors: maxFactors, forceFourStep: true},
-	"fewfactor": {maxFactors: 2}, // splits anything of three factors or more
+	"fewfactor": {maxFactors: 2, noStockham: true}, // splits anything of three factors or more
+	"fftpack":   {maxFactors: maxFactors, noStockham: true},
 }
 
 func checkLength(t *testing.T, r *rand.Rand, name string, o options, n int) {
@@ -163,9 +164,10 @@ func isPrime(n int) bool {
 	return n > 1
 }
 
-// TestManyFactors covers lengths FFTPACK's factor table cannot hold (3^14
-// has 14 factors): they are split, and must agree with a Bluestein plan of
-// the same length, an independent algorithm.
+// TestManyFactors covers a length FFTPACK's factor table cannot hold (3^14
+// has 14 factors): the Stockham passes take it whole, FFTPACK's path splits
+// it (four-step), and both must agree with a Bluestein plan of the same
+// length, an independent algorithm.
 func TestManyFactors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("transforms of millions of points")
@@ -174,24 +176,34 @@ func TestManyFactors(t *testing.T) {
 	if countFactors(n, complexOrder) <= maxFactors {
 		t.Fatalf("3^14 has %d factors, expected more than %d", countFactors(n, complexOrder), maxFactors)
 	}
-	p, err := NewPlan(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.kind != kindFourStep {
-		t.Fatalf("3^14 planned as kind %d, want four-step", p.kind)
-	}
-	q, err := newPlan(n, options{maxFactors: maxFactors, bluestein: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := rand.New(rand.NewPCG(5, 6))
 	x := randomComplex(r, n)
-	a, b := make([]complex128, n), make([]complex128, n)
-	p.Forward(a, x)
-	q.Forward(b, x)
-	if e := relErr(a, b); e > tol(n) {
-		t.Errorf("3^14: four-step and Bluestein differ by %.3g", e)
+	ref, err := newPlan(n, options{maxFactors: maxFactors, bluestein: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]complex128, n)
+	ref.Forward(want, x)
+	for _, c := range []struct {
+		name string
+		o    options
+		kind planKind
+	}{
+		{"stockham", options{maxFactors: maxFactors}, kindStockham},
+		{"fftpack split", options{maxFactors: maxFactors, noStockham: true}, kindFourStep},
+	} {
+		p, err := newPlan(n, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.kind != c.kind {
+			t.Fatalf("%s: 3^14 planned as kind %d, want %d", c.name, p.kind, c.kind)
+		}
+		got := make([]complex128, n)
+		p.Forward(got, x)
+		if e := relErr(got, want); e > tol(n) {
+			t.Errorf("%s: 3^14 differs from Bluestein by %.3g", c.name, e)
+		}
 	}
 }
 

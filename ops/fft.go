@@ -315,6 +315,23 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, outer int) erro
 			out0 := o*l.outLen*l.inner + i
 			switch op.Kind {
 			case FFTComplex:
+				if l.inner == 1 {
+					// A contiguous lane: transform it where it is
+					// written, saving a copy.
+					lane := l.dstC[out0 : out0+n]
+					l.gatherC([][]complex128{lane}, n, in0, false)
+					if op.Inverse {
+						plan.Backward(lane, lane)
+					} else {
+						plan.Forward(lane, lane)
+					}
+					if s != 1 {
+						for j := range lane {
+							lane[j] *= cs
+						}
+					}
+					continue
+				}
 				l.gatherC(bufC[:gs], n, in0, false)
 				for g := range gs {
 					if op.Inverse {
@@ -385,6 +402,15 @@ func (l *lanes) gatherR(bufs [][]float64, in0 int) {
 // scatterC writes bufs[g][:width], scaled (and conjugated if conj), to the
 // output lanes starting at out0.
 func (l *lanes) scatterC(bufs [][]complex128, width, out0 int, scale complex128, conj bool) {
+	if scale == 1 && !conj {
+		for j := range width {
+			row := l.dstC[out0+j*l.inner : out0+j*l.inner+len(bufs)]
+			for g, b := range bufs {
+				row[g] = b[j]
+			}
+		}
+		return
+	}
 	for j := range width {
 		row := out0 + j*l.inner
 		for g, b := range bufs {

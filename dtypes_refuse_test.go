@@ -33,3 +33,44 @@ func TestFloat16RefusedByName(t *testing.T) {
 		}
 	}
 }
+
+// Ops without complex kernels refuse complex64 and complex128 when the
+// tensor is built, with an ops.DTypeError naming the dtype; ufuncs NumPy
+// has no complex loop for fail with ndarray's DTypeError. None panics or
+// computes a result.
+func TestComplexRefusedByName(t *testing.T) {
+	for _, dt := range []ndarray.DType{ndarray.Complex64, ndarray.Complex128} {
+		c := tensor.Ones([]int{4, 4}, tensor.WithDType(dt), tensor.Chunks(2))
+		for _, k := range []struct {
+			op string
+			t  *tensor.Tensor
+		}{
+			{"sort", c.Sort(0)},
+			{"argsort", c.Argsort(0)},
+			{"argmax", c.ArgMax()},
+			{"median", c.Median()},
+			{"unique", tensor.Unique(c)},
+			{"cholesky", linalg.Cholesky(c)},
+			{"nanvar", c.NanVar()},
+			{"arange", tensor.Arange(0, 4, 1, tensor.WithDType(dt))},
+		} {
+			var de *ops.DTypeError
+			err := k.t.Err()
+			if !errors.As(err, &de) || de.DType != dt {
+				t.Errorf("%s of %v: %v, want an ops.DTypeError for %v", k.op, dt, err, dt)
+			}
+		}
+		for _, f := range []string{"floor", "fabs", "signbit", "isposinf"} {
+			var de *ndarray.DTypeError
+			if err := tensor.Ufunc(f, c).Err(); !errors.As(err, &de) {
+				t.Errorf("%s of %v: %v, want an ndarray.DTypeError", f, dt, err)
+			}
+		}
+		for _, f := range []string{"floor_divide", "remainder", "arctan2", "hypot", "bitwise_and"} {
+			var de *ndarray.DTypeError
+			if err := tensor.Ufunc(f, c, c).Err(); !errors.As(err, &de) {
+				t.Errorf("%s of %v: %v, want an ndarray.DTypeError", f, dt, err)
+			}
+		}
+	}
+}

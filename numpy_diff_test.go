@@ -351,7 +351,7 @@ func npRun(sess *phobos.Session, c *npCase, ck npChunking, want []*ndarray.Array
 		rtol, atol := c.rtol, c.atol
 		if rtol == 0 && atol == 0 {
 			rtol = npRtol64
-			if want[i].DType() == ndarray.Float32 {
+			if d := want[i].DType(); d == ndarray.Float32 || d == ndarray.Complex64 {
 				rtol = npRtol32
 			}
 		}

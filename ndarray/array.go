@@ -186,6 +186,14 @@ func Scalar(dtype DType, v float64) *Array {
 	return a
 }
 
+// ScalarComplex returns a 0-d array holding v converted to dtype (a real
+// dtype keeps the real part).
+func ScalarComplex(dtype DType, v complex128) *Array {
+	a := newArray(dtype, nil)
+	a.SetComplexFlat(0, v)
+	return a
+}
+
 // ScalarInt returns a 0-d int64 array holding v exactly.
 func ScalarInt(v int64) *Array {
 	a := newArray(Int64, nil)

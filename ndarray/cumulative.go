@@ -58,8 +58,37 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 		cumT[uint64, int64](prod, a, ax, out)
 	case Bool:
 		cumT[uint8, int64](prod, a, ax, out)
+	case Complex64:
+		cumC[complex64](prod, a, ax, out)
+	case Complex128:
+		cumC[complex128](prod, a, ax, out)
 	}
 	return out, nil
+}
+
+// cumC is cumT for complex types: Go's complex product is NumPy's textbook
+// one, in the precision of the parts, and sums add part by part.
+func cumC[C ewComplex](prod bool, a *Array, ax int, out *Array) {
+	in, o := typedAll[C](a), typedAll[C](out)
+	L, st := a.shape[ax], a.strides[ax]
+	base, _ := a.Index(ax, 0)
+	obase, _ := out.Index(ax, 0)
+	ost := out.strides[ax]
+	ForEachRun([]*Array{base, obase}, base.shape, func(offs []int, n int, sts []int) {
+		for i := 0; i < n; i++ {
+			io, oo := base.offset+offs[0]+i*sts[0], obase.offset+offs[1]+i*sts[1]
+			acc := in[io]
+			o[oo] = acc
+			for j := 1; j < L; j++ {
+				if prod {
+					acc *= in[io+j*st]
+				} else {
+					acc += in[io+j*st]
+				}
+				o[oo+j*ost] = acc
+			}
+		}
+	})
 }
 
 // cumT writes the running sum or product of a along ax into the contiguous

@@ -334,6 +334,15 @@ func MinScalarFloat(v float64) DType {
 	return Float64
 }
 
+// MinScalarComplex is np.min_scalar_type of a complex number: complex64
+// when both parts fit float32 (MinScalarFloat's bounds), else complex128.
+func MinScalarComplex(v complex128) DType {
+	if MinScalarFloat(real(v)) != Float64 && MinScalarFloat(imag(v)) != Float64 {
+		return Complex64
+	}
+	return Complex128
+}
+
 // UfuncFloat is the type NumPy 1.24's float ufuncs (sqrt, exp, arctan2,
 // ...) give for inputs of type d: the float itself, float16 for 8-bit
 // integers, float32 for 16-bit ones, float64 for wider ones. NumPy gives

@@ -59,12 +59,21 @@ const (
 	IsPosInf
 	NanToNum
 	Invert
+	// Conjugate is np.conjugate (alias conj).
+	Conjugate
 	// Parts of the two-result ufuncs frexp and modf (np.modf's integral
 	// part is trunc). They are ops of their own so each result is a plain
 	// one-result elementwise op; UnaryOpNames leaves them out.
 	FrexpMantissa
 	FrexpExponent
 	ModfFrac
+	// The complex-number functions np.real, np.imag and np.angle (AngleDeg
+	// is angle(x, deg=True)); NumPy has them as functions, not ufuncs, so
+	// UnaryOpNames leaves them out too.
+	Real
+	Imag
+	Angle
+	AngleDeg
 	ewUnaryEnd // one past the last unary op
 )
 
@@ -79,7 +88,9 @@ var ewUnaryNames = [...]string{
 	Trunc: "trunc", Fix: "fix", Spacing: "spacing", SignBit: "signbit", Degrees: "degrees",
 	Radians: "radians", Deg2Rad: "deg2rad", Rad2Deg: "rad2deg", Fabs: "fabs", Positive: "positive",
 	IsInf: "isinf", IsNegInf: "isneginf", IsPosInf: "isposinf", NanToNum: "nan_to_num", Invert: "invert",
+	Conjugate:     "conjugate",
 	FrexpMantissa: "frexp_mantissa", FrexpExponent: "frexp_exponent", ModfFrac: "modf_fractional",
+	Real: "real", Imag: "imag", Angle: "angle", AngleDeg: "angle_deg",
 }
 
 // String is the NumPy ufunc name.
@@ -101,6 +112,8 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 		return Round, nil
 	case "bitwise_not":
 		return Invert, nil
+	case "conj":
+		return Conjugate, nil
 	}
 	for op := Neg; op < ewUnaryEnd; op++ {
 		if ewUnaryNames[op] == n {
@@ -118,7 +131,12 @@ func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	if !in.Valid() {
 		return 0, 0, fmt.Errorf("ndarray: %v: invalid input dtype %v", op, in)
 	}
+	if in.IsComplex() {
+		return complexUnaryTypes(op, in)
+	}
 	switch op {
+	case Real, Imag, Angle, AngleDeg, Conjugate:
+		return realOnlyUnaryTypes(op, in)
 	case Neg:
 		if in == Bool {
 			return 0, 0, &DTypeError{Msg: "ndarray: negative: not supported for bool (numpy raises); use logical_not"}
@@ -200,6 +218,12 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 
 // ewUnaryKernel runs op over x, already of the computation type ct, into out.
 func ewUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
+	switch {
+	case ct.IsComplex():
+		return complexUnaryKernel(op, ct, out, x)
+	case op == Real || op == Imag || op == Angle || op == AngleDeg || op == Conjugate:
+		return realOnlyKernel(op, ct, out, x)
+	}
 	if op > Not {
 		return ufuncUnaryKernel(op, ct, out, x)
 	}
@@ -386,6 +410,9 @@ func ewBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		return 0, 0, fmt.Errorf("ndarray: %v: invalid input dtypes %v and %v", op, a, b)
 	}
 	p := Promote(a, b)
+	if p.IsComplex() {
+		return complexBinaryTypes(op, p)
+	}
 	switch op {
 	case Add, Mul, Maximum, Minimum:
 		return p, p, nil
@@ -493,6 +520,9 @@ func ewBinaryKernel(op BinaryOp, ct DType, out, x, y *Array) error {
 	yb, err := y.BroadcastTo(out.shape)
 	if err != nil {
 		return fmt.Errorf("ndarray: %v: %w", op, err)
+	}
+	if ct.IsComplex() {
+		return complexBinaryKernel(op, ct, out, xb, yb)
 	}
 	if op > Xor {
 		return ufuncBinaryKernel(op, ct, out, xb, yb)
@@ -723,6 +753,10 @@ func Where(cond, x, y *Array) (*Array, error) {
 		ewTernaryRun(ewWhereLoop[uint8], out, ops[0], ops[1], ops[2])
 	case Float16:
 		ewTernaryRun(ewWhereLoop[uint16], out, ops[0], ops[1], ops[2])
+	case Complex64:
+		ewTernaryRun(ewWhereLoop[complex64], out, ops[0], ops[1], ops[2])
+	case Complex128:
+		ewTernaryRun(ewWhereLoop[complex128], out, ops[0], ops[1], ops[2])
 	}
 	return out, nil
 }
@@ -749,6 +783,19 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 			return nil, err
 		}
 		return toHalf(r, Float16), nil
+	}
+	if dt.IsComplex() {
+		// NumPy's clip is minimum(maximum(a, lo), hi), with complex
+		// numbers ordered lexicographically.
+		m, err := Binary(Maximum, a, lo)
+		if err != nil {
+			return nil, fmt.Errorf("ndarray: clip: %w", err)
+		}
+		r, err := Binary(Minimum, m, hi)
+		if err != nil {
+			return nil, fmt.Errorf("ndarray: clip: %w", err)
+		}
+		return r, nil
 	}
 	ops, err := ewBroadcastAll(shape, ewCast(a, dt), ewCast(lo, dt), ewCast(hi, dt))
 	if err != nil {

@@ -25,6 +25,8 @@ func ewCastInto(out, a *Array) {
 	switch {
 	case src == dst:
 		switch src.Size() {
+		case 16:
+			ewUnaryRun(ewCopyLoop[complex128], out, a)
 		case 8:
 			ewUnaryRun(ewCopyLoop[uint64], out, a)
 		case 4:
@@ -34,6 +36,8 @@ func ewCastInto(out, a *Array) {
 		case 1:
 			ewUnaryRun(ewCopyLoop[uint8], out, a)
 		}
+	case src.IsComplex() || dst.IsComplex():
+		ewCastComplex(out, a)
 	case src == Float16 || dst == Float16:
 		ewCastHalf(out, a)
 	case dst == Bool:
@@ -220,6 +224,8 @@ func FillScalar(dt DType, shape []int, v float64) *Array {
 	ewCastInto(one, src)
 	out := newArray(dt, shape)
 	switch dt.Size() {
+	case 16:
+		ewFill(typedAll[complex128](out), typedAll[complex128](one)[0])
 	case 8:
 		ewFill(typedAll[uint64](out), typedAll[uint64](one)[0])
 	case 4:

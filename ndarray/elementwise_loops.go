@@ -729,7 +729,7 @@ func ewCopyLoop[T any](d, x []T) { copy(d, x) }
 
 // ---- where / clip ----
 
-func ewWhereLoop[T ewElem](d []T, c []uint8, x, y []T) {
+func ewWhereLoop[T any](d []T, c []uint8, x, y []T) {
 	c, x, y = c[:len(d)], x[:len(d)], y[:len(d)]
 	for i := range d {
 		v := y[i]

@@ -212,6 +212,8 @@ func ewTernaryRun[C, T, R any](loop func(d []R, c []C, x, y []T), out, c, x, y *
 // view, src any view including negative strides).
 func ewCopyInto(dst, src *Array) {
 	switch dst.dtype.Size() {
+	case 16:
+		ewCopyTyped[complex128](dst, src)
 	case 8:
 		ewCopyTyped[uint64](dst, src)
 	case 4:

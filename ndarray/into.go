@@ -104,6 +104,10 @@ func GatherFlat(dst, src *Array, start int) error {
 		gatherFlat[uint64](dst, src, start, n)
 	case Bool:
 		gatherFlat[uint8](dst, src, start, n)
+	case Complex64:
+		gatherFlat[complex64](dst, src, start, n)
+	case Complex128:
+		gatherFlat[complex128](dst, src, start, n)
 	}
 	return nil
 }

@@ -156,10 +156,10 @@ func mmPrepare(a, b *Array, into *mmPlan) (*mmPlan, error) {
 		return p, nil
 	}
 	if av.dtype != dt {
-		av = redConvert(av, dt)
+		av = ewCast(av, dt)
 	}
 	if bv.dtype != dt {
-		bv = redConvert(bv, dt)
+		bv = ewCast(bv, dt)
 	}
 	if p.a, err = av.BroadcastTo(append(append([]int(nil), batch...), m, k)); err != nil {
 		return nil, fmt.Errorf("ndarray: matmul of shapes %v and %v: %w", a.shape, b.shape, err)
@@ -202,7 +202,34 @@ func (p *mmPlan) run(beta float64, threads int) {
 		mmInt[uint64](false, ab, bb, out, batch, m, k, n)
 	case Bool:
 		mmInt[uint8](true, ab, bb, out, batch, m, k, n)
+	case Complex64:
+		mmComplex[complex64](ab, bb, out, batch, m, k, n)
+	case Complex128:
+		mmComplex[complex128](ab, bb, out, batch, m, k, n)
 	}
+}
+
+// mmComplex is the complex matrix product in plain loops: each output
+// element sums its k products in order, with Go's (NumPy's textbook)
+// complex product; no zero is skipped, so nan and inf propagate as in
+// zgemm. NumPy calls cblas_zgemm/cgemm, whose blocked sums round
+// differently.
+func mmComplex[C ewComplex](a, b, out *Array, batch []int, m, k, n int) {
+	A, B, O := typedAll[C](a), typedAll[C](b), typedAll[C](out)
+	nd := a.NDim()
+	sa0, sa1, sb0, sb1 := a.strides[nd-2], a.strides[nd-1], b.strides[nd-2], b.strides[nd-1]
+	mmForBatch(a, b, batch, func(t, ao, bo int) {
+		Oc := O[t*m*n : (t+1)*m*n]
+		for i := range m {
+			for j := range n {
+				var acc C
+				for p := range k {
+					acc += A[ao+i*sa0+p*sa1] * B[bo+p*sb0+j*sb1]
+				}
+				Oc[i*n+j] = acc
+			}
+		}
+	})
 }
 
 func (p *mmPlan) result() *Array { return redView(p.dt, p.shape, p.out.buf, 0) }

@@ -21,6 +21,8 @@ func MaskSelect(a, mask *Array, axis int) (*Array, error) {
 	pre := Size(a.shape[:axis])
 	inner := Size(a.shape[axis+k:])
 	switch {
+	case inner == 1 && a.dtype.Size() == 16:
+		maskCopy(typed[complex128](c), typed[complex128](out), bits, pre)
 	case inner == 1 && a.dtype.Size() == 8:
 		maskCopy(typed[uint64](c), typed[uint64](out), bits, pre)
 	case inner == 1 && a.dtype.Size() == 4:
@@ -80,7 +82,7 @@ func maskBits(a, mask *Array, axis int) (bits []byte, count int, err error) {
 // position advances by its bit, so random masks cost no mispredicted
 // branches; the store is skipped only once dst is full (the unselected
 // tail).
-func maskCopy[T uint8 | uint16 | uint32 | uint64](src, dst []T, bits []byte, pre int) {
+func maskCopy[T uint8 | uint16 | uint32 | uint64 | complex128](src, dst []T, bits []byte, pre int) {
 	n := len(bits)
 	o := 0
 	for p := range pre {
@@ -125,6 +127,14 @@ func nonzeroBits(a *Array) []byte {
 		nzInto(typed[float32](c)[:n], out)
 	case Float64:
 		nzInto(typed[float64](c)[:n], out)
+	case Complex64:
+		for i, v := range typed[complex64](c)[:n] {
+			out[i] = ewB2U(v != 0)
+		}
+	case Complex128:
+		for i, v := range typed[complex128](c)[:n] {
+			out[i] = ewB2U(v != 0)
+		}
 	}
 	return out
 }

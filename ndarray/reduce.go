@@ -104,7 +104,7 @@ func ReduceResultType(op ReduceOp, in DType) DType {
 	switch op {
 	case Sum, Prod, NanSum, NanProd:
 		switch {
-		case in.IsFloat():
+		case in.IsFloat(), in.IsComplex():
 			return in
 		case in.IsUnsigned():
 			return Uint64
@@ -252,12 +252,20 @@ func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
 		return nil, fmt.Errorf("ndarray: %v over axes %v of array of shape %v: zero-size array to reduction operation %s which has no identity",
 			op, axes, a.shape, op.ufuncName())
 	}
-	acc := newArray(redAccType(op, a.dtype), keep)
-	redFillIdentity(op, acc)
-	if a.Size() > 0 {
-		redAccumulate(op, a, red, acc)
+	var out *Array
+	if a.dtype.IsComplex() {
+		out, err = complexReduce(op, a, red, keep)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		out = newArray(redAccType(op, a.dtype), keep)
+		redFillIdentity(op, out)
+		if a.Size() > 0 {
+			redAccumulate(op, a, red, out)
+		}
 	}
-	out := acc
+	acc := out
 	if rt := ReduceResultType(op, a.dtype); rt != acc.dtype {
 		out = redConvert(acc, rt)
 	}
@@ -288,6 +296,9 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 			return nil, err
 		}
 		return toHalf(r, Float16), nil
+	}
+	if parts[0].dtype.IsComplex() {
+		return complexCombine(op, parts)
 	}
 	cop := op
 	switch op {

@@ -14,7 +14,46 @@ type DTypeError struct {
 }
 
 func (e *DTypeError) Error() string {
+	if e.DType.IsComplex() {
+		return fmt.Sprintf("%s: not supported for %v (take the real or imaginary part or the absolute value first)", e.Op, e.DType)
+	}
 	return fmt.Sprintf("%s: not supported for %v (cast to float32 first)", e.Op, e.DType)
+}
+
+// complexReductions are the reductions whose kernels take complex
+// operands; mean, var and std of complex tensors are built from sums by
+// package tensor, as NumPy computes them.
+var complexReductions = []string{"sum", "prod", "min", "max", "any", "all", "count_nonzero",
+	"nansum", "nanprod", "nanmin", "nanmax"}
+
+// complexSupported reports whether op has complex64/complex128 kernels:
+// creation from values and .npy files, elementwise ops (the ufuncs NumPy
+// has complex loops for; the others fail with ndarray's DTypeError), the
+// reductions above, cumsum/cumprod, matmul and tensordot, and the ops
+// that only move elements. Everything else (sorting, set operations,
+// linear algebra decompositions, statistics, random numbers, ...) refuses
+// complex operands and results with a DTypeError.
+func complexSupported(op TensorOp) bool {
+	switch o := op.(type) {
+	case Full, Literal, Uploaded, NpyRead, NpyWrite, ZarrRead, ZarrWrite,
+		Elementwise, Transpose, Flip, Squeeze, ExpandDims, BroadcastTo, Concatenate, Reshape, Rechunk, Index,
+		Take, BooleanMask, MaskPlace, Scatter, Repeat, Tri, Diagonal, ArgWhere,
+		Cumulative, MatMul, TensorDot:
+		return true
+	case Reduction:
+		return slices.Contains(complexReductions, o.Func)
+	}
+	return false
+}
+
+// checkComplex refuses complex inputs of ops without complex kernels.
+func checkComplex(op TensorOp, in []Meta) error {
+	for _, m := range in {
+		if m.DType.IsComplex() && !complexSupported(op) {
+			return &DTypeError{Op: op.Type(), DType: m.DType}
+		}
+	}
+	return nil
 }
 
 // halfReductions are the reductions whose kernels take float16 (computed

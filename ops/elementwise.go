@@ -25,14 +25,20 @@ type Elementwise struct {
 
 // Const is a scalar operand at position Pos of an elementwise op.
 type Const struct {
-	Pos   int           `json:"pos"`
-	Value float64       `json:"value"`
-	Int   int64         `json:"int,omitempty"` // exact value for integer dtypes
+	Pos   int     `json:"pos"`
+	Value float64 `json:"value"`
+	Int   int64   `json:"int,omitempty"` // exact value for integer dtypes
+	// Imag is the imaginary part of a complex constant (Value is its
+	// real part).
+	Imag  float64       `json:"imag,omitempty"`
 	DType ndarray.DType `json:"dtype"`
 }
 
 // Array is the constant as a 0-d array.
 func (c Const) Array() *ndarray.Array {
+	if c.DType.IsComplex() {
+		return ndarray.ScalarComplex(c.DType, complex(c.Value, c.Imag))
+	}
 	if c.DType.IsInt() {
 		return ndarray.ScalarInt(c.Int).Astype(c.DType)
 	}

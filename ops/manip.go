@@ -178,6 +178,10 @@ func (op RepeatChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.A
 		repeatSlabs(out.Uint8s(), a.Uint8s(), outer, n, inner, op.Counts)
 	case ndarray.Int8:
 		repeatSlabs(out.Int8s(), a.Int8s(), outer, n, inner, op.Counts)
+	case ndarray.Complex64:
+		repeatSlabs(out.Complex64s(), a.Complex64s(), outer, n, inner, op.Counts)
+	case ndarray.Complex128:
+		repeatSlabs(out.Complex128s(), a.Complex128s(), outer, n, inner, op.Counts)
 	default:
 		repeatSlabs(out.Bools(), a.Bools(), outer, n, inner, op.Counts)
 	}

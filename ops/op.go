@@ -93,9 +93,15 @@ func InferChecked(op TensorOp, in []Meta) (Meta, error) {
 	if err := checkHalf(op, in); err != nil {
 		return Meta{}, err
 	}
+	if err := checkComplex(op, in); err != nil {
+		return Meta{}, err
+	}
 	out, err := op.Infer(in)
 	if err == nil && out.DType == ndarray.Float16 && !halfSupported(op) {
 		return Meta{}, &DTypeError{Op: op.Type(), DType: ndarray.Float16}
+	}
+	if err == nil && out.DType.IsComplex() && !complexSupported(op) {
+		return Meta{}, &DTypeError{Op: op.Type(), DType: out.DType}
 	}
 	return out, err
 }

@@ -146,7 +146,12 @@ func asTensor(x any) *Tensor {
 	var dt ndarray.DType
 	var v float64
 	var iv int64
+	var im float64
 	switch s := x.(type) {
+	case complex128:
+		dt, v, im = ndarray.Complex128, real(s), imag(s)
+	case complex64:
+		dt, v, im = ndarray.Complex128, float64(real(s)), float64(imag(s))
 	case *Tensor:
 		if s == nil {
 			return errorf("nil tensor operand")
@@ -185,20 +190,23 @@ func asTensor(x any) *Tensor {
 			v = 1
 		}
 	default:
-		return errorf("unsupported operand type %T (want *Tensor, a Go number or bool)", x)
+		return errorf("unsupported operand type %T (want *Tensor, a Go number, complex number or bool)", x)
 	}
 	if dt == ndarray.Bool {
 		iv = int64(v)
 	}
-	t := scalarTensor(dt, v, iv)
+	t := scalarTensor(dt, v, im, iv)
 	t.weak = true
 	return t
 }
 
-func scalarTensor(dt ndarray.DType, v float64, iv int64) *Tensor {
-	c := ops.Const{Value: v, Int: iv, DType: dt}
+func scalarTensor(dt ndarray.DType, v, im float64, iv int64) *Tensor {
+	if !dt.IsComplex() {
+		im = 0
+	}
+	c := ops.Const{Value: v, Imag: im, Int: iv, DType: dt}
 	t := New(ops.Literal{Data: c.Array()})
-	t.scalar, t.scalarInt = v, iv
+	t.scalar, t.scalarInt, t.scalarIm = v, iv, im
 	t.isScalar = true
 	return t
 }
@@ -217,32 +225,45 @@ func weakKind(dt ndarray.DType) int {
 	return 2
 }
 
+// weakCategory is weakKind, except that a complex scalar is by itself: it
+// meets float and complex arrays by value (float32 + 1j is complex64, as
+// NumPy 1.24 treats both as inexact), but it does not shrink to a real
+// type, so its own value type stands for it.
+func weakCategory(dt ndarray.DType) int {
+	if dt.IsComplex() {
+		return 3
+	}
+	return weakKind(dt)
+}
+
 // resolveWeak gives a weak scalar the dtype NumPy 1.24 would: when the
 // scalar's kind is not above the array's, the array's dtype promoted with
 // the scalar's smallest type by value (ndarray.WeakIntType,
 // ndarray.MinScalarFloat), so int8 + 300 is int16 and float32 + 1e39
 // float64; else the default type of the scalar's kind.
 func resolveWeak(s *Tensor, other ndarray.DType) *Tensor {
-	sk, ok := weakKind(s.meta.DType), weakKind(other)
+	sk, ok := weakCategory(s.meta.DType), weakKind(other)
 	dt := s.meta.DType
-	if sk <= ok {
+	if sk <= ok || (sk == 3 && ok == 2) {
 		switch sk {
 		case 0:
 			dt = other
 		case 1:
 			dt = ndarray.WeakIntType(other, s.scalarInt)
-		default:
+		case 2:
 			dt = ndarray.Promote(other, ndarray.MinScalarFloat(s.scalar))
+		default:
+			dt = ndarray.Promote(other, ndarray.MinScalarComplex(complex(s.scalar, s.scalarIm)))
 		}
 	}
 	if dt == s.meta.DType {
 		return s
 	}
 	iv := s.scalarInt
-	if sk == 2 || sk == 0 {
+	if sk == 2 || sk == 0 || sk == 3 {
 		iv = int64(s.scalar)
 	}
-	return scalarTensor(dt, s.scalar, iv)
+	return scalarTensor(dt, s.scalar, s.scalarIm, iv)
 }
 
 // operands converts operands and settles weak scalars against the arrays.
@@ -285,7 +306,10 @@ func operands(xs ...any) []*Tensor {
 			case t.err != nil:
 			case t.weak:
 				ts[i] = resolveWeak(t, strong)
-			case hasND && t.NDim() == 0 && weakKind(t.meta.DType) <= weakKind(strong) && t.meta.DType != strong:
+			case hasND && t.NDim() == 0 && weakKind(t.meta.DType) <= weakKind(strong) && t.meta.DType != strong &&
+				!(t.meta.DType.IsComplex() && !strong.IsComplex()):
+				// A complex 0-d tensor meeting real arrays keeps its kind:
+				// its value is complex, so no real type holds it.
 				ts[i] = t.Astype(strong)
 			}
 		}

@@ -18,7 +18,7 @@ func elementwise(op ops.Elementwise, ts []*Tensor) *Tensor {
 	var inputs []*Tensor
 	for i, t := range ts {
 		if t.err == nil && t.isScalarLiteral() {
-			op.Consts = append(op.Consts, ops.Const{Pos: i, Value: t.scalar, Int: t.scalarInt, DType: t.meta.DType})
+			op.Consts = append(op.Consts, ops.Const{Pos: i, Value: t.scalar, Imag: t.scalarIm, Int: t.scalarInt, DType: t.meta.DType})
 			continue
 		}
 		inputs = append(inputs, t)

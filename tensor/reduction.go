@@ -67,6 +67,9 @@ func (t *Tensor) reduce(fn string, opts []ReduceOption) *Tensor {
 	if r := t.centredMoments(op); r != nil {
 		return r
 	}
+	if t.meta.DType.IsComplex() && (fn == "var" || fn == "std") && t.meta.Unknown == 0 {
+		return t.complexVar(op)
+	}
 	if fn == "mean" {
 		return t.mean(op)
 	}
@@ -144,6 +147,28 @@ func (t *Tensor) mean(op ops.Reduction) *Tensor {
 	return s.Div(float64(n)).Astype(acc)
 }
 
+// complexVar is NumPy's variance (or standard deviation) of a complex
+// tensor: the mean of |x - mean(x)|^2 over N - ddof, a float of the part
+// type, |d|^2 computed as re*re + im*im as NumPy's x * conj(x) does.
+func (t *Tensor) complexVar(op ops.Reduction) *Tensor {
+	n := 1
+	for _, a := range op.Axes {
+		n *= t.meta.Shape[a]
+	}
+	mop := op
+	mop.Func, mop.KeepDims = "mean", true
+	d := t.Sub(t.mean(mop))
+	re, im := Real(d), Imag(d)
+	sq := re.Mul(re).Add(im.Mul(im))
+	sop := op
+	sop.Func = "sum"
+	v := New(sop, sq).Div(float64(max(n-op.DDof, 0))).Astype(sq.meta.DType)
+	if op.Func == "std" {
+		return v.Sqrt()
+	}
+	return v
+}
+
 // reduceNothing is a reduction over axis=(): NumPy applies the op to each
 // element alone.
 func (t *Tensor) reduceNothing(fn string, ddof int) *Tensor {
@@ -157,6 +182,9 @@ func (t *Tensor) reduceNothing(fn string, ddof int) *Tensor {
 	case "var", "std":
 		// one element per group: sum of squared deviations is 0, over 1-ddof
 		x := t.Astype(ndarray.MeanResultType(t.meta.DType))
+		if x.meta.DType.IsComplex() {
+			x = x.Abs()
+		}
 		v := x.Sub(x).Mul(x.Sub(x)).Div(float64(1 - ddof))
 		if fn == "std" {
 			return v.Sqrt()

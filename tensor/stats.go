@@ -18,7 +18,7 @@ func (t *Tensor) nanReduce(fn, plain string, opts []ReduceOption) *Tensor {
 	if t.err != nil {
 		return t
 	}
-	if !t.meta.DType.IsFloat() {
+	if !t.meta.DType.IsFloat() && !t.meta.DType.IsComplex() {
 		return t.reduce(plain, opts)
 	}
 	return t.reduce(fn, opts)
@@ -42,7 +42,7 @@ func (t *Tensor) NanMax(opts ...ReduceOption) *Tensor { return t.nanReduce("nanm
 // It is NumPy's own formula, NanSum over the count of numbers, so infinite
 // numbers give an infinite mean (a merge of partial means would give NaN).
 func (t *Tensor) NanMean(opts ...ReduceOption) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.nanReduce("nanmean", "mean", opts)
 	}
 	var c reduceConfig
@@ -79,7 +79,7 @@ func (t *Tensor) NanArgMax(opts ...ReduceOption) *Tensor {
 // NumPy's own definition, cumsum of where(isnan(x), 0, x): exact, and the
 // replacement is an elementwise op the scan reads chunk by chunk.
 func (t *Tensor) NanCumSum(axis int) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.CumSum(axis)
 	}
 	return Where(t.IsNaN(), 0, t).CumSum(axis)
@@ -87,7 +87,7 @@ func (t *Tensor) NanCumSum(axis int) *Tensor {
 
 // NanCumProd is the cumulative product along axis with NaN counted as one.
 func (t *Tensor) NanCumProd(axis int) *Tensor {
-	if t.err != nil || !t.meta.DType.IsFloat() {
+	if t.err != nil || (!t.meta.DType.IsFloat() && !t.meta.DType.IsComplex()) {
 		return t.CumProd(axis)
 	}
 	return Where(t.IsNaN(), 1, t).CumProd(axis)

@@ -27,6 +27,7 @@ type Tensor struct {
 	isScalar  bool    // made by Scalar or from a Go number
 	scalar    float64 // its value
 	scalarInt int64   // its exact value when it is an integer
+	scalarIm  float64 // its imaginary part when it is complex
 }
 
 // Shape is the tensor's shape (nil when it is in error).

@@ -13,7 +13,8 @@ import (
 
 // Compare checks got against want, NumPy's result: equal shapes, equal
 // dtypes, integers and bools exactly equal, and floats within
-// |got-want| <= atol + rtol*|want| elementwise, where NaN matches NaN and an
+// |got-want| <= atol + rtol*|want| elementwise (complex numbers part by
+// part), where NaN matches NaN and an
 // infinity matches only the same infinity. The error names the first
 // mismatching index, both values and how many elements differ.
 func Compare(got, want *ndarray.Array, rtol, atol float64) error {
@@ -62,6 +63,20 @@ func Compare(got, want *ndarray.Array, rtol, atol float64) error {
 		show = func(i int) (string, string) {
 			return strconv.FormatBool(gs[i] != 0), strconv.FormatBool(ws[i] != 0)
 		}
+	case ndarray.Complex128, ndarray.Complex64:
+		// Each part on its own, as a float of the part type; the shown
+		// values are complex128 either way.
+		bits := 64
+		if g.DType() == ndarray.Complex64 {
+			bits = 32
+		}
+		bad = func(i int) bool {
+			gv, wv := g.ComplexAtFlat(i), w.ComplexAtFlat(i)
+			return !within(real(gv), real(wv), rtol, atol) || !within(imag(gv), imag(wv), rtol, atol)
+		}
+		show = func(i int) (string, string) {
+			return strconv.FormatComplex(g.ComplexAtFlat(i), 'g', -1, 2*bits), strconv.FormatComplex(w.ComplexAtFlat(i), 'g', -1, 2*bits)
+		}
 	case ndarray.Float16:
 		gs, ws := g.Float16s()[:n], w.Float16s()[:n]
 		bad = func(i int) bool {
@@ -100,7 +115,7 @@ func Compare(got, want *ndarray.Array, rtol, atol float64) error {
 	}
 	gv, wv := show(first)
 	tol := ""
-	if g.DType().IsFloat() {
+	if g.DType().IsFloat() || g.DType().IsComplex() {
 		tol = fmt.Sprintf(" (rtol %g, atol %g)", rtol, atol)
 	}
 	return fmt.Errorf("numpytest: %d of %d elements differ%s; first at index %s: got %s, want %s",

@@ -1,0 +1,171 @@
+package ndarray
+
+import "fmt"
+
+// Reductions of complex arrays, as NumPy 1.24 computes them: sum adds the
+// real and imaginary parts separately (pairwise, like float sums), prod
+// multiplies in order with NumPy's complex product, min/max and nanmin/
+// nanmax fold maximum/minimum/fmax/fmin (lexicographic, NaN propagating or
+// skipped), nansum and nanprod replace elements with a NaN part by 0 and 1
+// (np.isnan of a complex is either part), and any/all/count_nonzero test
+// for nonzero.
+
+// complexReduce is Reduce for a complex array, red the reduced axes (at
+// least one element per reduced lane for min and max, checked by Reduce),
+// keep the result shape with reduced axes kept as 1.
+func complexReduce(op ReduceOp, a *Array, red []bool, keep []int) (*Array, error) {
+	var axes []int
+	for ax, r := range red {
+		if r {
+			axes = append(axes, ax)
+		}
+	}
+	switch op {
+	case Any, All, CountNonzero:
+		return Reduce(op, a.Astype(Bool), axes, true)
+	case NanSum, NanProd:
+		fill := complex(0, 0)
+		if op == NanProd {
+			fill = 1
+		}
+		nan, err := Unary(IsNaN, a)
+		if err != nil {
+			return nil, err
+		}
+		clean, err := Where(nan, ScalarComplex(a.dtype, fill), a)
+		if err != nil {
+			return nil, err
+		}
+		return complexReduce(op-NanSum+Sum, clean, red, keep)
+	case Sum:
+		re, err := Reduce(Sum, complexPart(a, false), axes, true)
+		if err != nil {
+			return nil, err
+		}
+		im, err := Reduce(Sum, complexPart(a, true), axes, true)
+		if err != nil {
+			return nil, err
+		}
+		return complexFromParts(a.dtype, re, im), nil
+	}
+	var f func(x, y complex128) complex128
+	r := round64
+	if a.dtype == Complex64 {
+		r = round32
+	}
+	first := true // min/max start from each lane's first element
+	switch op {
+	case Prod:
+		first = false
+		f = func(x, y complex128) complex128 { return complex(cMul(real(x), imag(x), real(y), imag(y), r)) }
+	case Min, Max, NanMin, NanMax:
+		bop := map[ReduceOp]BinaryOp{Min: Minimum, Max: Maximum, NanMin: Fmin, NanMax: Fmax}[op]
+		f = complexFold(bop)
+	default:
+		return nil, fmt.Errorf("ndarray: %v: no loop for %v", op, a.dtype)
+	}
+	// Reduced axes last, then one lane per row.
+	var perm []int
+	for ax, r := range red {
+		if !r {
+			perm = append(perm, ax)
+		}
+	}
+	perm = append(perm, axes...)
+	t, err := a.Transpose(perm...)
+	if err != nil {
+		return nil, err
+	}
+	c := t.Astype(Complex128) // contiguous, in the transposed order
+	vals := typed[complex128](c)
+	m := Size(keep)
+	k := 0
+	if m > 0 {
+		k = c.Size() / m
+	}
+	out := newArray(a.dtype, keep)
+	for i := range m {
+		lane := vals[i*k : (i+1)*k]
+		acc := complex(1, 0)
+		if first {
+			acc, lane = lane[0], lane[1:]
+		}
+		for _, v := range lane {
+			acc = f(acc, v)
+		}
+		out.SetComplexFlat(i, acc)
+	}
+	return out, nil
+}
+
+// complexFold is the scalar function of a binary op on complex numbers:
+// maximum, minimum, fmax or fmin, as complexBinaryTyped computes them.
+func complexFold(op BinaryOp) func(x, y complex128) complex128 {
+	return func(x, y complex128) complex128 {
+		switch op {
+		case Maximum:
+			if cIsNaN(x) || cGE(x, y) {
+				return x
+			}
+		case Minimum:
+			if cIsNaN(x) || cLE(x, y) {
+				return x
+			}
+		case Fmax:
+			if cIsNaN(y) || cGE(x, y) {
+				return x
+			}
+		case Fmin:
+			if cIsNaN(y) || cLE(x, y) {
+				return x
+			}
+		}
+		return y
+	}
+}
+
+// complexFromParts is the complex array of type dt with real part re and
+// imaginary part im (same shape, any real dtype).
+func complexFromParts(dt DType, re, im *Array) *Array {
+	out := newArray(dt, re.shape)
+	r, i := re.Astype(Float64), im.Astype(Float64)
+	rs, is := typed[float64](r), typed[float64](i)
+	for j := range out.Size() {
+		out.SetComplexFlat(j, complex(rs[j], is[j]))
+	}
+	return out
+}
+
+// complexCombine is Combine for complex partials: sums add, products
+// multiply, min/max fold as in complexReduce.
+func complexCombine(op ReduceOp, parts []*Array) (*Array, error) {
+	var bop BinaryOp
+	switch op {
+	case Sum, NanSum:
+		bop = Add
+	case Prod, NanProd:
+		bop = Mul
+	case Min:
+		bop = Minimum
+	case Max:
+		bop = Maximum
+	case NanMin:
+		bop = Fmin
+	case NanMax:
+		bop = Fmax
+	default:
+		return nil, fmt.Errorf("ndarray: combine %v: no loop for %v", op, parts[0].dtype)
+	}
+	acc := parts[0]
+	for _, p := range parts[1:] {
+		r, err := Binary(bop, acc, p)
+		if err != nil {
+			return nil, err
+		}
+		acc = r
+	}
+	if len(parts) == 1 {
+		acc = acc.Copy()
+	}
+	return acc, nil
+}

@@ -23,6 +23,12 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
+// stockhamMax is the longest length the Stockham passes take whole: their
+// buffers (two of 16 bytes an element) then fit in a core's L2 cache, and
+// longer smooth lengths are split in two by the four-step algorithm into
+// transforms that do, with O(sqrt n) twiddles instead of O(n).
+const stockhamMax = 1 << 14
+
 // maxFactors is how many factors FFTPACK's factor table (ifac, 15 ints
 // holding n, the count and the factors) has room for.
 const maxFactors = 13
@@ -86,9 +92,9 @@ func newPlan(n int, o options) (*Plan, error) {
 			return nil, err
 		}
 		p.kind, p.blue = kindBluestein, b
-	case smooth5(n) && !o.noStockham && !o.forceFourStep:
+	case smooth5(n) && !o.noStockham && !o.forceFourStep && n <= stockhamMax:
 		p.kind, p.st = kindStockham, newStockham(n)
-	case o.forceFourStep || countFactors(n, complexOrder) > o.maxFactors:
+	case o.forceFourStep || countFactors(n, complexOrder) > o.maxFactors || (smooth5(n) && n > stockhamMax):
 		f, err := newFourStep(n, o)
 		if err != nil {
 			return nil, err
@@ -547,33 +553,62 @@ func newFourStep(n int, o options) (*fourStep, error) {
 		return nil, err
 	}
 	return &fourStep{n: n, n1: n1, n2: n / n1, p1: p1, p2: p2, tw: newExpTable(n),
-		t: make([]complex128, n), col: make([]complex128, n/n1)}, nil
+		t: make([]complex128, n), col: make([]complex128, fourStepBlock*(n/n1))}, nil
 }
 
 func (f *fourStep) forward(dst, src []complex128) {
 	n1, n2 := f.n1, f.n2
-	for j2 := range n2 {
-		row := f.t[j2*n1 : (j2+1)*n1]
+	// Columns of src (stride n2) are gathered fourStepBlock at a time, so
+	// each cache line read serves a whole block, as are the columns of t.
+	for j0 := 0; j0 < n2; j0 += fourStepBlock {
+		jb := min(fourStepBlock, n2-j0)
 		for j1 := range n1 {
-			row[j1] = src[n2*j1+j2]
+			run := src[n2*j1+j0 : n2*j1+j0+jb]
+			for d, v := range run {
+				f.t[(j0+d)*n1+j1] = v
+			}
 		}
-		f.p1.Forward(row, row)
-		m := 0 // j2*k1 mod n, stepped by j2
-		for k1 := range n1 {
-			row[k1] *= f.tw.at(m)
-			m += j2
-			if m >= f.n {
-				m -= f.n
+		for j2 := j0; j2 < j0+jb; j2++ {
+			row := f.t[j2*n1 : (j2+1)*n1]
+			f.p1.Forward(row, row)
+			// W_n^(j2*k1) = hi[a] * lo[b] with j2*k1 mod n = a*s + b,
+			// stepped by j2 without a division per element.
+			t := f.tw
+			dh, dl := j2/t.s, j2%t.s
+			a, b := 0, 0
+			for k1 := range n1 {
+				row[k1] *= t.hi[a] * t.lo[b]
+				a, b = a+dh, b+dl
+				if b >= t.s {
+					a, b = a+1, b-t.s
+				}
+				if m := a*t.s + b; m >= f.n {
+					m -= f.n
+					a, b = m/t.s, m%t.s
+				}
 			}
 		}
 	}
-	for k1 := range n1 {
+	for k0 := 0; k0 < n1; k0 += fourStepBlock {
+		kb := min(fourStepBlock, n1-k0)
 		for j2 := range n2 {
-			f.col[j2] = f.t[j2*n1+k1]
+			run := f.t[j2*n1+k0 : j2*n1+k0+kb]
+			for d, v := range run {
+				f.col[d*n2+j2] = v
+			}
 		}
-		f.p2.Forward(f.col, f.col)
+		for d := range kb {
+			c := f.col[d*n2 : (d+1)*n2]
+			f.p2.Forward(c, c)
+		}
 		for k2 := range n2 {
-			dst[k1+n1*k2] = f.col[k2]
+			out := dst[k0+n1*k2 : k0+n1*k2+kb]
+			for d := range out {
+				out[d] = f.col[d*n2+k2]
+			}
 		}
 	}
 }
+
+// fourStepBlock is how many columns the four-step gathers at once.
+const fourStepBlock = 16

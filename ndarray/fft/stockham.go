@@ -99,6 +99,38 @@ func (ps *pass) run(y, x []complex128) {
 	s, m := ps.s, ps.m
 	switch ps.p {
 	case 4:
+		switch {
+		case s == 1 && m > 1:
+			// The first pass: one element per group, so index
+			// directly instead of slicing four runs of one.
+			x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:4*m]
+			tw := ps.tw[:3*m]
+			y = y[:4*m]
+			for j := range x0 {
+				a0, a1, a2, a3 := x0[j], x1[j], x2[j], x3[j]
+				t0, t1 := a0+a2, a0-a2
+				t2, t3 := a1+a3, mulNegI(a1-a3)
+				y[4*j] = t0 + t2
+				y[4*j+1] = (t1 + t3) * tw[3*j]
+				y[4*j+2] = (t0 - t2) * tw[3*j+1]
+				y[4*j+3] = (t1 - t3) * tw[3*j+2]
+			}
+			return
+		case m == 1:
+			// The last pass: no twiddles.
+			x0, x1, x2, x3 := x[:s], x[s:2*s], x[2*s:3*s], x[3*s:4*s]
+			y0, y1, y2, y3 := y[:s], y[s:2*s], y[2*s:3*s], y[3*s:4*s]
+			for q := range x0 {
+				a0, a1, a2, a3 := x0[q], x1[q], x2[q], x3[q]
+				t0, t1 := a0+a2, a0-a2
+				t2, t3 := a1+a3, mulNegI(a1-a3)
+				y0[q] = t0 + t2
+				y1[q] = t1 + t3
+				y2[q] = t0 - t2
+				y3[q] = t1 - t3
+			}
+			return
+		}
 		for j := range m {
 			var w1, w2, w3 complex128 = 1, 1, 1
 			if m > 1 {

@@ -2,9 +2,11 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/fft"
@@ -274,7 +276,43 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	} else {
 		l.dstC = out.Complex128s()
 	}
-	return out, l.run(ctx, op, plan, outer)
+	// Lanes along an inner axis are strided: gather and scatter a group
+	// of neighbouring lanes at once, so each cache line read or written
+	// serves the whole group instead of one element.
+	l.group = min(inner, max(1, (4<<20)/(16*op.N)), 16)
+	items := outer * ((inner + l.group - 1) / l.group)
+	threads := min(Threads(ctx), items)
+	if threads <= 1 {
+		return out, l.run(ctx, op, plan, 0, items)
+	}
+	// Lent slots: the groups of lanes are shared out, each thread with a
+	// plan of its own; every lane is computed as it is alone.
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for t := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := plan
+			if t > 0 {
+				if p, errs[t] = fft.NewPlan(op.N); errs[t] != nil {
+					return
+				}
+			}
+			errs[t] = l.run(ctx, op, p, items*t/threads, items*(t+1)/threads)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// MaxThreads implements Threaded: a chunk of several lanes can use a
+// thread per group of lanes.
+func (op FFT) MaxThreads(out Meta) int {
+	if op.outLen() == 0 || out.NDim() == 0 {
+		return 1
+	}
+	return max(1, min(64, ndarray.Size(out.Shape)/op.outLen()))
 }
 
 // lanes walks the lanes of a C-contiguous chunk: element j of lane (o, i)
@@ -282,20 +320,21 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 // the output. Exactly one of srcR and srcC holds the input.
 type lanes struct {
 	m, k, inner, outLen int // input length, elements used, lane stride, output length
+	group               int // neighbouring lanes gathered at once
 	srcR                []float64
 	srcC                []complex128
 	dstR                []float64
 	dstC                []complex128
 }
 
-func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, outer int) error {
+// run transforms the groups of lanes lo to hi: group w is the l.group
+// lanes (o, i...) with o = w / groups per row and i = (w % that) * l.group.
+func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) error {
 	n := op.N
 	s := op.scale()
 	cs := complex(s, 0)
-	// Lanes along an inner axis are strided: gather and scatter a group
-	// of neighbouring lanes at once, so each cache line read or written
-	// serves the whole group instead of one element.
-	group := min(l.inner, max(1, (4<<20)/(16*n)), 16)
+	group := l.group
+	perRow := (l.inner + group - 1) / group
 	width := max(n, op.outLen())
 	bufC := make([][]complex128, group)
 	bufR := make([][]float64, group)
@@ -305,55 +344,54 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, outer int) erro
 			bufR[g] = make([]float64, n)
 		}
 	}
-	for o := range outer {
-		for i := 0; i < l.inner; i += group {
-			if err := ctx.Err(); err != nil {
-				return err
+	for w := lo; w < hi; w++ {
+		o, i := w/perRow, (w%perRow)*group
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		gs := min(group, l.inner-i)
+		in0 := o*l.m*l.inner + i
+		out0 := o*l.outLen*l.inner + i
+		switch op.Kind {
+		case FFTComplex:
+			if l.inner == 1 {
+				// A contiguous lane: transform it where it is
+				// written, saving a copy.
+				lane := l.dstC[out0 : out0+n]
+				l.gatherC([][]complex128{lane}, n, in0, false)
+				if op.Inverse {
+					plan.Backward(lane, lane)
+				} else {
+					plan.Forward(lane, lane)
+				}
+				if s != 1 {
+					for j := range lane {
+						lane[j] *= cs
+					}
+				}
+				continue
 			}
-			gs := min(group, l.inner-i)
-			in0 := o*l.m*l.inner + i
-			out0 := o*l.outLen*l.inner + i
-			switch op.Kind {
-			case FFTComplex:
-				if l.inner == 1 {
-					// A contiguous lane: transform it where it is
-					// written, saving a copy.
-					lane := l.dstC[out0 : out0+n]
-					l.gatherC([][]complex128{lane}, n, in0, false)
-					if op.Inverse {
-						plan.Backward(lane, lane)
-					} else {
-						plan.Forward(lane, lane)
-					}
-					if s != 1 {
-						for j := range lane {
-							lane[j] *= cs
-						}
-					}
-					continue
+			l.gatherC(bufC[:gs], n, in0, false)
+			for g := range gs {
+				if op.Inverse {
+					plan.Backward(bufC[g][:n], bufC[g][:n])
+				} else {
+					plan.Forward(bufC[g][:n], bufC[g][:n])
 				}
-				l.gatherC(bufC[:gs], n, in0, false)
-				for g := range gs {
-					if op.Inverse {
-						plan.Backward(bufC[g][:n], bufC[g][:n])
-					} else {
-						plan.Forward(bufC[g][:n], bufC[g][:n])
-					}
-				}
-				l.scatterC(bufC[:gs], n, out0, cs, false)
-			case FFTReal:
-				l.gatherR(bufR[:gs], in0)
-				for g := range gs {
-					plan.RealForward(bufC[g][:n/2+1], bufR[g])
-				}
-				l.scatterC(bufC[:gs], n/2+1, out0, cs, op.Conj)
-			case FFTInvReal:
-				l.gatherC(bufC[:gs], n/2+1, in0, op.Conj)
-				for g := range gs {
-					plan.RealBackward(bufR[g], bufC[g][:n/2+1])
-				}
-				l.scatterR(bufR[:gs], out0, s)
 			}
+			l.scatterC(bufC[:gs], n, out0, cs, false)
+		case FFTReal:
+			l.gatherR(bufR[:gs], in0)
+			for g := range gs {
+				plan.RealForward(bufC[g][:n/2+1], bufR[g])
+			}
+			l.scatterC(bufC[:gs], n/2+1, out0, cs, op.Conj)
+		case FFTInvReal:
+			l.gatherC(bufC[:gs], n/2+1, in0, op.Conj)
+			for g := range gs {
+				plan.RealBackward(bufR[g], bufC[g][:n/2+1])
+			}
+			l.scatterR(bufR[:gs], out0, s)
 		}
 	}
 	return nil

@@ -202,3 +202,37 @@ func TestFFTExecChecks(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestFFTThreads: lent threads share the lanes out and give the same bits
+// as one thread, along the last axis and an inner one.
+func TestFFTThreads(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	a := laRand(t, r, ndarray.Float64, 7, 40, 37)
+	for _, op := range []FFT{
+		{Kind: FFTComplex, Axis: 2, N: 37},
+		{Kind: FFTReal, Axis: 1, N: 50, Norm: "ortho"},
+		{Kind: FFTInvReal, Axis: 0, N: 12},
+	} {
+		if got := op.MaxThreads(op.outMeta(a.Shape())); got < 2 {
+			t.Errorf("%+v: MaxThreads %d for many lanes", op, got)
+		}
+		one, err := op.Exec(context.Background(), []*ndarray.Array{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, th := range []int{2, 3, 64} {
+			many, err := op.Exec(WithThreads(context.Background(), th), []*ndarray.Array{a})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range one.Size() {
+				if one.ComplexAtFlat(i) != many.ComplexAtFlat(i) {
+					t.Fatalf("%+v with %d threads: element %d is %v, one thread gives %v", op, th, i, many.ComplexAtFlat(i), one.ComplexAtFlat(i))
+				}
+			}
+		}
+	}
+	if got := (FFT{Kind: FFTComplex, N: 1 << 20}).MaxThreads(Meta{Shape: []int{1 << 20}, DType: ndarray.Complex128}); got != 1 {
+		t.Errorf("one lane: MaxThreads %d, want 1", got)
+	}
+}

@@ -281,6 +281,10 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	// serves the whole group instead of one element.
 	l.group = min(inner, max(1, (4<<20)/(16*op.N)), 16)
 	items := outer * ((inner + l.group - 1) / l.group)
+	if items == 1 && op.Kind == FFTComplex && inner == 1 {
+		// One long lane: the plan itself may use the threads.
+		l.laneThreads = Threads(ctx)
+	}
 	threads := min(Threads(ctx), items)
 	if threads <= 1 {
 		return out, l.run(ctx, op, plan, 0, items)
@@ -307,12 +311,17 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 }
 
 // MaxThreads implements Threaded: a chunk of several lanes can use a
-// thread per group of lanes.
+// thread per group of lanes, a lone complex lane of a length the plan
+// splits (fft.Splits) a thread per block of its columns.
 func (op FFT) MaxThreads(out Meta) int {
 	if op.outLen() == 0 || out.NDim() == 0 {
 		return 1
 	}
-	return max(1, min(64, ndarray.Size(out.Shape)/op.outLen()))
+	lanes := ndarray.Size(out.Shape) / op.outLen()
+	if lanes == 1 && op.Kind == FFTComplex && fft.Splits(op.N) {
+		return 16
+	}
+	return max(1, min(64, lanes))
 }
 
 // lanes walks the lanes of a C-contiguous chunk: element j of lane (o, i)
@@ -321,6 +330,7 @@ func (op FFT) MaxThreads(out Meta) int {
 type lanes struct {
 	m, k, inner, outLen int // input length, elements used, lane stride, output length
 	group               int // neighbouring lanes gathered at once
+	laneThreads         int // threads a lone lane's transform may use
 	srcR                []float64
 	srcC                []complex128
 	dstR                []float64
@@ -360,9 +370,9 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 				lane := l.dstC[out0 : out0+n]
 				l.gatherC([][]complex128{lane}, n, in0, false)
 				if op.Inverse {
-					plan.Backward(lane, lane)
+					plan.BackwardThreads(lane, lane, l.laneThreads)
 				} else {
-					plan.Forward(lane, lane)
+					plan.ForwardThreads(lane, lane, l.laneThreads)
 				}
 				if s != 1 {
 					for j := range lane {

@@ -232,7 +232,26 @@ func TestFFTThreads(t *testing.T) {
 			}
 		}
 	}
-	if got := (FFT{Kind: FFTComplex, N: 1 << 20}).MaxThreads(Meta{Shape: []int{1 << 20}, DType: ndarray.Complex128}); got != 1 {
-		t.Errorf("one lane: MaxThreads %d, want 1", got)
+	if got := (FFT{Kind: FFTComplex, N: 1009}).MaxThreads(Meta{Shape: []int{1009}, DType: ndarray.Complex128}); got != 1 {
+		t.Errorf("one short lane: MaxThreads %d, want 1", got)
+	}
+	// One long lane: its plan's blocks share the threads out.
+	long := laRand(t, r, ndarray.Float64, 1<<16)
+	op := FFT{Kind: FFTComplex, N: 1 << 16, Inverse: true}
+	if got := op.MaxThreads(op.outMeta(long.Shape())); got < 2 {
+		t.Errorf("one long lane: MaxThreads %d", got)
+	}
+	one, err := op.Exec(context.Background(), []*ndarray.Array{long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := op.Exec(WithThreads(context.Background(), 3), []*ndarray.Array{long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range one.Size() {
+		if one.ComplexAtFlat(i) != many.ComplexAtFlat(i) {
+			t.Fatalf("one long lane with 3 threads: element %d is %v, one thread gives %v", i, many.ComplexAtFlat(i), one.ComplexAtFlat(i))
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -153,6 +154,51 @@ func (p *Plan) Forward(dst, src []complex128) {
 		p.four.forward(dst, src)
 	}
 }
+
+// ForwardThreads is Forward on up to threads goroutines: a length split by
+// the four-step algorithm transforms its columns in parallel (each thread
+// with sub-plans of its own, made on first use and kept in p); other plans
+// run on one. The result is the same, bit for bit, for any thread count.
+func (p *Plan) ForwardThreads(dst, src []complex128, threads int) {
+	if p.kind != kindFourStep || threads <= 1 {
+		p.Forward(dst, src)
+		return
+	}
+	p.check(len(dst), len(src))
+	p.four.forwardThreads(dst, src, threads)
+}
+
+// BackwardThreads is Backward on up to threads goroutines (ForwardThreads).
+func (p *Plan) BackwardThreads(dst, src []complex128, threads int) {
+	if p.kind != kindFourStep || threads <= 1 {
+		p.Backward(dst, src)
+		return
+	}
+	p.check(len(dst), len(src))
+	for i, v := range src {
+		dst[i] = cmplx.Conj(v)
+	}
+	p.four.forwardThreads(dst, dst, threads)
+	for i, v := range dst {
+		dst[i] = cmplx.Conj(v)
+	}
+}
+
+// Splits reports whether NewPlan(n) splits n (four-step): the lengths
+// whose transforms ForwardThreads runs on several threads.
+func Splits(n int) bool {
+	if n < 2 || useBluestein(n) {
+		return false
+	}
+	if smooth5(n) {
+		return n > stockhamMax
+	}
+	return countFactors(n, complexOrder) > maxFactors
+}
+
+// Split reports whether the plan splits its length (four-step), the plans
+// ForwardThreads runs in parallel.
+func (p *Plan) Split() bool { return p.kind == kindFourStep }
 
 // Backward computes dst[k] = sum_j src[j] exp(+2πi jk/n), unnormalised (the
 // inverse transform times n). dst and src may be the same slice.
@@ -527,7 +573,8 @@ type fourStep struct {
 	p1, p2    *Plan
 	tw        *expTable
 	t         []complex128 // n2 rows of n1
-	col       []complex128 // one column of length n2
+	col       []complex128 // fourStepBlock columns of length n2
+	workers   []*fsWorker  // the other threads' sub-plans (forwardThreads)
 }
 
 // newFourStep splits n at its divisor nearest sqrt(n); nil for a prime.
@@ -557,55 +604,108 @@ func newFourStep(n int, o options) (*fourStep, error) {
 }
 
 func (f *fourStep) forward(dst, src []complex128) {
-	n1, n2 := f.n1, f.n2
-	// Columns of src (stride n2) are gathered fourStepBlock at a time, so
-	// each cache line read serves a whole block, as are the columns of t.
-	for j0 := 0; j0 < n2; j0 += fourStepBlock {
-		jb := min(fourStepBlock, n2-j0)
-		for j1 := range n1 {
-			run := src[n2*j1+j0 : n2*j1+j0+jb]
-			for d, v := range run {
-				f.t[(j0+d)*n1+j1] = v
-			}
+	w := fsWorker{p1: f.p1, p2: f.p2, col: f.col}
+	for j0 := 0; j0 < f.n2; j0 += fourStepBlock {
+		f.rows(&w, src, j0)
+	}
+	for k0 := 0; k0 < f.n1; k0 += fourStepBlock {
+		f.cols(&w, dst, k0)
+	}
+}
+
+// fsWorker is one thread's sub-plans and column buffer.
+type fsWorker struct {
+	p1, p2 *Plan
+	col    []complex128
+}
+
+// forwardThreads is forward with the blocks of each step shared out among
+// threads (the first thread uses the plan's own sub-plans). Every block is
+// computed as forward computes it, so the bits do not depend on threads.
+func (f *fourStep) forwardThreads(dst, src []complex128, threads int) {
+	blocks := (max(f.n1, f.n2) + fourStepBlock - 1) / fourStepBlock
+	threads = min(threads, blocks)
+	for len(f.workers) < threads-1 {
+		p1, err1 := NewPlan(f.n1)
+		p2, err2 := NewPlan(f.n2)
+		if err1 != nil || err2 != nil { // cannot happen: n1, n2 >= 2
+			f.forward(dst, src)
+			return
 		}
-		for j2 := j0; j2 < j0+jb; j2++ {
-			row := f.t[j2*n1 : (j2+1)*n1]
-			f.p1.Forward(row, row)
-			// W_n^(j2*k1) = hi[a] * lo[b] with j2*k1 mod n = a*s + b,
-			// stepped by j2 without a division per element.
-			t := f.tw
-			dh, dl := j2/t.s, j2%t.s
-			a, b := 0, 0
-			for k1 := range n1 {
-				row[k1] *= t.hi[a] * t.lo[b]
-				a, b = a+dh, b+dl
-				if b >= t.s {
-					a, b = a+1, b-t.s
+		f.workers = append(f.workers, &fsWorker{p1: p1, p2: p2, col: make([]complex128, len(f.col))})
+	}
+	ws := append([]*fsWorker{{p1: f.p1, p2: f.p2, col: f.col}}, f.workers[:threads-1]...)
+	step := func(n int, do func(w *fsWorker, b0 int)) {
+		nb := (n + fourStepBlock - 1) / fourStepBlock
+		var wg sync.WaitGroup
+		for t, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for b := nb * t / len(ws); b < nb*(t+1)/len(ws); b++ {
+					do(w, b*fourStepBlock)
 				}
-				if m := a*t.s + b; m >= f.n {
-					m -= f.n
-					a, b = m/t.s, m%t.s
-				}
+			}()
+		}
+		wg.Wait()
+	}
+	step(f.n2, func(w *fsWorker, j0 int) { f.rows(w, src, j0) })
+	step(f.n1, func(w *fsWorker, k0 int) { f.cols(w, dst, k0) })
+}
+
+// rows is the first step for the block of columns j0.. of src: gathered
+// into rows of t (each cache line read serves the whole block),
+// transformed at length n1 and twiddled.
+func (f *fourStep) rows(w *fsWorker, src []complex128, j0 int) {
+	n1, n2 := f.n1, f.n2
+	jb := min(fourStepBlock, n2-j0)
+	for j1 := range n1 {
+		run := src[n2*j1+j0 : n2*j1+j0+jb]
+		for d, v := range run {
+			f.t[(j0+d)*n1+j1] = v
+		}
+	}
+	for j2 := j0; j2 < j0+jb; j2++ {
+		row := f.t[j2*n1 : (j2+1)*n1]
+		w.p1.Forward(row, row)
+		// W_n^(j2*k1) = hi[a] * lo[b] with j2*k1 mod n = a*s + b,
+		// stepped by j2 without a division per element.
+		t := f.tw
+		dh, dl := j2/t.s, j2%t.s
+		a, b := 0, 0
+		for k1 := range n1 {
+			row[k1] *= t.hi[a] * t.lo[b]
+			a, b = a+dh, b+dl
+			if b >= t.s {
+				a, b = a+1, b-t.s
+			}
+			if m := a*t.s + b; m >= f.n {
+				m -= f.n
+				a, b = m/t.s, m%t.s
 			}
 		}
 	}
-	for k0 := 0; k0 < n1; k0 += fourStepBlock {
-		kb := min(fourStepBlock, n1-k0)
-		for j2 := range n2 {
-			run := f.t[j2*n1+k0 : j2*n1+k0+kb]
-			for d, v := range run {
-				f.col[d*n2+j2] = v
-			}
+}
+
+// cols is the second step for the block of columns k0.. of t: gathered,
+// transformed at length n2 and written to dst in runs.
+func (f *fourStep) cols(w *fsWorker, dst []complex128, k0 int) {
+	n1, n2 := f.n1, f.n2
+	kb := min(fourStepBlock, n1-k0)
+	for j2 := range n2 {
+		run := f.t[j2*n1+k0 : j2*n1+k0+kb]
+		for d, v := range run {
+			w.col[d*n2+j2] = v
 		}
-		for d := range kb {
-			c := f.col[d*n2 : (d+1)*n2]
-			f.p2.Forward(c, c)
-		}
-		for k2 := range n2 {
-			out := dst[k0+n1*k2 : k0+n1*k2+kb]
-			for d := range out {
-				out[d] = f.col[d*n2+k2]
-			}
+	}
+	for d := range kb {
+		c := w.col[d*n2 : (d+1)*n2]
+		w.p2.Forward(c, c)
+	}
+	for k2 := range n2 {
+		out := dst[k0+n1*k2 : k0+n1*k2+kb]
+		for d := range out {
+			out[d] = w.col[d*n2+k2]
 		}
 	}
 }

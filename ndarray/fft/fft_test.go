@@ -256,3 +256,49 @@ func TestUnitRoot(t *testing.T) {
 		t.Errorf("quarter turns not exact: %v %v", unitRoot(1, 4), unitRoot(2, 4))
 	}
 }
+
+// TestThreads: a split plan on several threads gives Forward's bits.
+func TestThreads(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1 << 16, 177147} {
+		p, err := NewPlan(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Split() {
+			t.Fatalf("n=%d is not split", n)
+		}
+		x := randomComplex(r, n)
+		want, back := make([]complex128, n), make([]complex128, n)
+		p.Forward(want, x)
+		p.Backward(back, x)
+		for _, th := range []int{2, 3, 100} {
+			got := make([]complex128, n)
+			p.ForwardThreads(got, x, th)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("n=%d, %d threads: element %d is %v, one thread gives %v", n, th, i, got[i], want[i])
+				}
+			}
+			copy(got, x)
+			p.BackwardThreads(got, got, th)
+			for i := range got {
+				if got[i] != back[i] {
+					t.Fatalf("n=%d, %d threads backward in place: element %d is %v, one thread gives %v", n, th, i, got[i], back[i])
+				}
+			}
+		}
+	}
+}
+
+func TestSplits(t *testing.T) {
+	for _, n := range []int{1, 2, 97, 4096, 1 << 14, 1<<14 + 1, 1 << 15, 1009 * 64, 3 * 5 * 7 * 1024, 177147, 1 << 20} {
+		p, err := NewPlan(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Splits(n) != p.Split() {
+			t.Errorf("Splits(%d) = %v, but its plan's Split() = %v", n, Splits(n), p.Split())
+		}
+	}
+}

@@ -412,6 +412,19 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 // past the input's end.
 func (l *lanes) gatherC(bufs [][]complex128, width, in0 int, conj bool) {
 	k := min(l.k, width)
+	if len(bufs) == 1 && l.inner == 1 && !conj {
+		// A contiguous lane: straight loops.
+		b := bufs[0][:k]
+		if l.srcC != nil {
+			copy(b, l.srcC[in0:in0+k])
+		} else {
+			for j, v := range l.srcR[in0 : in0+k] {
+				b[j] = complex(v, 0)
+			}
+		}
+		clear(bufs[0][k:width])
+		return
+	}
 	for j := range k {
 		row := in0 + j*l.inner
 		if l.srcC != nil {

@@ -71,6 +71,7 @@ type Plan struct {
 	// complex sequence of length n/2, and the twiddles exp(-2πik/n), k < n/2.
 	half *Plan
 	rw   []complex128
+	opts options // what the plan was made with, for half
 }
 
 // NewPlan returns a plan for transforms of length n (n >= 1).
@@ -82,7 +83,7 @@ func newPlan(n int, o options) (*Plan, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("fft: invalid length %d (want at least 1)", n)
 	}
-	p := &Plan{n: n}
+	p := &Plan{n: n, opts: o}
 	if n == 1 {
 		return p, nil
 	}
@@ -118,18 +119,6 @@ func newPlan(n int, o options) (*Plan, error) {
 	// their real input as complex numbers, at twice the cost.
 	if p.kind == kindFFTPACK && smooth5(n) && countFactors(n, realOrder) <= o.maxFactors {
 		p.r = fourier.NewFFT(n)
-	}
-	if p.r == nil && n%2 == 0 {
-		// An even real transform is a complex one of half the length.
-		h, err := newPlan(n/2, o)
-		if err != nil {
-			return nil, err
-		}
-		p.half = h
-		p.rw = make([]complex128, n/2)
-		for k := range p.rw {
-			p.rw[k] = unitRoot(k, n)
-		}
 	}
 	return p, nil
 }
@@ -231,7 +220,7 @@ func (p *Plan) RealForward(dst []complex128, src []float64) {
 		p.r.Coefficients(dst, src)
 		return
 	}
-	if p.half != nil {
+	if p.evenReal() {
 		p.halfForward(dst, src)
 		return
 	}
@@ -255,7 +244,7 @@ func (p *Plan) RealBackward(dst []float64, src []complex128) {
 		p.r.Sequence(dst, src)
 		return
 	}
-	if p.half != nil {
+	if p.evenReal() {
 		p.halfBackward(dst, src)
 		return
 	}
@@ -273,6 +262,28 @@ func (p *Plan) RealBackward(dst []float64, src []complex128) {
 	for i := range dst {
 		dst[i] = real(buf[i])
 	}
+}
+
+// evenReal reports whether real transforms go through a complex one of
+// half the length (an even n without FFTPACK's real transform), making
+// that plan and its twiddles on first use: complex transforms never pay
+// for them.
+func (p *Plan) evenReal() bool {
+	if p.r != nil || p.n%2 != 0 {
+		return false
+	}
+	if p.half == nil {
+		h, err := newPlan(p.n/2, p.opts)
+		if err != nil { // cannot happen: n/2 >= 1
+			return false
+		}
+		p.half = h
+		p.rw = make([]complex128, p.n/2)
+		for k := range p.rw {
+			p.rw[k] = unitRoot(k, p.n)
+		}
+	}
+	return true
 }
 
 // halfForward is RealForward for an even n: z_j = x_2j + i x_2j+1 is

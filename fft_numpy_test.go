@@ -247,6 +247,7 @@ func fftCases() []npCase {
 	}
 	cases = append(cases,
 		bad("fft n=0", "np.fft.fft(a, n=0)", ins("a", r97), func(e *npEnv) *tensor.Tensor { return tensor.FFT(e.v("a"), tensor.FFTLen(0)) }),
+		bad("fft n=-1", "np.fft.fft(a, n=-1)", ins("a", r97), func(e *npEnv) *tensor.Tensor { return tensor.FFT(e.v("a"), tensor.FFTLen(-1)) }),
 		bad("fft bad norm", "np.fft.fft(a, norm='bogus')", ins("a", r97), func(e *npEnv) *tensor.Tensor { return tensor.FFT(e.v("a"), tensor.FFTNorm("bogus")) }),
 		bad("fft axis out of range", "np.fft.fft(a, n=3, axis=2)", ins("a", a2), func(e *npEnv) *tensor.Tensor {
 			return tensor.FFT(e.v("a"), tensor.FFTLen(3), tensor.FFTAxis(2))

@@ -47,6 +47,7 @@ func TestFFTCallErrors(t *testing.T) {
 		node, kind string
 	}{
 		{`{"fn":"fft.fft","args":[@M, 0]}`, "ValueError"},
+		{`{"fn":"fft.ihfft","args":[@M, -1]}`, "ValueError"},
 		{`{"fn":"fft.fft","args":[@M],"kwargs":{"norm":"both"}}`, "ValueError"},
 		{`{"fn":"fft.fft","args":[@M],"kwargs":{"axis":2}}`, "AxisError"},
 		{`{"fn":"fft.fft2","args":[@V]}`, "AxisError"},

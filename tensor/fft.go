@@ -20,7 +20,8 @@ import (
 type FFTOption func(*fftConfig)
 
 type fftConfig struct {
-	n       int // the 1-D length; -1 for NumPy's None
+	n       int // the 1-D length, when nSet (else NumPy's None)
+	nSet    bool
 	axis    int
 	axisSet bool
 	s       []int // nil: None
@@ -31,7 +32,7 @@ type fftConfig struct {
 
 // FFTLen is the transform length n of a 1-D transform: the axis is cut to
 // n or padded with zeros (for IRFFT and HFFT, n is the output length).
-func FFTLen(n int) FFTOption { return func(c *fftConfig) { c.n = n } }
+func FFTLen(n int) FFTOption { return func(c *fftConfig) { c.n, c.nSet = n, true } }
 
 // FFTAxis is the axis of a 1-D transform (default -1).
 func FFTAxis(axis int) FFTOption {
@@ -55,7 +56,7 @@ func FFTAxes(axes ...int) FFTOption {
 func FFTNorm(norm string) FFTOption { return func(c *fftConfig) { c.norm = norm } }
 
 func newFFTConfig(opts []FFTOption) fftConfig {
-	c := fftConfig{n: -1, axis: -1}
+	c := fftConfig{axis: -1}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -117,9 +118,18 @@ func fft1(name string, t *Tensor, op ops.FFT, swap bool, c fftConfig) *Tensor {
 	if c.s != nil || c.axesSet {
 		return errorf("%s: takes a length and an axis (FFTLen, FFTAxis), not a shape and axes", name)
 	}
-	return fftAlong(name, t, op, swap, c.n, c.axis, c.norm)
+	n := -1 // None
+	if c.nSet {
+		if c.n < 1 {
+			return errorf("%s: %w", name, &ops.FFTLengthError{N: c.n})
+		}
+		n = c.n
+	}
+	return fftAlong(name, t, op, swap, n, c.axis, c.norm)
 }
 
+// fftAlong is the 1-D transform op along axis of length n (-1: NumPy's
+// default for the kind).
 func fftAlong(name string, t *Tensor, op ops.FFT, swap bool, n, axis int, norm string) *Tensor {
 	if err := ops.CheckFFTNorm(norm); err != nil {
 		return errorf("%s: %w", name, err)
@@ -127,9 +137,6 @@ func fftAlong(name string, t *Tensor, op ops.FFT, swap bool, n, axis int, norm s
 	ax, err := ndarray.NormAxis(axis, t.NDim())
 	if err != nil {
 		return errorf("%s of tensor of shape %v: %w", name, t.meta.Shape, err)
-	}
-	if n < 0 && n != -1 || n == 0 {
-		return errorf("%s: %w", name, &ops.FFTLengthError{N: n})
 	}
 	if n == -1 {
 		n = t.meta.Shape[ax]
@@ -206,7 +213,7 @@ func fftn(name string, t *Tensor, op ops.FFT, two bool, opts []FFTOption) *Tenso
 		return e
 	}
 	c := newFFTConfig(opts)
-	if c.n != -1 || c.axisSet {
+	if c.nSet || c.axisSet {
 		return errorf("%s: takes a shape and axes (FFTShape, FFTAxes), not a length and an axis", name)
 	}
 	if err := ops.CheckFFTNorm(c.norm); err != nil {

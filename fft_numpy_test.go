@@ -210,6 +210,13 @@ func fftCases() []npCase {
 		one("ifft of fft of an expression", "np.fft.ifft(np.fft.fft(a * 2 + 1), axis=0)", ins("a", a2), func(e *npEnv) *tensor.Tensor {
 			return tensor.IFFT(tensor.FFT(e.v("a").Mul(2).Add(1)), tensor.FFTAxis(0))
 		}),
+		one("power spectrum", "np.abs(np.fft.rfft(a, axis=0)) ** 2", ins("a", a2), func(e *npEnv) *tensor.Tensor {
+			p := tensor.Abs(tensor.RFFT(e.v("a"), tensor.FFTAxis(0)))
+			return p.Mul(p)
+		}),
+		one("real part of an inverse of a conjugate", "np.fft.ifft(np.conj(a)).real", ins("a", c2), func(e *npEnv) *tensor.Tensor {
+			return tensor.IFFT(e.v("a").Conj()).Real()
+		}),
 		one("fft of a transposed tensor", "np.fft.fft(a.T)", ins("a", a2), func(e *npEnv) *tensor.Tensor { return tensor.FFT(e.v("a").T()) }),
 		one("fft of an empty lane set", "np.fft.fft(a, axis=1)", ins("a", npR(f64, next(), 0, 5)), func(e *npEnv) *tensor.Tensor {
 			return tensor.FFT(e.v("a"), tensor.FFTAxis(1))

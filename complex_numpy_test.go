@@ -265,6 +265,15 @@ func complexCases() []npCase {
 		if d == ndarray.Bool {
 			x = npSmallInts(d, 5, 0, 1, 5, 7)
 		}
+		parts := many(fmt.Sprintf("%v real imag conj angle", d), "(np.conjugate(x), np.real(x), np.imag(x), np.angle(x), np.angle(x, deg=True), np.abs(x))", ins("x", x),
+			func(e *npEnv) []*tensor.Tensor {
+				x := e.v("x")
+				return tt(tensor.Conj(x), tensor.Real(x), tensor.Imag(x), tensor.Angle(x, false), tensor.Angle(x, true), tensor.Abs(x))
+			})
+		if d.Size() == 1 && d != ndarray.Bool {
+			parts = parts.tol(1e-3, 0, "angle of 8-bit integers is float16, computed in float32 and rounded once")
+		}
+		cs = append(cs, parts)
 		cs = append(cs, many(fmt.Sprintf("%v with Python complex", d), "(x + 1j, (1.5-2j) * x, x / 1e300j)", ins("x", x), func(e *npEnv) []*tensor.Tensor {
 			x := e.v("x")
 			return tt(x.Add(complex(0, 1)), tensor.Mul(complex(1.5, -2), x), tensor.Div(x, complex(0, 1e300)))

@@ -15,7 +15,7 @@ import (
 )
 
 // TestNpyNumPyDifferential: .npy files written by NumPy (every Phobos
-// dtype, C and Fortran order, little- and big-endian) read by FromNpy
+// dtype, complex ones included, C and Fortran order, little- and big-endian) read by FromNpy
 // under several chunkings equal NumPy's arrays; files Phobos writes with
 // ToNpy (of an expression of them) are read by NumPy and equal its own
 // result of the same expression.
@@ -33,7 +33,7 @@ func TestNpyNumPyDifferential(t *testing.T) {
 	var files []file
 	var cases []numpytest.Case
 	shapes := [][]int{{}, {13}, {7, 5}, {4, 3, 6}, {2, 0, 3}}
-	for _, dt := range []string{"f8", "f4", "i8", "i4", "b1"} {
+	for _, dt := range []string{"f8", "f4", "i8", "i4", "b1", "c16", "c8"} {
 		for _, order := range []string{"C", "F"} {
 			for _, bo := range []string{"<", ">"} {
 				if dt == "b1" && bo == ">" {
@@ -55,6 +55,8 @@ func TestNpyNumPyDifferential(t *testing.T) {
 						vals = fmt.Sprintf("(np.arange(%d) * 7 %% 3 == 1)", n)
 					} else if dt[0] == 'i' {
 						vals = fmt.Sprintf("((np.arange(%d) * 7919) %% 2003 - 1001) * 1000003", n)
+					} else if dt[0] == 'c' {
+						vals = fmt.Sprintf("((np.arange(%d) * 7919) %% 2003 - 1001) * 1.25 - 0.5j * (np.arange(%d) %% 17 - 8)", n, n)
 					}
 					arr := fmt.Sprintf("np.asarray((%s).reshape((%s)).astype('%s%s'), order='%s')", vals, strings.Join(dims, ",")+",", bo, dt, order)
 					if len(shape) == 0 {

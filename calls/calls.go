@@ -121,10 +121,13 @@ func (p Program) BuildWith(ctx context.Context, like bool, open Opener) ([]*tens
 func kindOf(fn string, err error) string {
 	var ae *ndarray.AxisError
 	var de *ndarray.DTypeError
+	var ode *ops.DTypeError
 	switch {
 	case errors.As(err, &ae):
 		return "AxisError"
-	case errors.As(err, &de):
+	case errors.As(err, &de), errors.As(err, &ode):
+		// An op without a kernel for the dtype: NumPy's TypeError for
+		// ufuncs without a loop.
 		return "TypeError"
 	case fn == "getitem", fn == "setitem" && strings.Contains(err.Error(), "index"):
 		return "IndexError"
@@ -290,10 +293,15 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 	switch v[0] {
 	case '{':
 		var ref struct {
-			Ref *int `json:"ref"`
+			Ref  *int            `json:"ref"`
+			Real json.RawMessage `json:"real"`
+			Imag json.RawMessage `json:"imag"`
+		}
+		if err := json.Unmarshal(v, &ref); err == nil && ref.Ref == nil && (ref.Real != nil || ref.Imag != nil) {
+			return a.complexValue(name, ref.Real, ref.Imag)
 		}
 		if err := json.Unmarshal(v, &ref); err != nil || ref.Ref == nil {
-			return nil, typeErr(name, fmt.Errorf("an object argument is a reference, {\"ref\": N}: %s", v))
+			return nil, typeErr(name, fmt.Errorf("an object argument is a reference, {\"ref\": N}, or a complex number, {\"real\": x, \"imag\": y}: %s", v))
 		}
 		if *ref.Ref < 0 || *ref.Ref >= len(a.prev) {
 			return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", *ref.Ref))
@@ -331,6 +339,36 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 		return nil, typeErr(name, fmt.Errorf("want a number, a bool or a tensor: %s", v))
 	}
 	return f, nil
+}
+
+// complexValue is the complex number {"real": x, "imag": y} (a missing
+// part is 0; each part a number or "nan", "inf", "-inf" as elsewhere).
+func (a *args) complexValue(name string, re, im json.RawMessage) (any, error) {
+	part := func(raw json.RawMessage) (float64, error) {
+		if raw == nil {
+			return 0, nil
+		}
+		v, err := a.value(name, raw)
+		if err != nil {
+			return 0, err
+		}
+		switch x := v.(type) {
+		case int64:
+			return float64(x), nil
+		case float64:
+			return x, nil
+		}
+		return 0, typeErr(name, fmt.Errorf("a complex number's parts are numbers: %s", raw))
+	}
+	r, err := part(re)
+	if err != nil {
+		return nil, err
+	}
+	i, err := part(im)
+	if err != nil {
+		return nil, err
+	}
+	return complex(r, i), nil
 }
 
 // operands are the named arguments as operands, in order.

@@ -203,6 +203,14 @@ var buildCases = []struct {
 	{"linalg.norm", `[@Z234]`, `{"axis":[1,2]}`, []int{2}, "float64", nil},
 	{"linalg.multi_dot", `[@A,@M,@V]`, ``, []int{2}, "float64", nil},
 	{"einsum", `["ij,jk->ik",@A,@M]`, ``, []int{2, 4}, "float64", nil},
+	// complex numbers: {"real": x, "imag": y} is a complex scalar
+	{"multiply", `[@A, {"real":1,"imag":-2}]`, ``, []int{2, 3}, "complex128", func(p pre) *tensor.Tensor { return tensor.Mul(p[A], complex(1, -2)) }},
+	{"real", `[{"ref":0}]`, ``, []int{2, 3}, "float64", nil},
+	{"real", `[{"real":1.5,"imag":"nan"}]`, ``, []int{}, "float64", nil},
+	{"imag", `[{"imag":2}]`, ``, []int{}, "float64", nil},
+	{"conj", `[{"real":1,"imag":2}]`, ``, []int{}, "complex128", nil},
+	{"angle", `[{"real":1,"imag":1}]`, `{"deg":true}`, []int{}, "float64", func(p pre) *tensor.Tensor { return tensor.Angle(complex(1, 1), true) }},
+	{"angle", `[@A]`, ``, []int{2, 3}, "float64", nil},
 	// elementwise beyond the ufuncs
 	{"frexp", `[@A,0]`, ``, []int{2, 3}, "float64", nil},
 	{"frexp", `[@A,1]`, ``, []int{2, 3}, "int32", nil},

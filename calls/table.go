@@ -71,6 +71,11 @@ func init() {
 		"linspace": {[]string{"start", "stop", "num", "dtype", "chunks"}, linspace, 2},
 		"eye":      {[]string{"N", "M", "k", "dtype", "chunks"}, eye, 1},
 		"random":   {[]string{"seed", "stream", "dist", "p1", "p2", "shape", "dtype", "chunks"}, random, 3},
+		// complex numbers (conjugate is a ufunc)
+		"real":  {[]string{"val"}, oneOperand("val", tensor.Real), 1},
+		"imag":  {[]string{"val"}, oneOperand("val", tensor.Imag), 1},
+		"conj":  {[]string{"x"}, oneOperand("x", tensor.Conj), 1},
+		"angle": {[]string{"z", "deg"}, angle, 1},
 		// elementwise beyond the ufuncs
 		"frexp":       {[]string{"x", "out"}, twoOutputs(tensor.Frexp), 2},
 		"modf":        {[]string{"x", "out"}, twoOutputs(tensor.Modf), 2},
@@ -802,6 +807,30 @@ func twoOutputs(f func(x any) (*tensor.Tensor, *tensor.Tensor)) func(*args) (*te
 }
 
 // closeness is isclose or allclose with NumPy's defaults.
+// oneOperand is a function of one operand (a tensor or a number).
+func oneOperand(param string, f func(x any) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
+	return func(a *args) (*tensor.Tensor, error) {
+		x, err := a.operand(param)
+		if err != nil {
+			return nil, err
+		}
+		return f(x), nil
+	}
+}
+
+// angle is np.angle(z, deg=False).
+func angle(a *args) (*tensor.Tensor, error) {
+	z, err := a.operand("z")
+	if err != nil {
+		return nil, err
+	}
+	deg, err := a.bool("deg")
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Angle(z, deg), nil
+}
+
 func closeness(f func(a, b any, rtol, atol float64, equalNaN bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		x, err := a.operands("a", "b")

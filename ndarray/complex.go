@@ -132,7 +132,12 @@ func complexUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 // np.angle and np.conjugate do.
 func realOnlyUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	switch op {
-	case Real, Imag, Conjugate:
+	case Conjugate:
+		if in == Bool {
+			return Int8, Int8, nil // NumPy's conjugate has no bool loop
+		}
+		return in, in, nil
+	case Real, Imag:
 		return in, in, nil
 	case Angle, AngleDeg:
 		// np.angle is arctan2(0, x): float16 for 8-bit integers, float32

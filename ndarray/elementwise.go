@@ -2,6 +2,7 @@ package ndarray
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -185,6 +186,15 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	ct, rt, err := ewUnaryTypes(op, a.dtype)
 	if err != nil {
 		return nil, fmt.Errorf("%w (array of shape %v)", err, a.shape)
+	}
+	if ct == Float16 && op == AngleDeg {
+		// np.angle(x, deg=True) is arctan2(0, x) *= 180/pi: two float16
+		// results, each rounded, the factor a float16 too.
+		r, err := Unary(Angle, a)
+		if err != nil {
+			return nil, err
+		}
+		return Binary(Mul, r, Scalar(Float16, 180/math.Pi))
 	}
 	if ct == Float16 {
 		// NumPy's half loops: computed in float32, each result rounded once.

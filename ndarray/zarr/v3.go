@@ -160,8 +160,8 @@ func parseV3(doc []byte) (*Array, error) {
 		return nil, fmt.Errorf("data_type %q with a configuration", dte.name)
 	}
 	dt, err := ndarray.ParseDType(dte.name)
-	if err != nil || typeName(dt) != dte.name || dt.IsComplex() {
-		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", dte.name)
+	if err != nil || typeName(dt) != dte.name {
+		return nil, fmt.Errorf("data_type %q is not read: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, complex64 and complex128", dte.name)
 	}
 	size := dt.Size()
 
@@ -273,7 +273,17 @@ func parseV3(doc []byte) (*Array, error) {
 	if m.canonical, err = json.Marshal(canon); err != nil {
 		return nil, err
 	}
-	return &Array{Format: 3, Shape: shape, Chunks: chunks, DType: dt, Fill: fill, Separator: sep, v3: m}, nil
+	var fillIm float64
+	if dt.IsComplex() {
+		p := ndarray.ComplexPart(dt)
+		fi := m.fill[p.Size():]
+		if p == ndarray.Float32 {
+			fillIm = float64(math.Float32frombits(binary.LittleEndian.Uint32(fi)))
+		} else {
+			fillIm = math.Float64frombits(binary.LittleEndian.Uint64(fi))
+		}
+	}
+	return &Array{Format: 3, Shape: shape, Chunks: chunks, DType: dt, Fill: fill, FillImag: fillIm, Separator: sep, v3: m}, nil
 }
 
 // ignorable is an extension member with "must_understand": false.
@@ -634,6 +644,23 @@ func parseFillV3(raw json.RawMessage, dt ndarray.DType) ([]byte, float64, error)
 	}
 	if s == "null" {
 		return b, 0, nil
+	}
+	if dt.IsComplex() {
+		// [real, imag], each part a fill_value of the part's float type.
+		var parts []json.RawMessage
+		if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 2 {
+			return nil, 0, bad("want [real, imag]")
+		}
+		p := ndarray.ComplexPart(dt)
+		re, f, err := parseFillV3(parts[0], p)
+		if err != nil {
+			return nil, 0, err
+		}
+		im, _, err := parseFillV3(parts[1], p)
+		if err != nil {
+			return nil, 0, err
+		}
+		return append(re, im...), f, nil
 	}
 	switch dt {
 	case ndarray.Bool:

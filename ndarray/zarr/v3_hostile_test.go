@@ -96,7 +96,7 @@ func TestV3MetadataRefused(t *testing.T) {
 		{metaDoc("spam", `{"name": "spam", "must_understand": true}`), `unknown member "spam"`},
 		{metaDoc("spam", `42`), `unknown member "spam"`},
 	}
-	for _, dt := range []string{"complex64", "complex128", "r16", "string"} {
+	for _, dt := range []string{"complex256", "r16", "string"} {
 		cases = append(cases, struct{ doc, want string }{metaDoc("data_type", fmt.Sprintf("%q", dt)), fmt.Sprintf("data_type %q is not read", dt)})
 	}
 	// A shard index too large to hold.
@@ -259,4 +259,50 @@ var t0 testing.TB
 
 func crcOf(b []byte) uint32 {
 	return binary.LittleEndian.Uint32(crcStage(t0, b).([]byte)[len(b):])
+}
+
+// A complex fill_value is [real, imag], each part a float fill_value
+// ("NaN", "Infinity", a number or a hex bit pattern); missing chunks read
+// as it, and a fill of another shape is refused.
+func TestV3ComplexFill(t *testing.T) {
+	root := t.TempDir()
+	for i, c := range []struct {
+		dt, fill string
+		want     complex128
+		bad      bool
+	}{
+		{"complex128", `["NaN", 2.5]`, complex(math.NaN(), 2.5), false},
+		{"complex64", `[-1.5, "Infinity"]`, complex(-1.5, math.Inf(1)), false},
+		{"complex64", `["0x3fc00000", 0]`, complex(1.5, 0), false},
+		{"complex128", `1.5`, 0, true},
+		{"complex128", `[1, 2, 3]`, 0, true},
+	} {
+		dir := filepath.Join(root, fmt.Sprintf("f%d.zarr", i))
+		os.Mkdir(dir, 0o755)
+		doc := strings.Replace(metaDoc("fill_value", c.fill), `"float64"`, fmt.Sprintf("%q", c.dt), 1)
+		if err := os.WriteFile(filepath.Join(dir, "zarr.json"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(dir)
+		if c.bad {
+			if err == nil {
+				t.Errorf("%s fill %s: opened, want an error", c.dt, c.fill)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s fill %s: %v", c.dt, c.fill, err)
+		}
+		got, err := a.ReadRegion([]int{0, 0}, []int{6, 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range got.Size() {
+			v := got.ComplexAtFlat(j)
+			sameNaN := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+			if !sameNaN(real(v), real(c.want)) || !sameNaN(imag(v), imag(c.want)) {
+				t.Fatalf("%s fill %s: element %d is %v, want %v", c.dt, c.fill, j, v, c.want)
+			}
+		}
+	}
 }

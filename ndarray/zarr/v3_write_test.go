@@ -31,9 +31,6 @@ func TestV3WrittenStoresReadBack(t *testing.T) {
 	}
 	for _, codec := range []string{"", "gzip", "zstd", "blosc"} {
 		for _, dt := range ndarray.DTypes() {
-			if dt.IsComplex() {
-				continue // Zarr does not read or write complex yet
-			}
 			for _, c := range shapes {
 				a := testArray(dt, c.shape, n)
 				z, err := zarr.NewArray(c.shape, c.chunks, dt, codec, zarr.WithFormat(3))

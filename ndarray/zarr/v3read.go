@@ -301,7 +301,7 @@ func decodeChain(chain []codec, raw []byte, shape []int, dt ndarray.DType) (*nda
 	b := out.Bytes()
 	copy(b, data)
 	if chain[ab].big {
-		swap(b, dt.Size())
+		swap(b, partSize(dt))
 	}
 	if dt == ndarray.Bool {
 		for i, v := range b {
@@ -369,7 +369,7 @@ func undoBytes(name string, data []byte, limit int) ([]byte, error) {
 func (a *Array) fillChunk(shape []int) *ndarray.Array {
 	out, err := ndarray.New(a.DType, shape...)
 	if err != nil {
-		return ndarray.FillScalar(a.DType, shape, a.Fill)
+		return a.fillScalar(shape)
 	}
 	b := out.Bytes()
 	if f := a.v3.fill; !allZero(f) {

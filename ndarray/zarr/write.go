@@ -109,8 +109,11 @@ func metaV3(shape, chunks []int, dt ndarray.DType, codec string) ([]byte, error)
 		return nil, fmt.Errorf("zarr: compressor %q is not a Zarr v3 codec (write: none, gzip, zstd, blosc)", codec)
 	}
 	var fill any = 0
-	if dt == ndarray.Bool {
+	switch {
+	case dt == ndarray.Bool:
 		fill = false
+	case dt.IsComplex():
+		fill = []float64{0, 0} // [real, imag]
 	}
 	m := map[string]any{
 		"zarr_format": 3, "node_type": "array", "shape": shape, "data_type": typeName(dt),
@@ -158,9 +161,13 @@ func (a *Array) WriteMeta(dir string) error {
 	case "blosc":
 		comp = map[string]any{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
 	}
+	var fill any = 0
+	if a.DType.IsComplex() {
+		fill = []float64{0, 0} // zarr-python's [real, imag]
+	}
 	m := map[string]any{
 		"zarr_format": 2, "shape": a.Shape, "chunks": a.Chunks, "dtype": dt, "compressor": comp,
-		"fill_value": 0, "order": "C", "filters": nil, "dimension_separator": ".",
+		"fill_value": fill, "order": "C", "filters": nil, "dimension_separator": ".",
 	}
 	b, err := json.MarshalIndent(m, "", "    ")
 	if err != nil {

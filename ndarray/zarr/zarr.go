@@ -63,7 +63,8 @@ type Array struct {
 	DType     ndarray.DType // as Phobos holds it
 	BigEndian bool          // stored byte order
 	Fortran   bool          // each chunk in F order
-	Fill      float64       // what a missing chunk holds (NaN allowed)
+	Fill      float64       // what a missing chunk holds (NaN allowed); a complex fill's real part
+	FillImag  float64       // a complex fill's imaginary part
 	Separator string        // between chunk indexes in keys: "." or "/"
 	Codec     string        // "" (none), "zlib", "gzip", "zstd" or "blosc" (v2)
 
@@ -187,7 +188,12 @@ func parse(raw []byte) (*Array, error) {
 			return nil, fmt.Errorf("compressor %q is not supported (zlib, gzip, zstd and blosc are)", id)
 		}
 	}
-	if a.Fill, err = parseFill(m.FillValue, a.DType); err != nil {
+	if a.DType.IsComplex() {
+		a.Fill, a.FillImag, err = parseFillComplex(m.FillValue)
+	} else {
+		a.Fill, err = parseFill(m.FillValue, a.DType)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -223,8 +229,11 @@ func parseDType(s string) (ndarray.DType, bool, error) {
 	if len(s) == 3 && s[2] >= '1' && s[2] <= '8' {
 		dt = ndarray.DTypeOf(s[1], int(s[2]-'0'))
 	}
-	if dt == ndarray.Invalid || dt.IsComplex() {
-		return 0, false, fmt.Errorf("dtype %q: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32 and float64", s)
+	if s[1:] == "c16" {
+		dt = ndarray.Complex128
+	}
+	if dt == ndarray.Invalid {
+		return 0, false, fmt.Errorf("dtype %q: Phobos has bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, complex64 and complex128", s)
 	}
 	return dt, big && dt.Size() > 1, nil
 }
@@ -252,6 +261,37 @@ func parseFill(raw json.RawMessage, dt ndarray.DType) (float64, error) {
 		return 0, fmt.Errorf("fill_value %s", s)
 	}
 	return v, nil
+}
+
+// parseFillComplex reads a complex fill_value: zarr-python writes
+// [real, imag], each part as parseFill reads a float; null reads as 0 and
+// a plain number as a real value.
+func parseFillComplex(raw json.RawMessage) (float64, float64, error) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		re, err := parseFill(raw, ndarray.Float64)
+		return re, 0, err
+	}
+	if len(parts) != 2 {
+		return 0, 0, fmt.Errorf("fill_value %s: want [real, imag]", raw)
+	}
+	re, err := parseFill(parts[0], ndarray.Float64)
+	if err != nil {
+		return 0, 0, err
+	}
+	im, err := parseFill(parts[1], ndarray.Float64)
+	return re, im, err
+}
+
+// fillScalar is a chunk of shape holding the fill value.
+func (a *Array) fillScalar(shape []int) *ndarray.Array {
+	out := ndarray.FillScalar(a.DType, shape, a.Fill)
+	if a.DType.IsComplex() && a.FillImag != 0 {
+		for i := range out.Size() {
+			out.SetComplexFlat(i, complex(a.Fill, a.FillImag))
+		}
+	}
+	return out
 }
 
 // Grid is the number of stored chunks along each axis.
@@ -309,7 +349,7 @@ func (a *Array) readChunk(idx []int, cache shardCache) (*ndarray.Array, error) {
 	want := out.Nbytes()
 	raw, err := readBounded(name, encodedCap(want))
 	if errors.Is(err, fs.ErrNotExist) {
-		return ndarray.FillScalar(a.DType, a.Chunks, a.Fill), nil
+		return a.fillScalar(a.Chunks), nil
 	}
 	if err != nil {
 		return nil, fail(err)
@@ -332,7 +372,7 @@ func (a *Array) readChunk(idx []int, cache shardCache) (*ndarray.Array, error) {
 		copy(b, data)
 	}
 	if a.BigEndian {
-		swap(b, a.DType.Size())
+		swap(b, partSize(a.DType))
 	}
 	if a.DType == ndarray.Bool {
 		for i, v := range b {
@@ -390,6 +430,15 @@ func reversed(s []int) []int {
 		r[len(s)-1-i] = v
 	}
 	return r
+}
+
+// partSize is the size of the numbers an element is made of, the unit of
+// byte order: the element itself, or one part of a complex number.
+func partSize(dt ndarray.DType) int {
+	if dt.IsComplex() {
+		return dt.Size() / 2
+	}
+	return dt.Size()
 }
 
 // swap reverses the bytes of each size-byte element.

@@ -86,6 +86,17 @@ func same(a, b *ndarray.Array) bool {
 	if a.DType() != b.DType() || !ndarray.SameShape(a.Shape(), b.Shape()) {
 		return false
 	}
+	if a.DType().IsComplex() {
+		for i := range a.Size() {
+			x, y := a.ComplexAtFlat(i), b.ComplexAtFlat(i)
+			for _, p := range [][2]float64{{real(x), real(y)}, {imag(x), imag(y)}} {
+				if p[0] != p[1] && !(math.IsNaN(p[0]) && math.IsNaN(p[1])) {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	x, y := a.ToFloat64s(), b.ToFloat64s()
 	for i := range x {
 		if x[i] != y[i] && !(math.IsNaN(x[i]) && math.IsNaN(y[i])) {

@@ -185,7 +185,7 @@ def test_zero_d_promotion(session, a, b):
     y = mt.asarray(np.array(1, dtype=b))
     try:
         want = xa.result_type(getattr(xa, a), getattr(xa, b))
-    except TypeError:
+    except (TypeError, AttributeError):  # numpy.array_api 1.24 has no complex dtypes
         want = np.promote_types(a, b)
     for r, v in ((x + y, 2), (y + x, 2), (mt.multiply(x, y), 1), (mt.maximum(y, x), 1)):
         assert r.dtype == want, (a, b, r.dtype)

@@ -198,15 +198,15 @@ def test_bad_axis_is_numpy_axis_error(fn):
 
 
 @pytest.mark.parametrize("make", [
-    pytest.param(lambda: mt.tensor(np.ones(3, complex)), id="tensor-complex"),
-    pytest.param(lambda: mt.asarray(np.ones(3, np.complex64)), id="asarray-complex64"),
+    pytest.param(lambda: mt.tensor(np.ones(3, np.clongdouble)), id="tensor-clongdouble"),
+    pytest.param(lambda: mt.asarray(np.ones(3, np.longdouble)), id="asarray-longdouble"),
     pytest.param(lambda: mt.tensor(np.array(["ab", "c"])), id="tensor-str"),
-    pytest.param(lambda: mt.tensor([1, 2], dtype=np.complex64), id="tensor-dtype-complex64"),
-    pytest.param(lambda: mt.zeros(3, dtype=np.complex128), id="zeros-complex128"),
-    pytest.param(lambda: mt.tensor(X).astype(np.complex64), id="astype-complex64"),
-    pytest.param(lambda: mt.tensor(X) + np.complex64(3), id="add-np.complex64"),
-    pytest.param(lambda: mt.tensor(X).sum(dtype=np.complex128), id="sum-dtype-complex128"),
-    pytest.param(lambda: np.add(mt.tensor(X), np.ones(5, np.complex64)), id="np.add-complex-array"),
+    pytest.param(lambda: mt.tensor([1, 2], dtype=np.clongdouble), id="tensor-dtype-clongdouble"),
+    pytest.param(lambda: mt.zeros(3, dtype=np.clongdouble), id="zeros-clongdouble"),
+    pytest.param(lambda: mt.tensor(X).astype(np.clongdouble), id="astype-clongdouble"),
+    pytest.param(lambda: mt.tensor(X) + np.clongdouble(3), id="add-np.clongdouble"),
+    pytest.param(lambda: mt.tensor(X).sum(dtype=np.longdouble), id="sum-dtype-longdouble"),
+    pytest.param(lambda: np.add(mt.tensor(X), np.ones(5, np.clongdouble)), id="np.add-clongdouble-array"),
 ])
 def test_unsupported_dtype_raises_type_error(make):
     with pytest.raises(TypeError):

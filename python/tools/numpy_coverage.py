@@ -52,8 +52,8 @@ out("dtype introspection (NumPy's functions work on Phobos dtypes as they are)",
     "promote_types", "result_type", "min_scalar_type", "obj2sctype", "sctype2char", "issctype",
     "issubsctype", "issubdtype", "issubclass_", "mintypecode", "common_type", "find_common_type",
     "maximum_sctype", "typename", "iterable", "isscalar")
-out("complex numbers (Phobos has no complex dtype)", "angle", "iscomplex", "iscomplexobj", "isreal",
-    "isrealobj", "real_if_close", "sort_complex", "real", "imag", "conj", "conjugate")
+out("complex sorting and tolerance tricks (sort refuses complex; take .real or abs first)", "real_if_close",
+    "sort_complex")
 out("Python callbacks per element or per slice", "frompyfunc", "piecewise", "apply_along_axis",
     "apply_over_axes", "fromfunction")
 out("matrix class (deprecated in NumPy)", "asmatrix", "mat", "bmat")

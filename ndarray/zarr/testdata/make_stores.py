@@ -21,13 +21,15 @@ comps = {
     "blosc-zlib-bitshuffle": Blosc(cname="zlib", clevel=3, shuffle=Blosc.BITSHUFFLE),
     "blosc-zstd-bitshuffle-big": Blosc(cname="zstd", clevel=1, shuffle=Blosc.BITSHUFFLE, blocksize=4096),
 }
-dtypes = ["<f8", ">f8", "<f4", "<i8", ">i4", "|b1"]
+dtypes = ["<f8", ">f8", "<f4", "<i8", ">i4", "|b1", "<c8", "<c16", ">c16"]
 cases = []
 def data(dt, shape):
     if dt == "|b1":
         return rng.random(shape) > 0.5
     if dt[1] == "i":
         return rng.integers(-1000, 1000, shape).astype(dt)
+    if dt[1] == "c":
+        return (rng.standard_normal(shape) * 100 + 1j * rng.standard_normal(shape)).astype(dt)
     return (rng.standard_normal(shape) * 100).astype(dt)
 
 n = 0
@@ -47,7 +49,7 @@ for cname, comp in comps.items():
                 np.save(os.path.join(out, name + ".npy"), np.asarray(a).astype(np.dtype(dt).newbyteorder("=")))
                 cases.append({"name": name, "desc": f"{cname} {dt} {order} {shape} chunks {chunks} sep {sep!r}"})
 # Missing chunks read as fill_value, NaN included.
-for fill, dt in [(np.nan, "<f8"), (-7, "<i4"), (2.5, "<f4"), (True, "|b1")]:
+for fill, dt in [(np.nan, "<f8"), (-7, "<i4"), (2.5, "<f4"), (True, "|b1"), (1.5 - 2j, "<c16"), (complex(np.nan, 1), "<c8")]:
     name = f"c{n}"
     n += 1
     z = zarr.open(os.path.join(out, name + ".zarr"), mode="w", shape=(20, 10), chunks=(6, 4), dtype=dt, fill_value=fill,

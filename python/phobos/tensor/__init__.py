@@ -40,6 +40,8 @@ uint64 = np.uint64
 float16 = np.float16
 float32 = np.float32
 float64 = np.float64
+complex64 = np.complex64
+complex128 = np.complex128
 
 # The cluster's ufuncs (ndarray's op names), by arity.
 UNARY_UFUNCS = (
@@ -47,7 +49,7 @@ UNARY_UFUNCS = (
     "tanh", "floor", "ceil", "round", "isnan", "isfinite", "logical_not", "arcsin", "arccos", "arctan",
     "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "exp2", "expm1", "log2", "log10", "cbrt",
     "reciprocal", "rint", "trunc", "fix", "spacing", "signbit", "degrees", "radians", "deg2rad",
-    "rad2deg", "fabs", "positive", "isinf", "isneginf", "isposinf", "nan_to_num", "invert",
+    "rad2deg", "fabs", "positive", "isinf", "isneginf", "isposinf", "nan_to_num", "invert", "conjugate",
 )
 BINARY_UFUNCS = (
     "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "power", "maximum",
@@ -96,7 +98,7 @@ def _operand(x):
     keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (bool, int, float, np.generic)) and np.ndim(x) == 0:
+    if isinstance(x, (bool, int, float, complex, np.generic)) and np.ndim(x) == 0:
         if isinstance(x, np.generic) and x.dtype.name not in SUPPORTED_DTYPES:
             raise TypeError(f"phobos: dtype {x.dtype.name} is not supported")
         return x.item() if isinstance(x, np.generic) else x
@@ -110,6 +112,44 @@ abs = absolute  # noqa: A001, F821
 divide = true_divide  # noqa: F821
 mod = remainder  # noqa: F821
 bitwise_not = invert  # noqa: F821
+conj = conjugate  # noqa: F821
+
+
+def real(val):
+    """numpy.real: the real part (the values themselves for real dtypes)."""
+    return call("real", _operand(val))
+
+
+def imag(val):
+    """numpy.imag: the imaginary part (zeros of the dtype for real dtypes)."""
+    return call("imag", _operand(val))
+
+
+def angle(z, deg=False):
+    """numpy.angle: the argument of complex z, in radians or, with deg,
+    degrees."""
+    return call("angle", _operand(z), deg=builtins.bool(deg))
+
+
+def iscomplexobj(x):
+    """numpy.iscomplexobj: whether x's dtype is complex."""
+    return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
+
+
+def isrealobj(x):
+    """numpy.isrealobj: not iscomplexobj."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x):
+    """numpy.iscomplex: true where the imaginary part is nonzero (false
+    everywhere for real dtypes)."""
+    return not_equal(imag(x), 0)  # noqa: F821
+
+
+def isreal(x):
+    """numpy.isreal: true where the imaginary part is zero."""
+    return equal(imag(x), 0)  # noqa: F821
 _nan_to_num = nan_to_num  # noqa: F821
 
 
@@ -668,7 +708,8 @@ def _index_items(key):
 
 
 def _value_arg(v):
-    if isinstance(v, Tensor) or isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+    if isinstance(v, Tensor) or isinstance(v, (bool, int, float, complex, np.bool_, np.integer, np.floating,
+                                               np.complexfloating)):
         return v
     return astensor(np.asarray(v))
 
@@ -848,6 +889,10 @@ Tensor.__rdivmod__ = lambda self, o: divmod(o, self)
 Tensor.reshape = _t_reshape
 Tensor.transpose = _t_transpose
 Tensor.astype = _t_astype
+Tensor.real = property(lambda self: real(self), doc="The real part (numpy's x.real).")
+Tensor.imag = property(lambda self: imag(self), doc="The imaginary part (numpy's x.imag).")
+Tensor.conj = lambda self: conjugate(self)  # noqa: F821
+Tensor.conjugate = lambda self: conjugate(self)  # noqa: F821
 for _f in (sum, prod, mean, var, std, min, max, any, all, argmin, argmax, cumsum, cumprod,
            ravel, squeeze, flip, clip, dot, rechunk, to_npy, to_zarr, _round, nonzero, take):
     setattr(Tensor, _f.__name__.lstrip("_"), _method(_f))
@@ -912,6 +957,7 @@ REGISTRY.update({
     "linalg.norm": "linalg.norm", "linalg.multi_dot": "linalg.multi_dot", "einsum": "einsum",
     "linalg.eigh": "linalg.eigh", "linalg.eigvalsh": "linalg.eigvalsh",
 })
+REGISTRY.update({"real": "real", "imag": "imag", "conj": "conj", "angle": "angle"})
 REGISTRY.update(_manip.REGISTRY)
 REGISTRY.update({n: n for n in _quantile.NAMES})
 REGISTRY.update({n: n for n in _stats.NAMES})
@@ -952,7 +998,8 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "atleast_1d", "atleast_2d", "einsum", "isneginf", "isposinf", "nan_to_num", "fix", "isclose", "allclose",
            "array_equal", "array_equiv", "ndim", "shape", "size", "product", "cumproduct", "alltrue",
            "sometrue", "row_stack", "nonzero", "argwhere", "flatnonzero", "compress", "extract", "take", "sort", "searchsorted", "unique", "isin", "in1d", "put", "place", "putmask",
-           "fill_diagonal", "copyto", "choose", "take_along_axis", "put_along_axis") + \
+           "fill_diagonal", "copyto", "choose", "take_along_axis", "put_along_axis", "real", "imag", "angle",
+           "iscomplex", "isreal", "iscomplexobj", "isrealobj") + \
         tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES) + \
         tuple(_setops.NAMES):
     if hasattr(np, _n):

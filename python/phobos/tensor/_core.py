@@ -16,7 +16,7 @@ import numpy as np
 from .. import session as _session
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                    "float16", "float32", "float64")
+                    "float16", "float32", "float64", "complex64", "complex128")
 _SUPPORTED = ", ".join(SUPPORTED_DTYPES)
 
 # Whether a length known only once computed (a boolean mask's selection,
@@ -420,6 +420,10 @@ def _encode(v, ref):
         if math.isinf(f):
             return "inf" if f > 0 else "-inf"
         return f
+    if isinstance(v, (complex, np.complexfloating)):
+        # the graph JSON's complex number
+        z = complex(v)
+        return {"real": _encode(z.real, ref), "imag": _encode(z.imag, ref)}
     if isinstance(v, (list, tuple)):
         return [_encode(x, ref) for x in v]
     if v is None or isinstance(v, (str, dict)):

@@ -48,6 +48,17 @@ def test_three_d_and_round_trip(session):
     close(mt.fft.ifft(mt.fft.fft(t, axis=1), axis=1).fetch(), np.fft.ifft(np.fft.fft(X3, axis=1), axis=1))
 
 
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_input(session, dtype):
+    c = (rng.standard_normal((5, 8)) + 1j * rng.standard_normal((5, 8))).astype(dtype)
+    t = mt.tensor(c, chunks=(2, 3))
+    close(mt.fft.ifft(t, norm="ortho").fetch(), np.fft.ifft(c, norm="ortho"))
+    close(mt.fft.fft2(t, s=(3, 9)).fetch(), np.fft.fft2(c, s=(3, 9)))
+    close(mt.fft.irfft(t, axis=0).fetch(), np.fft.irfft(c, axis=0))
+    close(mt.fft.hfft(t).fetch(), np.fft.hfft(c))
+    close(np.fft.ifftn(t).fetch(), np.fft.ifftn(c))
+
+
 def test_numpy_dispatch(session):
     t = mt.tensor(X2, chunks=3)
     r = np.fft.fft2(t)

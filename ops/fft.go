@@ -287,7 +287,10 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	}
 	threads := min(Threads(ctx), items)
 	if threads <= 1 {
-		return out, l.run(ctx, op, plan, 0, items)
+		if err := l.run(ctx, op, plan, 0, items); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	// Lent slots: the groups of lanes are shared out, each thread with a
 	// plan of its own; every lane is computed as it is alone.
@@ -307,7 +310,10 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // MaxThreads implements Threaded: a chunk of several lanes can use a

@@ -356,7 +356,7 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 	bufR := make([][]float64, group)
 	for g := range group {
 		bufC[g] = make([]complex128, width)
-		if op.Kind != FFTComplex {
+		if op.Kind != FFTComplex || l.srcR != nil {
 			bufR[g] = make([]float64, n)
 		}
 	}
@@ -370,6 +370,25 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 		out0 := o*l.outLen*l.inner + i
 		switch op.Kind {
 		case FFTComplex:
+			if l.srcR != nil {
+				// Real input: its spectrum is Hermitian, so a real
+				// transform (half the work) gives the first half and
+				// conjugates the rest; the inverse is its conjugate.
+				if l.inner == 1 {
+					lane := l.dstC[out0 : out0+n]
+					l.gatherR(bufR[:1], in0)
+					plan.RealForwardThreads(lane[:n/2+1], bufR[0], l.laneThreads)
+					hermitian(lane, op.Inverse, cs)
+					continue
+				}
+				l.gatherR(bufR[:gs], in0)
+				for g := range gs {
+					plan.RealForward(bufC[g][:n/2+1], bufR[g])
+					hermitian(bufC[g][:n], op.Inverse, 1)
+				}
+				l.scatterC(bufC[:gs], n, out0, cs, false)
+				continue
+			}
 			if l.inner == 1 {
 				// A contiguous lane: transform it where it is
 				// written, saving a copy.
@@ -452,9 +471,35 @@ func (l *lanes) gatherC(bufs [][]complex128, width, in0 int, conj bool) {
 	}
 }
 
+// hermitian completes the spectrum of a real lane whose first len/2+1
+// values x holds (x[n-k] = conj x[k]), conjugates it all for the inverse
+// transform's sign, and scales it.
+func hermitian(x []complex128, inverse bool, scale complex128) {
+	n := len(x)
+	for k := n/2 + 1; k < n; k++ {
+		v := x[n-k]
+		x[k] = complex(real(v), -imag(v))
+	}
+	if inverse {
+		for k, v := range x {
+			x[k] = complex(real(v), -imag(v))
+		}
+	}
+	if scale != 1 {
+		for k := range x {
+			x[k] *= scale
+		}
+	}
+}
+
 // gatherR copies the real lanes starting at in0 into bufs, zero-padded.
 func (l *lanes) gatherR(bufs [][]float64, in0 int) {
 	k := min(l.k, len(bufs[0]))
+	if len(bufs) == 1 && l.inner == 1 {
+		copy(bufs[0][:k], l.srcR[in0:in0+k])
+		clear(bufs[0][k:])
+		return
+	}
 	for j := range k {
 		row := in0 + j*l.inner
 		for g, b := range bufs {

@@ -213,6 +213,12 @@ func (p *Plan) Backward(dst, src []complex128) {
 // RealForward computes the first n/2+1 coefficients of the forward
 // transform of the real sequence src (length n) into dst (length n/2+1).
 func (p *Plan) RealForward(dst []complex128, src []float64) {
+	p.RealForwardThreads(dst, src, 1)
+}
+
+// RealForwardThreads is RealForward on up to threads goroutines, when its
+// half-length complex plan is split (ForwardThreads); the same bits.
+func (p *Plan) RealForwardThreads(dst []complex128, src []float64, threads int) {
 	if len(src) != p.n || len(dst) != p.n/2+1 {
 		panic(fmt.Sprintf("fft: real forward of length %d given %d values into %d", p.n, len(src), len(dst)))
 	}
@@ -221,7 +227,7 @@ func (p *Plan) RealForward(dst []complex128, src []float64) {
 		return
 	}
 	if p.evenReal() {
-		p.halfForward(dst, src)
+		p.halfForward(dst, src, threads)
 		return
 	}
 	buf := p.scratch()
@@ -290,13 +296,13 @@ func (p *Plan) evenReal() bool {
 // transformed at length h = n/2, and with E_k = (Z_k + conj Z_(h-k))/2 and
 // O_k = (Z_k - conj Z_(h-k))/2i, the transforms of the even and odd samples,
 // X_k = E_k + exp(-2πik/n) O_k for k <= h.
-func (p *Plan) halfForward(dst []complex128, src []float64) {
+func (p *Plan) halfForward(dst []complex128, src []float64, threads int) {
 	h := p.n / 2
 	z := p.scratch()[:h]
 	for j := range z {
 		z[j] = complex(src[2*j], src[2*j+1])
 	}
-	p.half.Forward(z, z)
+	p.half.ForwardThreads(z, z, threads)
 	z0 := z[0]
 	dst[0] = complex(real(z0)+imag(z0), 0)
 	dst[h] = complex(real(z0)-imag(z0), 0)

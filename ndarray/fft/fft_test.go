@@ -291,6 +291,32 @@ func TestThreads(t *testing.T) {
 	}
 }
 
+// TestRealThreads: an even real transform whose half-length plan is split
+// gives the same bits on several threads.
+func TestRealThreads(t *testing.T) {
+	n := 1 << 16
+	p, err := NewPlan(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	want, got := make([]complex128, n/2+1), make([]complex128, n/2+1)
+	p.RealForward(want, x)
+	if !p.half.Split() {
+		t.Fatalf("the half-length plan of %d is not split", n)
+	}
+	p.RealForwardThreads(got, x, 4)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("element %d is %v with 4 threads, %v with one", i, got[i], want[i])
+		}
+	}
+}
+
 func TestSplits(t *testing.T) {
 	for _, n := range []int{1, 2, 97, 4096, 1 << 14, 1<<14 + 1, 1 << 15, 1009 * 64, 3 * 5 * 7 * 1024, 177147, 1 << 20} {
 		p, err := NewPlan(n)

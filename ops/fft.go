@@ -170,27 +170,35 @@ func (op FFT) Infer(in []Meta) (Meta, error) {
 // Tile implements TensorOp: the axis is made whole, then one kernel per chunk.
 func (op FFT) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	t := in[0]
-	want := slices.Clone(t.NSplits)
-	want[op.Axis] = []int{t.Meta.Shape[op.Axis]}
-	want = boundChunks(want, op.Axis, max(t.Meta.Shape[op.Axis], out.Shape[op.Axis]), maxChunkSize(t.NSplits))
+	// The other axes, cut if whole lanes would make chunks larger than
+	// the input's largest; the axis keeps its chunks, which each kernel
+	// reads in order (no assembled copy of the lanes is made).
+	want := boundChunks(slices.Clone(t.NSplits), op.Axis, max(t.Meta.Shape[op.Axis], out.Shape[op.Axis]), maxChunkSize(t.NSplits))
 	grid := make([]int, len(want))
 	for ax, s := range want {
 		grid[ax] = len(s)
 	}
-	// The rechunk makes up to one chunk op per output chunk, the
-	// transforms one more.
-	if err := admitGrid(b, grid, 2); err != nil {
+	grid[op.Axis] = 1
+	// The views of a refinement make up to one chunk op per piece, the
+	// transforms one per output chunk.
+	if err := admitGrid(b, grid, float64(1+len(want[op.Axis]))); err != nil {
 		return nil, err
 	}
-	whole := RechunkTiled(b, t, want)
+	pieces := RechunkTiled(b, t, want)
+	pgrid := pieces.Grid()
 	ns := slices.Clone(want)
 	ns[op.Axis] = []int{out.Shape[op.Axis]}
-	res := &Tiled{Meta: out, NSplits: ns, Chunks: make([]ChunkRef, len(whole.Chunks))}
+	res := &Tiled{Meta: out, NSplits: ns, Chunks: make([]ChunkRef, 0, gridCount(grid))}
 	var sc ShapeCache
 	ForEachGrid(grid, func(idx []int) {
-		f := GridFlat(grid, idx)
 		meta := Meta{Shape: sc.Shape(ns, idx), DType: out.DType}
-		res.Chunks[f] = b.AddChunk(op, []ChunkRef{whole.Chunks[f]}, meta)
+		refs := make([]ChunkRef, pgrid[op.Axis])
+		for a := range refs {
+			idx[op.Axis] = a
+			refs[a] = pieces.At(idx)
+		}
+		idx[op.Axis] = 0
+		res.Chunks = append(res.Chunks, b.AddChunk(op, refs, meta))
 	})
 	return res, nil
 }
@@ -235,17 +243,32 @@ func boundChunks(nsplits [][]int, axis, n, limit int) [][]int {
 // cut to the transform's input length, transformed and scaled. One plan
 // (twiddles and scratch) serves all lanes.
 func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("fft: %d inputs, want 1", len(in))
+	if len(in) == 0 {
+		return nil, fmt.Errorf("fft: no input")
 	}
 	if err := op.check(); err != nil {
 		return nil, err
 	}
+	// The inputs are the lanes' consecutive pieces along the axis.
 	x := in[0]
 	if op.Axis < 0 || op.Axis >= x.NDim() {
 		return nil, fmt.Errorf("fft: %w", &ndarray.AxisError{Axis: op.Axis, NDim: x.NDim()})
 	}
-	meta := op.outMeta(x.Shape())
+	shape := slices.Clone(x.Shape())
+	shape[op.Axis] = 0
+	for k, p := range in {
+		ps := p.Shape()
+		if p.DType() != x.DType() || len(ps) != len(shape) {
+			return nil, fmt.Errorf("fft: piece %d is %v%v, piece 0 %v%v", k, p.DType(), ps, x.DType(), x.Shape())
+		}
+		for ax, d := range ps {
+			if ax != op.Axis && d != shape[ax] {
+				return nil, fmt.Errorf("fft: piece %d of shape %v does not continue piece 0 of shape %v along axis %d", k, ps, x.Shape(), op.Axis)
+			}
+		}
+		shape[op.Axis] += ps[op.Axis]
+	}
+	meta := op.outMeta(shape)
 	out, err := ndarray.New(meta.DType, meta.Shape...)
 	if err != nil {
 		return nil, fmt.Errorf("fft: %w", err)
@@ -254,7 +277,6 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	if err != nil {
 		return nil, fmt.Errorf("fft: %w", err)
 	}
-	shape := x.Shape()
 	outer, inner := 1, 1
 	for ax := range op.Axis {
 		outer *= shape[ax]
@@ -265,11 +287,20 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	if outer*inner == 0 {
 		return out, nil
 	}
-	l := lanes{m: shape[op.Axis], k: min(shape[op.Axis], op.inLen()), inner: inner, outLen: op.outLen()}
-	if op.Kind == FFTReal {
-		l.srcR, l.srcC = realValues(x)
-	} else {
-		l.srcR, l.srcC = complexValues(x)
+	l := lanes{k: min(shape[op.Axis], op.inLen()), inner: inner, outLen: op.outLen(), real: !x.DType().IsComplex() || op.Kind == FFTReal}
+	start := 0
+	for _, p := range in {
+		pc := piece{start: start, len: p.Shape()[op.Axis]}
+		start += pc.len
+		if pc.len == 0 || pc.start >= l.k {
+			continue // nothing of it is read
+		}
+		if op.Kind == FFTReal {
+			pc.r, pc.c = realValues(p)
+		} else {
+			pc.r, pc.c = complexValues(p)
+		}
+		l.pieces = append(l.pieces, pc)
 	}
 	if op.Kind == FFTInvReal {
 		l.dstR = out.Float64s()
@@ -330,17 +361,25 @@ func (op FFT) MaxThreads(out Meta) int {
 	return max(1, min(64, lanes))
 }
 
-// lanes walks the lanes of a C-contiguous chunk: element j of lane (o, i)
-// is at (o*m + j)*inner + i in the input and (o*outLen + j)*inner + i in
-// the output. Exactly one of srcR and srcC holds the input.
+// piece is one input of the kernel: the lanes' elements start to
+// start+len, as float64 values (r) or complex128 ones (c).
+type piece struct {
+	start, len int
+	r          []float64
+	c          []complex128
+}
+
+// lanes walks the lanes of C-contiguous pieces: element j of lane (o, i)
+// is, in the piece holding it, at (o*len + j-start)*inner + i, and in the
+// output at (o*outLen + j)*inner + i.
 type lanes struct {
-	m, k, inner, outLen int // input length, elements used, lane stride, output length
-	group               int // neighbouring lanes gathered at once
-	laneThreads         int // threads a lone lane's transform may use
-	srcR                []float64
-	srcC                []complex128
-	dstR                []float64
-	dstC                []complex128
+	k, inner, outLen int // input elements used, lane stride, output length
+	pieces           []piece
+	real             bool // the pieces hold real values (r)
+	group            int  // neighbouring lanes gathered at once
+	laneThreads      int  // threads a lone lane's transform may use
+	dstR             []float64
+	dstC             []complex128
 }
 
 // run transforms the groups of lanes lo to hi: group w is the l.group
@@ -356,7 +395,7 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 	bufR := make([][]float64, group)
 	for g := range group {
 		bufC[g] = make([]complex128, width)
-		if op.Kind != FFTComplex || l.srcR != nil {
+		if op.Kind != FFTComplex || l.real {
 			bufR[g] = make([]float64, n)
 		}
 	}
@@ -366,22 +405,21 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 			return err
 		}
 		gs := min(group, l.inner-i)
-		in0 := o*l.m*l.inner + i
 		out0 := o*l.outLen*l.inner + i
 		switch op.Kind {
 		case FFTComplex:
-			if l.srcR != nil {
+			if l.real {
 				// Real input: its spectrum is Hermitian, so a real
 				// transform (half the work) gives the first half and
 				// conjugates the rest; the inverse is its conjugate.
 				if l.inner == 1 {
 					lane := l.dstC[out0 : out0+n]
-					l.gatherR(bufR[:1], in0)
+					l.gatherR(bufR[:1], o, i)
 					plan.RealForwardThreads(lane[:n/2+1], bufR[0], l.laneThreads)
 					hermitian(lane, op.Inverse, cs)
 					continue
 				}
-				l.gatherR(bufR[:gs], in0)
+				l.gatherR(bufR[:gs], o, i)
 				for g := range gs {
 					plan.RealForward(bufC[g][:n/2+1], bufR[g])
 					hermitian(bufC[g][:n], op.Inverse, 1)
@@ -393,7 +431,7 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 				// A contiguous lane: transform it where it is
 				// written, saving a copy.
 				lane := l.dstC[out0 : out0+n]
-				l.gatherC([][]complex128{lane}, n, in0, false)
+				l.gatherC([][]complex128{lane}, n, o, i, false)
 				if op.Inverse {
 					plan.BackwardThreads(lane, lane, l.laneThreads)
 				} else {
@@ -406,7 +444,7 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 				}
 				continue
 			}
-			l.gatherC(bufC[:gs], n, in0, false)
+			l.gatherC(bufC[:gs], n, o, i, false)
 			for g := range gs {
 				if op.Inverse {
 					plan.Backward(bufC[g][:n], bufC[g][:n])
@@ -416,13 +454,13 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 			}
 			l.scatterC(bufC[:gs], n, out0, cs, false)
 		case FFTReal:
-			l.gatherR(bufR[:gs], in0)
+			l.gatherR(bufR[:gs], o, i)
 			for g := range gs {
 				plan.RealForward(bufC[g][:n/2+1], bufR[g])
 			}
 			l.scatterC(bufC[:gs], n/2+1, out0, cs, op.Conj)
 		case FFTInvReal:
-			l.gatherC(bufC[:gs], n/2+1, in0, op.Conj)
+			l.gatherC(bufC[:gs], n/2+1, o, i, op.Conj)
 			for g := range gs {
 				plan.RealBackward(bufR[g], bufC[g][:n/2+1])
 			}
@@ -432,37 +470,43 @@ func (l *lanes) run(ctx context.Context, op FFT, plan *fft.Plan, lo, hi int) err
 	return nil
 }
 
-// gatherC copies the len(bufs) neighbouring lanes starting at in0 into
-// bufs[g][:width] as complex numbers (conjugated if conj), zero-padding
-// past the input's end.
-func (l *lanes) gatherC(bufs [][]complex128, width, in0 int, conj bool) {
+// gatherC copies the len(bufs) neighbouring lanes (o, i...) into
+// bufs[g][:width] as complex numbers (conjugated if conj), piece by piece,
+// zero-padding past the input's end.
+func (l *lanes) gatherC(bufs [][]complex128, width, o, i int, conj bool) {
 	k := min(l.k, width)
-	if len(bufs) == 1 && l.inner == 1 && !conj {
-		// A contiguous lane: straight loops.
-		b := bufs[0][:k]
-		if l.srcC != nil {
-			copy(b, l.srcC[in0:in0+k])
-		} else {
-			for j, v := range l.srcR[in0 : in0+k] {
-				b[j] = complex(v, 0)
-			}
+	for _, p := range l.pieces {
+		if p.start >= k {
+			break
 		}
-		clear(bufs[0][k:width])
-		return
-	}
-	for j := range k {
-		row := in0 + j*l.inner
-		if l.srcC != nil {
-			for g, b := range bufs {
-				v := l.srcC[row+g]
-				if conj {
-					v = complex(real(v), -imag(v))
+		rows := min(p.len, k-p.start)
+		base := o*p.len*l.inner + i
+		if len(bufs) == 1 && l.inner == 1 && !conj {
+			// A contiguous lane: straight loops.
+			b := bufs[0][p.start : p.start+rows]
+			if p.c != nil {
+				copy(b, p.c[base:base+rows])
+			} else {
+				for j, v := range p.r[base : base+rows] {
+					b[j] = complex(v, 0)
 				}
-				b[j] = v
 			}
-		} else {
-			for g, b := range bufs {
-				b[j] = complex(l.srcR[row+g], 0)
+			continue
+		}
+		for j := range rows {
+			row := base + j*l.inner
+			if p.c != nil {
+				for g, b := range bufs {
+					v := p.c[row+g]
+					if conj {
+						v = complex(real(v), -imag(v))
+					}
+					b[p.start+j] = v
+				}
+			} else {
+				for g, b := range bufs {
+					b[p.start+j] = complex(p.r[row+g], 0)
+				}
 			}
 		}
 	}
@@ -492,18 +536,24 @@ func hermitian(x []complex128, inverse bool, scale complex128) {
 	}
 }
 
-// gatherR copies the real lanes starting at in0 into bufs, zero-padded.
-func (l *lanes) gatherR(bufs [][]float64, in0 int) {
+// gatherR copies the real lanes (o, i...) into bufs, zero-padded.
+func (l *lanes) gatherR(bufs [][]float64, o, i int) {
 	k := min(l.k, len(bufs[0]))
-	if len(bufs) == 1 && l.inner == 1 {
-		copy(bufs[0][:k], l.srcR[in0:in0+k])
-		clear(bufs[0][k:])
-		return
-	}
-	for j := range k {
-		row := in0 + j*l.inner
-		for g, b := range bufs {
-			b[j] = l.srcR[row+g]
+	for _, p := range l.pieces {
+		if p.start >= k {
+			break
+		}
+		rows := min(p.len, k-p.start)
+		base := o*p.len*l.inner + i
+		if len(bufs) == 1 && l.inner == 1 {
+			copy(bufs[0][p.start:p.start+rows], p.r[base:base+rows])
+			continue
+		}
+		for j := range rows {
+			row := base + j*l.inner
+			for g, b := range bufs {
+				b[p.start+j] = p.r[row+g]
+			}
 		}
 	}
 	for _, b := range bufs {

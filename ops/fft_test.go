@@ -64,6 +64,9 @@ func TestFFTTile(t *testing.T) {
 		if limit := maxChunkSize(c.nsplits); size > limit {
 			t.Errorf("%+v: chunks of %d elements, the input's largest has %d", c.op, size, limit)
 		}
+		if got := b.count("assemble"); got != 0 {
+			t.Errorf("%+v: %d assembled chunks; the kernels read the pieces themselves", c.op, got)
+		}
 		if got := b.count("fft"); got != len(res.Chunks) {
 			t.Errorf("%+v: %d fft chunk ops for %d output chunks", c.op, got, len(res.Chunks))
 		}
@@ -195,6 +198,17 @@ func TestFFTExecChecks(t *testing.T) {
 	}
 	if _, err := (FFT{Kind: FFTComplex, Axis: 0, N: 3}).Exec(context.Background(), nil); err == nil {
 		t.Error("no input ran")
+	}
+	b, _ := ndarray.FromFloat64s([]int{2, 4}, make([]float64, 8))
+	if _, err := (FFT{Kind: FFTComplex, Axis: 0, N: 5}).Exec(context.Background(), []*ndarray.Array{a, b}); err != nil {
+		t.Errorf("pieces of 3 and 2 rows along axis 0: %v", err)
+	}
+	if _, err := (FFT{Kind: FFTComplex, Axis: 1, N: 4}).Exec(context.Background(), []*ndarray.Array{a, b}); err == nil {
+		t.Error("pieces of 3 and 2 rows joined along axis 1 ran")
+	}
+	c, _ := ndarray.FromInt64s([]int{2, 4}, make([]int64, 8))
+	if _, err := (FFT{Kind: FFTComplex, Axis: 0, N: 5}).Exec(context.Background(), []*ndarray.Array{a, c}); err == nil {
+		t.Error("pieces of two dtypes ran")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -295,9 +295,19 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 		if pc.len == 0 || pc.start >= l.k {
 			continue // nothing of it is read
 		}
-		if op.Kind == FFTReal {
+		// A float64 or complex128 view whose lanes are laid out
+		// regularly is read in place; anything else is copied (and
+		// converted) in C order.
+		pc.so, pc.sa = pc.len*inner, inner
+		so, sa, regular := laneLayout(p, op.Axis)
+		switch dt := p.DType(); {
+		case regular && dt == ndarray.Float64:
+			pc.r, pc.so, pc.sa = p.Float64s(), so, sa
+		case regular && dt == ndarray.Complex128 && op.Kind != FFTReal:
+			pc.c, pc.so, pc.sa = p.Complex128s(), so, sa
+		case op.Kind == FFTReal:
 			pc.r, pc.c = realValues(p)
-		} else {
+		default:
 			pc.r, pc.c = complexValues(p)
 		}
 		l.pieces = append(l.pieces, pc)
@@ -365,8 +375,47 @@ func (op FFT) MaxThreads(out Meta) int {
 // start+len, as float64 values (r) or complex128 ones (c).
 type piece struct {
 	start, len int
+	so, sa     int // the strides of the outer index and of the axis; the inner index has stride 1
 	r          []float64
 	c          []complex128
+}
+
+// laneLayout reports whether x's element (o, j, i) (o over the axes before
+// axis in C order, j along it, i over the axes after it in C order) is at
+// o*so + j*sa + i from its offset, with non-negative strides: the axes
+// after axis packed, those before it collapsing into one stride. Slices of
+// a chunk along any axis are; reversed views are not.
+func laneLayout(x *ndarray.Array, axis int) (so, sa int, ok bool) {
+	shape, st := x.Shape(), x.Strides()
+	s := 1
+	for k := len(shape) - 1; k > axis; k-- {
+		if shape[k] == 1 {
+			continue
+		}
+		if st[k] != s {
+			return 0, 0, false
+		}
+		s *= shape[k]
+	}
+	sa = st[axis]
+	if shape[axis] == 1 {
+		sa = 0
+	}
+	prod := 0
+	for k := axis - 1; k >= 0; k-- {
+		if shape[k] == 1 {
+			continue
+		}
+		if prod == 0 {
+			so, prod = st[k], shape[k]
+			continue
+		}
+		if st[k] != so*prod {
+			return 0, 0, false
+		}
+		prod *= shape[k]
+	}
+	return so, sa, so >= 0 && sa >= 0
 }
 
 // lanes walks the lanes of C-contiguous pieces: element j of lane (o, i)
@@ -480,8 +529,8 @@ func (l *lanes) gatherC(bufs [][]complex128, width, o, i int, conj bool) {
 			break
 		}
 		rows := min(p.len, k-p.start)
-		base := o*p.len*l.inner + i
-		if len(bufs) == 1 && l.inner == 1 && !conj {
+		base := o*p.so + i
+		if len(bufs) == 1 && p.sa == 1 && !conj {
 			// A contiguous lane: straight loops.
 			b := bufs[0][p.start : p.start+rows]
 			if p.c != nil {
@@ -494,7 +543,7 @@ func (l *lanes) gatherC(bufs [][]complex128, width, o, i int, conj bool) {
 			continue
 		}
 		for j := range rows {
-			row := base + j*l.inner
+			row := base + j*p.sa
 			if p.c != nil {
 				for g, b := range bufs {
 					v := p.c[row+g]
@@ -544,13 +593,13 @@ func (l *lanes) gatherR(bufs [][]float64, o, i int) {
 			break
 		}
 		rows := min(p.len, k-p.start)
-		base := o*p.len*l.inner + i
-		if len(bufs) == 1 && l.inner == 1 {
+		base := o*p.so + i
+		if len(bufs) == 1 && p.sa == 1 {
 			copy(bufs[0][p.start:p.start+rows], p.r[base:base+rows])
 			continue
 		}
 		for j := range rows {
-			row := base + j*l.inner
+			row := base + j*p.sa
 			for g, b := range bufs {
 				b[p.start+j] = p.r[row+g]
 			}

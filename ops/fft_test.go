@@ -269,3 +269,50 @@ func TestFFTThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestFFTViews: pieces that are views (a slice along another axis, a
+// transpose, a broadcast, a reversal) give what their contiguous copies
+// give.
+func TestFFTViews(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	big := laRand(t, r, ndarray.Float64, 6, 10, 4)
+	slice, err := big.Slice([]ndarray.Range{{Start: 1, Step: 1, Len: 4}, {Start: 2, Step: 1, Len: 7}, {Start: 0, Step: 1, Len: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := big.Slice([]ndarray.Range{{Start: 5, Step: -1, Len: 6}, {Start: 0, Step: 2, Len: 5}, {Start: 0, Step: 1, Len: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := big.Transpose(2, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := laRand(t, r, ndarray.Float64, 1, 1, 4)
+	bc, err := row.BroadcastTo([]int{3, 5, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]*ndarray.Array{"slice": slice, "reversed": rev, "transposed": tr, "broadcast": bc} {
+		for axis := range v.NDim() {
+			for _, op := range []FFT{
+				{Kind: FFTComplex, Axis: axis, N: v.Shape()[axis] + 1},
+				{Kind: FFTReal, Axis: axis, N: v.Shape()[axis]},
+			} {
+				want, err := op.Exec(context.Background(), []*ndarray.Array{v.Copy()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := op.Exec(context.Background(), []*ndarray.Array{v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want.Size() {
+					if got.ComplexAtFlat(i) != want.ComplexAtFlat(i) {
+						t.Fatalf("%s %+v: element %d is %v, the copy gives %v", name, op, i, got.ComplexAtFlat(i), want.ComplexAtFlat(i))
+					}
+				}
+			}
+		}
+	}
+}

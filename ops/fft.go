@@ -18,11 +18,13 @@ import (
 // hfft). As in NumPy 1.24, it computes in float64 and returns complex128
 // (float64 for the inverse to real values) whatever the input's dtype.
 //
-// It serves both levels. As a tensor op it rechunks its axis whole, so
-// every chunk holds whole lanes, leaves the other axes' chunks as they are
-// and makes one chunk op per chunk: the same struct, whose kernel pads or
-// truncates each lane to N and transforms it. Transforms over several axes
-// are chains of these, one axis at a time.
+// It serves both levels. As a tensor op it gives each output chunk one
+// kernel call that reads the input chunks along its axis in order (the
+// axis whole, as Dask and Mars rechunk it, without an assembled copy); the
+// other axes keep their chunks, cut when whole lanes would make chunks
+// larger than the input's. The kernel (the same struct) pads or truncates
+// each lane to N and transforms it. Transforms over several axes are
+// chains of these, one axis at a time.
 type FFT struct {
 	// Kind is "c2c" (complex to complex), "r2c" (real input, the first
 	// N/2+1 coefficients out) or "c2r" (the first N/2+1 coefficients of

@@ -1,10 +1,13 @@
 package phobos_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -241,6 +244,19 @@ func complexCases() []npCase {
 						tensor.Concatenate(0, a, a.Real()), tensor.Take(e.v("v"), e.v("i")), a.Index(tensor.Mask(e.v("m"))),
 						a.Index(tensor.Mask(a.Real().Greater(0))), a.Repeat(2, 0), a.Tril(0), a.Diagonal(0, 0, 1), a.Flip(1), tensor.ArgWhere(a), tensor.Stack(0, a, b))
 				}),
+			many(name+" sort", "(np.sort(s), np.sort(a, axis=0), np.sort(a, axis=1), np.sort(v))", ins("s", sp, "a", a, "v", v),
+				func(e *npEnv) []*tensor.Tensor {
+					a := e.v("a")
+					return tt(e.v("s").Sort(0), a.Sort(0), a.Sort(1), e.v("v").Sort(0))
+				}),
+			one(name+" unique", "np.unique(np.round(v / 4))", ins("v", v), func(e *npEnv) *tensor.Tensor {
+				return tensor.Unique(tensor.Div(e.v("v"), 4).Round())
+			}),
+			one(name+" unique of specials", "np.unique(s)", ins("s", sp), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("s")) }),
+			one(name+" set rows by index", "(lambda c: [c.__setitem__((i,), 2j - 1), c][1])(a.copy())", ins("a", a, "i", npI(ndarray.Int64, uint64(dt)+31, -5, 4, 3)),
+				func(e *npEnv) *tensor.Tensor {
+					return e.v("a").Set([]tensor.Idx{tensor.Array(e.v("i"))}, complex(-1, 2))
+				}),
 			one(name+" set with a mask", "np.where(a.real > 0, 1j, a)", ins("a", a), func(e *npEnv) *tensor.Tensor {
 				a := e.v("a")
 				return a.Set([]tensor.Idx{tensor.Mask(a.Real().Greater(0))}, complex(0, 1))
@@ -314,4 +330,49 @@ func npEveryDTypePy() string {
 // chunking, with fusion on and off and on two workers.
 func TestComplexNumpyDifferential(t *testing.T) {
 	npSuite(t, "complex", complexCases(), npChunkAll, npSuiteModes)
+}
+
+// Complex elementwise chains, with Real/Imag/Abs/Angle and a trailing
+// reduction, fuse into kernels and give bit-identical results fused and
+// unfused.
+func TestComplexFusion(t *testing.T) {
+	fused, err := phobos.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fused.Close()
+	plain, err := phobos.NewSession(phobos.WithFusion(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ctx := context.Background()
+	for _, dt := range []ndarray.DType{dC64, dC128} {
+		a := npCRough(dt, 71, 40, 30)
+		build := func() []*tensor.Tensor {
+			x := tensor.FromArray(a, tensor.Chunks(16, 7))
+			y := x.Mul(x.Conj()).Add(complex(1, -2)).Sqrt()
+			return tt(tensor.Real(y).Add(tensor.Imag(y)), y.Abs().Sum(tensor.Axis(1)), tensor.Angle(y.Exp(), true).Mul(2), y.Sum())
+		}
+		plan, err := fused.Explain(build()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.Passes[len(plan.Passes)-1].FusedGroups == 0 {
+			t.Errorf("%v: nothing fused", dt)
+		}
+		got, err := fused.Execute(ctx, build()...)
+		if err != nil {
+			t.Fatalf("%v fused: %v", dt, err)
+		}
+		want, err := plain.Execute(ctx, build()...)
+		if err != nil {
+			t.Fatalf("%v unfused: %v", dt, err)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i].Bytes(), want[i].Bytes()) {
+				t.Errorf("%v result %d: fused %v, unfused %v", dt, i, got[i], want[i])
+			}
+		}
+	}
 }

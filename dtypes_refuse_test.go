@@ -41,15 +41,15 @@ func TestFloat16RefusedByName(t *testing.T) {
 func TestComplexRefusedByName(t *testing.T) {
 	for _, dt := range []ndarray.DType{ndarray.Complex64, ndarray.Complex128} {
 		c := tensor.Ones([]int{4, 4}, tensor.WithDType(dt), tensor.Chunks(2))
+		_, _, _, counts := tensor.UniqueAll(c)
 		for _, k := range []struct {
 			op string
 			t  *tensor.Tensor
 		}{
-			{"sort", c.Sort(0)},
 			{"argsort", c.Argsort(0)},
 			{"argmax", c.ArgMax()},
 			{"median", c.Median()},
-			{"unique", tensor.Unique(c)},
+			{"unique with counts", counts},
 			{"cholesky", linalg.Cholesky(c)},
 			{"nanvar", c.NanVar()},
 			{"arange", tensor.Arange(0, 4, 1, tensor.WithDType(dt))},

@@ -75,8 +75,23 @@ func ewCastComplex(out, a *Array) {
 		// Complex to real or integer: NumPy drops the imaginary part
 		// (ComplexWarning) and casts the real part as a float of the
 		// part's type would be cast.
-		ewCastInto(out, complexPart(a, false))
+		ewCastInto(out, complexPartView(a, false))
 	}
+}
+
+// complexPartView is the real (imag false) or imaginary part of the
+// complex a as a strided view of the part type on a's buffer: a complex
+// element is two floats, so the part's strides are twice a's.
+func complexPartView(a *Array, imagPart bool) *Array {
+	st := make([]int, len(a.strides))
+	for i, s := range a.strides {
+		st[i] = 2 * s
+	}
+	off := 2 * a.offset
+	if imagPart {
+		off++
+	}
+	return &Array{dtype: ComplexPart(a.dtype), shape: append([]int(nil), a.shape...), strides: st, offset: off, buf: a.buf}
 }
 
 // complexPart is the real (imag false) or imaginary part of a complex
@@ -188,6 +203,70 @@ func cDiv(ar, ai, br, bi float64, r cRound) (float64, float64) {
 	rat := r(br / bi)
 	scl := r(1 / r(bi+r(br*rat)))
 	return r(r(r(ar*rat)+ai) * scl), r(r(r(ai*rat)-ar) * scl)
+}
+
+// cArith is the kernel of a complex arithmetic function: the loops call
+// f directly, so a small f (cMul64, cDiv128, ...) inlines into them.
+func cArith[C ewComplex](f func(a, b C) C) ewBinKernel[C, C] {
+	return ewBinKernel[C, C]{
+		vv: func(d, x, y []C) {
+			x, y = x[:len(d)], y[:len(d)]
+			for i := range d {
+				d[i] = f(x[i], y[i])
+			}
+		},
+		vs: func(d, x []C, y C) {
+			x = x[:len(d)]
+			for i := range d {
+				d[i] = f(x[i], y)
+			}
+		},
+		sv: func(d []C, x C, y []C) {
+			y = y[:len(d)]
+			for i := range d {
+				d[i] = f(x, y[i])
+			}
+		},
+	}
+}
+
+// cMul64 and cMul128 are cMul in each precision; the conversions keep
+// every product rounded on its own (no fused multiply-add), as NumPy's C.
+func cMul64(a, b complex64) complex64 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(float32(ar*br)-float32(ai*bi), float32(ar*bi)+float32(ai*br))
+}
+
+func cMul128(a, b complex128) complex128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br))
+}
+
+// smith is cDiv in the precision F itself.
+func smith[F ewFloat](ar, ai, br, bi F) (F, F) {
+	// |x| by math.Abs, which clears the sign of -0 too (exact in float32).
+	abr, abi := F(math.Abs(float64(br))), F(math.Abs(float64(bi)))
+	if abr >= abi {
+		if abr == 0 && abi == 0 {
+			return ar / abr, ai / abr
+		}
+		rat := bi / br
+		scl := 1 / (br + F(bi*rat))
+		return F(ar+F(ai*rat)) * scl, F(ai-F(ar*rat)) * scl
+	}
+	rat := br / bi
+	scl := 1 / (bi + F(br*rat))
+	return F(F(ar*rat)+ai) * scl, F(F(ai*rat)-ar) * scl
+}
+
+func cDiv64(a, b complex64) complex64 {
+	re, im := smith(real(a), imag(a), real(b), imag(b))
+	return complex(re, im)
+}
+
+func cDiv128(a, b complex128) complex128 {
+	re, im := smith(real(a), imag(a), real(b), imag(b))
+	return complex(re, im)
 }
 
 // cRecip is NumPy's complex reciprocal loop.
@@ -528,6 +607,12 @@ func complexUnaryKernel(op UnaryOp, ct DType, out, x *Array) error {
 
 func complexUnaryTyped[C ewComplex, F ewFloat](op UnaryOp, out, x *Array, r cRound, big float64) error {
 	switch op {
+	case Real, Imag:
+		ewCopyInto(out, complexPartView(x, op == Imag))
+		return nil
+	case Abs:
+		// npy_cabs is hypot of the parts: the float hypot loops on views.
+		return ufuncBinaryKernel(Hypot, out.dtype, out, complexPartView(x, false), complexPartView(x, true))
 	case Neg:
 		ewUnaryRun(func(d, v []C) {
 			for i := range d {
@@ -604,15 +689,28 @@ func complexBinaryTyped[C ewComplex](op BinaryOp, out, x, y *Array, r cRound) er
 	var p func(a, b complex128) bool
 	switch op {
 	case Add:
-		ewBinaryRun(ewBinFunc(func(a, b C) C { return a + b }), out, x, y)
+		ewBinaryRun(cArith[C](func(a, b C) C { return a + b }), out, x, y)
 		return nil
 	case Sub:
-		ewBinaryRun(ewBinFunc(func(a, b C) C { return a - b }), out, x, y)
+		ewBinaryRun(cArith[C](func(a, b C) C { return a - b }), out, x, y)
 		return nil
-	case Mul:
-		f = func(a, b complex128) complex128 { return complex(cMul(real(a), imag(a), real(b), imag(b), r)) }
-	case Div:
-		f = func(a, b complex128) complex128 { return complex(cDiv(real(a), imag(a), real(b), imag(b), r)) }
+	case Mul, Div:
+		var z C
+		switch any(z).(type) {
+		case complex64:
+			k := cArith(cMul64)
+			if op == Div {
+				k = cArith(cDiv64)
+			}
+			ewBinaryRun(k, out, x, y)
+		case complex128:
+			k := cArith(cMul128)
+			if op == Div {
+				k = cArith(cDiv128)
+			}
+			ewBinaryRun(k, out, x, y)
+		}
+		return nil
 	case Pow, FloatPower:
 		f = func(a, b complex128) complex128 { return cPow(a, b, r) }
 	case Maximum:
@@ -672,4 +770,39 @@ func complexBinaryTyped[C ewComplex](op BinaryOp, out, x, y *Array, r cRound) er
 	}
 	ewBinaryRun(ewBinFunc(func(a, b C) C { return C(f(complex128(a), complex128(b))) }), out, x, y)
 	return nil
+}
+
+// cSortCmp is NumPy's sort order of complex numbers (npysort's CLT):
+// lexicographic by real then imaginary part among numbers without NaN,
+// then those with a NaN imaginary part only (by real part), then those
+// with a NaN real part (by imaginary part), then NaN+NaNj. Complex arrays
+// sort with a comparison sort: their order has no 64-bit key.
+func cSortCmp(x, y complex128) int {
+	class := func(z complex128) int {
+		c := 0
+		if imag(z) != imag(z) {
+			c = 1
+		}
+		if real(z) != real(z) {
+			c += 2
+		}
+		return c
+	}
+	cx, cy := class(x), class(y)
+	if cx != cy {
+		return cx - cy
+	}
+	cmp := func(a, b float64) int {
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0 // equal, or both NaN (same class)
+	}
+	if c := cmp(real(x), real(y)); c != 0 {
+		return c
+	}
+	return cmp(imag(x), imag(y))
 }

@@ -38,11 +38,11 @@ func complexReduce(op ReduceOp, a *Array, red []bool, keep []int) (*Array, error
 		}
 		return complexReduce(op-NanSum+Sum, clean, red, keep)
 	case Sum:
-		re, err := Reduce(Sum, complexPart(a, false), axes, true)
+		re, err := Reduce(Sum, complexPartView(a, false), axes, true)
 		if err != nil {
 			return nil, err
 		}
-		im, err := Reduce(Sum, complexPart(a, true), axes, true)
+		im, err := Reduce(Sum, complexPartView(a, true), axes, true)
 		if err != nil {
 			return nil, err
 		}

@@ -186,6 +186,12 @@ func sortInPlace(a *Array) {
 		return
 	}
 	switch a.dtype {
+	case Complex64:
+		slices.SortStableFunc(typed[complex64](a)[:n], func(x, y complex64) int { return cSortCmp(complex128(x), complex128(y)) })
+		return
+	case Complex128:
+		slices.SortStableFunc(typed[complex128](a)[:n], cSortCmp)
+		return
 	case Float64:
 		k := typed[uint64](a)[:n]
 		for i, b := range k {

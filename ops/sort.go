@@ -79,7 +79,10 @@ func tileLanes(b Builder, x *Tiled, axis int, name string, lanes ChunkOp, out Me
 // Tile implements TensorOp.
 func (op Sort) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	x := in[0]
-	if x.Meta.NDim() > 1 || len(x.Chunks) == 1 {
+	// Complex numbers have no order-preserving 64-bit key for the PSRS
+	// samples and pivots: their lanes are made whole and sorted by
+	// comparison, a 1-D tensor in one chunk.
+	if x.Meta.NDim() > 1 || len(x.Chunks) == 1 || x.Meta.DType.IsComplex() {
 		return tileLanes(b, x, op.Axis, "sort", SortLanes{Axis: op.Axis}, out)
 	}
 	return tilePSRS(b, x, out)

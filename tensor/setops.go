@@ -15,7 +15,7 @@ func uniqueFlags(s *Tensor) *Tensor {
 	first := Full([]int{1}, 1, WithDType(ndarray.Bool))
 	next, prev := s.Index(From(1)), s.Index(To(n-1))
 	differs := next.NotEqual(prev)
-	if dt := s.DType(); dt == ndarray.Float64 || dt == ndarray.Float32 {
+	if dt := s.DType(); dt == ndarray.Float64 || dt == ndarray.Float32 || dt.IsComplex() {
 		differs = differs.And(next.IsNaN().And(prev.IsNaN()).Not())
 	}
 	return Concatenate(0, first, differs)

@@ -78,7 +78,8 @@ def test_reductions(dtype, chunks):
     x = mt.tensor(a, chunks=chunks)
     for got, want in [(x.sum(), a.sum()), (x.sum(axis=0), a.sum(axis=0)), (x.prod(axis=1), a.prod(axis=1)),
                       (x.mean(), a.mean()), (x.var(), a.var()), (x.std(axis=1), a.std(axis=1)), (x.max(), a.max()),
-                      (mt.cumsum(x, axis=0), np.cumsum(a, axis=0)), (x @ x.T, a @ a.T)]:
+                      (mt.cumsum(x, axis=0), np.cumsum(a, axis=0)), (x @ x.T, a @ a.T),
+                      (mt.sort(x, axis=0), np.sort(a, axis=0)), (mt.sort(x.ravel()), np.sort(a.ravel()))]:
         got = got.fetch()
         assert got.dtype == want.dtype, (got.dtype, want.dtype)
         np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "complex64" else 1e-10)
@@ -88,6 +89,6 @@ def test_reductions(dtype, chunks):
 def test_refusals():
     x = mt.tensor(data("complex128", (8,), 6), chunks=3)
     with pytest.raises(TypeError):
-        mt.sort(x).fetch()
+        mt.argsort(x).fetch()
     with pytest.raises(TypeError):
         np.floor(x).fetch()

@@ -94,9 +94,9 @@ func newPlan(n int, o options) (*Plan, error) {
 			return nil, err
 		}
 		p.kind, p.blue = kindBluestein, b
-	case smooth5(n) && !o.noStockham && !o.forceFourStep && n <= stockhamMax:
+	case stockhamOK(n) && !o.noStockham && !o.forceFourStep && n <= stockhamMax:
 		p.kind, p.st = kindStockham, newStockham(n)
-	case o.forceFourStep || countFactors(n, complexOrder) > o.maxFactors || (smooth5(n) && n > stockhamMax):
+	case o.forceFourStep || countFactors(n, complexOrder) > o.maxFactors || (stockhamOK(n) && !o.noStockham && n > stockhamMax):
 		f, err := newFourStep(n, o)
 		if err != nil {
 			return nil, err
@@ -179,7 +179,7 @@ func Splits(n int) bool {
 	if n < 2 || useBluestein(n) {
 		return false
 	}
-	if smooth5(n) {
+	if stockhamOK(n) {
 		return n > stockhamMax
 	}
 	return countFactors(n, complexOrder) > maxFactors
@@ -347,6 +347,21 @@ func (p *Plan) check(nd, ns int) {
 	if nd != p.n || ns != p.n {
 		panic(fmt.Sprintf("fft: plan of length %d given %d values into %d", p.n, ns, nd))
 	}
+}
+
+// maxRadix is the largest prime factor the Stockham passes take (a generic
+// pass above 5, O(p) work per element); lengths with larger ones go to
+// FFTPACK or, when pocketfft's estimate says so, Bluestein.
+const maxRadix = 61
+
+// stockhamOK reports whether n has no prime factor above maxRadix.
+func stockhamOK(n int) bool {
+	for f := 2; f <= maxRadix && n > 1; f++ {
+		for n%f == 0 {
+			n /= f
+		}
+	}
+	return n == 1
 }
 
 // smooth5 reports whether n has no prime factor above 5.

@@ -1,7 +1,7 @@
 package fft
 
-// stockham is a mixed-radix (4, 2, 3, 5) Stockham autosort transform for
-// 2,3,5-smooth lengths: each pass reads one buffer and writes the other in
+// stockham is a mixed-radix (4, 2, 3, 5, and a generic pass for primes up
+// to maxRadix) Stockham autosort transform: each pass reads one buffer and writes the other in
 // natural order, so there is no bit-reversal pass and every pass walks
 // memory in unit strides. Its twiddles are computed once per plan, each
 // directly from its exact index (unitRoot), so their error does not grow
@@ -22,9 +22,11 @@ type stockham struct {
 type pass struct {
 	p, s, m int
 	tw      []complex128 // w^(j*k) for j < m, 1 <= k < p, at j*(p-1) + k-1
+	roots   []complex128 // ω_p^t, t < p, for the generic pass (p > 5)
+	a       []complex128 // its p inputs
 }
 
-// newStockham plans n (2,3,5-smooth, n > 1).
+// newStockham plans n (n > 1, no prime factor above maxRadix).
 func newStockham(n int) *stockham {
 	var radices []int
 	r := n
@@ -44,6 +46,12 @@ func newStockham(n int) *stockham {
 		radices = append(radices, 5)
 		r /= 5
 	}
+	for f := 7; r > 1; f += 2 {
+		for r%f == 0 {
+			radices = append(radices, f)
+			r /= f
+		}
+	}
 	st := &stockham{n: n, work: make([]complex128, n)}
 	s := 1
 	for _, p := range radices {
@@ -56,6 +64,13 @@ func newStockham(n int) *stockham {
 					ps.tw[j*(p-1)+k-1] = unitRoot(j*k, m*p)
 				}
 			}
+		}
+		if p > 5 {
+			ps.roots = make([]complex128, p)
+			for t := range p {
+				ps.roots[t] = unitRoot(t, p)
+			}
+			ps.a = make([]complex128, p)
 		}
 		st.passes = append(st.passes, ps)
 		s *= p
@@ -219,6 +234,32 @@ func (ps *pass) run(y, x []complex128) {
 				y[o+2*s+q] = (r2 + i2) * w2
 				y[o+3*s+q] = (r2 - i2) * w3
 				y[o+4*s+q] = (r1 - i1) * w4
+			}
+		}
+	default:
+		// A prime p > 5: the DFT of p points directly, O(p²) a group.
+		p, a, roots := ps.p, ps.a, ps.roots
+		for j := range m {
+			o := s * p * j
+			for q := range s {
+				for r := range p {
+					a[r] = x[q+s*(j+r*m)]
+				}
+				for k := range p {
+					var sum complex128
+					t := 0 // r*k mod p
+					for _, v := range a {
+						sum += v * roots[t]
+						t += k
+						if t >= p {
+							t -= p
+						}
+					}
+					if k > 0 && m > 1 {
+						sum *= ps.tw[j*(p-1)+k-1]
+					}
+					y[o+s*k+q] = sum
+				}
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 """Accuracy of mt.fft against numpy.fft (pocketfft) on long transforms: the relative 2-norm error
 of fft, and of the irfft(rfft(x)) round trip beside NumPy's own, for powers of two, a 3^14, a prime
-(Bluestein) and a length with a factor 7 (FFTPACK), each in three chunks.
+(Bluestein) and a length with a factor 7 (the generic Stockham pass), each in three chunks.
 
     PHOBOS_BIN=/path/to/phobos /usr/bin/python3 python/benchmarks/fft_accuracy.py   (from the repository root)
 """

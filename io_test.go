@@ -333,7 +333,7 @@ func TestNpyBadInput(t *testing.T) {
 		return p
 	}
 	lying := bytes.Replace(raw, []byte("(40, 10)"), []byte("(80, 10)"), 1)
-	c8 := bytes.Replace(raw, []byte("'<f8'"), []byte("'<c8'"), 1)
+	u8 := bytes.Replace(raw, []byte("'<f8'"), []byte("'<U8'"), 1) // a string dtype
 	for _, c := range []struct {
 		name, path string
 		want       []string
@@ -343,7 +343,7 @@ func TestNpyBadInput(t *testing.T) {
 		{"truncated", write("trunc.npy", raw[:len(raw)-9]), []string{"trunc.npy", "truncated"}},
 		{"lying header", write("lying.npy", lying), []string{"lying.npy", "truncated", "[80 10]"}},
 		{"not npy", write("text.npy", []byte("hello, world\n")), []string{"text.npy", "bad magic"}},
-		{"unsupported dtype", write("c8.npy", c8), []string{"c8.npy", "unsupported dtype '<c8'"}},
+		{"unsupported dtype", write("u8.npy", u8), []string{"u8.npy", "unsupported dtype '<U8'"}},
 		{"empty", write("empty.npy", nil), []string{"empty.npy", "empty"}},
 	} {
 		x := tensor.FromNpy(c.path)
@@ -379,7 +379,7 @@ func TestNpyBadInput(t *testing.T) {
 	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("failed sink left %s (%v)", out, serr)
 	}
-	noTemps(t, dir, "empty.npy", "good.npy", "lying.npy", "shrink.npy", "text.npy", "trunc.npy", "c8.npy")
+	noTemps(t, dir, "empty.npy", "good.npy", "lying.npy", "shrink.npy", "text.npy", "trunc.npy", "u8.npy")
 
 	// Sinks into a missing directory and onto a directory fail naming the
 	// path and leave nothing.

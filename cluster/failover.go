@@ -161,6 +161,16 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 	if err != nil {
 		return fmt.Errorf("reading the graphs of session %s: %w", rec.Session, err)
 	}
+	lctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	lresp, err := p.ring.cli.Get(lctx, literalsPrefix+rec.Session+"/", clientv3.WithPrefix())
+	cancel()
+	if err != nil {
+		return fmt.Errorf("reading the client arrays of session %s: %w", rec.Session, err)
+	}
+	lits := map[string][]byte{}
+	for _, kv := range lresp.Kvs {
+		lits[string(kv.Key)] = kv.Value
+	}
 	var recs []GraphRecord
 	for _, kv := range resp.Kvs {
 		var gr GraphRecord
@@ -196,7 +206,7 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 			ss.finished = append(ss.finished, g)
 			continue
 		}
-		tg, err := recordedGraph(gr)
+		tg, err := recordedGraph(gr, lits)
 		if err != nil {
 			g.state, g.err = StateFailed, fmt.Errorf("taking over graph %s from scheduler %s: %w", gr.Graph, from, err)
 			close(g.done)
@@ -293,15 +303,53 @@ func (p *SchedulerProc) gatherInventory(ctx context.Context, fence protocol.Fenc
 	return inv, nil
 }
 
-// recordedGraph decodes a graph record's tileable graph. Client arrays
-// sent inline are not in records, so such a graph cannot be rebuilt.
-func recordedGraph(gr GraphRecord) (*graph.TileableGraph, error) {
-	if len(gr.StrippedLiterals) > 0 {
-		return nil, fmt.Errorf("it holds %d client arrays sent inside the graph, which graph records leave out; submit it again (arrays uploaded to the workers survive failover)", len(gr.StrippedLiterals))
+// recordedGraph decodes a graph record's tileable graph with the client
+// arrays sent inside it put back from their own records (lits, by key).
+// Arrays too large to be kept there cannot be, so such a graph cannot be
+// rebuilt.
+func recordedGraph(gr GraphRecord, lits map[string][]byte) (*graph.TileableGraph, error) {
+	if n := len(gr.StrippedLiterals) - len(gr.RecordedLiterals); n > 0 {
+		return nil, fmt.Errorf("it holds %d client arrays of over %d bytes sent inside the graph, which graph records leave out; submit it again (arrays uploaded to the workers survive failover)", n, maxLiteralRecord)
 	}
-	tg, err := graph.DecodeTileable(gr.Tileable)
+	doc := gr.Tileable
+	if len(gr.RecordedLiterals) > 0 {
+		// Splice each literal's op into the JSON: a literal without its
+		// data does not decode.
+		var g struct {
+			Version int                          `json:"version"`
+			Nodes   []map[string]json.RawMessage `json:"nodes"`
+		}
+		if err := json.Unmarshal(gr.Tileable, &g); err != nil {
+			return nil, fmt.Errorf("decoding its record: %w", err)
+		}
+		for _, i := range gr.RecordedLiterals {
+			key := literalKey(gr.Session, gr.Graph, i)
+			b, ok := lits[key]
+			if !ok {
+				return nil, fmt.Errorf("the client array of tensor %d is missing from etcd (%s)", i, key)
+			}
+			var lg struct {
+				Nodes []map[string]json.RawMessage `json:"nodes"`
+			}
+			if err := json.Unmarshal(b, &lg); err != nil || len(lg.Nodes) != 1 || i < 0 || i >= len(g.Nodes) {
+				return nil, fmt.Errorf("the client array record %s names no tensor of the graph (%v)", key, err)
+			}
+			g.Nodes[i]["op"] = lg.Nodes[0]["op"]
+			g.Nodes[i]["meta"] = lg.Nodes[0]["meta"]
+		}
+		var err error
+		if doc, err = json.Marshal(g); err != nil {
+			return nil, err
+		}
+	}
+	tg, err := graph.DecodeTileable(doc)
 	if err != nil {
 		return nil, fmt.Errorf("decoding its record: %w", err)
+	}
+	for _, i := range gr.RecordedLiterals {
+		if _, ok := tg.Nodes[i].Op.(ops.Literal); !ok {
+			return nil, fmt.Errorf("the client array record of tensor %d holds a %s, not a literal", i, tg.Nodes[i].Op.Type())
+		}
 	}
 	return tg, nil
 }

@@ -24,6 +24,7 @@ const (
 	schedulersPrefix = "/phobos/schedulers/"
 	graphsPrefix     = "/phobos/graphs/"
 	sessionsPrefix   = "/phobos/sessions/"
+	literalsPrefix   = "/phobos/literals/"
 )
 
 // DefaultLeaseTTL is how long a scheduler's membership outlives its last

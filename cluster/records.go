@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,9 +39,14 @@ type GraphRecord struct {
 	// already), listed in StrippedLiterals.
 	Tileable         json.RawMessage `json:"tileable"`
 	StrippedLiterals []int           `json:"stripped_literals,omitempty"`
-	Results          []int           `json:"results"`
-	NoFuse           bool            `json:"no_fuse,omitempty"`
-	Submitted        time.Time       `json:"submitted"`
+	// RecordedLiterals are the stripped literals whose data is kept beside
+	// the record, each at literalKey (those of up to maxLiteralRecord
+	// bytes encoded: the Python client sends arrays of up to 1 MiB inline).
+	// A graph whose other stripped literals are missing cannot be rebuilt.
+	RecordedLiterals []int     `json:"recorded_literals,omitempty"`
+	Results          []int     `json:"results"`
+	NoFuse           bool      `json:"no_fuse,omitempty"`
+	Submitted        time.Time `json:"submitted"`
 }
 
 // SessionRecord is a session of a ring in etcd, at sessionsPrefix + id.
@@ -54,6 +61,22 @@ type SessionRecord struct {
 }
 
 func graphKey(sid, gid string) string { return graphsPrefix + sid + "/" + gid }
+
+// literalKey is where the data of literal node of graph gid is kept: a
+// one-node tileable graph holding that literal. Literals live under their
+// own prefix, so reading a session's graph records reads no client data.
+func literalKey(sid, gid string, node int) string {
+	return literalsPrefix + sid + "/" + gid + "/" + strconv.Itoa(node)
+}
+
+// maxLiteralRecord bounds one literal's record: etcd refuses requests
+// over 1.5 MiB by default, and the Python client's largest inline array
+// (1 MiB) takes about 1.34 MiB encoded.
+const maxLiteralRecord = 1_450_000
+
+// maxTxnBytes bounds the keys and values of one transaction (one write
+// alone may be larger, up to etcd's request limit).
+const maxTxnBytes = 1 << 20
 
 // recordTimeout bounds the wait for a record: a scheduler that cannot
 // write one within it refuses the submission rather than acknowledge what
@@ -115,6 +138,34 @@ func (w *recordWriter) put(ctx context.Context, key string, v any, wait bool) er
 		return err
 	}
 	return w.enqueue(ctx, recordOp{key: key, val: string(b)}, wait)
+}
+
+// putAll queues the writes of ops (values already JSON) and waits, within
+// ctx and recordTimeout, for etcd to have them all.
+func (w *recordWriter) putAll(ctx context.Context, ops []recordOp) error {
+	for i := range ops {
+		ops[i].done = make(chan error, 1)
+	}
+	w.mu.Lock()
+	w.queue = append(w.queue, ops...)
+	w.mu.Unlock()
+	signal(w.kick)
+	signal(w.urgent)
+	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	defer cancel()
+	for _, op := range ops {
+		select {
+		case err := <-op.done:
+			if err != nil {
+				return fmt.Errorf("writing %s to etcd: %w", op.key, err)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("writing %s to etcd: %w", op.key, ctx.Err())
+		case <-w.done:
+			return fmt.Errorf("writing %s to etcd: the scheduler is stopping", op.key)
+		}
+	}
+	return nil
 }
 
 // del queues the deletion of key (every key under it with prefix).
@@ -237,14 +288,17 @@ func (w *recordWriter) waitedFor() bool {
 }
 
 // txnLen is how many of ops, from the first, go in one transaction: at
-// most maxTxnOps, no key twice, a range deletion alone.
+// most maxTxnOps and maxTxnBytes (at least one), no key twice, a range
+// deletion alone.
 func txnLen(ops []recordOp) int {
 	if ops[0].prefix {
 		return 1
 	}
 	keys := map[string]bool{}
+	size := 0
 	for i, op := range ops {
-		if i == maxTxnOps || op.prefix || keys[op.key] {
+		size += len(op.key) + len(op.val)
+		if i == maxTxnOps || op.prefix || keys[op.key] || (i > 0 && size > maxTxnBytes) {
 			return i
 		}
 		keys[op.key] = true
@@ -282,19 +336,31 @@ func (w *recordWriter) commit(ops []recordOp, stopping bool) {
 	}
 }
 
-// tileableRecord is tg's JSON with client arrays left out.
-func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, error) {
+// tileableRecord is tg's JSON with client arrays left out, the nodes of
+// those arrays, and the records of those small enough to keep aside: each
+// a one-node graph of the literal, by node.
+func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, map[int][]byte, error) {
 	stripped := &graph.TileableGraph{Nodes: slices.Clone(tg.Nodes)}
 	var lits []int
+	kept := map[int][]byte{}
 	for i, nd := range stripped.Nodes {
 		if lit, ok := nd.Op.(ops.Literal); ok && lit.Data != nil {
+			if int64(lit.Data.Size())*int64(lit.Data.DType().Size()) <= maxLiteralRecord {
+				b, err := graph.EncodeTileable(&graph.TileableGraph{Nodes: []graph.TensorNode{nd}})
+				if err != nil {
+					return nil, nil, nil, fmt.Errorf("tensor %d: %w", i, err)
+				}
+				if len(b) <= maxLiteralRecord {
+					kept[i] = b
+				}
+			}
 			lit.Data = nil
 			stripped.Nodes[i].Op = lit
 			lits = append(lits, i)
 		}
 	}
 	b, err := graph.EncodeTileable(stripped)
-	return b, lits, err
+	return b, lits, kept, err
 }
 
 // recordGraph writes a new graph's record; the submission is refused
@@ -303,12 +369,24 @@ func (p *SchedulerProc) recordGraph(ctx context.Context, g *graphRec, tg *graph.
 	if p.ring == nil {
 		return nil
 	}
-	tj, lits, err := tileableRecord(tg)
+	tj, lits, kept, err := tileableRecord(tg)
 	if err != nil {
 		return fmt.Errorf("encoding the graph's record: %w", err)
 	}
 	rec := GraphRecord{Session: g.sid, Graph: g.id, Scheduler: p.ringID(), State: StatePreparing, Tileable: tj, StrippedLiterals: lits,
 		Results: results, NoFuse: noFuse, Submitted: g.submitted}
+	if len(kept) > 0 {
+		// The literals go first, in the order queued: a record that names
+		// them is never in etcd without them.
+		rec.RecordedLiterals = slices.Sorted(maps.Keys(kept))
+		puts := make([]recordOp, 0, len(kept))
+		for _, i := range rec.RecordedLiterals {
+			puts = append(puts, recordOp{key: literalKey(g.sid, g.id, i), val: string(kept[i])})
+		}
+		if err := p.ring.records.putAll(ctx, puts); err != nil {
+			return err
+		}
+	}
 	g.recMu.Lock()
 	defer g.recMu.Unlock()
 	g.mu.Lock()
@@ -358,6 +436,7 @@ func (p *SchedulerProc) dropGraphRecord(g *graphRec) {
 	g.record = nil
 	g.mu.Unlock()
 	p.ring.records.del(graphKey(g.sid, g.id), false)
+	p.ring.records.del(literalsPrefix+g.sid+"/"+g.id+"/", true)
 }
 
 // recordSession writes a new session's record.
@@ -375,4 +454,5 @@ func (p *SchedulerProc) dropSessionRecord(sid string) {
 	}
 	p.ring.records.del(sessionsPrefix+sid, false)
 	p.ring.records.del(graphsPrefix+sid+"/", true)
+	p.ring.records.del(literalsPrefix+sid+"/", true)
 }

@@ -297,6 +297,28 @@ func TestRingGraphRecords(t *testing.T) {
 	if len(rec.Tileable) > 2000 {
 		t.Errorf("record's graph is %d bytes: the client's 40,000 bytes were not left out", len(rec.Tileable))
 	}
+	// The array is kept aside, under its own prefix, for a takeover.
+	if !slices.Equal(rec.RecordedLiterals, rec.StrippedLiterals) {
+		t.Errorf("recorded literals %v, stripped %v: want the 40,000 bytes kept aside", rec.RecordedLiterals, rec.StrippedLiterals)
+	}
+	litKey := fmt.Sprintf("/phobos/literals/%s/%s/%d", sid, gid, rec.StrippedLiterals[0])
+	litCount := func() int64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		resp, err := cli.Get(ctx, "/phobos/literals/"+sid+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+	{
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		resp, err := cli.Get(ctx, litKey)
+		cancel()
+		if err != nil || len(resp.Kvs) != 1 || len(resp.Kvs[0].Value) < 40000 {
+			t.Errorf("the literal's record at %s: %v, %d values", litKey, err, len(resp.Kvs))
+		}
+	}
 	waitState(a, st["url"].(string), 30*time.Second)
 	eventually(t, 10*time.Second, "the record at SUCCEEDED", func() bool {
 		rec, ok := get(key)
@@ -308,7 +330,7 @@ func TestRingGraphRecords(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		resp, err := cli.Get(ctx, "/phobos/sessions/"+sid)
-		return !g && err == nil && len(resp.Kvs) == 0
+		return !g && err == nil && len(resp.Kvs) == 0 && litCount() == 0
 	})
 }
 

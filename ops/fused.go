@@ -62,6 +62,15 @@ type Fused struct {
 func (Fused) Type() string { return "fuse" }
 
 // Label lists the fused ops, for explain output and error messages.
+// ScratchBytes implements ScratchEstimator: one tile of float64 per node.
+func (op Fused) ScratchBytes(Meta) int64 {
+	tile := op.Tile
+	if tile <= 0 {
+		tile = DefaultTile
+	}
+	return int64(len(op.Nodes)) * int64(tile) * 8
+}
+
 func (op Fused) Label() string {
 	names := make([]string, len(op.Nodes))
 	for i, n := range op.Nodes {

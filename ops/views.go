@@ -7,6 +7,14 @@ type View interface {
 	IsView()
 }
 
+// ScratchEstimator is implemented by chunk ops whose working memory while
+// they run is not one output's worth (the worker's default guess): the
+// worker reserves ScratchBytes beside the output before starting them.
+type ScratchEstimator interface {
+	ChunkOp
+	ScratchBytes(out Meta) int64
+}
+
 // IsView marks Transpose as a view.
 func (Transpose) IsView() {}
 

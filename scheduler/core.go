@@ -33,7 +33,8 @@ type core struct {
 	cur   *Run     // the run being worked on, for panic reports
 	buggy []*Run   // runs with a refused transition, to fail at the end of the step
 	stats Stats
-	tasks []taskRing // per worker: its last ended tasks, for the dashboard
+	tasks []taskRing  // per worker: its last ended tasks, for the dashboard
+	held  []heldQueue // per worker: large sources waiting for a free slot (hold.go)
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -135,6 +136,7 @@ func (c *core) addWorker(slots int) int {
 	c.busy = append(c.busy, 0)
 	c.dead = append(c.dead, nil)
 	c.out = append(c.out, outbox{})
+	c.held = append(c.held, nil)
 	return len(c.slots) - 1
 }
 
@@ -181,6 +183,7 @@ func (c *core) apply(m any) {
 		panic(fmt.Sprintf("scheduler: unknown message %T", m))
 	}
 	c.checkBugs()
+	c.drainHeld()
 }
 
 // take hands over the accumulated actions.
@@ -218,7 +221,7 @@ func (c *core) recoverPanic(p any, stack []byte) {
 			c.out[w].cancel(r.id, r.fence.Token)
 		}
 	}
-	delete(c.runs, r.id)
+	c.forget(r)
 	c.end(r)
 }
 
@@ -284,7 +287,8 @@ func (c *core) now() time.Time {
 
 // dispatch sends a READY op to a worker: a source op to its initial worker,
 // any other op to the worker holding most of its input bytes, ties broken by
-// the fewest tasks per slot in flight. Every dispatch is a new attempt.
+// the fewest tasks per slot in flight. A source with a large output may wait
+// for a free slot there instead (hold.go).
 func (c *core) dispatch(r *Run, i int32) {
 	nd := &r.g.Nodes[i]
 	w := 0
@@ -319,6 +323,17 @@ func (c *core) dispatch(r *Run, i int32) {
 			return
 		}
 	}
+	if c.holds(nd, w) {
+		c.hold(r, i, w)
+		return
+	}
+	c.send(r, i, w)
+}
+
+// send dispatches READY op i of run r to worker w. Every dispatch is a new
+// attempt.
+func (c *core) send(r *Run, i int32, w int) {
+	nd := &r.g.Nodes[i]
 	r.attempt[i]++
 	r.open[i] = true
 	r.startNs[i], r.endNs[i] = 0, 0
@@ -759,8 +774,22 @@ func (c *core) release(r *Run) {
 	r.released = true
 	r.wake()
 	if r.ended {
-		delete(c.runs, r.id)
+		c.forget(r)
 	}
+}
+
+// forget drops run r. Its tasks still in flight no longer count against
+// their workers' slots (held sources wait on those counts); their results,
+// when they come, name no run and free what they stored.
+func (c *core) forget(r *Run) {
+	for w, n := range r.onWorker {
+		if n > 0 && w < len(c.busy) && c.dead[w] == nil {
+			c.busy[w] -= n
+		}
+	}
+	clear(r.onWorker)
+	r.inflight = 0
+	delete(c.runs, r.id)
 }
 
 func (c *core) maybeFinish(r *Run) {
@@ -768,14 +797,14 @@ func (c *core) maybeFinish(r *Run) {
 		if r.inflight == 0 {
 			// Nothing more will come back: forget the run, whether it
 			// ended just now or had ended before the cancel.
-			delete(c.runs, r.id)
+			c.forget(r)
 			c.end(r)
 		}
 		return
 	}
 	if r.ended {
 		if r.released {
-			delete(c.runs, r.id)
+			c.forget(r)
 		}
 		return
 	}

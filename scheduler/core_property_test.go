@@ -110,6 +110,9 @@ func newNet(rt *rapid.T) *net {
 		byID:  map[protocol.GraphID]*propGraph{},
 	}
 	cfg := Config{MaxAttempts: 3, ProgressTimeout: propTimeout, Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return n.now }}
+	// Sources sent at once, or held while their worker is busy (every
+	// op's output is 8 bytes).
+	cfg.HoldSourceBytes = rapid.SampledFrom([]int64{-1, 8}).Draw(rt, "hold sources of bytes")
 	n.c = newCore(cfg, slices.Repeat([]int{1}, nw))
 	for range nw {
 		n.workers = append(n.workers, &propWorker{store: map[protocol.ChunkKey]uint64{}, cancelled: map[protocol.GraphID]bool{}})
@@ -162,6 +165,7 @@ func (n *net) step(m any) {
 	if n.trace != nil {
 		n.trace.Logf("%T %+v -> %+v", m, m, a.Sends)
 	}
+	n.checkBusy()
 	for _, s := range a.Sends {
 		if w := n.workers[s.Worker]; !w.dead {
 			w.inbox = append(w.inbox, s)
@@ -436,4 +440,24 @@ func (n *net) describe() string {
 		s += fmt.Sprintf("graph %d ended %v: %s; ", g.id, g.run.ended, g.run.diagnose(5))
 	}
 	return s
+}
+
+// checkBusy checks that each live worker's count of tasks in flight is the
+// sum of the runs' tasks in flight there: a count that leaks would keep
+// held sources from a worker that is in fact idle.
+func (n *net) checkBusy() {
+	for w := range n.c.slots {
+		if n.c.dead[w] != nil {
+			continue
+		}
+		sum := 0
+		for _, r := range n.c.runs {
+			if w < len(r.onWorker) {
+				sum += r.onWorker[w]
+			}
+		}
+		if sum != n.c.busy[w] {
+			panic(fmt.Sprintf("worker %d: busy %d, runs' tasks in flight there %d", w, n.c.busy[w], sum))
+		}
+	}
 }

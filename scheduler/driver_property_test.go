@@ -49,6 +49,8 @@ func TestSchedulerUnderHostileNetwork(t *testing.T) {
 			MaxAttempts: 3,
 			Logger:      slog.New(slog.DiscardHandler),
 			Knobs:       TestingKnobs{OnSend: net.onSend, OnResult: net.onResult},
+			// Sources sent at once, or held while their worker is busy.
+			HoldSourceBytes: rapid.SampledFrom([]int64{-1, 8}).Draw(rt, "hold sources of bytes"),
 		}
 		s := New(execs, cfg)
 		net.s = s
@@ -108,7 +110,12 @@ func TestSchedulerUnderHostileNetwork(t *testing.T) {
 			case <-runs[i].Done():
 			case <-ctx.Done():
 				var diag string
-				_ = s.do(func(c *core) { diag = runs[i].diagnose(10) + fmt.Sprintf("; busy %v dead %v", c.busy, c.dead) })
+				_ = s.do(func(c *core) {
+					diag = runs[i].diagnose(10) + fmt.Sprintf("; busy %v dead %v held %v", c.busy, c.dead, c.held)
+					for _, r := range c.sortedRuns() {
+						diag += fmt.Sprintf("; run %d: inflight %d onWorker %v cancelled %v ended %v", r.id, r.inflight, r.onWorker, r.cancelled, r.ended)
+					}
+				})
 				rt.Fatalf("graph %d did not end: waiting for %s", i, diag)
 			}
 			err := runs[i].Wait(ctx)

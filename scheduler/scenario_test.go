@@ -77,8 +77,17 @@ func (h *harness) cmd(t *testing.T, d *datadriven.TestData) string {
 				return a
 			},
 		}))
-		cfg := Config{MaxAttempts: 3, ProgressTimeout: 10 * time.Minute, Logger: log, Now: func() time.Time { return h.now }}
-		h.c = newCore(cfg, slices.Repeat([]int{1}, n))
+		cfg := Config{MaxAttempts: 3, ProgressTimeout: 10 * time.Minute, Logger: log, Now: func() time.Time { return h.now }, HoldSourceBytes: -1}
+		if d.HasArg("hold") {
+			// Sources of at least this many bytes wait for a free slot
+			// (every op's output is 8 bytes here).
+			d.ScanArgs(t, "hold", &cfg.HoldSourceBytes)
+		}
+		slots := 1
+		if d.HasArg("slots") {
+			d.ScanArgs(t, "slots", &slots)
+		}
+		h.c = newCore(cfg, slices.Repeat([]int{slots}, n))
 		return fmt.Sprintf("%d workers", n)
 	case "graph":
 		return h.graph(t, d)

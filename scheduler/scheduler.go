@@ -51,6 +51,12 @@ type Config struct {
 	// cluster of one scheduler). A scheduler of several gives each
 	// session's runs its own with SubmitFenced or Adopt.
 	Fence protocol.Fence
+	// HoldSourceBytes: a source op (no inputs) whose output is at least
+	// this large waits at the scheduler while its worker's slots are all
+	// taken, so that chains of large chunks finish one at a time instead of
+	// every source running first (hold.go). 0: DefaultHoldSourceBytes; < 0:
+	// every op is sent as soon as it is ready.
+	HoldSourceBytes int64
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }

@@ -618,7 +618,8 @@ func (w *Worker) Close() {
 // Estimate is the memory an op needs besides its inputs: its output and its
 // kernel's temporaries. These are rough bounds for admission, not promises:
 //   - views (transpose, slices, ...) share their input's buffer: nothing;
-//   - fused kernels evaluate tile by tile: the output plus one tile per node;
+//   - ops that know their scratch memory say it (ops.ScratchEstimator:
+//     fused kernels evaluate tile by tile, one tile per node);
 //   - other kernels: the output plus one output-sized temporary (a
 //     contiguous copy of a strided operand, a broadcast intermediate, ...).
 func Estimate(t *protocol.Task) (output, temp int64) {
@@ -626,12 +627,8 @@ func Estimate(t *protocol.Task) (output, temp int64) {
 	switch op := t.Op.(type) {
 	case ops.View:
 		return 0, 0
-	case ops.Fused:
-		tile := op.Tile
-		if tile <= 0 {
-			tile = ops.DefaultTile
-		}
-		return out, int64(len(op.Nodes)) * int64(tile) * 8
+	case ops.ScratchEstimator:
+		return out, op.ScratchBytes(t.Meta)
 	}
 	return out, out
 }

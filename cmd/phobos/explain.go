@@ -47,6 +47,16 @@ func explainCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "phobos explain: %v\n", err)
 		return exitUsage
 	}
+	// In-memory workloads build on arrays made first (their shapes are
+	// what the plan needs, but FromArray takes data).
+	if wl, err = wl.Prepare(p, workloads.DefaultSeed); err != nil {
+		fmt.Fprintf(stderr, "phobos explain: %v\n", err)
+		return exitFailed
+	}
+	if wl.Build == nil {
+		fmt.Fprintf(stderr, "phobos explain %s: the workload builds no graph\n", wl.Name)
+		return exitFailed
+	}
 	sess, err := phobos.NewSession(phobos.WithFusion(!*noFuse))
 	if err != nil {
 		fmt.Fprintf(stderr, "phobos explain: %v\n", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/phobos-tensor/phobos/workloads"
 )
 
 func TestRunPrintsOneJSONLine(t *testing.T) {
@@ -78,6 +80,25 @@ func TestSizeFlag(t *testing.T) {
 		var f sizeFlag
 		if err := f.Set(in); err == nil {
 			t.Errorf("Set(%q) accepted", in)
+		}
+	}
+}
+
+// TestExplainEveryWorkload: explain prints the passes of every workload
+// (in-memory ones make their arrays first), at small sizes; a file-backed
+// one without its file says which file.
+func TestExplainEveryWorkload(t *testing.T) {
+	for _, name := range workloads.Names() {
+		var out, errb bytes.Buffer
+		code := run([]string{"explain", name, "-n", "2000", "-chunk", "500"}, &out, &errb)
+		if name == "W9" {
+			if code == 0 || !strings.Contains(errb.String(), "w9-2000.npy") {
+				t.Errorf("explain W9 without its file: exit %d, stderr %q", code, errb.String())
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(out.String(), "fuse") {
+			t.Errorf("explain %s: exit %d, stdout %q, stderr %q", name, code, out.String(), errb.String())
 		}
 	}
 }

@@ -36,6 +36,7 @@ type runOptions struct {
 	noFuse         bool
 	memory         memFlag
 	cpuProfile     string
+	memProfile     string
 	dashboard      string
 	tokenFile      string
 	tlsCA          string
@@ -96,6 +97,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.tokenFile, "token-file", "", "with -cluster: file holding the cluster's token (default: $"+rpc.TokenEnv+")")
 	fs.StringVar(&o.metrics, "metrics", "", "serve the local session's Prometheus metrics at http://ADDR/metrics while it runs (host:port; a cluster's roles serve their own)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to this file, taken after the collection that found the most live heap")
 	fs.StringVar(&o.dashboard, "dashboard", "", "serve the dashboard of the in-process cluster on this address (e.g. 127.0.0.1:8787) while the workload runs")
 	return fs, o
 }
@@ -225,6 +227,18 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return exitFailed
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.memProfile != "" {
+		stopHeap, err := profilePeakHeap(o.memProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "phobos run %s: heap profile: %v\n", wl.Name, err)
+			return exitUsage
+		}
+		defer func() {
+			if err := stopHeap(); err != nil {
+				fmt.Fprintf(stderr, "phobos run %s: heap profile: %v\n", wl.Name, err)
+			}
+		}()
 	}
 	rec, err := measure(ctx, wl, p, o, stderr)
 	rec.PeakRSSSelfMB = vmHWM()

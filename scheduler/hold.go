@@ -1,0 +1,116 @@
+package scheduler
+
+import (
+	"container/heap"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/protocol"
+)
+
+// DefaultHoldSourceBytes is Config.HoldSourceBytes's default.
+const DefaultHoldSourceBytes = 16 << 20
+
+// Source ops (no inputs) are all READY the moment a graph starts. Sent at
+// once, they fill a worker's queue, and every slot that frees takes the
+// next source before the consumer of the chunk it just made has come back
+// from the scheduler: a chain such as rand -> square -> sum then holds a
+// chunk of every stage at once instead of finishing one chain before it
+// starts the next. So a source whose output is large waits here while its
+// worker's slots are all taken, and goes out, most urgent first, when a slot
+// frees and the consumers that slot's result made ready have been sent
+// first. Small outputs go at once: for them the worker's queue is what hides
+// the round trip to the scheduler.
+
+// heldOp is a READY source op kept back from worker w's queue.
+type heldOp struct {
+	run     protocol.GraphID
+	node    int32
+	attempt uint32 // r.attempt[node] when held: a later dispatch makes the entry stale
+	prio    protocol.Priority
+}
+
+// heldQueue is a worker's held sources, most urgent first.
+type heldQueue []heldOp
+
+func (h heldQueue) Len() int           { return len(h) }
+func (h heldQueue) Less(i, j int) bool { return h[i].prio.Less(h[j].prio) }
+func (h heldQueue) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *heldQueue) Push(x any)        { *h = append(*h, x.(heldOp)) }
+func (h *heldQueue) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (c *core) holdSourceBytes() int64 {
+	if c.cfg.HoldSourceBytes == 0 {
+		return DefaultHoldSourceBytes
+	}
+	return c.cfg.HoldSourceBytes
+}
+
+// holds reports whether op nd, bound for worker w, waits for a free slot.
+func (c *core) holds(nd *graph.ChunkNode, w int) bool {
+	limit := c.holdSourceBytes()
+	return limit > 0 && len(nd.Inputs) == 0 && nd.Meta.Nbytes() >= limit && c.busy[w] >= c.slots[w]
+}
+
+// hold keeps READY op i of run r back for worker w.
+func (c *core) hold(r *Run, i int32, w int) {
+	r.worker[i] = -1 // on no worker: recovery from a death has nothing to redo
+	heap.Push(&c.held[w], heldOp{run: r.id, node: i, attempt: r.attempt[i], prio: r.plan.Priority[i]})
+}
+
+// drainHeld sends held sources to workers with free slots, and the held
+// sources of dead workers to live ones. It runs at the end of every step,
+// after the step's own dispatches, so consumers made ready by a result go
+// before the sources that result's slot could otherwise take.
+func (c *core) drainHeld() {
+	for w := range c.held {
+		q := &c.held[w]
+		if c.dead[w] != nil {
+			old := *q
+			*q = nil
+			for _, h := range old {
+				if r, ok := c.heldRun(h); ok {
+					c.cur = r
+					c.dispatch(r, h.node) // a live worker, held there if need be
+				}
+			}
+			continue
+		}
+		for q.Len() > 0 && c.busy[w] < c.slots[w] {
+			h := heap.Pop(q).(heldOp)
+			if r, ok := c.heldRun(h); ok {
+				c.cur = r
+				c.send(r, h.node, w)
+			}
+		}
+	}
+	c.cur = nil
+}
+
+// heldRun is the run of a held op that still wants sending: the run is
+// not cancelled (it may have ended, recomputing results a dead worker
+// held), and the op is READY and was not sent or held again meanwhile.
+func (c *core) heldRun(h heldOp) (*Run, bool) {
+	r := c.runs[h.run]
+	if r == nil || r.cancelled {
+		return nil, false
+	}
+	i := h.node
+	if r.state[i] != Ready || r.open[i] || r.attempt[i] != h.attempt || r.worker[i] >= 0 {
+		return nil, false
+	}
+	return r, true
+}
+
+// Held is the number of source ops held back from the workers' queues.
+func (c *core) heldCount() int {
+	n := 0
+	for _, q := range c.held {
+		n += len(q)
+	}
+	return n
+}

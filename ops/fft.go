@@ -359,6 +359,23 @@ func (op FFT) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, er
 	return out, nil
 }
 
+// ScratchBytes implements ScratchEstimator: the input's lanes as
+// complex128 (pieces that are not float64 or complex128 lanes laid out
+// regularly are copied; counted always, as the input's type is not known
+// here), one group of lane buffers and one plan (fft.PlanBytes: Bluestein's
+// padded sequences for lengths with large prime factors). Threads on lent
+// slots each add a group and a plan.
+func (op FFT) ScratchBytes(out Meta) int64 {
+	ol := op.outLen()
+	if ol == 0 || op.N <= 0 {
+		return 0
+	}
+	lanes := int64(ndarray.Size(out.Shape) / ol)
+	n, width := int64(op.N), int64(max(op.N, ol))
+	group := min(lanes, max(1, (4<<20)/(16*n)), 16)
+	return lanes*int64(op.inLen())*16 + group*(16*width+8*n) + fft.PlanBytes(op.N)
+}
+
 // MaxThreads implements Threaded: a chunk of several lanes can use a
 // thread per group of lanes, a lone complex lane of a length the plan
 // splits (fft.Splits) a thread per block of its columns.

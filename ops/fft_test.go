@@ -316,3 +316,17 @@ func TestFFTViews(t *testing.T) {
 		}
 	}
 }
+
+// TestFFTScratch: the memory an FFT reserves beside its output covers its
+// plan, which for a prime length (Bluestein) is several lanes.
+func TestFFTScratch(t *testing.T) {
+	var est ScratchEstimator = FFT{N: 1009, Axis: 0, Norm: "backward"}
+	out := Meta{Shape: []int{1009}, DType: ndarray.Complex128}
+	if got, lane := est.ScratchBytes(out), int64(16*1009); got < 5*lane {
+		t.Errorf("prime length 1009: %d bytes of scratch, want at least 5 lanes (%d)", got, 5*lane)
+	}
+	smooth := FFT{N: 1024, Axis: 0, Norm: "backward"}.ScratchBytes(Meta{Shape: []int{1024}, DType: ndarray.Complex128})
+	if smooth <= 0 || smooth > 16*1024*8 {
+		t.Errorf("length 1024: %d bytes of scratch, want a few lanes", smooth)
+	}
+}

@@ -126,6 +126,21 @@ func newPlan(n int, o options) (*Plan, error) {
 // Len is the plan's transform length.
 func (p *Plan) Len() int { return p.n }
 
+// PlanBytes is about the memory a plan of length n holds (twiddles and
+// buffers), without making one: Bluestein's chirp and two padded
+// sequences with the plan of their length, or about three lanes for the
+// other algorithms. Callers reserve it before they transform.
+func PlanBytes(n int) int64 {
+	if n <= 1 {
+		return 0
+	}
+	if useBluestein(n) {
+		m := goodSize(2*n - 1)
+		return 16 * int64(n+4*m)
+	}
+	return 16 * 3 * int64(n)
+}
+
 // Forward computes dst[k] = sum_j src[j] exp(-2πi jk/n), unnormalised.
 // dst and src have length n and may be the same slice.
 func (p *Plan) Forward(dst, src []complex128) {

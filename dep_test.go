@@ -20,6 +20,7 @@ var layers = map[string]int{
 	"ndarray/npy":                  1,
 	"ndarray/zarr":                 1,
 	"ndarray/rng":                  1,
+	"ndarray/fft":                  1,
 	"rpc/phobosv1/phobosv1connect": 1,
 	"ops":                          2,
 	"internal/numpytest":           2,

@@ -155,6 +155,8 @@ func TestCodecExamples(t *testing.T) {
 		{ops.Lstsq{RCond: new(-1.0)}, true},
 		{ops.Lstsq{}, true},
 		{ops.Slogdet{}, false},
+		{ops.FFT{Kind: ops.FFTInvReal, Axis: 1, N: 7, Norm: "ortho", Conj: true}, true},
+		{ops.FFT{Kind: ops.FFTComplex, Inverse: true, N: 1}, false},
 		{ops.Fused{Shape: []int{4}, Nodes: []ops.FusedNode{
 			{Op: ops.FullChunk{Shape: []int{4}, DType: ndarray.Float64, Value: 1}, Meta: ops.Meta{Shape: []int{4}, DType: ndarray.Float64}},
 			{Op: ops.Elementwise{Kind: "binary", Name: "add"}, Args: []int{0, -1}, Meta: ops.Meta{Shape: []int{4}, DType: ndarray.Float64}},

@@ -30,8 +30,8 @@ var complexReductions = []string{"sum", "prod", "min", "max", "any", "all", "cou
 // creation from values and .npy files, elementwise ops (the ufuncs NumPy
 // has complex loops for; the others fail with ndarray's DTypeError), the
 // reductions above, cumsum/cumprod, matmul and tensordot, sort (NumPy's
-// lexicographic order, lanes made whole), and the ops that only move
-// elements. Everything else (argsort, set operations,
+// lexicographic order, lanes made whole), the FFT, and the ops that only
+// move elements. Everything else (argsort, set operations,
 // linear algebra decompositions, statistics, random numbers, ...) refuses
 // complex operands and results with a DTypeError.
 func complexSupported(op TensorOp) bool {
@@ -39,7 +39,7 @@ func complexSupported(op TensorOp) bool {
 	case Full, Literal, Uploaded, NpyRead, NpyWrite, ZarrRead, ZarrWrite,
 		Elementwise, Transpose, Flip, Squeeze, ExpandDims, BroadcastTo, Concatenate, Reshape, Rechunk, Index,
 		Take, BooleanMask, MaskPlace, Scatter, Repeat, Tri, Diagonal, ArgWhere,
-		Cumulative, MatMul, TensorDot, Sort:
+		Cumulative, MatMul, TensorDot, Sort, FFT:
 		return true
 	case Reduction:
 		return slices.Contains(complexReductions, o.Func)

@@ -183,6 +183,8 @@ func init() {
 		"rechunk":            Rechunk{},
 		"assemble":           Assemble{},
 		"slice_view":         SliceView{},
+		// numpy.fft
+		"fft": FFT{},
 	} {
 		Register(name, op)
 	}

@@ -36,10 +36,12 @@ var small = map[string]Params{
 	"arctan2":     {"n": 200_000, "chunk": 30_000},
 	"standardize": {"m": 20_000, "n": 7, "chunk": 3_000},
 	"views":       {"n": 200, "chunk": 50},
+	"fft":         {"n": 3000, "chunk": 700},
+	"fft2":        {"n": 60, "chunk": 25},
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "arctan2", "expsin", "gram", "hypot", "mask", "matmul", "sort", "standardize", "views"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "arctan2", "expsin", "fft", "fft2", "gram", "hypot", "mask", "matmul", "sort", "standardize", "views"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {

@@ -909,7 +909,7 @@ Tensor.copy = _method(_compose.copy)
 Tensor.round = _method(_round)
 del _f
 
-from . import random, linalg  # noqa: E402
+from . import random, linalg, fft  # noqa: E402
 
 for _n in _compose.NAMES:
     globals()[_n] = getattr(_compose, _n)
@@ -963,6 +963,7 @@ REGISTRY.update({n: n for n in _quantile.NAMES})
 REGISTRY.update({n: n for n in _stats.NAMES})
 REGISTRY["histogram_bin_count"] = "histogram"
 REGISTRY.update({n: n for n in _setops.NAMES})
+REGISTRY.update(fft.REGISTRY)
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -1024,6 +1025,8 @@ _SPECIAL = {"ndim": _np_ndim, "shape": _np_shape, "size": _np_size}
 def _function_dispatch(func, args, kwargs):
     if getattr(func, "__module__", "") == "numpy.linalg" and hasattr(linalg, func.__name__):
         return getattr(linalg, func.__name__)(*args, **kwargs)
+    if getattr(func, "__module__", "") == "numpy.fft" and func.__name__ in fft.__all__:
+        return getattr(fft, func.__name__)(*args, **kwargs)
     name = _FUNCTIONS.get(func)
     if name is None:
         raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "

@@ -384,7 +384,12 @@ func (p *SchedulerProc) recordGraph(ctx context.Context, g *graphRec, tg *graph.
 			puts = append(puts, recordOp{key: literalKey(g.sid, g.id, i), val: string(kept[i])})
 		}
 		if err := p.ring.records.putAll(ctx, puts); err != nil {
-			return err
+			// An etcd with a smaller request limit than its default
+			// refuses large arrays: the graph still runs, and only its
+			// takeover would fail, saying why. An etcd that is down
+			// fails the record's own write below.
+			p.log.Warn("client arrays of a graph not kept in etcd; the graph cannot be taken over by another scheduler", "session", g.sid, "graph", g.id, "err", err)
+			rec.RecordedLiterals = nil
 		}
 	}
 	g.recMu.Lock()

@@ -105,12 +105,3 @@ func (c *core) heldRun(h heldOp) (*Run, bool) {
 	}
 	return r, true
 }
-
-// Held is the number of source ops held back from the workers' queues.
-func (c *core) heldCount() int {
-	n := 0
-	for _, q := range c.held {
-		n += len(q)
-	}
-	return n
-}

@@ -41,13 +41,22 @@ func fftNorm(a *args) ([]tensor.FFTOption, error) {
 	return []tensor.FFTOption{tensor.FFTNorm(norm)}, nil
 }
 
+// fftInput is the transforms' input "a" and their norm option.
+func fftInput(a *args) (*tensor.Tensor, []tensor.FFTOption, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := fftNorm(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, opts, nil
+}
+
 func fft1D(f func(*tensor.Tensor, ...tensor.FFTOption) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
-		}
-		opts, err := fftNorm(a)
+		t, opts, err := fftInput(a)
 		if err != nil {
 			return nil, err
 		}
@@ -68,11 +77,7 @@ func fft1D(f func(*tensor.Tensor, ...tensor.FFTOption) *tensor.Tensor) func(*arg
 
 func fftND(f func(*tensor.Tensor, ...tensor.FFTOption) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
-		}
-		opts, err := fftNorm(a)
+		t, opts, err := fftInput(a)
 		if err != nil {
 			return nil, err
 		}

@@ -713,36 +713,8 @@ func complexBinaryTyped[C ewComplex](op BinaryOp, out, x, y *Array, r cRound) er
 		return nil
 	case Pow, FloatPower:
 		f = func(a, b complex128) complex128 { return cPow(a, b, r) }
-	case Maximum:
-		// NumPy: a nan in the first operand propagates, else a nan in
-		// the second does (the comparison is false).
-		f = func(a, b complex128) complex128 {
-			if cIsNaN(a) || cGE(a, b) {
-				return a
-			}
-			return b
-		}
-	case Minimum:
-		f = func(a, b complex128) complex128 {
-			if cIsNaN(a) || cLE(a, b) {
-				return a
-			}
-			return b
-		}
-	case Fmax:
-		f = func(a, b complex128) complex128 {
-			if cIsNaN(b) || cGE(a, b) {
-				return a
-			}
-			return b
-		}
-	case Fmin:
-		f = func(a, b complex128) complex128 {
-			if cIsNaN(b) || cLE(a, b) {
-				return a
-			}
-			return b
-		}
+	case Maximum, Minimum, Fmax, Fmin:
+		f = complexFold(op)
 	case Less:
 		p = cLT
 	case LessEqual:

@@ -110,30 +110,44 @@ func complexReduce(op ReduceOp, a *Array, red []bool, keep []int) (*Array, error
 	return out, nil
 }
 
-// complexFold is the scalar function of a binary op on complex numbers:
-// maximum, minimum, fmax or fmin, as complexBinaryTyped computes them.
+// complexFold is the scalar function of maximum, minimum, fmax or fmin on
+// complex numbers (nil for other ops): the elementwise loops and the
+// min/max reductions both use it.
 func complexFold(op BinaryOp) func(x, y complex128) complex128 {
-	return func(x, y complex128) complex128 {
-		switch op {
-		case Maximum:
+	// NumPy: for maximum/minimum a nan in the first operand propagates,
+	// else a nan in the second does (the comparison is false); fmax/fmin
+	// take the other operand over a nan.
+	switch op {
+	case Maximum:
+		return func(x, y complex128) complex128 {
 			if cIsNaN(x) || cGE(x, y) {
 				return x
 			}
-		case Minimum:
+			return y
+		}
+	case Minimum:
+		return func(x, y complex128) complex128 {
 			if cIsNaN(x) || cLE(x, y) {
 				return x
 			}
-		case Fmax:
+			return y
+		}
+	case Fmax:
+		return func(x, y complex128) complex128 {
 			if cIsNaN(y) || cGE(x, y) {
 				return x
 			}
-		case Fmin:
+			return y
+		}
+	case Fmin:
+		return func(x, y complex128) complex128 {
 			if cIsNaN(y) || cLE(x, y) {
 				return x
 			}
+			return y
 		}
-		return y
 	}
+	return nil
 }
 
 // complexFromParts is the complex array of type dt with real part re and

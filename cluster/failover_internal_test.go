@@ -44,14 +44,17 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if _, err := cli.Put(ctx, schedulersPrefix+"s1", string(s1)); err != nil {
 		t.Fatal(err)
 	}
+	// s0 must see s1 in its ring before the session appears: a session
+	// record seen first names a scheduler s0 does not know, which s0
+	// would take over itself (seen in CI under load).
+	for r, _, changed := p.ring.members.snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.snapshot() {
+		<-changed
+	}
 	rec := SessionRecord{Session: "sx", Scheduler: "s1", Created: time.Now(), Fence: 1}
 	val, _ := json.Marshal(rec)
 	put, err := cli.Put(ctx, sessionsPrefix+"sx", string(val))
 	if err != nil {
 		t.Fatal(err)
-	}
-	for r, _, changed := p.ring.members.snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.snapshot() {
-		<-changed
 	}
 	if p.orphaned("sx", "s1") {
 		t.Error("a session of a live scheduler counts as orphaned")

@@ -20,15 +20,13 @@ type Array struct {
 	buf     []byte // whole backing buffer; the array addresses buf[offset*size:]
 }
 
-// alignedBytes returns n zeroed bytes whose first byte is 8-byte aligned.
+// alignedBytes returns n zeroed bytes whose first byte is 8-byte aligned,
+// from the buffer pool (pool.go) when it has a free buffer of the size.
 func alignedBytes(n int) []byte {
 	if n == 0 {
 		return []byte{}
 	}
-	words := make([]uint64, (n+7)/8)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
-	adviseHuge(b)
-	return b
+	return buffers.get(n)
 }
 
 // Size is the number of elements of an array of the given shape.

@@ -521,7 +521,7 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 			s.mu.Unlock()
 			return a, nil
 		}
-		r.take(s.attachLocked(e, a))
+		r.take(s.attachLocked(e, a, false))
 		s.notePeakLocked()
 		s.mu.Unlock()
 		return a, nil

@@ -213,7 +213,20 @@ type bufRef struct {
 	bytes    int64
 	chunks   []*entry
 	evicting bool
+	// owned: the op that made the buffer claimed it for this store
+	// (PutOptions.Owned), so it may go back to ndarray's buffer pool when
+	// its last chunk is released, unless shared.
+	owned bool
+	// shared: something outside the store may still read the buffer: it
+	// was served by Read (to a peer, or as a result fetched by the client),
+	// or a chunk of it was deleted while a running op had it pinned.
+	shared bool
 }
+
+// reusable reports whether b, about to leave memory with its last chunk,
+// may be handed back to the buffer pool: the store owns it and nothing
+// outside can read it, and no spill writer is reading it either.
+func (b *bufRef) reusable() bool { return b.owned && !b.shared && !b.evicting }
 
 // Stats are the store's byte counts and what eviction did.
 type Stats struct {
@@ -241,6 +254,9 @@ type Stats struct {
 	RecomputeCount  int64
 	RecomputeTime   time.Duration
 	SpillErrors     int64
+	// ReusedBuffers counts buffers of deleted chunks handed back to
+	// ndarray's buffer pool.
+	ReusedBuffers int64
 }
 
 // New returns a store without a limit: nothing is ever evicted.
@@ -290,6 +306,13 @@ type PutOptions struct {
 	// Consumers it gives the chunk an estimated first use until a consumer
 	// is queued: one level deeper, just after the producer.
 	Producer protocol.Priority
+	// Owned says the chunk's buffer is the store's alone: the op made it
+	// and the caller claimed it (ndarray.ClaimBuffer). When the chunk (and
+	// every other chunk on that buffer) is deleted, the buffer goes back to
+	// ndarray's pool for the next chunk of its size, unless the store has
+	// since served it to a reader (Read) or deleted a chunk of it while an
+	// op had it pinned.
+	Owned bool
 }
 
 // Put stores a chunk under key, replacing any earlier one.
@@ -313,7 +336,9 @@ func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions
 func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (added int64, oldFile string) {
 	if old, ok := s.mu.chunks[key]; ok {
 		// Not finalized: the op ran again and stands for the same thing.
-		oldFile = s.deleteLocked(old)
+		// Its buffer is not reused: a replaced chunk was not released, and
+		// whoever put the new one may hold the old one still.
+		oldFile, _ = s.deleteLocked(old)
 	}
 	var fin func()
 	if f, ok := opts.Regen.(ops.Finalizer); ok {
@@ -334,7 +359,7 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
 	}
 	s.mu.chunks[key] = e
-	return s.attachLocked(e, a), oldFile
+	return s.attachLocked(e, a, opts.Owned), oldFile
 }
 
 // Regenerable reports whether a chunk produced by op (with no inputs) can be
@@ -359,7 +384,9 @@ func Regenerable(op ops.ChunkOp) bool {
 }
 
 // attachLocked puts a in memory for e and returns the bytes this added.
-func (s *Store) attachLocked(e *entry, a *ndarray.Array) int64 {
+// owned (PutOptions.Owned) counts only for a buffer new to the store: a
+// buffer already held is older than any op that could have claimed it.
+func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 	s.mu.clock++
 	e.arr, e.used = a, s.mu.clock
 	id := a.BufferID()
@@ -369,7 +396,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array) int64 {
 	var added int64
 	b := s.mu.buffers[id]
 	if b == nil {
-		b = &bufRef{id: id, bytes: int64(a.BufferBytes())}
+		b = &bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned}
 		s.mu.buffers[id] = b
 		s.mu.resident += b.bytes
 		added = b.bytes
@@ -380,12 +407,13 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array) int64 {
 	return added
 }
 
-// detachLocked takes e out of memory; its buffer goes when no chunk uses it.
-func (s *Store) detachLocked(e *entry) {
+// detachLocked takes e out of memory; its buffer goes when no chunk uses
+// it, and is then returned (nil if the buffer stays).
+func (s *Store) detachLocked(e *entry) *bufRef {
 	e.arr = nil
 	b := e.buf
 	if b == nil {
-		return
+		return nil
 	}
 	e.buf = nil
 	if i := slices.Index(b.chunks, e); i >= 0 {
@@ -397,22 +425,32 @@ func (s *Store) detachLocked(e *entry) {
 		if b.evicting {
 			s.mu.evicting -= b.bytes
 		}
+		return b
 	}
+	return nil
 }
 
 // deleteLocked forgets e and returns its spill file for removal, unless a
-// writer still owns the file (it removes it when it sees e.deleted).
-func (s *Store) deleteLocked(e *entry) (file string) {
+// writer still owns the file (it removes it when it sees e.deleted), and,
+// when e was the last chunk on a buffer that may be reused, the array to
+// hand back to the buffer pool (nil otherwise).
+func (s *Store) deleteLocked(e *entry) (file string, reuse *ndarray.Array) {
 	delete(s.mu.chunks, e.key)
 	e.deleted = true
-	if e.arr != nil {
-		s.detachLocked(e)
+	if a := e.arr; a != nil {
+		if (e.pins > 0 || e.fin != nil) && e.buf != nil {
+			// A running op still reads it, or the finalizer will.
+			e.buf.shared = true
+		}
+		if b := s.detachLocked(e); b != nil && b.reusable() {
+			reuse = a
+		}
 	}
 	if e.file != "" {
 		s.mu.st.DiskBytes -= e.nbytes
 		file, e.file = e.file, ""
 	}
-	return file
+	return file, reuse
 }
 
 func removeFiles(paths ...string) {
@@ -449,6 +487,10 @@ func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array
 		s.mu.clock++
 		e.used = s.mu.clock
 		a := e.arr
+		if e.buf != nil {
+			// The reader keeps the array as long as it likes.
+			e.buf.shared = true
+		}
 		s.mu.Unlock()
 		return a, nil
 	}
@@ -533,19 +575,37 @@ const minRereadSample = 1 << 20
 
 // Delete drops chunks from every tier; unknown keys are ignored. Chunks of
 // ops.Finalizer ops are finalized, after the store's lock is released.
+// Buffers the store owns (PutOptions.Owned) and nothing else can read go
+// back to ndarray's buffer pool once their last chunk is deleted.
 func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var files []string
 	var fins []func()
+	var reuse []*ndarray.Array
 	s.mu.Lock()
 	for _, k := range keys {
 		if e, ok := s.mu.chunks[k]; ok {
-			files = append(files, s.deleteLocked(e))
+			f, a := s.deleteLocked(e)
+			files = append(files, f)
+			if a != nil {
+				reuse = append(reuse, a)
+			}
 			if e.fin != nil {
 				fins = append(fins, e.fin)
 			}
 		}
 	}
 	s.mu.Unlock()
+	if len(reuse) > 0 {
+		var n int64
+		for _, a := range reuse {
+			if ndarray.ReleaseBuffer(a) {
+				n++
+			}
+		}
+		s.mu.Lock()
+		s.mu.st.ReusedBuffers += n
+		s.mu.Unlock()
+	}
 	removeFiles(files...)
 	for _, f := range fins {
 		f()
@@ -624,7 +684,8 @@ func (s *Store) Close() error {
 	var fins []func()
 	s.mu.Lock()
 	for _, e := range s.mu.chunks {
-		files = append(files, s.deleteLocked(e))
+		f, _ := s.deleteLocked(e)
+		files = append(files, f)
 		if e.fin != nil {
 			fins = append(fins, e.fin)
 		}

@@ -920,6 +920,10 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		}
 		ins[i] = a
 	}
+	// Buffers lent after this are the kernel's own making; its output's
+	// may then be claimed for the store, which hands it back to the buffer
+	// pool when the chunk is released.
+	epoch := ndarray.BufferEpoch()
 	out, err := w.execKernel(ctx, t, ins)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -939,6 +943,7 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if len(t.Inputs) == 0 {
 		opts.Regen = t.Op // kept only if storage.Regenerable says so
 	}
+	opts.Owned = ndarray.ClaimBuffer(out, epoch)
 	r.Put(t.Key, out, opts)
 	for _, in := range t.Inputs {
 		if w.local(in) {

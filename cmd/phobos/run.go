@@ -456,6 +456,9 @@ func summary(r *record) string {
 		}
 	}
 	fmt.Fprintf(&b, "; peak RSS %.1f MB", r.PeakRSSSelfMB)
+	if ps := ndarray.BufferPoolStats(); ps.Lent > 0 {
+		fmt.Fprintf(&b, "; buffers: %d lent, %d reused, %d returned, %d dropped", ps.Lent, ps.Reused, ps.Returned, ps.Dropped)
+	}
 	return b.String()
 }
 

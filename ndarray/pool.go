@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 )
@@ -75,7 +76,7 @@ type freeBuf struct {
 
 type bufferPool struct {
 	mu     sync.Mutex
-	lends  uint64 // last lending number
+	lends  atomic.Uint64 // last lending number (written under mu)
 	allocs uint64 // last allocation number
 	lent   map[uintptr]lentBuf
 	free   map[int][]freeBuf // by class of their capacity
@@ -127,9 +128,8 @@ func (p *bufferPool) get(n int) []byte {
 	} else {
 		p.st.Reused++
 	}
-	p.lends++
 	id := uintptr(unsafe.Pointer(&words[0]))
-	p.lent[id] = lentBuf{lend: p.lends, alloc: alloc, words: len(words), ptr: ptr}
+	p.lent[id] = lentBuf{lend: p.lends.Add(1), alloc: alloc, words: len(words), ptr: ptr}
 	p.st.Lent++
 	p.mu.Unlock()
 	if ok {
@@ -184,13 +184,12 @@ func (p *bufferPool) recordLocked(a *Array) (uintptr, lentBuf, bool) {
 	return id, r, true
 }
 
-func (p *bufferPool) epoch() uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lends
-}
+func (p *bufferPool) epoch() uint64 { return p.lends.Load() }
 
 func (p *bufferPool) claim(a *Array, since uint64) bool {
+	if a == nil || len(a.buf) < poolMinBytes {
+		return false // not tracked: spare the lock (graphs of tiny chunks)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	id, r, ok := p.recordLocked(a)

@@ -3,10 +3,10 @@ package storage
 import (
 	"math"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/phobos-tensor/phobos/internal/gctune"
 )
 
 // PhysicalMemory is the memory this process may use: the machine's RAM, or
@@ -62,54 +62,11 @@ func GoHeapLimit(budget int64) int64 {
 	return budget + max(128<<20, budget/16)
 }
 
-// goLimit tracks the holders of the process-wide Go memory limit, so that
-// several clusters in one process (tests) add up rather than overwrite each
-// other, and the last one out restores what was there before.
-var goLimit struct {
-	sync.Mutex
-	total   int64 // sum of holders' limits
-	holders int
-	orig    int64 // the limit before the first holder
-}
-
 // HoldGoMemoryLimit sets the Go runtime's soft memory limit
 // (debug.SetMemoryLimit) so the garbage collector works harder before the
 // heap outgrows the workers' budget, instead of letting it double. Limits of
 // concurrent holders add up; a lower limit set by the user (GOMEMLIMIT) is
 // kept. The returned func undoes the hold; the last release restores the
-// original limit.
-func HoldGoMemoryLimit(limit int64) (release func()) {
-	if limit <= 0 || limit == math.MaxInt64 {
-		return func() {}
-	}
-	goLimit.Lock()
-	if goLimit.holders == 0 {
-		goLimit.orig = debug.SetMemoryLimit(-1)
-	}
-	goLimit.holders++
-	goLimit.total += limit
-	applyGoLimitLocked()
-	goLimit.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			goLimit.Lock()
-			defer goLimit.Unlock()
-			goLimit.holders--
-			goLimit.total -= limit
-			if goLimit.holders == 0 {
-				debug.SetMemoryLimit(goLimit.orig)
-				return
-			}
-			applyGoLimitLocked()
-		})
-	}
-}
-
-func applyGoLimitLocked() {
-	want := goLimit.total
-	if want <= 0 || want > goLimit.orig { // the user's lower GOMEMLIMIT wins
-		want = goLimit.orig
-	}
-	debug.SetMemoryLimit(want)
-}
+// original limit. internal/gctune owns the limit: it combines these holds
+// with the user's limit and its own.
+func HoldGoMemoryLimit(limit int64) (release func()) { return gctune.HoldMemoryLimit(limit) }

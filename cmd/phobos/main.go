@@ -37,11 +37,14 @@ const (
 func main() {
 	// The heap may grow between collections by four times its scannable
 	// part (graphs, tiles, dispatch records: GOGC 400's headroom, so a
-	// million-op graph does not collect every few milliseconds), at least
-	// 256 MiB, but not in proportion to the chunk data held, which costs a
-	// collection nothing and would multiply resident memory. A memory
-	// limit (set by the session from its budget) still bounds the heap;
-	// GOGC in the environment turns the tuner off.
+	// million-op graph does not collect every few milliseconds) but by no
+	// more than half the live heap, at least 256 MiB, and not in
+	// proportion to the chunk data held, which costs a collection nothing
+	// and would multiply resident memory. The tuner also sets the Go
+	// memory limit to that heap goal plus 96 MiB, so the runtime returns
+	// freed pages instead of keeping them; a session's budget and
+	// GOMEMLIMIT lower it further. GOGC in the environment turns the
+	// tuner off.
 	if os.Getenv("GOGC") == "" {
 		gctune.Start(gctune.Default())
 	}

@@ -9,27 +9,64 @@
 // fast) lets the heap grow by several times the chunks' size, all of it
 // resident memory. The tuner gives the heap a headroom in proportion to
 // the scannable heap alone (the GC's CPU share stays what GOGC would
-// give), with a floor, so held chunks no longer multiply memory.
+// give), with a floor, so held chunks no longer multiply memory. A heap
+// made mostly of pointers (a graph of a million chunk ops) would still get
+// four times itself; there the headroom is bounded by a fraction of the
+// live heap.
+//
+// The package is also the one owner of the process's Go memory limit
+// (debug.SetMemoryLimit): the limits held for workers' budgets
+// (HoldMemoryLimit), the user's GOMEMLIMIT and, while the tuner runs, the
+// live heap plus its headroom plus a fixed slack. The last keeps resident
+// memory near the heap the policy allows even without a budget: over the
+// limit the runtime returns freed pages to the system at once instead of
+// keeping them for later, and collects early.
 package gctune
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/phobos-tensor/phobos/ndarray"
 )
 
 // Policy is the headroom the heap may grow by between collections:
-// ScanFactor times the scannable heap, at least MinHeadroom bytes.
+// ScanFactor times the scannable heap, but no more than LiveFraction of
+// the live heap, and at least MinHeadroom bytes.
 type Policy struct {
 	ScanFactor  float64
 	MinHeadroom uint64
+	// LiveFraction bounds the headroom of a heap that is mostly pointers
+	// (0: no bound): its resident memory stays near (1+LiveFraction)
+	// times the live heap.
+	LiveFraction float64
 	// MaxPercent bounds the GOGC set (the percent of the live heap).
 	MaxPercent int
+	// Slack is what the memory limit the tuner sets allows beyond the
+	// heap goal: stacks, the runtime's own metadata, allocation during a
+	// collection. 0: the tuner sets no memory limit.
+	Slack uint64
 }
 
-// Default is GOGC 400's headroom for the scannable heap, at least 256 MiB.
-func Default() Policy { return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, MaxPercent: 400} }
+// Default is GOGC 400's headroom for the scannable heap, at most half the
+// live heap and at least 256 MiB, with a memory limit 96 MiB above the
+// heap goal.
+func Default() Policy {
+	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, MaxPercent: 400, Slack: 96 << 20}
+}
+
+// Headroom is the bytes a heap of live bytes, scan of them scannable, may
+// grow by before the next collection.
+func (p Policy) Headroom(live, scan uint64) uint64 {
+	h := uint64(p.ScanFactor * float64(scan))
+	if p.LiveFraction > 0 {
+		h = min(h, uint64(p.LiveFraction*float64(live)))
+	}
+	return max(h, p.MinHeadroom)
+}
 
 // Percent is the GOGC that gives a heap of live bytes, scan of them
 // scannable, the policy's headroom: at least 1, at most MaxPercent.
@@ -37,9 +74,23 @@ func (p Policy) Percent(live, scan uint64) int {
 	if live == 0 {
 		return p.MaxPercent
 	}
-	h := max(uint64(p.ScanFactor*float64(scan)), p.MinHeadroom)
+	h := p.Headroom(live, scan)
 	pct := int(min(float64(h)*100/float64(live), float64(p.MaxPercent)))
 	return max(pct, 1)
+}
+
+// MemoryLimit is the Go memory limit the tuner sets for a heap of live
+// bytes, scan of them scannable: the heap goal of Percent plus Slack;
+// math.MaxInt64 (none) without Slack.
+func (p Policy) MemoryLimit(live, scan uint64) int64 {
+	if p.Slack == 0 {
+		return math.MaxInt64
+	}
+	goal := live + live*uint64(p.Percent(live, scan))/100
+	if live == 0 {
+		goal = p.MinHeadroom
+	}
+	return int64(min(goal+p.Slack, math.MaxInt64/2))
 }
 
 // Tuner re-sets GOGC after every collection.
@@ -69,6 +120,7 @@ func start(p Policy, onTune func(int)) (stop func()) {
 		t.stopped = true
 		t.mu.Unlock()
 		debug.SetGCPercent(orig)
+		setTunedLimit(math.MaxInt64)
 	}
 }
 
@@ -101,7 +153,81 @@ func (t *Tuner) tune() {
 	}
 	pct := t.p.Percent(live, scan)
 	debug.SetGCPercent(pct)
+	setTunedLimit(t.p.MemoryLimit(live, scan))
 	if t.onTune != nil {
 		t.onTune(pct)
+	}
+}
+
+// limits is the process's Go memory limit and what it is made of.
+var limits struct {
+	sync.Mutex
+	known   bool  // orig has been read
+	orig    int64 // the limit before gctune set any (the user's GOMEMLIMIT)
+	total   int64 // sum of the held limits
+	holders int
+	tuned   int64 // the tuner's limit; math.MaxInt64 when it does not run
+}
+
+// knowLocked reads the limit the process started with, before gctune
+// first sets one.
+func knowLocked() {
+	if !limits.known {
+		limits.known = true
+		limits.orig = debug.SetMemoryLimit(-1)
+		limits.tuned = math.MaxInt64
+	}
+}
+
+// applyLocked sets the lowest of the limits. The held ones add up; the
+// user's lower GOMEMLIMIT wins over them. The buffer pool's bound follows
+// the held budget: its free buffers are memory the budget does not count.
+func applyLocked() {
+	want := limits.orig
+	if limits.holders > 0 && limits.total > 0 {
+		want = min(want, limits.total)
+	}
+	want = min(want, limits.tuned)
+	debug.SetMemoryLimit(want)
+	pool := int64(ndarray.DefaultPoolLimit)
+	if limits.holders > 0 && limits.total > 0 {
+		pool = min(pool, limits.total/4)
+	}
+	ndarray.SetBufferPoolLimit(pool)
+}
+
+func setTunedLimit(n int64) {
+	limits.Lock()
+	defer limits.Unlock()
+	knowLocked()
+	limits.tuned = n
+	applyLocked()
+}
+
+// HoldMemoryLimit lowers the Go memory limit to what workers whose budgets
+// add up to limit may use, so the collector works harder before the heap
+// outgrows them. The limits of concurrent holders add up (several clusters
+// in one process); a lower limit set by the user (GOMEMLIMIT), or by the
+// tuner, is kept. The returned func undoes the hold; after the last one
+// the limit is what it was, or the tuner's.
+func HoldMemoryLimit(limit int64) (release func()) {
+	if limit <= 0 || limit == math.MaxInt64 {
+		return func() {}
+	}
+	limits.Lock()
+	knowLocked()
+	limits.holders++
+	limits.total += limit
+	applyLocked()
+	limits.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			limits.Lock()
+			defer limits.Unlock()
+			limits.holders--
+			limits.total -= limit
+			applyLocked()
+		})
 	}
 }

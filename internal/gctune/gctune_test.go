@@ -1,6 +1,7 @@
 package gctune
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -60,5 +61,60 @@ func TestTunerSetsGOGC(t *testing.T) {
 	stop()
 	if got := debug.SetGCPercent(orig); got != 77 {
 		t.Errorf("after stop GOGC is %d, want the 77 from before", got)
+	}
+}
+
+func TestHeadroomOfAPointerHeapIsBoundedByTheLiveHeap(t *testing.T) {
+	p := Default()
+	const mb = 1 << 20
+	for _, c := range []struct {
+		name       string
+		live, scan uint64
+		want       uint64
+	}{
+		{"small graph: the floor", 100 * mb, 100 * mb, 256 * mb},
+		{"chunks, few pointers: the floor", 2000 * mb, 10 * mb, 256 * mb},
+		{"a million-op graph: half of it, not four times", 1000 * mb, 1000 * mb, 500 * mb},
+		{"chunks and a graph: four times the pointers", 4000 * mb, 100 * mb, 400 * mb},
+	} {
+		if got := p.Headroom(c.live, c.scan); got != c.want {
+			t.Errorf("%s: Headroom(%d MB live, %d MB scannable) = %d MB, want %d MB", c.name, c.live/mb, c.scan/mb, got/mb, c.want/mb)
+		}
+	}
+	// The memory limit is the heap goal plus the slack.
+	live, scan := uint64(1000*mb), uint64(1000*mb)
+	if got, want := p.MemoryLimit(live, scan), int64(live+live*uint64(p.Percent(live, scan))/100+p.Slack); got != want {
+		t.Errorf("MemoryLimit = %d, want %d", got, want)
+	}
+	if got := (Policy{ScanFactor: 4, MinHeadroom: 1, MaxPercent: 100}).MemoryLimit(live, scan); got != math.MaxInt64 {
+		t.Errorf("MemoryLimit without slack = %d, want none", got)
+	}
+}
+
+// The tuner's limit and the held budgets combine: the lowest wins, and
+// each is undone on its own.
+func TestOneOwnerOfTheMemoryLimit(t *testing.T) {
+	orig := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(orig)
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	r := HoldMemoryLimit(3 << 30)
+	if got, want := limit(), min(orig, 3<<30); got != want {
+		t.Fatalf("held 3 GiB: limit %d, want %d", got, want)
+	}
+	setTunedLimit(1 << 30)
+	if got, want := limit(), min(orig, 1<<30); got != want {
+		t.Errorf("tuned to 1 GiB under a 3 GiB hold: limit %d, want %d", got, want)
+	}
+	setTunedLimit(5 << 30)
+	if got, want := limit(), min(orig, 3<<30); got != want {
+		t.Errorf("tuned to 5 GiB under a 3 GiB hold: limit %d, want %d", got, want)
+	}
+	r()
+	if got, want := limit(), min(orig, 5<<30); got != want {
+		t.Errorf("hold released, tuned to 5 GiB: limit %d, want %d", got, want)
+	}
+	setTunedLimit(math.MaxInt64)
+	if got := limit(); got != orig {
+		t.Errorf("nothing held or tuned: limit %d, want the original %d", got, orig)
 	}
 }

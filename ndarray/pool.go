@@ -77,7 +77,7 @@ type freeBuf struct {
 type bufferPool struct {
 	mu     sync.Mutex
 	lends  atomic.Uint64 // last lending number (written under mu)
-	allocs uint64 // last allocation number
+	allocs uint64        // last allocation number
 	lent   map[uintptr]lentBuf
 	free   map[int][]freeBuf // by class of their capacity
 	limit  int64

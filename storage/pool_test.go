@@ -147,3 +147,24 @@ func TestSharedBufferIsReusedWithItsLastChunk(t *testing.T) {
 		t.Fatal("the buffer was not reused once its last chunk was released")
 	}
 }
+
+func TestUnpinnedInputBufferIsNotReused(t *testing.T) {
+	const n = 300_011
+	s := storage.New()
+	defer s.Close()
+	// Admitted before its input was stored: nothing pins the input.
+	r := reserve(t, s, storage.Request{Op: "reader", Inputs: []storage.InputRequest{{Key: key(1), Nbytes: 8 * n}}, Priority: prio(1)})
+	defer r.Close()
+	a := ownedChunk(t, n, 1)
+	s.PutWith(key(1), a, storage.PutOptions{Consumers: 1, Owned: true})
+	in, err := r.Acquire(context.Background(), key(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Delete([]protocol.ChunkKey{key(1)})
+	b := nextChunk(t, n, 2)
+	if b.BufferID() == in.BufferID() {
+		t.Fatal("a buffer read by an op that had not pinned it was reused")
+	}
+	checkAll(t, "the running op's input", in, 1)
+}

@@ -485,6 +485,11 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 			s.mu.clock++
 			e.used = s.mu.clock
 			a := e.arr
+			if e.buf != nil && !slices.Contains(r.pins, e) {
+				// Not pinned for this op (stored, or stored again, after it
+				// was admitted): a release would not see the op reading it.
+				e.buf.shared = true
+			}
 			s.mu.Unlock()
 			return a, nil
 		}

@@ -270,12 +270,19 @@ func (p *bufferPool) setLimit(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.limit = max(n, 0)
-	p.trimLocked()
+	p.trimLocked(p.limit)
 }
 
-// trimLocked drops free buffers, largest class first, until they fit the limit.
-func (p *bufferPool) trimLocked() {
-	for p.st.FreeBytes > p.limit {
+func (p *bufferPool) trim(keep int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.trimLocked(max(keep, 0))
+}
+
+// trimLocked drops free buffers, largest class first, until at most keep
+// bytes of them are left.
+func (p *bufferPool) trimLocked(keep int64) {
+	for p.st.FreeBytes > keep {
 		top := -1
 		for c := range p.free {
 			top = max(top, c)
@@ -322,6 +329,12 @@ func ReleaseBuffer(a *Array) bool { return buffers.release(a) }
 // SetBufferPoolLimit bounds the bytes of free buffers the pool keeps
 // (DefaultPoolLimit until set); 0 keeps none.
 func SetBufferPoolLimit(n int64) { buffers.setLimit(n) }
+
+// TrimBufferPool drops free buffers, the largest first, until at most
+// keep bytes of them are left: a store at its memory budget makes room
+// for what it admits (the free buffers are memory its budget does not
+// count).
+func TrimBufferPool(keep int64) { buffers.trim(keep) }
 
 // BufferPoolStats returns the pool's counts.
 func BufferPoolStats() PoolStats { return buffers.stats() }

@@ -160,6 +160,15 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		}
 	}
 	s.mu.reserved += need
+	if limit > 0 {
+		// The buffer pool's free buffers are resident memory the budget
+		// does not count: drop what would take the process over it.
+		if free := ndarray.BufferPoolStats().FreeBytes; free > 0 {
+			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + free - limit; over > 0 {
+				ndarray.TrimBufferPool(free - over)
+			}
+		}
+	}
 	r.transient = need - req.Output
 	s.mu.transient += r.transient
 	s.notePeakLocked() // evicting bytes count as gone

@@ -118,3 +118,39 @@ func TestOneOwnerOfTheMemoryLimit(t *testing.T) {
 		t.Errorf("nothing held or tuned: limit %d, want the original %d", got, orig)
 	}
 }
+
+// The bound on a pointer heap's headroom widens while the collector takes
+// more than its share of the CPU, up to the scannable heap's four times,
+// and narrows back when it takes less.
+func TestBoostFollowsTheCollectorsShare(t *testing.T) {
+	p := Policy{ScanFactor: 4, MinHeadroom: 1, LiveFraction: 0.5, GCShare: 0.1, MaxPercent: 400}
+	tu := &Tuner{p: p, boost: 1}
+	const live = 1 << 30
+	base := p.headroom(live, live, tu.boost)
+	tu.adapt(0.2, 1) // twice the share
+	if tu.boost <= 1 {
+		t.Fatalf("boost %v after the collector took twice its share; want above 1", tu.boost)
+	}
+	if h := p.headroom(live, live, tu.boost); h <= base {
+		t.Errorf("headroom %d with boost %v, not above %d", h, tu.boost, base)
+	}
+	for range 50 {
+		tu.adapt(0.5, 1)
+	}
+	if tu.boost != p.maxBoost() {
+		t.Errorf("boost %v after a long expensive run; want the most, %v", tu.boost, p.maxBoost())
+	}
+	if h, want := p.headroom(live, live, tu.boost), uint64(4*live); h != want {
+		t.Errorf("fully widened headroom %d, want four times the scannable heap, %d", h, want)
+	}
+	for range 50 {
+		tu.adapt(0.001, 1)
+	}
+	if tu.boost != 1 {
+		t.Errorf("boost %v after a long cheap run; want 1", tu.boost)
+	}
+	tu.adapt(0.5, 0) // no CPU time passed: nothing to learn
+	if tu.boost != 1 {
+		t.Errorf("boost %v changed on an empty interval", tu.boost)
+	}
+}

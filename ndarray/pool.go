@@ -57,6 +57,7 @@ type PoolStats struct {
 	Returned  int64 // released by their owner and kept for reuse
 	Dropped   int64 // released but not kept (over the limit) or trimmed unused
 	FreeBytes int64 // bytes of free buffers now
+	Limit     int64 // the most bytes of free buffers kept
 }
 
 type lentBuf struct {
@@ -303,7 +304,9 @@ func (p *bufferPool) trimLocked(keep int64) {
 func (p *bufferPool) stats() PoolStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.st
+	st := p.st
+	st.Limit = p.limit
+	return st
 }
 
 // BufferEpoch is the pool's current lending number. Read it before running

@@ -5,8 +5,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/phobos-tensor/phobos/internal/gctune"
+	"github.com/phobos-tensor/phobos/ndarray"
 )
 
 // PhysicalMemory is the memory this process may use: the machine's RAM, or
@@ -69,4 +71,31 @@ func GoHeapLimit(budget int64) int64 {
 // kept. The returned func undoes the hold; the last release restores the
 // original limit. internal/gctune owns the limit: it combines these holds
 // with the user's limit and its own.
-func HoldGoMemoryLimit(limit int64) (release func()) { return gctune.HoldMemoryLimit(limit) }
+//
+// The buffer pool's bound follows the held limits (a quarter of them, at
+// most ndarray.DefaultPoolLimit): its free buffers are memory the
+// workers' budgets do not count.
+func HoldGoMemoryLimit(limit int64) (release func()) {
+	poolLimit.Lock()
+	defer poolLimit.Unlock()
+	undo := gctune.HoldMemoryLimit(limit)
+	setPoolLimitLocked()
+	return func() {
+		poolLimit.Lock()
+		defer poolLimit.Unlock()
+		undo()
+		setPoolLimitLocked()
+	}
+}
+
+// poolLimit orders holds and their releases with the pool bound they set,
+// so that the bound follows the last total.
+var poolLimit sync.Mutex
+
+func setPoolLimitLocked() {
+	n := int64(ndarray.DefaultPoolLimit)
+	if held := gctune.HeldMemoryLimit(); held > 0 {
+		n = min(n, held/4)
+	}
+	ndarray.SetBufferPoolLimit(n)
+}

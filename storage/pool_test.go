@@ -168,3 +168,24 @@ func TestUnpinnedInputBufferIsNotReused(t *testing.T) {
 	}
 	checkAll(t, "the running op's input", in, 1)
 }
+
+// The pool keeps at most a quarter of the held budgets in free buffers:
+// they are memory the budgets do not count.
+func TestHeldBudgetBoundsTheBufferPool(t *testing.T) {
+	if got := ndarray.BufferPoolStats().Limit; got != ndarray.DefaultPoolLimit {
+		t.Fatalf("pool limit %d with no budget held, want %d", got, ndarray.DefaultPoolLimit)
+	}
+	r1 := storage.HoldGoMemoryLimit(400 << 20)
+	r2 := storage.HoldGoMemoryLimit(400 << 20)
+	if got, want := ndarray.BufferPoolStats().Limit, int64(200<<20); got != want {
+		t.Errorf("pool limit %d with 800 MiB held, want %d", got, want)
+	}
+	r1()
+	if got, want := ndarray.BufferPoolStats().Limit, int64(100<<20); got != want {
+		t.Errorf("pool limit %d with 400 MiB held, want %d", got, want)
+	}
+	r2()
+	if got := ndarray.BufferPoolStats().Limit; got != ndarray.DefaultPoolLimit {
+		t.Errorf("pool limit %d after the last release, want %d", got, ndarray.DefaultPoolLimit)
+	}
+}

@@ -29,8 +29,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
-
-	"github.com/phobos-tensor/phobos/ndarray"
 )
 
 // Policy is the headroom the heap may grow by between collections:
@@ -242,8 +240,7 @@ func knowLocked() {
 }
 
 // applyLocked sets the lowest of the limits. The held ones add up; the
-// user's lower GOMEMLIMIT wins over them. The buffer pool's bound follows
-// the held budget: its free buffers are memory the budget does not count.
+// user's lower GOMEMLIMIT wins over them.
 func applyLocked() {
 	want := limits.orig
 	if limits.holders > 0 && limits.total > 0 {
@@ -251,11 +248,17 @@ func applyLocked() {
 	}
 	want = min(want, limits.tuned)
 	debug.SetMemoryLimit(want)
-	pool := int64(ndarray.DefaultPoolLimit)
-	if limits.holders > 0 && limits.total > 0 {
-		pool = min(pool, limits.total/4)
+}
+
+// HeldMemoryLimit is the sum of the limits held (HoldMemoryLimit), 0 if
+// none is.
+func HeldMemoryLimit() int64 {
+	limits.Lock()
+	defer limits.Unlock()
+	if limits.holders == 0 {
+		return 0
 	}
-	ndarray.SetBufferPoolLimit(pool)
+	return max(limits.total, 0)
 }
 
 func setTunedLimit(n int64) {

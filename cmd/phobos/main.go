@@ -40,11 +40,10 @@ func main() {
 	// million-op graph does not collect every few milliseconds) but by no
 	// more than half the live heap, at least 256 MiB, and not in
 	// proportion to the chunk data held, which costs a collection nothing
-	// and would multiply resident memory. The tuner also sets the Go
-	// memory limit to that heap goal plus 96 MiB, so the runtime returns
-	// freed pages instead of keeping them; a session's budget and
-	// GOMEMLIMIT lower it further. GOGC in the environment turns the
-	// tuner off.
+	// and would multiply resident memory. Chunk buffers themselves are
+	// reused through ndarray's buffer pool rather than left to the
+	// collector. A memory limit (a session's budget, GOMEMLIMIT) still
+	// bounds the heap; GOGC in the environment turns the tuner off.
 	if os.Getenv("GOGC") == "" {
 		gctune.Start(gctune.Default())
 	}

@@ -83,6 +83,10 @@ func TestHeadroomOfAPointerHeapIsBoundedByTheLiveHeap(t *testing.T) {
 	}
 	// The memory limit is the heap goal plus the slack.
 	live, scan := uint64(1000*mb), uint64(1000*mb)
+	if got := p.MemoryLimit(live, scan); got != math.MaxInt64 {
+		t.Errorf("Default's MemoryLimit = %d, want none", got)
+	}
+	p.Slack = 96 * mb
 	if got, want := p.MemoryLimit(live, scan), int64(live+live*uint64(p.Percent(live, scan))/100+p.Slack); got != want {
 		t.Errorf("MemoryLimit = %d, want %d", got, want)
 	}

@@ -60,15 +60,15 @@ type Policy struct {
 }
 
 // Default is GOGC 400's headroom for the scannable heap, at most half the
-// live heap (widened while the collector takes more than 7% of the CPU)
+// live heap (widened while the collector takes more than 3% of the CPU)
 // and at least 256 MiB, with no memory limit of the tuner's own.
 //
-// The 7%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
-// a fixed half of the live heap took 3.5 times GOGC 400's collector CPU
-// (and 10% took 3.2); 7% took 1.4 times it for a fifth less resident
-// memory.
+// The 3%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
+// a fixed half of the live heap took 3.5 times GOGC 400's collector CPU,
+// and 7% (quiet machine) 3.8 times it for half the resident memory, 15%
+// slower; 3% took 1.4 times it for 14% less resident memory, as fast.
 func Default() Policy {
-	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.07, MaxPercent: 400}
+	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.03, MaxPercent: 400}
 }
 
 // Headroom is the bytes a heap of live bytes, scan of them scannable, may

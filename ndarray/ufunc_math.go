@@ -279,31 +279,19 @@ func ewExp(x float64) float64 {
 		shift     = 0x1.8p52
 		// Taylor's 1/j!: for |r| <= ln2/32 the first omitted term is below
 		// 2**-59 of the result.
-		c2      = 0.5
-		c3      = 0x1.5555555555555p-3
-		c4      = 0x1.5555555555555p-5
-		c5      = 0x1.1111111111111p-7
-		c6      = 0x1.6c16c16c16c17p-10
-		c7      = 0x1.a01a01a01a01ap-13
-		top54   = 0x3c9 // top12(0x1p-54)
-		top512  = 0x408 // top12(512)
-		top1024 = 0x409 // top12(1024)
+		c2 = 0.5
+		c3 = 0x1.5555555555555p-3
+		c4 = 0x1.5555555555555p-5
+		c5 = 0x1.1111111111111p-7
+		c6 = 0x1.6c16c16c16c17p-10
+		c7 = 0x1.a01a01a01a01ap-13
 	)
 	if x != x {
 		return x
 	}
-	abstop := uint32(math.Float64bits(x)>>52) & 0x7ff
-	if abstop-top54 >= top512-top54 {
-		if abstop-top54 >= 0x80000000 {
-			return 1.0 + x // tiny x: avoid spurious underflow
-		}
-		if abstop >= top1024 {
-			if math.Float64bits(x)>>63 != 0 {
-				return 0
-			}
-			return math.Inf(1)
-		}
-		abstop = 0 // large x is special-cased below
+	res, large, done := ewExpEdges(x)
+	if done {
+		return res
 	}
 	// exp(x) = 2^(k/16) * exp(r), |r| <= ln2/32.
 	kd := math.FMA(x, invLn2N, shift)
@@ -318,7 +306,7 @@ func ewExp(x float64) float64 {
 	q := math.FMA(r2, math.FMA(r, c7, c6), math.FMA(r, c5, c4))
 	tmp := math.FMA(r2, math.FMA(r, c3, c2), tail+r)
 	tmp = math.FMA(r2*r2, q, tmp)
-	if abstop == 0 {
+	if large {
 		return ewPowExpSpecial(tmp, sbits, ki)
 	}
 	scale := math.Float64frombits(sbits)

@@ -187,48 +187,39 @@ sloop:
 	VMULPD Z8, Z8, Z11
 	VMULPD Z11, Z11, Z12
 
-	// __kernel_sin(rh, rl, 1) into Z15
-	VMULPD.BCST sconst<>+0x60(SB), Z11, Z13
-	VADDPD.BCST sconst<>+0x58(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VADDPD.BCST sconst<>+0x50(SB), Z13, Z13
-	VMULPD.BCST sconst<>+0x70(SB), Z11, Z14
-	VADDPD.BCST sconst<>+0x68(SB), Z14, Z14
-	VMULPD      Z12, Z11, Z15
-	VMULPD      Z14, Z15, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z8, Z11, Z14
-	VMULPD      Z25, Z10, Z15
-	VMULPD      Z13, Z14, Z13
-	VSUBPD      Z13, Z15, Z15
-	VMULPD      Z15, Z11, Z15
-	VSUBPD      Z10, Z15, Z15
-	VMULPD.BCST sconst<>+0x48(SB), Z14, Z14
-	VSUBPD      Z14, Z15, Z15
-	VSUBPD      Z15, Z8, Z15
+	// __kernel_sin(rh, rl, 1) into Z15: r (Z13), s (Z14)
+	VBROADCASTSD     sconst<>+0x60(SB), Z13
+	VFMADD213PD.BCST sconst<>+0x58(SB), Z11, Z13
+	VFMADD213PD.BCST sconst<>+0x50(SB), Z11, Z13
+	VBROADCASTSD     sconst<>+0x70(SB), Z14
+	VFMADD213PD.BCST sconst<>+0x68(SB), Z11, Z14
+	VMULPD           Z12, Z11, Z15
+	VFMADD231PD      Z14, Z15, Z13
+	VMULPD           Z8, Z11, Z14
+	VMULPD           Z25, Z10, Z15
+	VFNMADD231PD     Z13, Z14, Z15
+	VFMSUB213PD      Z10, Z11, Z15
+	VFNMADD231PD.BCST sconst<>+0x48(SB), Z14, Z15
+	VSUBPD           Z15, Z8, Z15
 
-	// __kernel_cos(rh, rl) into Z16
-	VMULPD.BCST sconst<>+0x88(SB), Z11, Z13
-	VADDPD.BCST sconst<>+0x80(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VADDPD.BCST sconst<>+0x78(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VMULPD.BCST sconst<>+0xa0(SB), Z11, Z14
-	VADDPD.BCST sconst<>+0x98(SB), Z14, Z14
-	VMULPD      Z14, Z11, Z14
-	VADDPD.BCST sconst<>+0x90(SB), Z14, Z14
-	VMULPD      Z12, Z12, Z16
-	VMULPD      Z14, Z16, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z25, Z11, Z14
-	VSUBPD      Z14, Z24, Z16
-	VSUBPD      Z16, Z24, Z17
-	VSUBPD      Z14, Z17, Z17
-	VMULPD      Z13, Z11, Z13
-	VMULPD      Z10, Z8, Z18
-	VSUBPD      Z18, Z13, Z13
-	VADDPD      Z13, Z17, Z17
-	VADDPD      Z17, Z16, Z16
+	// __kernel_cos(rh, rl) into Z16: r (Z13), hz (Z14), c (Z16)
+	VBROADCASTSD     sconst<>+0x88(SB), Z13
+	VFMADD213PD.BCST sconst<>+0x80(SB), Z11, Z13
+	VFMADD213PD.BCST sconst<>+0x78(SB), Z11, Z13
+	VMULPD           Z13, Z11, Z13
+	VBROADCASTSD     sconst<>+0xa0(SB), Z14
+	VFMADD213PD.BCST sconst<>+0x98(SB), Z11, Z14
+	VFMADD213PD.BCST sconst<>+0x90(SB), Z11, Z14
+	VMULPD           Z12, Z12, Z16
+	VFMADD231PD      Z14, Z16, Z13
+	VMULPD           Z25, Z11, Z14
+	VSUBPD           Z14, Z24, Z16
+	VSUBPD           Z16, Z24, Z17
+	VSUBPD           Z14, Z17, Z17
+	VMULPD           Z10, Z8, Z18
+	VFMSUB213PD      Z18, Z11, Z13
+	VADDPD           Z13, Z17, Z17
+	VADDPD           Z17, Z16, Z16
 
 	// cos where k is odd; negated where k&2
 	VPTESTMQ   Z23, Z2, K2

@@ -57,6 +57,11 @@ type Config struct {
 	// every source running first (hold.go). 0: DefaultHoldSourceBytes; < 0:
 	// every op is sent as soon as it is ready.
 	HoldSourceBytes int64
+	// QueuedSourcesPerSlot bounds the tasks in flight on a worker (per
+	// slot) past which further source ops wait at the scheduler, most
+	// urgent first, until some report (hold.go). 0:
+	// DefaultQueuedSourcesPerSlot; < 0: no bound.
+	QueuedSourcesPerSlot int
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }

@@ -6,6 +6,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ops"
 )
@@ -27,6 +28,12 @@ type ChunkGraph struct {
 
 // AddChunk appends a node; its inputs must already be in the graph.
 func (g *ChunkGraph) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
+	if len(g.Nodes) == cap(g.Nodes) {
+		// Double: append grows a large slice by only a quarter, so a graph
+		// of millions of nodes (~80 B each) was copied into fresh pages
+		// many times over while tiling.
+		g.Nodes = slices.Grow(g.Nodes, max(len(g.Nodes), 64))
+	}
 	g.Nodes = append(g.Nodes, ChunkNode{Op: op, Inputs: inputs, Meta: meta})
 	return ops.ChunkRef(len(g.Nodes) - 1)
 }

@@ -85,9 +85,21 @@ func wrapChunks(op string, err error) error {
 
 // Tile implements TensorOp.
 func (op Full) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
+	// Chunks of one shape (tileSource hands out one slice per run of equal
+	// shapes) share one boxed op.
+	var last ChunkOp
+	var lastShape []int
 	return tileSource(b, out, op.Chunks, func(shape, _ []int) ChunkOp {
-		return FullChunk{Shape: shape, DType: out.DType, Value: op.Value}
+		if last == nil || !sameSlice(shape, lastShape) {
+			last, lastShape = FullChunk{Shape: shape, DType: out.DType, Value: op.Value}, shape
+		}
+		return last
 	})
+}
+
+// sameSlice reports whether a and b are the same slice (not merely equal).
+func sameSlice(a, b []int) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // FullChunk makes one chunk of a Full tensor.

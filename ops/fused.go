@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -55,6 +56,21 @@ type Fused struct {
 	Shape1      []int   `json:"shape1,omitempty"`
 	K1          int     `json:"k1,omitempty"`
 	InputLevels []uint8 `json:"input_levels,omitempty"`
+
+	// scratch, when set (Shared), keeps the working sets of finished runs
+	// of this kernel for the next: the chunks of one tensor op share one
+	// kernel, and a chunk of 100 elements would otherwise allocate and
+	// fill its tile buffers and constants for a few hundred nanoseconds of
+	// arithmetic. Not encoded: a decoded kernel allocates afresh.
+	scratch *sync.Pool
+}
+
+// Shared returns op set to reuse its working memory from one run to the
+// next (safe concurrently: each run takes its own). For a kernel that many
+// chunks share.
+func (op Fused) Shared() Fused {
+	op.scratch = new(sync.Pool)
+	return op
 }
 
 // Type implements ChunkOp. It is the registry name, the same for every
@@ -215,7 +231,10 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
 	}
-	st := &fusedState{op: op, k1: K1, in: in, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	st, reused := op.takeState(K1, in)
+	if op.scratch != nil {
+		defer op.putState(st)
+	}
 	for k, a := range in {
 		shape := op.Shape
 		if op.inputLevel(k) == 1 {
@@ -252,7 +271,17 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 	}
-	st.ns = make([]nodeState, len(op.Nodes))
+	if !reused {
+		st.ns = make([]nodeState, len(op.Nodes))
+		nargs := 0
+		for _, nd := range op.Nodes {
+			nargs += len(nd.Args)
+		}
+		argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
+		for i, nd := range op.Nodes {
+			st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+		}
+	}
 	readers, closeReaders, err := openTileSources(ctx, op.Nodes)
 	if err != nil {
 		return nil, err
@@ -261,16 +290,13 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	for i, r := range readers {
 		st.ns[i].tiles = r
 	}
-	nargs := 0
-	for _, nd := range op.Nodes {
-		nargs += len(nd.Args)
-	}
-	argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
-	for i, nd := range op.Nodes {
-		st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
-	}
 	for i, nd := range op.Nodes {
 		if i == last {
+			break
+		}
+		if reused {
+			// The same program over the same shapes: its buffers are
+			// the right size and its constant tiles hold their values.
 			break
 		}
 		size := min(T, max(n, 1))
@@ -510,6 +536,47 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		return fs.result(root.Meta.Shape)
 	}
 	return acc.Reshape(root.Meta.Shape...)
+}
+
+// Unshared returns op without the working memory Shared gave it: what
+// decoding its encoding gives.
+func (op Fused) Unshared() Fused {
+	op.scratch = nil
+	return op
+}
+
+// takeState is a working set for one run: a previous run's when the
+// kernel is Shared and one is free (reused is then true: its node
+// buffers, constant tiles and operand lists are ready), else a new one.
+func (op Fused) takeState(k1 int, in []*ndarray.Array) (st *fusedState, reused bool) {
+	if op.scratch != nil {
+		if x, ok := op.scratch.Get().(*fusedState); ok {
+			st, reused = x, true
+		}
+	}
+	if !reused {
+		st = &fusedState{op: op, k1: k1}
+	}
+	st.in = in
+	st.ext = slices.Grow(st.ext[:0], len(in))[:len(in)]
+	st.flat = slices.Grow(st.flat[:0], len(in))[:len(in)]
+	clear(st.flat) // putState cleared the rest of what a run leaves
+	return st, reused
+}
+
+// putState keeps st for the next run, holding on to nothing of this one's
+// inputs (chunks the store may want to free).
+func (op Fused) putState(st *fusedState) {
+	st.in = nil
+	clear(st.ext)
+	clear(st.flat)
+	st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	for i := range st.ns {
+		ns := &st.ns[i]
+		ns.val, ns.gen, ns.tiles = nil, nil, nil
+		clear(ns.args)
+	}
+	op.scratch.Put(st)
 }
 
 // reduceTile reduces a whole tile: a partial with every axis reduced.

@@ -172,6 +172,12 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 	}
 	var shapes ShapeCache
+	// The partials of a plain or moments reduction are all the same op:
+	// boxed once, not once per chunk (an arg reduction's carry offsets).
+	var partial ChunkOp
+	if k != kindArg {
+		partial = ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
+	}
 	ForEachGrid(keptGrid, func(kidx []int) {
 		var level []ChunkRef
 		ForEachGrid(redGrid, func(ridx []int) {
@@ -194,7 +200,11 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			}
 			m := p.meta(cm)
 			m.Shape = shapes.Same(m.Shape)
-			level = append(level, b.AddChunk(p, []ChunkRef{c}, m))
+			pop := partial
+			if pop == nil {
+				pop = p
+			}
+			level = append(level, b.AddChunk(pop, []ChunkRef{c}, m))
 		})
 		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
 		if len(level) == 1 {

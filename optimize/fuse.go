@@ -48,7 +48,11 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	for i := range rootOf {
 		rootOf[i] = -1
 	}
-	members := make([][]int32, n) // per root: its group, root first
+	// Per root: its group, root first, as buf[memStart[v]:memEnd[v]]
+	// (offsets, not slices: a third of the size and nothing for the
+	// collector to scan in a graph of millions of ops).
+	memStart := make([]int32, n)
+	memEnd := make([]int32, n)
 	below := make([]bool, n)      // member computed before its group's inner reduction
 	inner := make([]int32, n)     // per root: its inner reduction partial, or -1
 	// Groups are built one at a time, so they share one backing array.
@@ -102,12 +106,13 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 				}
 			}
 		}
-		members[v] = buf[start:len(buf):len(buf)]
+		memStart[v], memEnd[v] = int32(start), int32(len(buf))
 	}
+	members := func(v int) []int32 { return buf[memStart[v]:memEnd[v]:memEnd[v]] }
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
 	adj := g.Successors()
-	replicated := make([][]int32, n) // per root: generators copied into it
+	replicated := map[int32][]int32{} // per root: generators copied into it (few roots have any)
 	removed := make([]bool, n)
 	for v := 0; v < n; v++ {
 		if rootOf[v] >= 0 || consumer[v] != -1 || isResult[v] || !isGenerator(g, v) {
@@ -135,8 +140,14 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			replicated[r] = append(replicated[r], int32(v))
 		}
 	}
-	if !slices.ContainsFunc(members, func(m []int32) bool { return len(m) > 1 }) &&
-		!slices.ContainsFunc(replicated, func(r []int32) bool { return len(r) > 0 }) {
+	grouped := false
+	for v := range n {
+		if memEnd[v]-memStart[v] > 1 {
+			grouped = true
+			break
+		}
+	}
+	if !grouped && len(replicated) == 0 {
 		return g, results
 	}
 	kept := 0 // the output's size, so a graph of millions of ops is allocated once, exactly
@@ -151,7 +162,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	var scratch buildScratch
 	for i, nd := range g.Nodes {
 		root := rootOf[i]
-		grp := members[i]
+		grp := members(i)
 		switch {
 		case removed[i]:
 			remap[i] = -1 // recomputed inside its consumers' kernels

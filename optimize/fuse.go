@@ -53,8 +53,8 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	// collector to scan in a graph of millions of ops).
 	memStart := make([]int32, n)
 	memEnd := make([]int32, n)
-	below := make([]bool, n)      // member computed before its group's inner reduction
-	inner := make([]int32, n)     // per root: its inner reduction partial, or -1
+	below := make([]bool, n)  // member computed before its group's inner reduction
+	inner := make([]int32, n) // per root: its inner reduction partial, or -1
 	// Groups are built one at a time, so they share one backing array.
 	buf := make([]int32, 0, n)
 	var stack []int32

@@ -32,8 +32,8 @@ type core struct {
 	cur   *Run     // the run being worked on, for panic reports
 	buggy []*Run   // runs with a refused transition, to fail at the end of the step
 	stats Stats
-	tasks []taskRing  // per worker: its last ended tasks, for the dashboard
-	held  []heldQueue // per worker: large sources waiting for a free slot (hold.go)
+	tasks []taskRing   // per worker: its last ended tasks, for the dashboard
+	held  []*heldQueue // per worker: sources waiting for room there (hold.go)
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -135,7 +135,7 @@ func (c *core) addWorker(slots int) int {
 	c.busy = append(c.busy, 0)
 	c.dead = append(c.dead, nil)
 	c.out = append(c.out, outbox{})
-	c.held = append(c.held, nil)
+	c.held = append(c.held, newHeldQueue())
 	return len(c.slots) - 1
 }
 

@@ -1,9 +1,8 @@
 package scheduler
 
 import (
-	"container/heap"
-
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
@@ -41,17 +40,10 @@ type heldOp struct {
 }
 
 // heldQueue is a worker's held sources, most urgent first.
-type heldQueue []heldOp
+type heldQueue = prioq.Queue[heldOp]
 
-func (h heldQueue) Len() int           { return len(h) }
-func (h heldQueue) Less(i, j int) bool { return h[i].prio.Less(h[j].prio) }
-func (h heldQueue) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *heldQueue) Push(x any)        { *h = append(*h, x.(heldOp)) }
-func (h *heldQueue) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func newHeldQueue() *heldQueue {
+	return prioq.New(func(a, b heldOp) bool { return a.prio.Less(b.prio) })
 }
 
 func (c *core) holdSourceBytes() int64 {
@@ -94,7 +86,7 @@ func (c *core) holds(nd *graph.ChunkNode, w int) bool {
 func (c *core) hold(r *Run, i int32, w int) {
 	r.worker[i] = -1 // on no worker: recovery from a death has nothing to redo
 	nd := &r.g.Nodes[i]
-	heap.Push(&c.held[w], heldOp{run: r.id, node: i, attempt: r.attempt[i], prio: r.plan.Priority[i], large: c.large(nd)})
+	c.held[w].Push(heldOp{run: r.id, node: i, attempt: r.attempt[i], prio: r.plan.Priority[i], large: c.large(nd)})
 }
 
 // drainHeld sends held sources to workers with free slots, and the held
@@ -103,11 +95,10 @@ func (c *core) hold(r *Run, i int32, w int) {
 // before the sources that result's slot could otherwise take.
 func (c *core) drainHeld() {
 	for w := range c.held {
-		q := &c.held[w]
+		q := c.held[w]
 		if c.dead[w] != nil {
-			old := *q
-			*q = nil
-			for _, h := range old {
+			// Most urgent first; they go to live workers, not back here.
+			for h, ok := q.Pop(); ok; h, ok = q.Pop() {
 				if r, ok := c.heldRun(h); ok {
 					c.cur = r
 					c.dispatch(r, h.node) // a live worker, held there if need be
@@ -115,8 +106,12 @@ func (c *core) drainHeld() {
 			}
 			continue
 		}
-		for q.Len() > 0 && !c.full(w, (*q)[0].large) {
-			h := heap.Pop(q).(heldOp)
+		for {
+			h, ok := q.Peek()
+			if !ok || c.full(w, h.large) {
+				break
+			}
+			q.Pop()
 			if r, ok := c.heldRun(h); ok {
 				c.cur = r
 				c.send(r, h.node, w)

@@ -14,7 +14,6 @@
 package worker
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -90,7 +90,7 @@ type Worker struct {
 
 	mu struct {
 		sync.Mutex
-		queue taskHeap
+		queue *prioq.Queue[*protocol.Task] // most urgent first
 		// graphs are the graphs with tasks here, per owner: tasks of the
 		// same graph sent under different fencing tokens (a previous
 		// owner's and its adopter's) get separate contexts, so a cancel
@@ -189,6 +189,7 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 		w.log = slog.Default()
 	}
 	w.cond = sync.NewCond(&w.mu.Mutex)
+	w.mu.queue = prioq.New(func(a, b *protocol.Task) bool { return a.Priority.Less(b.Priority) })
 	w.mu.graphs = make(map[graphKey]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
 	w.mu.active = make(map[protocol.ChunkKey]dispatch)
@@ -269,7 +270,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			w.mu.graphs[graphOf(t)] = g
 		}
 		g.tasks++
-		heap.Push(&w.mu.queue, t)
+		w.mu.queue.Push(t)
 		for _, in := range t.Inputs {
 			if w.local(in) {
 				w.addUseLocked(in.Key, t)
@@ -707,9 +708,9 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}
 	// The common case: the most urgent task fits. Try it without disturbing
 	// the heap.
-	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
+	if t, _ := w.mu.queue.Peek(); w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
 		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
-			heap.Pop(&w.mu.queue)
+			w.mu.queue.Pop()
 			w.dequeuedLocked(t)
 			p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
 			if res != nil {
@@ -723,12 +724,12 @@ func (w *Worker) pickLocked() (pick, bool) {
 	defer func() {
 		for _, t := range cands {
 			if t != nil {
-				heap.Push(&w.mu.queue, t)
+				w.mu.queue.Push(t)
 			}
 		}
 	}()
 	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
-		t := heap.Pop(&w.mu.queue).(*protocol.Task)
+		t, _ := w.mu.queue.Pop()
 		if g := w.mu.graphs[graphOf(t)]; g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
@@ -971,20 +972,4 @@ func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarra
 		}
 	}()
 	return t.Op.Exec(ctx, ins)
-}
-
-// taskHeap orders tasks by priority (most urgent first).
-type taskHeap []*protocol.Task
-
-func (h taskHeap) Len() int           { return len(h) }
-func (h taskHeap) Less(i, j int) bool { return h[i].Priority.Less(h[j].Priority) }
-func (h taskHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *taskHeap) Push(x any)        { *h = append(*h, x.(*protocol.Task)) }
-func (h *taskHeap) Pop() any {
-	old := *h
-	n := len(old)
-	t := old[n-1]
-	old[n-1] = nil
-	*h = old[:n-1]
-	return t
 }

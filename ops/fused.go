@@ -1051,13 +1051,22 @@ func countBools(b []uint8) int64 {
 }
 
 func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
-	var a *ndarray.Array
+	// Made in its shape at once: a scalar reshaped is twice the
+	// allocations, per chunk.
 	if s.isFloat {
-		a = ndarray.Scalar(ndarray.Float64, s.f+s.c)
-	} else {
-		a = ndarray.ScalarInt(s.i)
+		a, err := ndarray.New(ndarray.Float64, shape...)
+		if err != nil {
+			return nil, err
+		}
+		a.Float64s()[0] = s.f + s.c
+		return a, nil
 	}
-	return a.Reshape(shape...)
+	a, err := ndarray.New(ndarray.Int64, shape...)
+	if err != nil {
+		return nil, err
+	}
+	a.Int64s()[0] = s.i
+	return a, nil
 }
 
 // fillConst is a 1-D array of n copies of v, converted as NumPy converts a

@@ -38,6 +38,18 @@ func (g *ChunkGraph) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Me
 	return ops.ChunkRef(len(g.Nodes) - 1)
 }
 
+// Reserve implements ops.Reserver: room for n more nodes, so the tiling
+// of one tensor op into many chunk ops copies the graph at most once.
+func (g *ChunkGraph) Reserve(n int) {
+	if n > cap(g.Nodes)-len(g.Nodes) {
+		// Exactly: append's growth would round a million-node graph up
+		// by a fifth or more, all of it memory the collector scans.
+		nodes := make([]ChunkNode, len(g.Nodes), len(g.Nodes)+n)
+		copy(nodes, g.Nodes)
+		g.Nodes = nodes
+	}
+}
+
 // ChunkMeta is the meta of a node's output.
 func (g *ChunkGraph) ChunkMeta(c ops.ChunkRef) ops.Meta { return g.Nodes[c].Meta }
 

@@ -39,6 +39,23 @@ func (e *TooManyChunksError) Error() string {
 	return fmt.Sprintf("%s on top of %d would pass the limit of %d chunk ops a graph may have; use larger chunks", what, e.Have, e.Limit)
 }
 
+// Reserver is implemented by builders that can make room for many chunk
+// ops at once (graph.ChunkGraph). Tile rules that know how many they are
+// about to add say so: a graph of millions of ops then grows once per
+// tensor op instead of being copied again and again as it fills.
+type Reserver interface {
+	// Reserve makes room for n more chunk ops; a hint, not a bound.
+	Reserve(n int)
+}
+
+// reserve passes a count of chunk ops about to be added to b, if it
+// takes one.
+func reserve(b Builder, n int) {
+	if r, ok := b.(Reserver); ok && n > 0 {
+		r.Reserve(n)
+	}
+}
+
 // admitGrid asks b's budget (if it has one) for a grid of chunk ops; times
 // is how many chunk ops each grid position makes (a product's partial
 // blocks), 1 otherwise.

@@ -46,6 +46,7 @@ func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int
 	offs := AxisOffsets(ns)
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
+	reserve(b, gridCount(grid))
 	var shapes ShapeCache
 	ForEachGrid(grid, func(idx []int) {
 		shape := shapes.Shape(ns, idx)

@@ -202,6 +202,7 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	bidx := make([]int, len(out.Shape))
 	// One backing array for every chunk op's input list.
 	refs := make([]ChunkRef, 0, len(in)*gridCount(grid))
+	reserve(b, gridCount(grid))
 	// Every chunk runs the same op: boxed once, not once per chunk.
 	var cop ChunkOp = op
 	ForEachGrid(grid, func(idx []int) {

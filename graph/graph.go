@@ -143,6 +143,7 @@ func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
 // TileWithin is Tile with at most maxOps chunk ops (0: ops.MaxChunkOps).
 func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error) {
 	cg := &ChunkGraph{MaxOps: maxOps}
+	cg.Reserve(estimateChunkOps(tg, maxOps))
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
 	for i, nd := range tg.Nodes {
@@ -169,6 +170,47 @@ func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error
 		tiled[i] = t
 	}
 	return cg, tiled, nil
+}
+
+// estimateChunkOps adds up the chunk ops the tensor ops that can say
+// (ops.ChunkEstimator) will make, at most the graph's limit: the room a
+// graph is made with before tiling. An op that cannot say leaves its
+// consumers unestimated too.
+func estimateChunkOps(tg *TileableGraph, maxOps int) int {
+	limit := maxOps
+	if limit <= 0 {
+		limit = ops.MaxChunkOps
+	}
+	out := make([]int, len(tg.Nodes)) // chunks of each tensor, -1 unknown
+	total := 0
+	var ins []int
+	for i, nd := range tg.Nodes {
+		out[i] = -1
+		e, ok := nd.Op.(ops.ChunkEstimator)
+		if !ok {
+			continue
+		}
+		ins = ins[:0]
+		for _, in := range nd.Inputs {
+			if in < 0 || in >= i || out[in] < 0 {
+				ok = false
+				break
+			}
+			ins = append(ins, out[in])
+		}
+		if !ok {
+			continue
+		}
+		n, o := e.EstimateChunks(ins)
+		if n < 0 {
+			continue
+		}
+		out[i] = o
+		if total += n; total > limit {
+			return limit
+		}
+	}
+	return total
 }
 
 func gridSize(nsplits [][]int) int {

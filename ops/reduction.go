@@ -182,8 +182,22 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	if k != kindArg {
 		partial = ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
 	}
+	// Chunk ops' input lists are cut from shared blocks, and the tree's
+	// levels reuse two buffers: a reduction of a million chunks would
+	// otherwise make a million and a third small allocations.
+	var block []ChunkRef
+	inputs := func(refs ...ChunkRef) []ChunkRef {
+		if cap(block)-len(block) < len(refs) {
+			block = make([]ChunkRef, 0, max(4096, len(refs)))
+		}
+		start := len(block)
+		block = append(block, refs...)
+		return block[start:len(block):len(block)]
+	}
+	var combine ChunkOp = ReduceCombine{Func: op.Func} // every combine below the root
+	var level, next []ChunkRef
 	ForEachGrid(keptGrid, func(kidx []int) {
-		var level []ChunkRef
+		level = level[:0]
 		ForEachGrid(redGrid, func(ridx []int) {
 			ki, ri := 0, 0
 			for ax := range nd {
@@ -208,32 +222,32 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			if pop == nil {
 				pop = p
 			}
-			level = append(level, b.AddChunk(pop, []ChunkRef{c}, m))
+			level = append(level, b.AddChunk(pop, inputs(c), m))
 		})
 		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
 		if len(level) == 1 {
 			// One chunk along the reduced axes: finish it in place.
-			res.Chunks = append(res.Chunks, b.AddChunk(ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}, level, chunkOut))
+			res.Chunks = append(res.Chunks, b.AddChunk(ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}, inputs(level...), chunkOut))
 			return
 		}
 		for len(level) > 1 {
-			var next []ChunkRef
+			next = next[:0]
 			for i := 0; i < len(level); i += fan {
 				group := level[i:min(i+fan, len(level))]
 				if len(group) == 1 {
 					next = append(next, group[0])
 					continue
 				}
-				c := ReduceCombine{Func: op.Func}
+				c := combine
 				meta := b.ChunkMeta(group[0])
 				if len(level) <= fan {
 					// The root: combine and finish in one op.
-					c.Finish = &ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}
+					c = ReduceCombine{Func: op.Func, Finish: &ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}}
 					meta = chunkOut
 				}
-				next = append(next, b.AddChunk(c, append([]ChunkRef(nil), group...), meta))
+				next = append(next, b.AddChunk(c, inputs(group...), meta))
 			}
-			level = next
+			level, next = next, level
 		}
 		res.Chunks = append(res.Chunks, level[0])
 	})

@@ -236,16 +236,24 @@ func (w *Worker) local(in protocol.Input) bool {
 // them.
 func (w *Worker) Submit(tasks []protocol.Task) {
 	var refused []protocol.Result
+	// A batch is mostly tasks of one graph under one token: what was
+	// checked and looked up for the previous task queued holds for the
+	// next of the same graph and token (nothing here changes it).
+	var prev *protocol.Task
+	var prevG *graphState
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
-		if err := w.fenceLocked(t, true); err != nil {
-			refused = append(refused, w.fencedResult(t, err))
-			continue
-		}
-		if tok, ok := w.mu.cancelled.get(t.Key.Graph); ok && t.Fence.Token <= tok {
-			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
-			continue
+		same := prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence
+		if !same {
+			if err := w.fenceLocked(t, true); err != nil {
+				refused = append(refused, w.fencedResult(t, err))
+				continue
+			}
+			if tok, ok := w.mu.cancelled.get(t.Key.Graph); ok && t.Fence.Token <= tok {
+				refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
+				continue
+			}
 		}
 		d := dispatchOf(t)
 		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
@@ -255,8 +263,11 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			continue
 		}
 		w.mu.active[t.Key] = d
-		w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
-		g := w.mu.graphs[graphOf(t)]
+		g := prevG
+		if !same {
+			w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
+			g = w.mu.graphs[graphOf(t)]
+		}
 		if g == nil {
 			base := context.Background()
 			if w.cfg.Files != nil {
@@ -270,6 +281,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			w.mu.graphs[graphOf(t)] = g
 		}
 		g.tasks++
+		prev, prevG = t, g
 		w.mu.queue.Push(t)
 		for _, in := range t.Inputs {
 			if w.local(in) {

@@ -111,7 +111,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	members := func(v int) []int32 { return buf[memStart[v]:memEnd[v]:memEnd[v]] }
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
-	adj := g.Successors()
+	var adj *graph.Adjacency // made for the first candidate: most graphs have none
 	replicated := map[int32][]int32{} // per root: generators copied into it (few roots have any)
 	removed := make([]bool, n)
 	for v := 0; v < n; v++ {
@@ -120,6 +120,9 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		}
 		roots := map[int32]bool{}
 		ok := true
+		if adj == nil {
+			adj = g.Successors()
+		}
 		for _, c := range adj.Of(v) {
 			r := rootOf[c]
 			if r < 0 || below[c] {

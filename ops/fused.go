@@ -215,6 +215,11 @@ type nodeState struct {
 	all    []*ndarray.Array // operands with the constants in place
 	gen    *tileGen         // generator writing its own buffer
 	tiles  TileReader       // a TileSource's reader
+	// Elementwise: its parsed unary or binary op, once parsed is set
+	// (kept from run to run of a shared kernel, like consts).
+	parsed bool
+	unary  ndarray.UnaryOp
+	binary ndarray.BinaryOp
 }
 
 // Exec implements ChunkOp.
@@ -781,17 +786,21 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		}
 		switch op.Kind {
 		case "unary":
-			u, err := ndarray.ParseUnaryOp(op.Name)
-			if err != nil {
-				return nil, err
+			if !ns.parsed {
+				if ns.unary, err = ndarray.ParseUnaryOp(op.Name); err != nil {
+					return nil, err
+				}
+				ns.parsed = true
 			}
-			return dst, ndarray.UnaryInto(u, dst, all[0])
+			return dst, ndarray.UnaryInto(ns.unary, dst, all[0])
 		case "binary":
-			b, err := ndarray.ParseBinaryOp(op.Name)
-			if err != nil {
-				return nil, err
+			if !ns.parsed {
+				if ns.binary, err = ndarray.ParseBinaryOp(op.Name); err != nil {
+					return nil, err
+				}
+				ns.parsed = true
 			}
-			return dst, ndarray.BinaryInto(b, dst, all[0], all[1])
+			return dst, ndarray.BinaryInto(ns.binary, dst, all[0], all[1])
 		}
 		v, err := op.Exec(context.Background(), args)
 		if err != nil {

@@ -6,7 +6,6 @@ package graph
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/phobos-tensor/phobos/ops"
 )
@@ -28,12 +27,8 @@ type ChunkGraph struct {
 
 // AddChunk appends a node; its inputs must already be in the graph.
 func (g *ChunkGraph) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
-	if len(g.Nodes) == cap(g.Nodes) {
-		// Double: append grows a large slice by only a quarter, so a graph
-		// of millions of nodes (~80 B each) was copied into fresh pages
-		// many times over while tiling.
-		g.Nodes = slices.Grow(g.Nodes, max(len(g.Nodes), 64))
-	}
+	// Tiling reserves room (Reserve, estimateChunkOps) for the ops whose
+	// count it knows; append's growth covers the rest.
 	g.Nodes = append(g.Nodes, ChunkNode{Op: op, Inputs: inputs, Meta: meta})
 	return ops.ChunkRef(len(g.Nodes) - 1)
 }

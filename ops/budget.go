@@ -98,7 +98,19 @@ func (op Reduction) EstimateChunks(in []int) (int, int) {
 	if fan < 2 {
 		fan = DefaultFanIn
 	}
-	return in[0] + in[0]/(fan-1) + 1, 1
+	return in[0] + combinesAtMost(in[0], fan), 1
+}
+
+// combinesAtMost bounds the combines of a tree of fan-in fan over n
+// partials: about n/(fan-1), plus at most one per level for the groups
+// rounded up (an estimate that falls short by even one makes the graph
+// grow, a copy of all of it).
+func combinesAtMost(n, fan int) int {
+	levels := 0
+	for m := n; m > 1; m = (m + fan - 1) / fan {
+		levels++
+	}
+	return n/(fan-1) + levels + 1
 }
 
 // reserve passes a count of chunk ops about to be added to b, if it

@@ -174,7 +174,7 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	// A partial per chunk, and a tree of combines over the partials of
 	// each output chunk: about one per fan-1 of them, plus the finish.
 	perOut := gridCount(redGrid)
-	reserve(b, gridCount(keptGrid)*(perOut+perOut/(fan-1)+2))
+	reserve(b, gridCount(keptGrid)*(perOut+combinesAtMost(perOut, fan)))
 	var shapes ShapeCache
 	// The partials of a plain or moments reduction are all the same op:
 	// boxed once, not once per chunk (an arg reduction's carry offsets).

@@ -215,6 +215,11 @@ type nodeState struct {
 	all    []*ndarray.Array // operands with the constants in place
 	gen    *tileGen         // generator writing its own buffer
 	tiles  TileReader       // a TileSource's reader
+	// Elementwise: its constants broadcast to the tile length constLen,
+	// when every operand has the output's dtype (so the kernel neither
+	// converts nor broadcasts them: an allocation or two per tile).
+	constsAt []*ndarray.Array
+	constLen int
 	// Elementwise: its parsed unary or binary op, once parsed is set
 	// (kept from run to run of a shared kernel, like consts).
 	parsed bool
@@ -782,7 +787,13 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 				}
 				ns.all = make([]*ndarray.Array, 0, len(args)+len(op.Consts))
 			}
-			all = placeConsts(ns.all[:0], op.Consts, args, ns.consts)
+			consts := ns.consts
+			if strided {
+				if consts, err = ns.tileConsts(dst, args); err != nil {
+					return nil, err
+				}
+			}
+			all = placeConsts(ns.all[:0], op.Consts, args, consts)
 		}
 		switch op.Kind {
 		case "unary":
@@ -860,6 +871,42 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return args[0], nil
 	}
 	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
+}
+
+// tileConsts is a unary or binary node's constants for a tile into dst:
+// viewed at dst's length (zero strides) when they and the operands all
+// have dst's dtype, else as they are (the kernel converts a 0-d constant
+// once, where a tile-long view would be converted whole).
+func (ns *nodeState) tileConsts(dst *ndarray.Array, args []*ndarray.Array) ([]*ndarray.Array, error) {
+	if dst == nil {
+		return ns.consts, nil
+	}
+	dt := dst.DType()
+	for _, a := range args {
+		if a.DType() != dt {
+			return ns.consts, nil
+		}
+	}
+	for _, c := range ns.consts {
+		if c.DType() != dt {
+			return ns.consts, nil
+		}
+	}
+	if n := dst.Size(); ns.constsAt == nil || ns.constLen != n || dst.NDim() != 1 {
+		if dst.NDim() != 1 {
+			return ns.consts, nil
+		}
+		at := make([]*ndarray.Array, len(ns.consts))
+		for j, c := range ns.consts {
+			v, err := c.BroadcastTo([]int{n})
+			if err != nil {
+				return nil, err
+			}
+			at[j] = v
+		}
+		ns.constsAt, ns.constLen = at, n
+	}
+	return ns.constsAt, nil
 }
 
 // placeConsts is withConsts into dst's storage: the operands with the

@@ -276,7 +276,7 @@ type ReducePartial struct {
 }
 
 // Type implements ChunkOp.
-func (op ReducePartial) Type() string { return op.Func + "_partial" }
+func (op ReducePartial) Type() string { return reduceTypeName(op.Func, 0) }
 
 func (op ReducePartial) keep(shape []int) []int {
 	s := append([]int(nil), shape...)
@@ -325,7 +325,7 @@ type ReduceCombine struct {
 }
 
 // Type implements ChunkOp.
-func (op ReduceCombine) Type() string { return op.Func + "_combine" }
+func (op ReduceCombine) Type() string { return reduceTypeName(op.Func, 1) }
 
 // Exec implements ChunkOp.
 func (op ReduceCombine) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
@@ -361,7 +361,7 @@ type ReduceFinish struct {
 }
 
 // Type implements ChunkOp.
-func (op ReduceFinish) Type() string { return op.Func + "_finish" }
+func (op ReduceFinish) Type() string { return reduceTypeName(op.Func, 2) }
 
 // Exec implements ChunkOp.
 func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
@@ -395,4 +395,26 @@ func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Ar
 		a = a.Astype(op.DType)
 	}
 	return a, nil
+}
+
+// reduceTypeNames are the chunk op types of the common reductions, made
+// once: Type is asked of every chunk op by the worker and the scheduler,
+// and a concatenation per call was an allocation per op. Read only.
+var reduceTypeNames = func() map[string][3]string {
+	m := make(map[string][3]string)
+	for _, fn := range []string{"sum", "prod", "min", "max", "mean", "var", "std", "any", "all",
+		"nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd",
+		"argmin", "argmax", "nanargmin", "nanargmax", "count_nonzero"} {
+		m[fn] = [3]string{fn + "_partial", fn + "_combine", fn + "_finish"}
+	}
+	return m
+}()
+
+// reduceTypeName is fn's partial (stage 0), combine (1) or finish (2)
+// type.
+func reduceTypeName(fn string, stage int) string {
+	if t, ok := reduceTypeNames[fn]; ok {
+		return t[stage]
+	}
+	return fn + [3]string{"_partial", "_combine", "_finish"}[stage]
 }

@@ -185,6 +185,21 @@ func (c *core) apply(m any) {
 	c.drainHeld()
 }
 
+// applyResult is apply(msgResult{res}) without boxing the result into an
+// interface: an allocation per result, a million for a graph of a
+// million ops.
+func (c *core) applyResult(res protocol.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.recoverPanic(p, debug.Stack())
+		}
+		c.cur = nil
+	}()
+	c.handle(res)
+	c.checkBugs()
+	c.drainHeld()
+}
+
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
 	var rd Actions

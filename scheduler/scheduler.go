@@ -298,11 +298,11 @@ func (s *Scheduler) drain(max int) {
 func (s *Scheduler) result(r protocol.Result) {
 	if f := s.cfg.Knobs.OnResult; f != nil {
 		for _, r := range f(r) {
-			s.core.apply(msgResult{res: r})
+			s.core.applyResult(r)
 		}
 		return
 	}
-	s.core.apply(msgResult{res: r})
+	s.core.applyResult(r)
 }
 
 // carryOut sends what a step produced and closes the Done of ended runs.

@@ -196,6 +196,12 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	var combine ChunkOp = ReduceCombine{Func: op.Func} // every combine below the root
 	var level, next []ChunkRef
+	var last struct {
+		in  []int
+		dt  ndarray.DType
+		out Meta
+		ok  bool
+	}
 	ForEachGrid(keptGrid, func(kidx []int) {
 		level = level[:0]
 		ForEachGrid(redGrid, func(ridx []int) {
@@ -216,8 +222,14 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 				p.Global = t.Meta.Shape
 				p.Offset = ChunkOffset(offs, full)
 			}
-			m := p.meta(cm)
-			m.Shape = shapes.Same(m.Shape)
+			// Chunks of one shape (one slice, from the input's tiling)
+			// have partials of one meta: worked out once per run of them.
+			if k == kindArg || !last.ok || !sameSlice(cm.Shape, last.in) || cm.DType != last.dt {
+				m := p.meta(cm)
+				m.Shape = shapes.Same(m.Shape)
+				last.in, last.dt, last.out, last.ok = cm.Shape, cm.DType, m, true
+			}
+			m := last.out
 			pop := partial
 			if pop == nil {
 				pop = p

@@ -111,7 +111,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	members := func(v int) []int32 { return buf[memStart[v]:memEnd[v]:memEnd[v]] }
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
-	var adj *graph.Adjacency // made for the first candidate: most graphs have none
+	var adj *graph.Adjacency          // made for the first candidate: most graphs have none
 	replicated := map[int32][]int32{} // per root: generators copied into it (few roots have any)
 	removed := make([]bool, n)
 	for v := 0; v < n; v++ {

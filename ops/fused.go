@@ -183,6 +183,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op     Fused
+	tile   int              // elements per tile it was made for
 	k1     int              // level-0 elements per level-1 element (1 if one level)
 	in     []*ndarray.Array // the inputs as given
 	ext    []*ndarray.Array // inputs broadcast to the iteration shape
@@ -241,7 +242,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
 	}
-	st, reused := op.takeState(K1, in)
+	st, reused := op.takeState(T, K1, in)
 	if op.scratch != nil {
 		defer op.putState(st)
 	}
@@ -558,20 +559,27 @@ func (op Fused) Unshared() Fused {
 // takeState is a working set for one run: a previous run's when the
 // kernel is Shared and one is free (reused is then true: its node
 // buffers, constant tiles and operand lists are ready), else a new one.
-func (op Fused) takeState(k1 int, in []*ndarray.Array) (st *fusedState, reused bool) {
+func (op Fused) takeState(tile, k1 int, in []*ndarray.Array) (st *fusedState, reused bool) {
 	if op.scratch != nil {
-		if x, ok := op.scratch.Get().(*fusedState); ok {
+		// A copy of the kernel with another tile or program (the same
+		// pool) must not get buffers sized for this one.
+		if x, ok := op.scratch.Get().(*fusedState); ok && x.tile == tile && x.k1 == k1 && sameNodes(x.op.Nodes, op.Nodes) && slices.Equal(x.op.Shape, op.Shape) {
 			st, reused = x, true
 		}
 	}
 	if !reused {
-		st = &fusedState{op: op, k1: k1}
+		st = &fusedState{op: op, k1: k1, tile: tile}
 	}
 	st.in = in
 	st.ext = slices.Grow(st.ext[:0], len(in))[:len(in)]
 	st.flat = slices.Grow(st.flat[:0], len(in))[:len(in)]
 	clear(st.flat) // putState cleared the rest of what a run leaves
 	return st, reused
+}
+
+// sameNodes reports whether a and b are the same program (one slice).
+func sameNodes(a, b []FusedNode) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // putState keeps st for the next run, holding on to nothing of this one's

@@ -496,8 +496,20 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	w.mu.Lock()
 	fresh := keys[:0:0]
+	// Releases come in runs of one graph and token: the check holds for
+	// a run (nothing here changes it).
+	var last struct {
+		graph protocol.GraphID
+		token uint64
+		stale bool
+		ok    bool
+	}
 	for i, k := range keys {
-		if w.staleForGraphLocked(k.Graph, tokenAt(tokens, i)) {
+		tok := tokenAt(tokens, i)
+		if !last.ok || k.Graph != last.graph || tok != last.token {
+			last.graph, last.token, last.stale, last.ok = k.Graph, tok, w.staleForGraphLocked(k.Graph, tok), true
+		}
+		if last.stale {
 			continue
 		}
 		delete(w.mu.ended, k)

@@ -172,6 +172,7 @@ type graphState struct {
 type uses struct {
 	tasks []*protocol.Task
 	best  protocol.Priority
+	one   [1]*protocol.Task // tasks' first backing: most chunks have one reader
 }
 
 // New starts a worker whose results go to rep. peers may be nil when the
@@ -439,6 +440,7 @@ func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
 	u := w.mu.uses[key]
 	if u == nil {
 		u = &uses{best: t.Priority}
+		u.tasks = u.one[:0]
 		w.mu.uses[key] = u
 	} else if !t.Priority.Less(u.best) {
 		u.tasks = append(u.tasks, t)

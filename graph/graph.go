@@ -168,8 +168,8 @@ func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error
 }
 
 // estimateChunkOps adds up the chunk ops the tensor ops that can say
-// (ops.ChunkEstimator) will make, at most the graph's limit: the room a
-// graph is made with before tiling. An op that cannot say leaves its
+// (ops.ChunkEstimator) will make: the room a graph is made with before
+// tiling (none past the graph's limit, which tiling will refuse). An op that cannot say leaves its
 // consumers unestimated too.
 func estimateChunkOps(tg *TileableGraph, maxOps int) int {
 	limit := maxOps
@@ -202,7 +202,7 @@ func estimateChunkOps(tg *TileableGraph, maxOps int) int {
 		}
 		out[i] = o
 		if total += n; total > limit {
-			return limit
+			return 0 // the budget will refuse the graph: reserve nothing for it
 		}
 	}
 	return total

@@ -200,6 +200,9 @@ func (c *core) applyResult(res protocol.Result) {
 	c.drainHeld()
 }
 
+// maxKeptTasks bounds the task buffer an outbox keeps between steps.
+const maxKeptTasks = 1 << 12
+
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
 	var rd Actions
@@ -208,8 +211,22 @@ func (c *core) take() Actions {
 		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
 			continue
 		}
-		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
-		*o = outbox{}
+		// The tasks go at their exact size (workers keep pointers into
+		// the batch while the tasks queue); the step built them in a
+		// buffer kept from step to step, which append would otherwise
+		// regrow, and leave as garbage, every step: hundreds of bytes
+		// per op of a graph of a million.
+		var tasks []protocol.Task
+		if len(o.tasks) > 0 {
+			tasks = slices.Clone(o.tasks)
+		}
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
+		buf := o.tasks[:0]
+		if cap(buf) > maxKeptTasks {
+			buf = nil // a step of a huge batch: not kept for ever
+		}
+		clear(o.tasks) // the buffer holds no op or input list past the step
+		*o = outbox{tasks: buf}
 	}
 	rd.Ended, c.ended = c.ended, nil
 	return rd

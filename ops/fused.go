@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -55,6 +56,21 @@ type Fused struct {
 	Shape1      []int   `json:"shape1,omitempty"`
 	K1          int     `json:"k1,omitempty"`
 	InputLevels []uint8 `json:"input_levels,omitempty"`
+
+	// scratch, when set (Shared), keeps the working sets of finished runs
+	// of this kernel for the next: the chunks of one tensor op share one
+	// kernel, and a chunk of 100 elements would otherwise allocate and
+	// fill its tile buffers and constants for a few hundred nanoseconds of
+	// arithmetic. Not encoded: a decoded kernel allocates afresh.
+	scratch *sync.Pool
+}
+
+// Shared returns op set to reuse its working memory from one run to the
+// next (safe concurrently: each run takes its own). For a kernel that many
+// chunks share.
+func (op Fused) Shared() Fused {
+	op.scratch = new(sync.Pool)
+	return op
 }
 
 // Type implements ChunkOp. It is the registry name, the same for every
@@ -167,6 +183,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op     Fused
+	tile   int              // elements per tile it was made for
 	k1     int              // level-0 elements per level-1 element (1 if one level)
 	in     []*ndarray.Array // the inputs as given
 	ext    []*ndarray.Array // inputs broadcast to the iteration shape
@@ -199,6 +216,16 @@ type nodeState struct {
 	all    []*ndarray.Array // operands with the constants in place
 	gen    *tileGen         // generator writing its own buffer
 	tiles  TileReader       // a TileSource's reader
+	// Elementwise: its constants broadcast to the tile length constLen,
+	// when every operand has the output's dtype (so the kernel neither
+	// converts nor broadcasts them: an allocation or two per tile).
+	constsAt []*ndarray.Array
+	constLen int
+	// Elementwise: its parsed unary or binary op, once parsed is set
+	// (kept from run to run of a shared kernel, like consts).
+	parsed bool
+	unary  ndarray.UnaryOp
+	binary ndarray.BinaryOp
 }
 
 // Exec implements ChunkOp.
@@ -215,7 +242,10 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
 	}
-	st := &fusedState{op: op, k1: K1, in: in, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	st, reused := op.takeState(T, K1, in)
+	if op.scratch != nil {
+		defer op.putState(st)
+	}
 	for k, a := range in {
 		shape := op.Shape
 		if op.inputLevel(k) == 1 {
@@ -252,7 +282,17 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 	}
-	st.ns = make([]nodeState, len(op.Nodes))
+	if !reused {
+		st.ns = make([]nodeState, len(op.Nodes))
+		nargs := 0
+		for _, nd := range op.Nodes {
+			nargs += len(nd.Args)
+		}
+		argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
+		for i, nd := range op.Nodes {
+			st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+		}
+	}
 	readers, closeReaders, err := openTileSources(ctx, op.Nodes)
 	if err != nil {
 		return nil, err
@@ -261,16 +301,13 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	for i, r := range readers {
 		st.ns[i].tiles = r
 	}
-	nargs := 0
-	for _, nd := range op.Nodes {
-		nargs += len(nd.Args)
-	}
-	argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
-	for i, nd := range op.Nodes {
-		st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
-	}
 	for i, nd := range op.Nodes {
 		if i == last {
+			break
+		}
+		if reused {
+			// The same program over the same shapes: its buffers are
+			// the right size and its constant tiles hold their values.
 			break
 		}
 		size := min(T, max(n, 1))
@@ -512,6 +549,54 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	return acc.Reshape(root.Meta.Shape...)
 }
 
+// Unshared returns op without the working memory Shared gave it: what
+// decoding its encoding gives.
+func (op Fused) Unshared() Fused {
+	op.scratch = nil
+	return op
+}
+
+// takeState is a working set for one run: a previous run's when the
+// kernel is Shared and one is free (reused is then true: its node
+// buffers, constant tiles and operand lists are ready), else a new one.
+func (op Fused) takeState(tile, k1 int, in []*ndarray.Array) (st *fusedState, reused bool) {
+	if op.scratch != nil {
+		// A copy of the kernel with another tile or program (the same
+		// pool) must not get buffers sized for this one.
+		if x, ok := op.scratch.Get().(*fusedState); ok && x.tile == tile && x.k1 == k1 && sameNodes(x.op.Nodes, op.Nodes) && slices.Equal(x.op.Shape, op.Shape) {
+			st, reused = x, true
+		}
+	}
+	if !reused {
+		st = &fusedState{op: op, k1: k1, tile: tile}
+	}
+	st.in = in
+	st.ext = slices.Grow(st.ext[:0], len(in))[:len(in)]
+	st.flat = slices.Grow(st.flat[:0], len(in))[:len(in)]
+	clear(st.flat) // putState cleared the rest of what a run leaves
+	return st, reused
+}
+
+// sameNodes reports whether a and b are the same program (one slice).
+func sameNodes(a, b []FusedNode) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// putState keeps st for the next run, holding on to nothing of this one's
+// inputs (chunks the store may want to free).
+func (op Fused) putState(st *fusedState) {
+	st.in = nil
+	clear(st.ext)
+	clear(st.flat)
+	st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	for i := range st.ns {
+		ns := &st.ns[i]
+		ns.val, ns.gen, ns.tiles = nil, nil, nil
+		clear(ns.args)
+	}
+	op.scratch.Put(st)
+}
+
 // reduceTile reduces a whole tile: a partial with every axis reduced.
 func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
 	if isMomentsFunc(red.Func) {
@@ -710,21 +795,31 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 				}
 				ns.all = make([]*ndarray.Array, 0, len(args)+len(op.Consts))
 			}
-			all = placeConsts(ns.all[:0], op.Consts, args, ns.consts)
+			consts := ns.consts
+			if strided {
+				if consts, err = ns.tileConsts(dst, args); err != nil {
+					return nil, err
+				}
+			}
+			all = placeConsts(ns.all[:0], op.Consts, args, consts)
 		}
 		switch op.Kind {
 		case "unary":
-			u, err := ndarray.ParseUnaryOp(op.Name)
-			if err != nil {
-				return nil, err
+			if !ns.parsed {
+				if ns.unary, err = ndarray.ParseUnaryOp(op.Name); err != nil {
+					return nil, err
+				}
+				ns.parsed = true
 			}
-			return dst, ndarray.UnaryInto(u, dst, all[0])
+			return dst, ndarray.UnaryInto(ns.unary, dst, all[0])
 		case "binary":
-			b, err := ndarray.ParseBinaryOp(op.Name)
-			if err != nil {
-				return nil, err
+			if !ns.parsed {
+				if ns.binary, err = ndarray.ParseBinaryOp(op.Name); err != nil {
+					return nil, err
+				}
+				ns.parsed = true
 			}
-			return dst, ndarray.BinaryInto(b, dst, all[0], all[1])
+			return dst, ndarray.BinaryInto(ns.binary, dst, all[0], all[1])
 		}
 		v, err := op.Exec(context.Background(), args)
 		if err != nil {
@@ -784,6 +879,42 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 		return args[0], nil
 	}
 	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
+}
+
+// tileConsts is a unary or binary node's constants for a tile into dst:
+// viewed at dst's length (zero strides) when they and the operands all
+// have dst's dtype, else as they are (the kernel converts a 0-d constant
+// once, where a tile-long view would be converted whole).
+func (ns *nodeState) tileConsts(dst *ndarray.Array, args []*ndarray.Array) ([]*ndarray.Array, error) {
+	if dst == nil {
+		return ns.consts, nil
+	}
+	dt := dst.DType()
+	for _, a := range args {
+		if a.DType() != dt {
+			return ns.consts, nil
+		}
+	}
+	for _, c := range ns.consts {
+		if c.DType() != dt {
+			return ns.consts, nil
+		}
+	}
+	if n := dst.Size(); ns.constsAt == nil || ns.constLen != n || dst.NDim() != 1 {
+		if dst.NDim() != 1 {
+			return ns.consts, nil
+		}
+		at := make([]*ndarray.Array, len(ns.consts))
+		for j, c := range ns.consts {
+			v, err := c.BroadcastTo([]int{n})
+			if err != nil {
+				return nil, err
+			}
+			at[j] = v
+		}
+		ns.constsAt, ns.constLen = at, n
+	}
+	return ns.constsAt, nil
 }
 
 // placeConsts is withConsts into dst's storage: the operands with the
@@ -984,13 +1115,22 @@ func countBools(b []uint8) int64 {
 }
 
 func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
-	var a *ndarray.Array
+	// Made in its shape at once: a scalar reshaped is twice the
+	// allocations, per chunk.
 	if s.isFloat {
-		a = ndarray.Scalar(ndarray.Float64, s.f+s.c)
-	} else {
-		a = ndarray.ScalarInt(s.i)
+		a, err := ndarray.New(ndarray.Float64, shape...)
+		if err != nil {
+			return nil, err
+		}
+		a.Float64s()[0] = s.f + s.c
+		return a, nil
 	}
-	return a.Reshape(shape...)
+	a, err := ndarray.New(ndarray.Int64, shape...)
+	if err != nil {
+		return nil, err
+	}
+	a.Int64s()[0] = s.i
+	return a, nil
 }
 
 // fillConst is a 1-D array of n copies of v, converted as NumPy converts a

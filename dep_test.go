@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"internal/numpytest":           2,
 	"internal/testcert":            0,
 	"internal/gctune":              0,
+	"internal/prioq":               0,
 	"graph":                        3,
 	"protocol":                     3,
 	"tensor":                       4,

@@ -123,6 +123,12 @@ func (p *SchedulerProc) takeOverOrphans(ctx context.Context) error {
 		}
 		err := p.takeOver(ctx, rec, kv.ModRevision)
 		p.ring.takeover.done(rec.Session)
+		if errors.Is(err, errOwnerAlive) {
+			// The ring's watch is behind etcd; its next change makes
+			// the session not orphaned here.
+			p.log.Info("not taking over a session: its owner is alive", "session", rec.Session, "owner", rec.Scheduler)
+			continue
+		}
 		if err != nil && ctx.Err() == nil {
 			p.log.Error("taking over a session failed; it is tried again", "session", rec.Session, "from", rec.Scheduler, "err", err)
 		}
@@ -132,6 +138,10 @@ func (p *SchedulerProc) takeOverOrphans(ctx context.Context) error {
 
 // errTakenOver: another scheduler changed the session's record first.
 var errTakenOver = errors.New("the session's record changed meanwhile (another scheduler took it over)")
+
+// errOwnerAlive: the scheduler a session's record names is registered in
+// etcd, although this scheduler's ring did not show it yet.
+var errOwnerAlive = errors.New("its owner is registered in etcd")
 
 // takeOver makes this scheduler the owner of a session whose owner is
 // gone: it raises the session's token in etcd, then adopts its graphs.
@@ -145,13 +155,26 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 		return err
 	}
 	key := sessionsPrefix + rec.Session
+	// The ring and the session records come from separate watches, so a
+	// session can be seen before its owner's registration; the owner must
+	// then still be absent from etcd itself, or a live owner would lose
+	// its session. A record naming this scheduler (a restart under the
+	// same id, or a session handed back) is ours to take.
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", rev)}
+	ownerKey := schedulersPrefix + from
+	if from != p.ringID() {
+		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", 0))
+	}
 	tctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	tr, err := p.ring.cli.Txn(tctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", rev)).Then(clientv3.OpPut(key, string(val))).Commit()
+	tr, err := p.ring.cli.Txn(tctx).If(cmps...).Then(clientv3.OpPut(key, string(val))).Else(clientv3.OpGet(ownerKey, clientv3.WithCountOnly())).Commit()
 	cancel()
 	if err != nil {
 		return fmt.Errorf("raising the fencing token of session %s in etcd: %w", rec.Session, err)
 	}
 	if !tr.Succeeded {
+		if from != p.ringID() && len(tr.Responses) == 1 && tr.Responses[0].GetResponseRange().GetCount() > 0 {
+			return fmt.Errorf("session %s: %w (%s)", rec.Session, errOwnerAlive, from)
+		}
 		return errTakenOver
 	}
 	fence := protocol.Fence{Scope: rec.Session, Token: rec.Fence}

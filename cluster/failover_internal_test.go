@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,8 @@ import (
 // Two takeovers of one session from the same reading of its record: the
 // transaction on the record lets exactly one raise the fencing token; the
 // other is told the record changed, and nothing holds the session twice.
-// A session whose record names a live scheduler is not orphaned; one
+// A session whose record names a live scheduler is not orphaned, and is
+// not taken over even by a scheduler whose ring lags etcd; one
 // whose owner left the ring and that the ring maps here is, and until it
 // is held a request for it is Unavailable (a pause), not "no session".
 func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
@@ -50,14 +52,47 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	for r, _, changed := p.ring.members.snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.snapshot() {
 		<-changed
 	}
-	rec := SessionRecord{Session: "sx", Scheduler: "s1", Created: time.Now(), Fence: 1}
-	val, _ := json.Marshal(rec)
-	put, err := cli.Put(ctx, sessionsPrefix+"sx", string(val))
+	// A session of s1, which is registered: not orphaned, and a takeover
+	// (as from a ring that had not seen s1 yet) is refused by etcd.
+	live := SessionRecord{Session: "sl", Scheduler: "s1", Created: time.Now(), Fence: 1}
+	val, _ := json.Marshal(live)
+	put, err := cli.Put(ctx, sessionsPrefix+"sl", string(val))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.orphaned("sx", "s1") {
+	if p.orphaned("sl", "s1") {
 		t.Error("a session of a live scheduler counts as orphaned")
+	}
+	if err := p.takeOver(ctx, live, put.Header.Revision); !errors.Is(err, errOwnerAlive) {
+		t.Errorf("taking over a live scheduler's session: %v, want errOwnerAlive", err)
+	}
+	if got, err := cli.Get(ctx, sessionsPrefix+"sl"); err != nil || len(got.Kvs) != 1 || got.Kvs[0].ModRevision != put.Header.Revision {
+		t.Errorf("the live session's record changed: %v %v", got, err)
+	}
+	p.mu.Lock()
+	_, held := p.mu.sessions["sl"]
+	p.mu.Unlock()
+	if held {
+		t.Error("a live scheduler's session is held here")
+	}
+
+	// Two takeovers of a session whose owner (s9) is gone but which the
+	// ring maps to s1, so s0's watcher leaves it alone.
+	r, _, _ := p.ring.members.snapshot()
+	sid := ""
+	for i := 0; sid == ""; i++ {
+		if c := "sx" + strconv.Itoa(i); r.Owner(c) == "s1" {
+			sid = c
+		}
+	}
+	rec := SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
+	val, _ = json.Marshal(rec)
+	put, err = cli.Put(ctx, sessionsPrefix+sid, string(val))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.orphaned(sid, "s9") {
+		t.Error("a session the ring maps to s1 counts as orphaned at s0")
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -81,7 +116,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("%d takeovers succeeded (%v), want 1", won, errs)
 	}
-	got, err := cli.Get(ctx, sessionsPrefix+"sx")
+	got, err := cli.Get(ctx, sessionsPrefix+sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +128,10 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		t.Errorf("the record after the takeover: %+v, want fence 2 under s0", after)
 	}
 	p.mu.Lock()
-	ss := p.mu.sessions["sx"]
+	ss := p.mu.sessions[sid]
 	p.mu.Unlock()
-	if ss == nil || ss.fence.Token != 2 || ss.fence.Scope != "sx" {
-		t.Fatalf("the session held: %+v, want fence 2 of scope sx", ss)
+	if ss == nil || ss.fence.Token != 2 || ss.fence.Scope != sid {
+		t.Fatalf("the session held: %+v, want fence 2 of scope %s", ss, sid)
 	}
 
 	// A session whose owner is gone from the ring: orphaned here (a ring

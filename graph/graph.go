@@ -27,8 +27,22 @@ type ChunkGraph struct {
 
 // AddChunk appends a node; its inputs must already be in the graph.
 func (g *ChunkGraph) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
+	// Tiling reserves room (Reserve, estimateChunkOps) for the ops whose
+	// count it knows; append's growth covers the rest.
 	g.Nodes = append(g.Nodes, ChunkNode{Op: op, Inputs: inputs, Meta: meta})
 	return ops.ChunkRef(len(g.Nodes) - 1)
+}
+
+// Reserve implements ops.Reserver: room for n more nodes, so the tiling
+// of one tensor op into many chunk ops copies the graph at most once.
+func (g *ChunkGraph) Reserve(n int) {
+	if n > cap(g.Nodes)-len(g.Nodes) {
+		// Exactly: append's growth would round a million-node graph up
+		// by a fifth or more, all of it memory the collector scans.
+		nodes := make([]ChunkNode, len(g.Nodes), len(g.Nodes)+n)
+		copy(nodes, g.Nodes)
+		g.Nodes = nodes
+	}
 }
 
 // ChunkMeta is the meta of a node's output.
@@ -124,6 +138,7 @@ func Tile(tg *TileableGraph) (*ChunkGraph, []*ops.Tiled, error) {
 // TileWithin is Tile with at most maxOps chunk ops (0: ops.MaxChunkOps).
 func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error) {
 	cg := &ChunkGraph{MaxOps: maxOps}
+	cg.Reserve(estimateChunkOps(tg, maxOps))
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
 	for i, nd := range tg.Nodes {
@@ -150,6 +165,47 @@ func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error
 		tiled[i] = t
 	}
 	return cg, tiled, nil
+}
+
+// estimateChunkOps adds up the chunk ops the tensor ops that can say
+// (ops.ChunkEstimator) will make: the room a graph is made with before
+// tiling (none past the graph's limit, which tiling will refuse). An op that cannot say leaves its
+// consumers unestimated too.
+func estimateChunkOps(tg *TileableGraph, maxOps int) int {
+	limit := maxOps
+	if limit <= 0 {
+		limit = ops.MaxChunkOps
+	}
+	out := make([]int, len(tg.Nodes)) // chunks of each tensor, -1 unknown
+	total := 0
+	var ins []int
+	for i, nd := range tg.Nodes {
+		out[i] = -1
+		e, ok := nd.Op.(ops.ChunkEstimator)
+		if !ok {
+			continue
+		}
+		ins = ins[:0]
+		for _, in := range nd.Inputs {
+			if in < 0 || in >= i || out[in] < 0 {
+				ok = false
+				break
+			}
+			ins = append(ins, out[in])
+		}
+		if !ok {
+			continue
+		}
+		n, o := e.EstimateChunks(ins)
+		if n < 0 {
+			continue
+		}
+		out[i] = o
+		if total += n; total > limit {
+			return 0 // the budget will refuse the graph: reserve nothing for it
+		}
+	}
+	return total
 }
 
 func gridSize(nsplits [][]int) int {

@@ -173,32 +173,13 @@ func ewPowExp(x, xtail float64, signBias uint64) float64 {
 		c3        = 0x1.555555555543cp-3
 		c4        = 0x1.55555cf172b91p-5
 		c5        = 0x1.1111167a4d017p-7
-		top54     = 0x3c9 // top12(0x1p-54)
-		top512    = 0x408 // top12(512)
-		top1024   = 0x409 // top12(1024)
 	)
-	abstop := uint32(math.Float64bits(x)>>52) & 0x7ff
-	if abstop-top54 >= top512-top54 {
-		if abstop-top54 >= 0x80000000 {
-			// Tiny x: avoid spurious underflow; 0 is a common input.
-			one := 1.0 + x
-			if signBias != 0 {
-				return -one
-			}
-			return one
+	res, large, done := ewExpEdges(x)
+	if done {
+		if signBias != 0 {
+			return -res
 		}
-		if abstop >= top1024 {
-			// inf and nan are already handled
-			r := math.Inf(1)
-			if math.Float64bits(x)>>63 != 0 {
-				r = 0
-			}
-			if signBias != 0 {
-				r = -r
-			}
-			return r
-		}
-		abstop = 0 // large x is special-cased below
+		return res
 	}
 	// exp(x) = 2^(k/N) * exp(r), with exp(r) in [2^(-1/2N),2^(1/2N)].
 	z := invLn2N * x
@@ -213,11 +194,35 @@ func ewPowExp(x, xtail float64, signBias uint64) float64 {
 	sbits := ewExpTab[idx+1] + top
 	r2 := r * r
 	tmp := tail + r + float64(r2*(c2+float64(r*c3))) + float64(float64(r2*r2)*(c4+float64(r*c5)))
-	if abstop == 0 {
+	if large {
 		return ewPowExpSpecial(tmp, sbits, ki)
 	}
 	scale := math.Float64frombits(sbits)
 	return math.FMA(scale, tmp, scale)
+}
+
+// ewExpEdges is the start of the exp cores (ewExp, ewPowExp) for x not NaN:
+// e**x itself (done) for tiny x (1 + x, avoiding a spurious underflow) and
+// for |x| >= 1024 (+Inf or +0), and whether x is large enough (|x| >= 512)
+// for the result to need ewPowExpSpecial.
+func ewExpEdges(x float64) (res float64, large, done bool) {
+	const (
+		top54   = 0x3c9 // top12(0x1p-54)
+		top512  = 0x408 // top12(512)
+		top1024 = 0x409 // top12(1024)
+	)
+	abstop := uint32(math.Float64bits(x)>>52) & 0x7ff
+	switch {
+	case abstop-top54 < top512-top54:
+		return 0, false, false
+	case abstop-top54 >= 0x80000000:
+		return 1.0 + x, false, true
+	case abstop < top1024:
+		return 0, true, false
+	case math.Float64bits(x)>>63 != 0:
+		return 0, false, true
+	}
+	return math.Inf(1), false, true
 }
 
 // ewPowExpSpecial handles results that may overflow or underflow: scale*(1+tmp)

@@ -4,7 +4,7 @@
 // ewSin written lane by lane with the same IEEE operations in the same order
 // (FMAs exactly where the scalar code calls math.FMA), so results are
 // bit-identical; branches become both sides and a blend, ewExp's table
-// lookups gathers. A block holding a lane the common path does not cover
+// lookups permutes. A block holding a lane the common path does not cover
 // (exp: |x| < 2**-54, |x| >= 512, NaN; sin: |x| >= 2**43, infinities, NaN)
 // makes the loop return its index, and the Go wrapper runs it scalar.
 //
@@ -14,26 +14,30 @@
 DATA econst<>+0x00(SB)/8, $0x7fffffffffffffff // |.| mask
 DATA econst<>+0x08(SB)/8, $0x3c90000000000000 // 2**-54
 DATA econst<>+0x10(SB)/8, $0x4080000000000000 // 512
-DATA econst<>+0x18(SB)/8, $0x40671547652b82fe // invLn2N
+DATA econst<>+0x18(SB)/8, $0x40371547652b82fe // invLn2N
 DATA econst<>+0x20(SB)/8, $0x4338000000000000 // shift 0x1.8p52
-DATA econst<>+0x28(SB)/8, $0xbf762e42fefa0000 // negLn2hiN
-DATA econst<>+0x30(SB)/8, $0xbd0cf79abc9e3b3a // negLn2loN
-DATA econst<>+0x38(SB)/8, $0x000000000000007f // int 127
-DATA econst<>+0x40(SB)/8, $0x3fdffffffffffdbd // c2
-DATA econst<>+0x48(SB)/8, $0x3fc555555555543c // c3
-DATA econst<>+0x50(SB)/8, $0x3fa55555cf172b91 // c4
-DATA econst<>+0x58(SB)/8, $0x3f81111167a4d017 // c5
-GLOBL econst<>(SB), RODATA|NOPTR, $0x60
+DATA econst<>+0x28(SB)/8, $0xbfa62e42fefa0000 // negLn2hiN
+DATA econst<>+0x30(SB)/8, $0xbd3cf79abc9e3b3a // negLn2loN
+DATA econst<>+0x38(SB)/8, $0x3fe0000000000000 // c2
+DATA econst<>+0x40(SB)/8, $0x3fc5555555555555 // c3
+DATA econst<>+0x48(SB)/8, $0x3fa5555555555555 // c4
+DATA econst<>+0x50(SB)/8, $0x3f81111111111111 // c5
+DATA econst<>+0x58(SB)/8, $0x3f56c16c16c16c17 // c6
+DATA econst<>+0x60(SB)/8, $0x3f2a01a01a01a01a // c7
+GLOBL econst<>(SB), RODATA|NOPTR, $0x68
 
 // ---- exp ----
 
 // func expV64(d, x *float64, n int) int
+//
+// ewExp16 holds the tails of 2^(j/16) (j = 0..15), then their scale bits:
+// sixteen entries sit in two registers, and VPERMI2PD/VPERMI2Q look a lane
+// up by the low four bits of its ki, which are ki%16.
 TEXT ·expV64(SB), NOSPLIT, $0-32
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ n+16(FP), CX
-	LEAQ ·ewExpTab(SB), R8
-	MOVL $0xff, R9
+	LEAQ ·ewExp16(SB), R8
 	VBROADCASTSD econst<>+0x00(SB), Z31
 	VBROADCASTSD econst<>+0x08(SB), Z30
 	VBROADCASTSD econst<>+0x10(SB), Z29
@@ -41,11 +45,16 @@ TEXT ·expV64(SB), NOSPLIT, $0-32
 	VBROADCASTSD econst<>+0x20(SB), Z27
 	VBROADCASTSD econst<>+0x28(SB), Z26
 	VBROADCASTSD econst<>+0x30(SB), Z25
-	VPBROADCASTQ econst<>+0x38(SB), Z24
+	VBROADCASTSD econst<>+0x38(SB), Z24
 	VBROADCASTSD econst<>+0x40(SB), Z23
 	VBROADCASTSD econst<>+0x48(SB), Z22
 	VBROADCASTSD econst<>+0x50(SB), Z21
 	VBROADCASTSD econst<>+0x58(SB), Z20
+	VBROADCASTSD econst<>+0x60(SB), Z19
+	VMOVDQU64    0(R8), Z18
+	VMOVDQU64    64(R8), Z17
+	VMOVDQU64    128(R8), Z16
+	VMOVDQU64    192(R8), Z15
 	XORQ AX, AX
 
 eloop:
@@ -58,37 +67,37 @@ eloop:
 	KORTESTW K1, K2
 	JNE      edone
 
-	// kd (Z4), ki (Z3), r (Z5)
-	VMULPD Z28, Z0, Z2
-	VADDPD Z27, Z2, Z3
-	VSUBPD Z27, Z3, Z4
-	VMULPD Z26, Z4, Z5
-	VADDPD Z5, Z0, Z5
-	VMULPD Z25, Z4, Z6
-	VADDPD Z6, Z5, Z5
+	// ki (Z3), kd (Z4), r (Z5)
+	VMOVAPD     Z27, Z3
+	VFMADD231PD Z28, Z0, Z3
+	VSUBPD      Z27, Z3, Z4
+	VMOVAPD     Z0, Z5
+	VFMADD231PD Z26, Z4, Z5
+	VFMADD231PD Z25, Z4, Z5
 
-	// idx = 2*(ki%128) (Z7), top = ki<<45 (Z8); tail (Z9), sbits (Z10)
-	VPANDQ     Z24, Z3, Z7
-	VPADDQ     Z7, Z7, Z7
-	VPSLLQ     $45, Z3, Z8
-	KMOVW      R9, K3
-	VGATHERQPD 0(R8)(Z7*8), K3, Z9
-	KMOVW      R9, K4
-	VPGATHERQQ 8(R8)(Z7*8), K4, Z10
-	VPADDQ     Z8, Z10, Z10
+	// tail (Z9), sbits = scale bits + ki<<48 (Z10)
+	VMOVDQA64 Z3, Z9
+	VPERMI2PD Z17, Z18, Z9
+	VMOVDQA64 Z3, Z10
+	VPERMI2Q  Z15, Z16, Z10
+	VPSLLQ    $48, Z3, Z8
+	VPADDQ    Z8, Z10, Z10
 
-	// tmp = tail + r + r2*(c2 + r*c3) + (r2*r2)*(c4 + r*c5)
-	VMULPD Z5, Z5, Z11
-	VMULPD Z22, Z5, Z12
-	VADDPD Z23, Z12, Z12
-	VMULPD Z12, Z11, Z12
-	VMULPD Z20, Z5, Z13
-	VADDPD Z21, Z13, Z13
-	VMULPD Z11, Z11, Z14
-	VMULPD Z13, Z14, Z13
-	VADDPD Z5, Z9, Z9
-	VADDPD Z12, Z9, Z9
-	VADDPD Z13, Z9, Z9
+	// q = (c4 + r c5) + r2 (c6 + r c7) (Z13); p = c2 + r c3 (Z14)
+	VMULPD      Z5, Z5, Z11
+	VMOVAPD     Z20, Z12
+	VFMADD231PD Z19, Z5, Z12
+	VMOVAPD     Z22, Z13
+	VFMADD231PD Z21, Z5, Z13
+	VFMADD231PD Z12, Z11, Z13
+	VMOVAPD     Z24, Z14
+	VFMADD231PD Z23, Z5, Z14
+
+	// tmp = (tail + r) + r2 p + r4 q
+	VADDPD      Z5, Z9, Z9
+	VFMADD231PD Z14, Z11, Z9
+	VMULPD      Z11, Z11, Z12
+	VFMADD231PD Z13, Z12, Z9
 
 	// scale*tmp + scale
 	VFMADD213PD Z10, Z10, Z9
@@ -178,48 +187,39 @@ sloop:
 	VMULPD Z8, Z8, Z11
 	VMULPD Z11, Z11, Z12
 
-	// __kernel_sin(rh, rl, 1) into Z15
-	VMULPD.BCST sconst<>+0x60(SB), Z11, Z13
-	VADDPD.BCST sconst<>+0x58(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VADDPD.BCST sconst<>+0x50(SB), Z13, Z13
-	VMULPD.BCST sconst<>+0x70(SB), Z11, Z14
-	VADDPD.BCST sconst<>+0x68(SB), Z14, Z14
-	VMULPD      Z12, Z11, Z15
-	VMULPD      Z14, Z15, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z8, Z11, Z14
-	VMULPD      Z25, Z10, Z15
-	VMULPD      Z13, Z14, Z13
-	VSUBPD      Z13, Z15, Z15
-	VMULPD      Z15, Z11, Z15
-	VSUBPD      Z10, Z15, Z15
-	VMULPD.BCST sconst<>+0x48(SB), Z14, Z14
-	VSUBPD      Z14, Z15, Z15
-	VSUBPD      Z15, Z8, Z15
+	// __kernel_sin(rh, rl, 1) into Z15: r (Z13), s (Z14)
+	VBROADCASTSD     sconst<>+0x60(SB), Z13
+	VFMADD213PD.BCST sconst<>+0x58(SB), Z11, Z13
+	VFMADD213PD.BCST sconst<>+0x50(SB), Z11, Z13
+	VBROADCASTSD     sconst<>+0x70(SB), Z14
+	VFMADD213PD.BCST sconst<>+0x68(SB), Z11, Z14
+	VMULPD           Z12, Z11, Z15
+	VFMADD231PD      Z14, Z15, Z13
+	VMULPD           Z8, Z11, Z14
+	VMULPD           Z25, Z10, Z15
+	VFNMADD231PD     Z13, Z14, Z15
+	VFMSUB213PD      Z10, Z11, Z15
+	VFNMADD231PD.BCST sconst<>+0x48(SB), Z14, Z15
+	VSUBPD           Z15, Z8, Z15
 
-	// __kernel_cos(rh, rl) into Z16
-	VMULPD.BCST sconst<>+0x88(SB), Z11, Z13
-	VADDPD.BCST sconst<>+0x80(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VADDPD.BCST sconst<>+0x78(SB), Z13, Z13
-	VMULPD      Z13, Z11, Z13
-	VMULPD.BCST sconst<>+0xa0(SB), Z11, Z14
-	VADDPD.BCST sconst<>+0x98(SB), Z14, Z14
-	VMULPD      Z14, Z11, Z14
-	VADDPD.BCST sconst<>+0x90(SB), Z14, Z14
-	VMULPD      Z12, Z12, Z16
-	VMULPD      Z14, Z16, Z14
-	VADDPD      Z14, Z13, Z13
-	VMULPD      Z25, Z11, Z14
-	VSUBPD      Z14, Z24, Z16
-	VSUBPD      Z16, Z24, Z17
-	VSUBPD      Z14, Z17, Z17
-	VMULPD      Z13, Z11, Z13
-	VMULPD      Z10, Z8, Z18
-	VSUBPD      Z18, Z13, Z13
-	VADDPD      Z13, Z17, Z17
-	VADDPD      Z17, Z16, Z16
+	// __kernel_cos(rh, rl) into Z16: r (Z13), hz (Z14), c (Z16)
+	VBROADCASTSD     sconst<>+0x88(SB), Z13
+	VFMADD213PD.BCST sconst<>+0x80(SB), Z11, Z13
+	VFMADD213PD.BCST sconst<>+0x78(SB), Z11, Z13
+	VMULPD           Z13, Z11, Z13
+	VBROADCASTSD     sconst<>+0xa0(SB), Z14
+	VFMADD213PD.BCST sconst<>+0x98(SB), Z11, Z14
+	VFMADD213PD.BCST sconst<>+0x90(SB), Z11, Z14
+	VMULPD           Z12, Z12, Z16
+	VFMADD231PD      Z14, Z16, Z13
+	VMULPD           Z25, Z11, Z14
+	VSUBPD           Z14, Z24, Z16
+	VSUBPD           Z16, Z24, Z17
+	VSUBPD           Z14, Z17, Z17
+	VMULPD           Z10, Z8, Z18
+	VFMSUB213PD      Z18, Z11, Z13
+	VADDPD           Z13, Z17, Z17
+	VADDPD           Z17, Z16, Z16
 
 	// cos where k is odd; negated where k&2
 	VPTESTMQ   Z23, Z2, K2

@@ -39,6 +39,88 @@ func (e *TooManyChunksError) Error() string {
 	return fmt.Sprintf("%s on top of %d would pass the limit of %d chunk ops a graph may have; use larger chunks", what, e.Have, e.Limit)
 }
 
+// Reserver is implemented by builders that can make room for many chunk
+// ops at once (graph.ChunkGraph). Tile rules that know how many they are
+// about to add say so: a graph of millions of ops then grows once per
+// tensor op instead of being copied again and again as it fills.
+type Reserver interface {
+	// Reserve makes room for n more chunk ops; a hint, not a bound.
+	Reserve(n int)
+}
+
+// ChunkEstimator is implemented by tensor ops that can tell, before
+// anything is tiled, about how many chunk ops their tiling adds and how
+// many chunks their output has, from their inputs' chunk counts. Tiling
+// sizes the chunk graph from the sum once, so a graph of millions of ops
+// is allocated at its size instead of copied as each op reserves more
+// (each copy of a pointer-filled slice that size also runs write barriers
+// while the collector marks and faults in fresh pages). Estimates are
+// hints: too low, the graph grows; too high, it holds spare room.
+type ChunkEstimator interface {
+	EstimateChunks(in []int) (ops, out int)
+}
+
+// estimateSource is a source's estimate: one chunk op per chunk of spec.
+func estimateSource(spec ChunkSpec, m Meta) (int, int) {
+	n := int(min(spec.Count(m), MaxChunkOps+1))
+	return n, n
+}
+
+// EstimateChunks implements ChunkEstimator.
+func (op Full) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+
+// EstimateChunks implements ChunkEstimator.
+func (op Random) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+
+// EstimateChunks implements ChunkEstimator.
+func (op Arange) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+
+// EstimateChunks implements ChunkEstimator: one op per chunk of the
+// common grid, at least the largest input's (more where inputs broadcast
+// against each other, which the estimate does not see).
+func (op Elementwise) EstimateChunks(in []int) (int, int) {
+	n := 1
+	for _, c := range in {
+		n = max(n, c)
+	}
+	return n, n
+}
+
+// EstimateChunks implements ChunkEstimator for reductions over every
+// axis: a partial per chunk and a tree of combines (about one per fan-1
+// partials) to one chunk. Over some axes the output's chunking depends on
+// the input's grid: no estimate.
+func (op Reduction) EstimateChunks(in []int) (int, int) {
+	if op.Axes != nil || len(in) != 1 {
+		return -1, -1
+	}
+	fan := op.FanIn
+	if fan < 2 {
+		fan = DefaultFanIn
+	}
+	return in[0] + combinesAtMost(in[0], fan), 1
+}
+
+// combinesAtMost bounds the combines of a tree of fan-in fan over n
+// partials: about n/(fan-1), plus at most one per level for the groups
+// rounded up (an estimate that falls short by even one makes the graph
+// grow, a copy of all of it).
+func combinesAtMost(n, fan int) int {
+	levels := 0
+	for m := n; m > 1; m = (m + fan - 1) / fan {
+		levels++
+	}
+	return n/(fan-1) + levels + 1
+}
+
+// reserve passes a count of chunk ops about to be added to b, if it
+// takes one.
+func reserve(b Builder, n int) {
+	if r, ok := b.(Reserver); ok && n > 0 {
+		r.Reserve(n)
+	}
+}
+
 // admitGrid asks b's budget (if it has one) for a grid of chunk ops; times
 // is how many chunk ops each grid position makes (a product's partial
 // blocks), 1 otherwise.

@@ -33,6 +33,12 @@ func checkMeta(name string, m Meta) error {
 
 // tileSource makes one chunk op per chunk from mk(chunk shape, chunk offset).
 func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
+	return tileSourceOf(b, out, spec, true, mk)
+}
+
+// tileSourceOf is tileSource; without offsets (nil) when mk does not need
+// them, which saves an allocation per chunk.
+func tileSourceOf(b Builder, out Meta, spec ChunkSpec, offsets bool, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
 	if bb, ok := b.(Budget); ok {
 		if err := bb.Admit(spec.Count(out)); err != nil {
 			return nil, err
@@ -46,10 +52,15 @@ func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int
 	offs := AxisOffsets(ns)
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
+	reserve(b, gridCount(grid))
 	var shapes ShapeCache
 	ForEachGrid(grid, func(idx []int) {
 		shape := shapes.Shape(ns, idx)
-		t.Chunks = append(t.Chunks, b.AddChunk(mk(shape, ChunkOffset(offs, idx)), nil, Meta{Shape: shape, DType: out.DType}))
+		var off []int
+		if offsets {
+			off = ChunkOffset(offs, idx)
+		}
+		t.Chunks = append(t.Chunks, b.AddChunk(mk(shape, off), nil, Meta{Shape: shape, DType: out.DType}))
 	})
 	return t, nil
 }
@@ -85,9 +96,21 @@ func wrapChunks(op string, err error) error {
 
 // Tile implements TensorOp.
 func (op Full) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
-	return tileSource(b, out, op.Chunks, func(shape, _ []int) ChunkOp {
-		return FullChunk{Shape: shape, DType: out.DType, Value: op.Value}
+	// Chunks of one shape (tileSource hands out one slice per run of equal
+	// shapes) share one boxed op.
+	var last ChunkOp
+	var lastShape []int
+	return tileSourceOf(b, out, op.Chunks, false, func(shape, _ []int) ChunkOp {
+		if last == nil || !sameSlice(shape, lastShape) {
+			last, lastShape = FullChunk{Shape: shape, DType: out.DType, Value: op.Value}, shape
+		}
+		return last
 	})
+}
+
+// sameSlice reports whether a and b are the same slice (not merely equal).
+func sameSlice(a, b []int) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // FullChunk makes one chunk of a Full tensor.

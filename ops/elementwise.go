@@ -202,13 +202,16 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	bidx := make([]int, len(out.Shape))
 	// One backing array for every chunk op's input list.
 	refs := make([]ChunkRef, 0, len(in)*gridCount(grid))
+	reserve(b, gridCount(grid))
+	// Every chunk runs the same op: boxed once, not once per chunk.
+	var cop ChunkOp = op
 	ForEachGrid(grid, func(idx []int) {
 		start := len(refs)
 		for _, a := range aligned {
 			refs = append(refs, a.Chunks[GridFlat(a.Grid(), broadcastIndexInto(bidx[:len(a.Meta.Shape)], a, out.Shape, idx))])
 		}
 		shape := shapes.Shape(nsplits, idx)
-		t.Chunks = append(t.Chunks, b.AddChunk(op, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType, Unknown: out.Unknown}))
+		t.Chunks = append(t.Chunks, b.AddChunk(cop, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType, Unknown: out.Unknown}))
 	})
 	return t, nil
 }

@@ -2,17 +2,12 @@ package ops
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
-
-	"gonum.org/v1/gonum/floats"
+	"sync"
 
 	"github.com/phobos-tensor/phobos/ndarray"
-	"github.com/phobos-tensor/phobos/ndarray/rng"
 )
 
 // DefaultTile is the number of elements a fused kernel evaluates at once:
@@ -55,6 +50,21 @@ type Fused struct {
 	Shape1      []int   `json:"shape1,omitempty"`
 	K1          int     `json:"k1,omitempty"`
 	InputLevels []uint8 `json:"input_levels,omitempty"`
+
+	// scratch, when set (Shared), keeps the working sets of finished runs
+	// of this kernel for the next: the chunks of one tensor op share one
+	// kernel, and a chunk of 100 elements would otherwise allocate and
+	// fill its tile buffers and constants for a few hundred nanoseconds of
+	// arithmetic. Not encoded: a decoded kernel allocates afresh.
+	scratch *sync.Pool
+}
+
+// Shared returns op set to reuse its working memory from one run to the
+// next (safe concurrently: each run takes its own). For a kernel that many
+// chunks share.
+func (op Fused) Shared() Fused {
+	op.scratch = new(sync.Pool)
+	return op
 }
 
 // Type implements ChunkOp. It is the registry name, the same for every
@@ -167,6 +177,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op     Fused
+	tile   int              // elements per tile it was made for
 	k1     int              // level-0 elements per level-1 element (1 if one level)
 	in     []*ndarray.Array // the inputs as given
 	ext    []*ndarray.Array // inputs broadcast to the iteration shape
@@ -199,6 +210,16 @@ type nodeState struct {
 	all    []*ndarray.Array // operands with the constants in place
 	gen    *tileGen         // generator writing its own buffer
 	tiles  TileReader       // a TileSource's reader
+	// Elementwise: its constants broadcast to the tile length constLen,
+	// when every operand has the output's dtype (so the kernel neither
+	// converts nor broadcasts them: an allocation or two per tile).
+	constsAt []*ndarray.Array
+	constLen int
+	// Elementwise: its parsed unary or binary op, once parsed is set
+	// (kept from run to run of a shared kernel, like consts).
+	parsed bool
+	unary  ndarray.UnaryOp
+	binary ndarray.BinaryOp
 }
 
 // Exec implements ChunkOp.
@@ -215,7 +236,10 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		}
 		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
 	}
-	st := &fusedState{op: op, k1: K1, in: in, ext: make([]*ndarray.Array, len(in)), flat: make([]*ndarray.Array, len(in))}
+	st, reused := op.takeState(T, K1, in)
+	if op.scratch != nil {
+		defer op.putState(st)
+	}
 	for k, a := range in {
 		shape := op.Shape
 		if op.inputLevel(k) == 1 {
@@ -252,7 +276,17 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 	}
-	st.ns = make([]nodeState, len(op.Nodes))
+	if !reused {
+		st.ns = make([]nodeState, len(op.Nodes))
+		nargs := 0
+		for _, nd := range op.Nodes {
+			nargs += len(nd.Args)
+		}
+		argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
+		for i, nd := range op.Nodes {
+			st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+		}
+	}
 	readers, closeReaders, err := openTileSources(ctx, op.Nodes)
 	if err != nil {
 		return nil, err
@@ -261,16 +295,13 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	for i, r := range readers {
 		st.ns[i].tiles = r
 	}
-	nargs := 0
-	for _, nd := range op.Nodes {
-		nargs += len(nd.Args)
-	}
-	argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
-	for i, nd := range op.Nodes {
-		st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
-	}
 	for i, nd := range op.Nodes {
 		if i == last {
+			break
+		}
+		if reused {
+			// The same program over the same shapes: its buffers are
+			// the right size and its constant tiles hold their values.
 			break
 		}
 		size := min(T, max(n, 1))
@@ -510,515 +541,4 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		return fs.result(root.Meta.Shape)
 	}
 	return acc.Reshape(root.Meta.Shape...)
-}
-
-// reduceTile reduces a whole tile: a partial with every axis reduced.
-func reduceTile(red ReducePartial, x *ndarray.Array) (*ndarray.Array, error) {
-	if isMomentsFunc(red.Func) {
-		return momentsOf(red.Func, x, []int{0})
-	}
-	r, err := ndarray.ParseReduceOp(red.Func)
-	if err != nil {
-		return nil, err
-	}
-	return ndarray.Reduce(r, x, []int{0}, false)
-}
-
-func isMomentsFunc(fn string) bool {
-	switch fn {
-	case "mean", "var", "std", "nanmean", "nanvar", "nanstd":
-		return true
-	}
-	return false
-}
-
-func isNaNFunc(fn string) bool { return len(fn) > 3 && fn[:3] == "nan" }
-
-// momentsOf is the moments partial of fn: over the numbers only for the
-// NaN-aware ones.
-func momentsOf(fn string, x *ndarray.Array, axes []int) (*ndarray.Array, error) {
-	if isNaNFunc(fn) {
-		return ndarray.NanMoments(x, axes)
-	}
-	return ndarray.Moments(x, axes)
-}
-
-// combineParts merges a tile's partial into the accumulator.
-func combineParts(red ReducePartial, acc, part *ndarray.Array) (*ndarray.Array, error) {
-	if acc == nil {
-		return part, nil
-	}
-	if isMomentsFunc(red.Func) {
-		return ndarray.CombineMoments([]*ndarray.Array{acc, part})
-	}
-	r, err := ndarray.ParseReduceOp(red.Func)
-	if err != nil {
-		return nil, err
-	}
-	return ndarray.Combine(r, []*ndarray.Array{acc, part})
-}
-
-// inputLevel is the level of input k.
-func (op Fused) inputLevel(k int) uint8 {
-	if k < len(op.InputLevels) {
-		return op.InputLevels[k]
-	}
-	return 0
-}
-
-// arg is the value of an operand on the tile [f, f+L) of level-0 elements:
-// contiguous, unless strided allows a zero-stride view of a one-element
-// input.
-func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
-	if a >= 0 {
-		return st.ns[a].val, nil
-	}
-	k := -1 - a
-	if st.op.inputLevel(k) == 1 {
-		f, L = f/st.k1, L/st.k1
-	}
-	if fl := st.flat[k]; fl != nil {
-		return fl.Slice([]ndarray.Range{{Start: f, Step: 1, Len: L}})
-	}
-	if st.one == nil {
-		n := len(st.ext)
-		st.one, st.gathered, st.gatheredView, st.gatheredAt = make([]*ndarray.Array, n), make([]*ndarray.Array, n), make([]*ndarray.Array, n), make([]int, n)
-	}
-	x := st.ext[k]
-	if strided && x.Size() > 0 && st.in[k].Size() == 1 {
-		if v := st.one[k]; v != nil && v.Size() == L {
-			return v, nil
-		}
-		v, err := st.in[k].Reshape(1)
-		if err != nil {
-			return nil, err
-		}
-		if v, err = v.BroadcastTo([]int{L}); err != nil {
-			return nil, err
-		}
-		st.one[k] = v
-		return v, nil
-	}
-	// Strided or broadcast input: gather the tile into a reused buffer.
-	if v := st.gatheredView[k]; v != nil && v.Size() == L {
-		if st.gatheredAt[k] == f {
-			return v, nil
-		}
-		// A row broadcast (x - x.mean(axis=0)) over tiles of whole rows
-		// is the same tile every time.
-		if p := st.periodOf(k); p > 0 && f%p == 0 && st.gatheredAt[k]%p == 0 {
-			return v, nil
-		}
-	}
-	buf := st.gathered[k]
-	if buf == nil || buf.Size() < L {
-		var err error
-		if buf, err = ndarray.New(x.DType(), L); err != nil {
-			return nil, err
-		}
-		st.gathered[k] = buf
-	}
-	if buf.Size() > L {
-		var err error
-		if buf, err = buf.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}}); err != nil {
-			return nil, err
-		}
-	}
-	st.gatheredView[k], st.gatheredAt[k] = buf, f
-	return buf, ndarray.GatherFlat(buf, x, f)
-}
-
-// periodOf is P when input k, broadcast to the iteration space, repeats
-// the same P contiguous elements (its own) over and over; else 0.
-func (st *fusedState) periodOf(k int) int {
-	if st.period == nil {
-		st.period = make([]int, len(st.in))
-		for i := range st.period {
-			st.period[i] = -1
-		}
-	}
-	if p := st.period[k]; p >= 0 {
-		return p
-	}
-	p := 0
-	in, x := st.in[k], st.ext[k]
-	if in.IsContiguous() && in.Size() > 1 {
-		s, xs := in.Shape(), x.Shape()
-		for len(s) > 0 && s[0] == 1 {
-			s = s[1:]
-		}
-		if len(s) <= len(xs) && slices.Equal(s, xs[len(xs)-len(s):]) && ndarray.Size(xs) > in.Size() {
-			p = in.Size()
-		}
-	}
-	st.period[k] = p
-	return p
-}
-
-// tileBuf is node i's buffer cut to the tile of L level-0 elements.
-func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
-	b := st.ns[i].buf
-	if st.op.Nodes[i].Level == 1 {
-		L /= st.k1
-	}
-	if b.Size() == L {
-		return b, nil
-	}
-	return b.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: L}})
-}
-
-// eval computes node i on the tile [f, f+L), into dst when given.
-func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
-	nd := st.op.Nodes[i]
-	ns := &st.ns[i]
-	var err error
-	own := dst == nil && ns.buf != nil // dst will be a prefix of ns.buf
-	if own {
-		if dst, err = st.tileBuf(i, L); err != nil {
-			return nil, err
-		}
-	}
-	args := ns.args
-	// Unary and binary kernels take strided operands; the others read
-	// their operands as contiguous memory.
-	ew, _ := nd.Op.(Elementwise)
-	strided := ew.Kind == "unary" || ew.Kind == "binary"
-	for j, a := range nd.Args {
-		if args[j], err = st.arg(a, f, L, strided); err != nil {
-			return nil, err
-		}
-	}
-	// Generators index their own level's elements.
-	gf, gL := f, L
-	if nd.Level == 1 {
-		gf, gL = f/st.k1, L/st.k1
-	}
-	if ns.tiles != nil {
-		if dst == nil {
-			return nil, fmt.Errorf("fuse: %s has no tile buffer", Label(nd.Op))
-		}
-		return dst, ns.tiles.ReadTile(gf, dst)
-	}
-	switch op := nd.Op.(type) {
-	case Elementwise:
-		all := args
-		if len(op.Consts) > 0 {
-			if ns.consts == nil {
-				ns.consts = make([]*ndarray.Array, len(op.Consts))
-				for j, c := range op.Consts {
-					ns.consts[j] = c.Array()
-				}
-				ns.all = make([]*ndarray.Array, 0, len(args)+len(op.Consts))
-			}
-			all = placeConsts(ns.all[:0], op.Consts, args, ns.consts)
-		}
-		switch op.Kind {
-		case "unary":
-			u, err := ndarray.ParseUnaryOp(op.Name)
-			if err != nil {
-				return nil, err
-			}
-			return dst, ndarray.UnaryInto(u, dst, all[0])
-		case "binary":
-			b, err := ndarray.ParseBinaryOp(op.Name)
-			if err != nil {
-				return nil, err
-			}
-			return dst, ndarray.BinaryInto(b, dst, all[0], all[1])
-		}
-		v, err := op.Exec(context.Background(), args)
-		if err != nil {
-			return nil, err
-		}
-		ndarray.CopyInto(dst, v)
-		return dst, nil
-	case FullChunk:
-		// Constant: made once per kernel; consumers only read it.
-		if ns.fill.Size() != gL {
-			return ns.fill.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: gL}})
-		}
-		return ns.fill, nil
-	case ArangeChunk:
-		v, err := ArangeChunk{N: gL, Offset: op.Offset + gf, Total: op.Total, DType: op.DType, Start: op.Start, Step: op.Step, End: op.End, EndValue: op.EndValue}.Exec(context.Background(), nil)
-		if err != nil {
-			return nil, err
-		}
-		ndarray.CopyInto(dst, v)
-		return dst, nil
-	case RandomChunk:
-		if own {
-			if ns.gen == nil {
-				if ns.gen, err = newTileGen(op, ns.buf); err != nil {
-					return nil, err
-				}
-			}
-			return dst, ns.gen.fill(gf, gL)
-		}
-		return dst, fillRandomTile(op, dst, gf, gL)
-	case ReducePartial:
-		// The inner reduction of a two-level kernel: runs of k1 -> 1.
-		x := args[0]
-		if op.Func == "sum" && x.DType() == ndarray.Float64 && dst.DType() == ndarray.Float64 {
-			ndarray.RowSums(dst.Float64s()[:L/st.k1], x.Float64s()[:L], st.k1)
-			return dst, nil
-		}
-		r, err := ndarray.ParseReduceOp(op.Func)
-		if err != nil {
-			return nil, err
-		}
-		x2, err := x.Reshape(L/st.k1, st.k1)
-		if err != nil {
-			return nil, err
-		}
-		part, err := ndarray.Reduce(r, x2, []int{1}, false)
-		if err != nil {
-			return nil, err
-		}
-		ndarray.CopyInto(dst, part)
-		return dst, nil
-	case ReduceFinish:
-		// After an inner reduction only a reshape, which tiles do not see.
-		if args[0].DType() != nd.Meta.DType {
-			return nil, fmt.Errorf("fuse: %s changes dtype %v to %v", op.Type(), args[0].DType(), nd.Meta.DType)
-		}
-		return args[0], nil
-	}
-	return nil, fmt.Errorf("fuse: op %s cannot run inside a fused kernel", nd.Op.Type())
-}
-
-// placeConsts is withConsts into dst's storage: the operands with the
-// constants at their positions, without allocating per tile.
-func placeConsts(dst []*ndarray.Array, consts []Const, args, vals []*ndarray.Array) []*ndarray.Array {
-	k := 0
-	for j, c := range consts {
-		for len(dst) < c.Pos && k < len(args) {
-			dst = append(dst, args[k])
-			k++
-		}
-		dst = append(dst, vals[j])
-	}
-	return append(dst, args[k:]...)
-}
-
-// tileGen fills tiles of one generator node's buffer: the filler and the
-// chunk's geometry are worked out once per kernel, not per tile.
-type tileGen struct {
-	op      RandomChunk
-	fillAt  func(pos int, start uint64, n int)
-	run     int // chunk elements over which global indices are consecutive
-	gstride []int
-}
-
-func newTileGen(op RandomChunk, buf *ndarray.Array) (*tileGen, error) {
-	fill, err := rng.NewFiller(buf, op.Key, op.Dist, op.P1, op.P2)
-	if err != nil {
-		return nil, fmt.Errorf("fuse: %w", err)
-	}
-	g := &tileGen{op: op, fillAt: fill, run: 1, gstride: ndarray.ContiguousStrides(op.Global)}
-	if nd := len(op.Shape); nd > 0 {
-		g.run = op.Shape[nd-1]
-		for ax := nd - 1; ax > 0 && op.Shape[ax] == op.Global[ax]; ax-- {
-			g.run *= op.Shape[ax-1]
-		}
-	}
-	return g, nil
-}
-
-// fill writes the values of chunk elements [f, f+L) into the buffer's
-// first L elements, exactly as fillRandomTile does.
-func (g *tileGen) fill(f, L int) error {
-	op := g.op
-	nd := len(op.Shape)
-	if nd == 0 {
-		g.fillAt(0, 0, L)
-		return nil
-	}
-	for k := 0; k < L; {
-		p := f + k
-		m := min(g.run-p%g.run, L-k)
-		gi, rem := 0, p
-		for ax := nd - 1; ax >= 0; ax-- {
-			gi += (op.Offset[ax] + rem%op.Shape[ax]) * g.gstride[ax]
-			rem /= op.Shape[ax]
-		}
-		g.fillAt(k, uint64(gi), m)
-		k += m
-	}
-	return nil
-}
-
-// fillRandomTile writes the random values of chunk elements [f, f+L) into
-// dst, so they are exactly those of the unfused chunk. Global indices are
-// contiguous over runs of the chunk that span whole trailing axes of the
-// tensor; each run is one fill call.
-func fillRandomTile(op RandomChunk, dst *ndarray.Array, f, L int) error {
-	nd := len(op.Shape)
-	total := ndarray.Size(op.Global)
-	if nd == 0 {
-		return fillChunk(dst, op, []int{0}, total)
-	}
-	// run: the chunk elements over which global indices are consecutive.
-	run := op.Shape[nd-1]
-	for ax := nd - 1; ax > 0 && op.Shape[ax] == op.Global[ax]; ax-- {
-		run *= op.Shape[ax-1]
-	}
-	gstride := ndarray.ContiguousStrides(op.Global)
-	for k := 0; k < L; {
-		p := f + k
-		m := min(run-p%run, L-k)
-		// global flat index of chunk element p
-		g, rem := 0, p
-		for ax := nd - 1; ax >= 0; ax-- {
-			g += (op.Offset[ax] + rem%op.Shape[ax]) * gstride[ax]
-			rem /= op.Shape[ax]
-		}
-		seg, err := dst.Slice([]ndarray.Range{{Start: k, Step: 1, Len: m}})
-		if err != nil {
-			return err
-		}
-		if err := fillChunk(seg, op, []int{g}, total); err != nil {
-			return err
-		}
-		k += m
-	}
-	return nil
-}
-
-// fillChunk fills a contiguous run of the tensor's flat index space
-// starting at off[0].
-func fillChunk(v *ndarray.Array, op RandomChunk, off []int, total int) error {
-	flat, err := v.Reshape(v.Size())
-	if err != nil {
-		return err
-	}
-	return rng.FillChunk(flat, op.Key, []int{total}, off, op.Dist, op.P1, op.P2)
-}
-
-// fastSum is a scalar accumulator for sums over a whole chunk: float64 data
-// is summed per tile with gonum's vectorised Sum and the tile sums are added
-// with Neumaier compensation; integers and bools add exactly in int64.
-type fastSum struct {
-	f, c    float64 // running sum and its compensation
-	i       int64
-	isFloat bool
-	nan     bool // nansum: NaN read as 0
-}
-
-func (s *fastSum) init(red ReducePartial, out ndarray.DType) bool {
-	switch {
-	case red.Func == "nansum" && out == ndarray.Float64:
-		s.nan = true
-	case red.Func != "sum":
-		return false
-	}
-	switch out {
-	case ndarray.Float64:
-		s.isFloat = true
-	case ndarray.Int64:
-	default:
-		return false
-	}
-	return true
-}
-
-func (s *fastSum) add(x *ndarray.Array) {
-	switch x.DType() {
-	case ndarray.Float64:
-		var v float64
-		if s.nan {
-			v = ndarray.NanSumFloat64s(x.Float64s()[:x.Size()])
-		} else {
-			v = floats.Sum(x.Float64s()[:x.Size()])
-		}
-		t := s.f + v
-		if math.Abs(s.f) >= math.Abs(v) {
-			s.c += (s.f - t) + v
-		} else {
-			s.c += (v - t) + s.f
-		}
-		s.f = t
-	case ndarray.Int64:
-		acc := s.i
-		for _, v := range x.Int64s()[:x.Size()] {
-			acc += v
-		}
-		s.i = acc
-	case ndarray.Int32:
-		acc := s.i
-		for _, v := range x.Int32s()[:x.Size()] {
-			acc += int64(v)
-		}
-		s.i = acc
-	case ndarray.Int16:
-		s.i += sumInts(x.Int16s()[:x.Size()])
-	case ndarray.Int8:
-		s.i += sumInts(x.Int8s()[:x.Size()])
-	case ndarray.Bool:
-		s.i += countBools(x.Bools()[:x.Size()])
-	}
-}
-
-// sumInts adds the narrow signed integers of s in int64 (no overflow below
-// 2^47 elements).
-func sumInts[T int8 | int16](s []T) int64 {
-	var acc int64
-	for _, v := range s {
-		acc += int64(v)
-	}
-	return acc
-}
-
-// countBools counts the ones in a slice of 0/1 bytes, eight at a time: the
-// byte sums of a word fit in a byte (at most 8), so one multiply adds them.
-func countBools(b []uint8) int64 {
-	var n int64
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		n += int64((w * 0x0101010101010101) >> 56)
-	}
-	for ; i < len(b); i++ {
-		n += int64(b[i])
-	}
-	return n
-}
-
-func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
-	var a *ndarray.Array
-	if s.isFloat {
-		a = ndarray.Scalar(ndarray.Float64, s.f+s.c)
-	} else {
-		a = ndarray.ScalarInt(s.i)
-	}
-	return a.Reshape(shape...)
-}
-
-// fillConst is a 1-D array of n copies of v, converted as NumPy converts a
-// Python number: made directly, since fused kernels make one per chunk.
-func fillConst(dt ndarray.DType, n int, v float64) (*ndarray.Array, error) {
-	a, err := ndarray.New(dt, n)
-	if err != nil || v == 0 {
-		return a, err // New zero-fills
-	}
-	switch dt {
-	case ndarray.Float64:
-		fillSlice(a.Float64s()[:n], v)
-	case ndarray.Float32:
-		fillSlice(a.Float32s()[:n], float32(v))
-	case ndarray.Int64:
-		fillSlice(a.Int64s()[:n], int64(v))
-	case ndarray.Int32:
-		fillSlice(a.Int32s()[:n], int32(v))
-	case ndarray.Bool:
-		fillSlice(a.Bools()[:n], 1)
-	default:
-		return ndarray.FillScalar(dt, []int{n}, v), nil
-	}
-	return a, nil
-}
-
-func fillSlice[T any](s []T, v T) {
-	for i := range s {
-		s[i] = v
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
@@ -152,6 +153,9 @@ func (r *npyTiles) ReadTile(f int, dst *ndarray.Array) error {
 // openTileSources opens the readers of a kernel's tile sources (nil for
 // other nodes); close closes those opened.
 func openTileSources(ctx context.Context, nodes []FusedNode) (readers []TileReader, close func(), err error) {
+	if !slices.ContainsFunc(nodes, func(nd FusedNode) bool { _, ok := nd.Op.(TileSource); return ok }) {
+		return nil, func() {}, nil // most kernels: no closure made per run
+	}
 	closeAll := func() {
 		for _, r := range readers {
 			if r != nil {

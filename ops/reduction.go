@@ -171,9 +171,39 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			axes[i] = i
 		}
 	}
+	// A partial per chunk, and a tree of combines over the partials of
+	// each output chunk: about one per fan-1 of them, plus the finish.
+	perOut := gridCount(redGrid)
+	reserve(b, gridCount(keptGrid)*(perOut+combinesAtMost(perOut, fan)))
 	var shapes ShapeCache
+	// The partials of a plain or moments reduction are all the same op:
+	// boxed once, not once per chunk (an arg reduction's carry offsets).
+	var partial ChunkOp
+	if k != kindArg {
+		partial = ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
+	}
+	// Chunk ops' input lists are cut from shared blocks, and the tree's
+	// levels reuse two buffers: a reduction of a million chunks would
+	// otherwise make a million and a third small allocations.
+	var block []ChunkRef
+	inputs := func(refs ...ChunkRef) []ChunkRef {
+		if cap(block)-len(block) < len(refs) {
+			block = make([]ChunkRef, 0, max(4096, len(refs)))
+		}
+		start := len(block)
+		block = append(block, refs...)
+		return block[start:len(block):len(block)]
+	}
+	var combine ChunkOp = ReduceCombine{Func: op.Func} // every combine below the root
+	var level, next []ChunkRef
+	var last struct {
+		in  []int
+		dt  ndarray.DType
+		out Meta
+		ok  bool
+	}
 	ForEachGrid(keptGrid, func(kidx []int) {
-		var level []ChunkRef
+		level = level[:0]
 		ForEachGrid(redGrid, func(ridx []int) {
 			ki, ri := 0, 0
 			for ax := range nd {
@@ -192,34 +222,44 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 				p.Global = t.Meta.Shape
 				p.Offset = ChunkOffset(offs, full)
 			}
-			m := p.meta(cm)
-			m.Shape = shapes.Same(m.Shape)
-			level = append(level, b.AddChunk(p, []ChunkRef{c}, m))
+			// Chunks of one shape (one slice, from the input's tiling)
+			// have partials of one meta: worked out once per run of them.
+			if k == kindArg || !last.ok || !sameSlice(cm.Shape, last.in) || cm.DType != last.dt {
+				m := p.meta(cm)
+				m.Shape = shapes.Same(m.Shape)
+				last.in, last.dt, last.out, last.ok = cm.Shape, cm.DType, m, true
+			}
+			m := last.out
+			pop := partial
+			if pop == nil {
+				pop = p
+			}
+			level = append(level, b.AddChunk(pop, inputs(c), m))
 		})
 		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
 		if len(level) == 1 {
 			// One chunk along the reduced axes: finish it in place.
-			res.Chunks = append(res.Chunks, b.AddChunk(ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}, level, chunkOut))
+			res.Chunks = append(res.Chunks, b.AddChunk(ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}, inputs(level...), chunkOut))
 			return
 		}
 		for len(level) > 1 {
-			var next []ChunkRef
+			next = next[:0]
 			for i := 0; i < len(level); i += fan {
 				group := level[i:min(i+fan, len(level))]
 				if len(group) == 1 {
 					next = append(next, group[0])
 					continue
 				}
-				c := ReduceCombine{Func: op.Func}
+				c := combine
 				meta := b.ChunkMeta(group[0])
 				if len(level) <= fan {
 					// The root: combine and finish in one op.
-					c.Finish = &ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}
+					c = ReduceCombine{Func: op.Func, Finish: &ReduceFinish{Func: op.Func, DDof: op.DDof, Shape: chunkOut.Shape, DType: out.DType}}
 					meta = chunkOut
 				}
-				next = append(next, b.AddChunk(c, append([]ChunkRef(nil), group...), meta))
+				next = append(next, b.AddChunk(c, inputs(group...), meta))
 			}
-			level = next
+			level, next = next, level
 		}
 		res.Chunks = append(res.Chunks, level[0])
 	})
@@ -248,7 +288,7 @@ type ReducePartial struct {
 }
 
 // Type implements ChunkOp.
-func (op ReducePartial) Type() string { return op.Func + "_partial" }
+func (op ReducePartial) Type() string { return reduceTypeName(op.Func, 0) }
 
 func (op ReducePartial) keep(shape []int) []int {
 	s := append([]int(nil), shape...)
@@ -297,7 +337,7 @@ type ReduceCombine struct {
 }
 
 // Type implements ChunkOp.
-func (op ReduceCombine) Type() string { return op.Func + "_combine" }
+func (op ReduceCombine) Type() string { return reduceTypeName(op.Func, 1) }
 
 // Exec implements ChunkOp.
 func (op ReduceCombine) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
@@ -333,7 +373,7 @@ type ReduceFinish struct {
 }
 
 // Type implements ChunkOp.
-func (op ReduceFinish) Type() string { return op.Func + "_finish" }
+func (op ReduceFinish) Type() string { return reduceTypeName(op.Func, 2) }
 
 // Exec implements ChunkOp.
 func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
@@ -367,4 +407,26 @@ func (op ReduceFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.Ar
 		a = a.Astype(op.DType)
 	}
 	return a, nil
+}
+
+// reduceTypeNames are the chunk op types of the common reductions, made
+// once: Type is asked of every chunk op by the worker and the scheduler,
+// and a concatenation per call was an allocation per op. Read only.
+var reduceTypeNames = func() map[string][3]string {
+	m := make(map[string][3]string)
+	for _, fn := range []string{"sum", "prod", "min", "max", "mean", "var", "std", "any", "all",
+		"nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd",
+		"argmin", "argmax", "nanargmin", "nanargmax", "count_nonzero"} {
+		m[fn] = [3]string{fn + "_partial", fn + "_combine", fn + "_finish"}
+	}
+	return m
+}()
+
+// reduceTypeName is fn's partial (stage 0), combine (1) or finish (2)
+// type.
+func reduceTypeName(fn string, stage int) string {
+	if t, ok := reduceTypeNames[fn]; ok {
+		return t[stage]
+	}
+	return fn + [3]string{"_partial", "_combine", "_finish"}[stage]
 }

@@ -55,6 +55,15 @@ func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
 }
 
 func (p *Plan) record(pass string, g *graph.ChunkGraph) {
+	if n := len(p.Graphs); n > 0 && p.Graphs[n-1] == g {
+		// The pass changed nothing (a cull that cut nothing): the same
+		// figures, not another walk over millions of ops.
+		s := p.Passes[n-1]
+		s.Pass = pass
+		p.Passes = append(p.Passes, s)
+		p.Graphs = append(p.Graphs, g)
+		return
+	}
 	p.Passes = append(p.Passes, Summarize(pass, g))
 	p.Graphs = append(p.Graphs, g)
 }

@@ -16,20 +16,16 @@ import (
 func Cull(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
 	n := len(g.Nodes)
 	keep := make([]bool, n)
-	stack := make([]ops.ChunkRef, 0, len(results))
 	for _, r := range results {
-		if !keep[r] {
-			keep[r] = true
-			stack = append(stack, r)
-		}
+		keep[r] = true
 	}
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, in := range g.Nodes[v].Inputs {
-			if !keep[in] {
+	// Inputs precede their consumers: one backward sweep marks every op
+	// a kept op reads, with no stack (for a graph of millions of ops, one
+	// as large as the graph).
+	for v := n - 1; v >= 0; v-- {
+		if keep[v] {
+			for _, in := range g.Nodes[v].Inputs {
 				keep[in] = true
-				stack = append(stack, in)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"math"
 	"slices"
 
 	"github.com/phobos-tensor/phobos/graph"
@@ -47,9 +48,13 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	for i := range rootOf {
 		rootOf[i] = -1
 	}
-	members := make([][]int32, n) // per root: its group, root first
-	below := make([]bool, n)      // member computed before its group's inner reduction
-	inner := make([]int32, n)     // per root: its inner reduction partial, or -1
+	// Per root: its group, root first, as buf[memStart[v]:memEnd[v]]
+	// (offsets, not slices: a third of the size and nothing for the
+	// collector to scan in a graph of millions of ops).
+	memStart := make([]int32, n)
+	memEnd := make([]int32, n)
+	below := make([]bool, n)  // member computed before its group's inner reduction
+	inner := make([]int32, n) // per root: its inner reduction partial, or -1
 	// Groups are built one at a time, so they share one backing array.
 	buf := make([]int32, 0, n)
 	var stack []int32
@@ -101,12 +106,13 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 				}
 			}
 		}
-		members[v] = buf[start:len(buf):len(buf)]
+		memStart[v], memEnd[v] = int32(start), int32(len(buf))
 	}
+	members := func(v int) []int32 { return buf[memStart[v]:memEnd[v]:memEnd[v]] }
 	// Shared generators: recompute in every consumer's kernel when all of
 	// its consumers are in groups of its shape.
-	adj := g.Successors()
-	replicated := make([][]int32, n) // per root: generators copied into it
+	var adj *graph.Adjacency          // made for the first candidate: most graphs have none
+	replicated := map[int32][]int32{} // per root: generators copied into it (few roots have any)
 	removed := make([]bool, n)
 	for v := 0; v < n; v++ {
 		if rootOf[v] >= 0 || consumer[v] != -1 || isResult[v] || !isGenerator(g, v) {
@@ -114,6 +120,9 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		}
 		roots := map[int32]bool{}
 		ok := true
+		if adj == nil {
+			adj = g.Successors()
+		}
 		for _, c := range adj.Of(v) {
 			r := rootOf[c]
 			if r < 0 || below[c] {
@@ -134,8 +143,14 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			replicated[r] = append(replicated[r], int32(v))
 		}
 	}
-	if !slices.ContainsFunc(members, func(m []int32) bool { return len(m) > 1 }) &&
-		!slices.ContainsFunc(replicated, func(r []int32) bool { return len(r) > 0 }) {
+	grouped := false
+	for v := range n {
+		if memEnd[v]-memStart[v] > 1 {
+			grouped = true
+			break
+		}
+	}
+	if !grouped && len(replicated) == 0 {
 		return g, results
 	}
 	kept := 0 // the output's size, so a graph of millions of ops is allocated once, exactly
@@ -146,15 +161,17 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	}
 	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, kept)}
 	remap := make([]ops.ChunkRef, n)
+	var memo fusedMemo
+	var scratch buildScratch
 	for i, nd := range g.Nodes {
 		root := rootOf[i]
-		grp := members[i]
+		grp := members(i)
 		switch {
 		case removed[i]:
 			remap[i] = -1 // recomputed inside its consumers' kernels
 		case root == int32(i) && len(grp)+len(replicated[root]) > 1:
-			op, ins := buildFused(g, grp, replicated[root], remap, inner[root], below)
-			remap[i] = out.AddChunk(op, ins, nd.Meta)
+			op, ins := buildFused(&scratch, g, grp, replicated[root], remap, inner[root], below)
+			remap[i] = out.AddChunk(memo.share(op), ins, nd.Meta)
 		case root < 0 || root == int32(i):
 			ins := make([]ops.ChunkRef, len(nd.Inputs))
 			for j, in := range nd.Inputs {
@@ -280,32 +297,31 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 // buildFused makes the kernel of one group: members (and generators
 // recomputed in it) in topological order; operands that are not in the
 // group become the kernel's inputs. With an inner reduction, the nodes below
-// it run at level 0 over its input's shape and the rest at level 1.
-func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, inner int32, below []bool) (ops.Fused, []ops.ChunkRef) {
-	all := append(append([]int32(nil), grp...), gens...)
+// it run at level 0 over its input's shape and the rest at level 1. The
+// kernel's slices are sc's, valid until the next call: fusedMemo.share
+// copies what it keeps.
+func buildFused(sc *buildScratch, g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, inner int32, below []bool) (ops.Fused, []ops.ChunkRef) {
+	all := append(append(sc.all[:0], grp...), gens...)
+	sc.all = all
 	slices.Sort(all)
 	root := grp[0] // the root was added first
 	var ins []ops.ChunkRef
-	type slot struct {
-		ref   ops.ChunkRef
-		level uint8
-	}
-	var slots []slot
-	f := ops.Fused{Nodes: make([]ops.FusedNode, len(all)), Recomputed: len(gens)}
-	shape, _ := iterShape(g, int(root))
-	f.Shape = append([]int(nil), shape...)
+	slots := sc.slots[:0]
+	sc.nodes = slices.Grow(sc.nodes[:0], len(all))[:len(all)]
+	f := ops.Fused{Nodes: sc.nodes, Recomputed: len(gens)}
+	f.Shape, _ = iterShape(g, int(root))
 	twoLevel := inner >= 0
 	if twoLevel {
-		s0 := g.Nodes[g.Nodes[inner].Inputs[0]].Meta.Shape
 		f.Shape1 = f.Shape
-		f.Shape = append([]int(nil), s0...)
-		f.K1 = ndarray.Size(s0) / max(ndarray.Size(f.Shape1), 1)
+		f.Shape = g.Nodes[g.Nodes[inner].Inputs[0]].Meta.Shape
+		f.K1 = ndarray.Size(f.Shape) / max(ndarray.Size(f.Shape1), 1)
 	}
 	nargs := 0
 	for _, m := range all {
 		nargs += len(g.Nodes[m].Inputs)
 	}
-	argBuf := make([]int, nargs)
+	argBuf := slices.Grow(sc.args[:0], nargs)[:nargs]
+	sc.args = argBuf
 	for i, m := range all {
 		nd := g.Nodes[m]
 		level := uint8(0)
@@ -324,20 +340,122 @@ func buildFused(g *graph.ChunkGraph, grp, gens []int32, remap []ops.ChunkRef, in
 				continue
 			}
 			// Groups are small: a linear search for a repeated input is cheaper than a map.
-			k := slices.Index(slots, slot{remap[in], argLevel})
+			k := slices.Index(slots, buildSlot{remap[in], argLevel})
 			if k < 0 {
 				k = len(slots)
-				slots = append(slots, slot{remap[in], argLevel})
+				slots = append(slots, buildSlot{remap[in], argLevel})
 				ins = append(ins, remap[in])
 			}
 			args[j] = -1 - k
 		}
 		f.Nodes[i] = ops.FusedNode{Op: nd.Op, Args: args, Meta: nd.Meta, Level: level}
 	}
+	sc.slots = slots
 	if twoLevel {
+		levels := sc.levels[:0]
 		for _, s := range slots {
-			f.InputLevels = append(f.InputLevels, s.level)
+			levels = append(levels, s.level)
 		}
+		sc.levels = levels
+		f.InputLevels = levels
 	}
 	return f, ins
+}
+
+// buildSlot is one input of a kernel being built: the chunk, at a level.
+type buildSlot struct {
+	ref   ops.ChunkRef
+	level uint8
+}
+
+// buildScratch is buildFused's working memory, reused from group to group.
+type buildScratch struct {
+	all    []int32
+	nodes  []ops.FusedNode
+	args   []int
+	slots  []buildSlot
+	levels []uint8
+}
+
+// fusedMemo shares kernels between the chunks of one tensor op: a kernel
+// equal to the one built before it (the next chunk of the same ops, of the
+// same shape) reuses its boxed op, program and shapes, so a graph of a
+// million fused chunks holds one program, not a million (several hundred
+// bytes each), and Fused.Exec can tell that consecutive kernels run the
+// same program.
+type fusedMemo struct {
+	last   ops.Fused
+	boxed  ops.ChunkOp
+	filled bool
+}
+
+// share returns the previous kernel's op when it equals f, else f's, on
+// slices of its own (f's may be scratch).
+func (m *fusedMemo) share(f ops.Fused) ops.ChunkOp {
+	if m.filled && sameFused(m.last, f) {
+		return m.boxed
+	}
+	f.Shape = slices.Clone(f.Shape)
+	f.Shape1 = slices.Clone(f.Shape1)
+	f.InputLevels = slices.Clone(f.InputLevels)
+	nodes := slices.Clone(f.Nodes)
+	nargs := 0
+	for _, nd := range nodes {
+		nargs += len(nd.Args)
+	}
+	args := make([]int, 0, nargs) // one allocation for every node's arguments
+	for i := range nodes {
+		start := len(args)
+		args = append(args, nodes[i].Args...)
+		nodes[i].Args = args[start:len(args):len(args)]
+	}
+	f.Nodes = nodes
+	m.last, m.boxed, m.filled = f, f.Shared(), true
+	return m.boxed
+}
+
+// sameFused reports whether two kernels compute the same thing on their
+// inputs. Ops it does not know how to compare count as different.
+func sameFused(a, b ops.Fused) bool {
+	if a.Tile != b.Tile || a.Recomputed != b.Recomputed || a.K1 != b.K1 ||
+		!slices.Equal(a.Shape, b.Shape) || !slices.Equal(a.Shape1, b.Shape1) ||
+		!slices.Equal(a.InputLevels, b.InputLevels) || len(a.Nodes) != len(b.Nodes) {
+		return false
+	}
+	for i := range a.Nodes {
+		x, y := &a.Nodes[i], &b.Nodes[i]
+		if x.Level != y.Level || !slices.Equal(x.Args, y.Args) || !sameMeta(x.Meta, y.Meta) || !sameChunkOp(x.Op, y.Op) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMeta(a, b ops.Meta) bool {
+	return a.DType == b.DType && a.Unknown == b.Unknown && slices.Equal(a.Shape, b.Shape)
+}
+
+// sameChunkOp compares the ops fusion absorbs most (floats by their bits:
+// 0 and -0 differ). Any other op is the same only as itself, which it
+// cannot tell, so never.
+func sameChunkOp(a, b ops.ChunkOp) bool {
+	switch x := a.(type) {
+	case ops.Elementwise:
+		y, ok := b.(ops.Elementwise)
+		return ok && x.Kind == y.Kind && x.Name == y.Name && x.To == y.To && slices.EqualFunc(x.Consts, y.Consts, sameConst)
+	case ops.FullChunk:
+		y, ok := b.(ops.FullChunk)
+		return ok && x.DType == y.DType && math.Float64bits(x.Value) == math.Float64bits(y.Value) && slices.Equal(x.Shape, y.Shape)
+	case ops.ReducePartial:
+		y, ok := b.(ops.ReducePartial)
+		return ok && x.Func == y.Func && x.ArgAxis == y.ArgAxis && slices.Equal(x.Axes, y.Axes) &&
+			slices.Equal(x.Global, y.Global) && slices.Equal(x.Offset, y.Offset) &&
+			(x.Axes == nil) == (y.Axes == nil)
+	}
+	return false
+}
+
+func sameConst(a, b ops.Const) bool {
+	return a.Pos == b.Pos && a.Int == b.Int && a.DType == b.DType &&
+		math.Float64bits(a.Value) == math.Float64bits(b.Value) && math.Float64bits(a.Imag) == math.Float64bits(b.Imag)
 }

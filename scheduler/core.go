@@ -32,8 +32,8 @@ type core struct {
 	cur   *Run     // the run being worked on, for panic reports
 	buggy []*Run   // runs with a refused transition, to fail at the end of the step
 	stats Stats
-	tasks []taskRing  // per worker: its last ended tasks, for the dashboard
-	held  []heldQueue // per worker: large sources waiting for a free slot (hold.go)
+	tasks []taskRing   // per worker: its last ended tasks, for the dashboard
+	held  []*heldQueue // per worker: sources waiting for room there (hold.go)
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -135,7 +135,7 @@ func (c *core) addWorker(slots int) int {
 	c.busy = append(c.busy, 0)
 	c.dead = append(c.dead, nil)
 	c.out = append(c.out, outbox{})
-	c.held = append(c.held, nil)
+	c.held = append(c.held, newHeldQueue())
 	return len(c.slots) - 1
 }
 
@@ -185,6 +185,24 @@ func (c *core) apply(m any) {
 	c.drainHeld()
 }
 
+// applyResult is apply(msgResult{res}) without boxing the result into an
+// interface: an allocation per result, a million for a graph of a
+// million ops.
+func (c *core) applyResult(res protocol.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.recoverPanic(p, debug.Stack())
+		}
+		c.cur = nil
+	}()
+	c.handle(res)
+	c.checkBugs()
+	c.drainHeld()
+}
+
+// maxKeptTasks bounds the task buffer an outbox keeps between steps.
+const maxKeptTasks = 1 << 12
+
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
 	var rd Actions
@@ -193,8 +211,22 @@ func (c *core) take() Actions {
 		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
 			continue
 		}
-		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
-		*o = outbox{}
+		// The tasks go at their exact size (workers keep pointers into
+		// the batch while the tasks queue); the step built them in a
+		// buffer kept from step to step, which append would otherwise
+		// regrow, and leave as garbage, every step: hundreds of bytes
+		// per op of a graph of a million.
+		var tasks []protocol.Task
+		if len(o.tasks) > 0 {
+			tasks = slices.Clone(o.tasks)
+		}
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
+		buf := o.tasks[:0]
+		if cap(buf) > maxKeptTasks {
+			buf = nil // a step of a huge batch: not kept for ever
+		}
+		clear(o.tasks) // the buffer holds no op or input list past the step
+		*o = outbox{tasks: buf}
 	}
 	rd.Ended, c.ended = c.ended, nil
 	return rd

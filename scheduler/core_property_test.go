@@ -113,6 +113,8 @@ func newNet(rt *rapid.T) *net {
 	// Sources sent at once, or held while their worker is busy (every
 	// op's output is 8 bytes).
 	cfg.HoldSourceBytes = rapid.SampledFrom([]int64{-1, 8}).Draw(rt, "hold sources of bytes")
+	// Small sources held past a deep or a shallow worker queue.
+	cfg.QueuedSourcesPerSlot = rapid.SampledFrom([]int{-1, 1, 2}).Draw(rt, "queued sources per slot")
 	n.c = newCore(cfg, slices.Repeat([]int{1}, nw))
 	for range nw {
 		n.workers = append(n.workers, &propWorker{store: map[protocol.ChunkKey]uint64{}, cancelled: map[protocol.GraphID]bool{}})

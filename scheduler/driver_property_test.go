@@ -51,6 +51,8 @@ func TestSchedulerUnderHostileNetwork(t *testing.T) {
 			Knobs:       TestingKnobs{OnSend: net.onSend, OnResult: net.onResult},
 			// Sources sent at once, or held while their worker is busy.
 			HoldSourceBytes: rapid.SampledFrom([]int64{-1, 8}).Draw(rt, "hold sources of bytes"),
+			// And small ones past a deep or a shallow worker queue.
+			QueuedSourcesPerSlot: rapid.SampledFrom([]int{-1, 1, 2}).Draw(rt, "queued sources per slot"),
 		}
 		s := New(execs, cfg)
 		net.s = s

@@ -1,14 +1,19 @@
 package scheduler
 
 import (
-	"container/heap"
-
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
 // DefaultHoldSourceBytes is Config.HoldSourceBytes's default.
 const DefaultHoldSourceBytes = 16 << 20
+
+// DefaultQueuedSourcesPerSlot is Config.QueuedSourcesPerSlot's default:
+// deep enough that a worker's queue hides many round trips to the
+// scheduler even for ops of microseconds, shallow enough that a graph of a
+// million sources is not a million tasks in the worker's queue and tables.
+const DefaultQueuedSourcesPerSlot = 256
 
 // Source ops (no inputs) are all READY the moment a graph starts. Sent at
 // once, they fill a worker's queue, and every slot that frees takes the
@@ -19,7 +24,11 @@ const DefaultHoldSourceBytes = 16 << 20
 // worker's slots are all taken, and goes out, most urgent first, when a slot
 // frees and the consumers that slot's result made ready have been sent
 // first. Small outputs go at once: for them the worker's queue is what hides
-// the round trip to the scheduler.
+// the round trip to the scheduler; but only up to QueuedSourcesPerSlot
+// tasks per slot in flight on the worker, the rest waits here in the same
+// order (a graph of a million tiny sources would otherwise be a million
+// tasks, each a few hundred bytes, in the worker's priority queue and
+// deduplication tables at once).
 
 // heldOp is a READY source op kept back from worker w's queue.
 type heldOp struct {
@@ -27,20 +36,14 @@ type heldOp struct {
 	node    int32
 	attempt uint32 // r.attempt[node] when held: a later dispatch makes the entry stale
 	prio    protocol.Priority
+	large   bool // its output is at least HoldSourceBytes: one per free slot
 }
 
 // heldQueue is a worker's held sources, most urgent first.
-type heldQueue []heldOp
+type heldQueue = prioq.Queue[heldOp]
 
-func (h heldQueue) Len() int           { return len(h) }
-func (h heldQueue) Less(i, j int) bool { return h[i].prio.Less(h[j].prio) }
-func (h heldQueue) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *heldQueue) Push(x any)        { *h = append(*h, x.(heldOp)) }
-func (h *heldQueue) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func newHeldQueue() *heldQueue {
+	return prioq.New(func(a, b heldOp) bool { return a.prio.Less(b.prio) })
 }
 
 func (c *core) holdSourceBytes() int64 {
@@ -50,16 +53,40 @@ func (c *core) holdSourceBytes() int64 {
 	return c.cfg.HoldSourceBytes
 }
 
-// holds reports whether op nd, bound for worker w, waits for a free slot.
-func (c *core) holds(nd *graph.ChunkNode, w int) bool {
+func (c *core) queuedSourcesPerSlot() int {
+	if c.cfg.QueuedSourcesPerSlot == 0 {
+		return DefaultQueuedSourcesPerSlot
+	}
+	return c.cfg.QueuedSourcesPerSlot
+}
+
+// large reports whether source op nd waits for a free slot, not just for
+// room in its worker's queue.
+func (c *core) large(nd *graph.ChunkNode) bool {
 	limit := c.holdSourceBytes()
-	return limit > 0 && len(nd.Inputs) == 0 && nd.Meta.Nbytes() >= limit && c.busy[w] >= c.slots[w]
+	return limit > 0 && nd.Meta.Nbytes() >= limit
+}
+
+// full reports whether worker w takes no more held sources (large ones if
+// large is set) now.
+func (c *core) full(w int, large bool) bool {
+	if large {
+		return c.busy[w] >= c.slots[w]
+	}
+	q := c.queuedSourcesPerSlot()
+	return q > 0 && c.busy[w] >= max(c.slots[w], 1)*q
+}
+
+// holds reports whether op nd, bound for worker w, waits at the scheduler.
+func (c *core) holds(nd *graph.ChunkNode, w int) bool {
+	return len(nd.Inputs) == 0 && c.full(w, c.large(nd))
 }
 
 // hold keeps READY op i of run r back for worker w.
 func (c *core) hold(r *Run, i int32, w int) {
 	r.worker[i] = -1 // on no worker: recovery from a death has nothing to redo
-	heap.Push(&c.held[w], heldOp{run: r.id, node: i, attempt: r.attempt[i], prio: r.plan.Priority[i]})
+	nd := &r.g.Nodes[i]
+	c.held[w].Push(heldOp{run: r.id, node: i, attempt: r.attempt[i], prio: r.plan.Priority[i], large: c.large(nd)})
 }
 
 // drainHeld sends held sources to workers with free slots, and the held
@@ -68,11 +95,10 @@ func (c *core) hold(r *Run, i int32, w int) {
 // before the sources that result's slot could otherwise take.
 func (c *core) drainHeld() {
 	for w := range c.held {
-		q := &c.held[w]
+		q := c.held[w]
 		if c.dead[w] != nil {
-			old := *q
-			*q = nil
-			for _, h := range old {
+			// Most urgent first; they go to live workers, not back here.
+			for h, ok := q.Pop(); ok; h, ok = q.Pop() {
 				if r, ok := c.heldRun(h); ok {
 					c.cur = r
 					c.dispatch(r, h.node) // a live worker, held there if need be
@@ -80,8 +106,12 @@ func (c *core) drainHeld() {
 			}
 			continue
 		}
-		for q.Len() > 0 && c.busy[w] < c.slots[w] {
-			h := heap.Pop(q).(heldOp)
+		for {
+			h, ok := q.Peek()
+			if !ok || c.full(w, h.large) {
+				break
+			}
+			q.Pop()
 			if r, ok := c.heldRun(h); ok {
 				c.cur = r
 				c.send(r, h.node, w)

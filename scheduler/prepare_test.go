@@ -162,3 +162,22 @@ func TestAssignInitialSkipsWorkersWithoutSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareLargeGraph: a graph large enough for Prepare's walks to run
+// at once gets the plan the walks give one after another.
+func TestPrepareLargeGraph(t *testing.T) {
+	g := leavesAndReducers(3*parallelPrepare, parallelPrepare/4)
+	root := g.AddChunk(nop{}, []ops.ChunkRef{ops.ChunkRef(g.Len() - 1), ops.ChunkRef(g.Len() - 2)}, scalarMeta)
+	results := []int32{int32(root)}
+	p := Prepare(g, results, []int{2, 2})
+	depth, order, adj := Depths(g), DepthFirstOrder(g, results), g.Successors()
+	for i := range g.Nodes {
+		want := protocol.Priority{Depth: depth[i], Order: order[i], Bytes: scalarMeta.Nbytes(), Succ: int32(len(adj.Of(i)))}
+		if p.Depth[i] != depth[i] || p.Order[i] != order[i] || p.Priority[i] != want {
+			t.Fatalf("op %d: depth %d order %d priority %+v, want %d %d %+v", i, p.Depth[i], p.Order[i], p.Priority[i], depth[i], order[i], want)
+		}
+	}
+	if len(p.Adj.Succ) != len(adj.Succ) {
+		t.Fatalf("%d successor edges, want %d", len(p.Adj.Succ), len(adj.Succ))
+	}
+}

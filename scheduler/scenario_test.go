@@ -24,7 +24,10 @@ import (
 //
 // Commands:
 //
-//	workers n=N                  a core over N one-slot workers
+//	workers n=N [slots=S] [hold=B] [queue=Q]
+//	                             a core over N workers of S slots (1); sources
+//	                             of B bytes wait for a free slot, other sources
+//	                             once Q tasks per slot are in flight
 //	graph id=G results=(x,...)   a graph, one op per line: "name" or "name <- in1 in2"
 //	submit id=G                  start graph G
 //	adopt id=G [fence=T]         take graph G over from a dead scheduler, one
@@ -82,6 +85,10 @@ func (h *harness) cmd(t *testing.T, d *datadriven.TestData) string {
 			// Sources of at least this many bytes wait for a free slot
 			// (every op's output is 8 bytes here).
 			d.ScanArgs(t, "hold", &cfg.HoldSourceBytes)
+		}
+		if d.HasArg("queue") {
+			// Tasks in flight per slot past which small sources wait.
+			d.ScanArgs(t, "queue", &cfg.QueuedSourcesPerSlot)
 		}
 		slots := 1
 		if d.HasArg("slots") {

@@ -57,6 +57,11 @@ type Config struct {
 	// every source running first (hold.go). 0: DefaultHoldSourceBytes; < 0:
 	// every op is sent as soon as it is ready.
 	HoldSourceBytes int64
+	// QueuedSourcesPerSlot bounds the tasks in flight on a worker (per
+	// slot) past which further source ops wait at the scheduler, most
+	// urgent first, until some report (hold.go). 0:
+	// DefaultQueuedSourcesPerSlot; < 0: no bound.
+	QueuedSourcesPerSlot int
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }
@@ -293,11 +298,11 @@ func (s *Scheduler) drain(max int) {
 func (s *Scheduler) result(r protocol.Result) {
 	if f := s.cfg.Knobs.OnResult; f != nil {
 		for _, r := range f(r) {
-			s.core.apply(msgResult{res: r})
+			s.core.applyResult(r)
 		}
 		return
 	}
-	s.core.apply(msgResult{res: r})
+	s.core.applyResult(r)
 }
 
 // carryOut sends what a step produced and closes the Done of ended runs.

@@ -14,7 +14,6 @@
 package worker
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -90,7 +90,7 @@ type Worker struct {
 
 	mu struct {
 		sync.Mutex
-		queue taskHeap
+		queue *prioq.Queue[*protocol.Task] // most urgent first
 		// graphs are the graphs with tasks here, per owner: tasks of the
 		// same graph sent under different fencing tokens (a previous
 		// owner's and its adopter's) get separate contexts, so a cancel
@@ -172,6 +172,7 @@ type graphState struct {
 type uses struct {
 	tasks []*protocol.Task
 	best  protocol.Priority
+	one   [1]*protocol.Task // tasks' first backing: most chunks have one reader
 }
 
 // New starts a worker whose results go to rep. peers may be nil when the
@@ -189,6 +190,7 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 		w.log = slog.Default()
 	}
 	w.cond = sync.NewCond(&w.mu.Mutex)
+	w.mu.queue = prioq.New(func(a, b *protocol.Task) bool { return a.Priority.Less(b.Priority) })
 	w.mu.graphs = make(map[graphKey]*graphState)
 	w.mu.uses = make(map[protocol.ChunkKey]*uses)
 	w.mu.active = make(map[protocol.ChunkKey]dispatch)
@@ -235,16 +237,24 @@ func (w *Worker) local(in protocol.Input) bool {
 // them.
 func (w *Worker) Submit(tasks []protocol.Task) {
 	var refused []protocol.Result
+	// A batch is mostly tasks of one graph under one token: what was
+	// checked and looked up for the previous task queued holds for the
+	// next of the same graph and token (nothing here changes it).
+	var prev *protocol.Task
+	var prevG *graphState
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
-		if err := w.fenceLocked(t, true); err != nil {
-			refused = append(refused, w.fencedResult(t, err))
-			continue
-		}
-		if tok, ok := w.mu.cancelled.get(t.Key.Graph); ok && t.Fence.Token <= tok {
-			refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
-			continue
+		same := prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence
+		if !same {
+			if err := w.fenceLocked(t, true); err != nil {
+				refused = append(refused, w.fencedResult(t, err))
+				continue
+			}
+			if tok, ok := w.mu.cancelled.get(t.Key.Graph); ok && t.Fence.Token <= tok {
+				refused = append(refused, protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Cancelled, Fence: t.Fence.Token})
+				continue
+			}
 		}
 		d := dispatchOf(t)
 		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
@@ -254,8 +264,11 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			continue
 		}
 		w.mu.active[t.Key] = d
-		w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
-		g := w.mu.graphs[graphOf(t)]
+		g := prevG
+		if !same {
+			w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
+			g = w.mu.graphs[graphOf(t)]
+		}
 		if g == nil {
 			base := context.Background()
 			if w.cfg.Files != nil {
@@ -269,7 +282,8 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			w.mu.graphs[graphOf(t)] = g
 		}
 		g.tasks++
-		heap.Push(&w.mu.queue, t)
+		prev, prevG = t, g
+		w.mu.queue.Push(t)
 		for _, in := range t.Inputs {
 			if w.local(in) {
 				w.addUseLocked(in.Key, t)
@@ -426,6 +440,7 @@ func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
 	u := w.mu.uses[key]
 	if u == nil {
 		u = &uses{best: t.Priority}
+		u.tasks = u.one[:0]
 		w.mu.uses[key] = u
 	} else if !t.Priority.Less(u.best) {
 		u.tasks = append(u.tasks, t)
@@ -483,8 +498,20 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	w.mu.Lock()
 	fresh := keys[:0:0]
+	// Releases come in runs of one graph and token: the check holds for
+	// a run (nothing here changes it).
+	var last struct {
+		graph protocol.GraphID
+		token uint64
+		stale bool
+		ok    bool
+	}
 	for i, k := range keys {
-		if w.staleForGraphLocked(k.Graph, tokenAt(tokens, i)) {
+		tok := tokenAt(tokens, i)
+		if !last.ok || k.Graph != last.graph || tok != last.token {
+			last.graph, last.token, last.stale, last.ok = k.Graph, tok, w.staleForGraphLocked(k.Graph, tok), true
+		}
+		if last.stale {
 			continue
 		}
 		delete(w.mu.ended, k)
@@ -707,9 +734,9 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}
 	// The common case: the most urgent task fits. Try it without disturbing
 	// the heap.
-	if t := w.mu.queue[0]; w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
+	if t, _ := w.mu.queue.Peek(); w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
 		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
-			heap.Pop(&w.mu.queue)
+			w.mu.queue.Pop()
 			w.dequeuedLocked(t)
 			p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
 			if res != nil {
@@ -723,12 +750,12 @@ func (w *Worker) pickLocked() (pick, bool) {
 	defer func() {
 		for _, t := range cands {
 			if t != nil {
-				heap.Push(&w.mu.queue, t)
+				w.mu.queue.Push(t)
 			}
 		}
 	}()
 	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
-		t := heap.Pop(&w.mu.queue).(*protocol.Task)
+		t, _ := w.mu.queue.Pop()
 		if g := w.mu.graphs[graphOf(t)]; g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
@@ -976,20 +1003,4 @@ func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarra
 		}
 	}()
 	return t.Op.Exec(ctx, ins)
-}
-
-// taskHeap orders tasks by priority (most urgent first).
-type taskHeap []*protocol.Task
-
-func (h taskHeap) Len() int           { return len(h) }
-func (h taskHeap) Less(i, j int) bool { return h[i].Priority.Less(h[j].Priority) }
-func (h taskHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *taskHeap) Push(x any)        { *h = append(*h, x.(*protocol.Task)) }
-func (h *taskHeap) Pop() any {
-	old := *h
-	n := len(old)
-	t := old[n-1]
-	old[n-1] = nil
-	*h = old[:n-1]
-	return t
 }

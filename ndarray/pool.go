@@ -155,7 +155,11 @@ func (p *bufferPool) takeLocked(c, w int) ([]uint64, uint64, weak.Pointer[uint64
 			}
 			fs[i] = fs[len(fs)-1]
 			fs[len(fs)-1] = freeBuf{}
-			p.free[k] = fs[:len(fs)-1]
+			if len(fs) == 1 {
+				delete(p.free, k) // no empty classes: trimLocked takes from any
+			} else {
+				p.free[k] = fs[:len(fs)-1]
+			}
 			p.st.FreeBytes -= int64(len(f.words)) * 8
 			return f.words, f.alloc, f.ptr, true
 		}
@@ -285,8 +289,13 @@ func (p *bufferPool) trim(keep int64) {
 func (p *bufferPool) trimLocked(keep int64) {
 	for p.st.FreeBytes > keep {
 		top := -1
-		for c := range p.free {
-			top = max(top, c)
+		for c, fs := range p.free {
+			if len(fs) > 0 {
+				top = max(top, c)
+			}
+		}
+		if top < 0 {
+			return // the count and the lists disagree; never index an empty class
 		}
 		fs := p.free[top]
 		f := fs[len(fs)-1]

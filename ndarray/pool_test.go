@@ -132,3 +132,27 @@ func TestPoolBoundsAndTrimsFreeBuffers(t *testing.T) {
 		t.Errorf("stats %+v: free bytes over a lowered limit were kept", st)
 	}
 }
+
+// Taking a class's last free buffer leaves no empty class behind for a
+// trim to index (a store at its budget trims while ops take buffers).
+func TestPoolTrimsAfterAClassEmptied(t *testing.T) {
+	p := newBufferPool(1 << 30)
+	since := p.epoch()
+	a, b := poolArray(p, 2<<20), poolArray(p, 8<<20)
+	for _, x := range []*Array{a, b} {
+		if !p.claim(x, since) || !p.release(x) {
+			t.Fatal("claim or release failed")
+		}
+	}
+	big := poolArray(p, 8<<20) // empties the larger class
+	if bufAddr(big) != bufAddr(b) {
+		t.Fatal("the free buffer was not reused")
+	}
+	p.trim(0)
+	if st := p.stats(); st.FreeBytes != 0 {
+		t.Errorf("stats %+v: free bytes left after trimming to 0", st)
+	}
+	if c := poolArray(p, 2<<20); bufAddr(c) == bufAddr(a) {
+		t.Error("a trimmed buffer was reused")
+	}
+}

@@ -35,8 +35,9 @@ import (
 // Buffers are matched by byte length class (eight classes per power of
 // two), not by dtype: a buffer is bytes, and a float64 chunk of n elements
 // may reuse an int64 or a complex64 one of the same size. A request takes
-// a free buffer of its class at least its size, so at most an eighth of a
-// reused buffer is slack. Free buffers are bounded in bytes, and those not
+// a free buffer at least its size from its class or the next, so at most
+// a quarter of a reused buffer is slack (the array's length, which a store
+// counts, is the request's). Free buffers are bounded in bytes, and those not
 // reused between two collections are dropped, so the pool holds memory
 // only while chunks of its sizes keep coming.
 

@@ -87,6 +87,19 @@ func newArray(dtype DType, shape []int) *Array {
 	}
 }
 
+// newArrayUninit is newArray whose elements may hold a reused buffer's old
+// bytes: only for an output its kernel writes whole before anything reads
+// it.
+func newArrayUninit(dtype DType, shape []int) *Array {
+	sh := append([]int(nil), shape...)
+	n := Size(sh) * dtype.Size()
+	buf := []byte{}
+	if n > 0 {
+		buf = buffers.take(n, false)
+	}
+	return &Array{dtype: dtype, shape: sh, strides: ContiguousStrides(sh), buf: buf}
+}
+
 // Zeros is New that panics on nothing: it returns an error for a bad shape.
 func Zeros(dtype DType, shape ...int) (*Array, error) { return New(dtype, shape...) }
 

@@ -143,7 +143,11 @@ func mmPrepare(a, b *Array, into *mmPlan) (*mmPlan, error) {
 		shape = append(shape, n)
 	}
 	p := &mmPlan{dt: dt, batch: batch, m: m, k: k, n: n, shape: shape}
-	if into == nil {
+	if into == nil && k > 0 && (dt == Float64 || dt == Float32) {
+		// gemm with beta 0 writes every element (OpenBLAS and gonum
+		// store zeros for beta 0, never 0 times the old value).
+		p.out = newArrayUninit(dt, full)
+	} else if into == nil {
 		p.out = newArray(dt, full)
 	} else {
 		if dt != into.dt || !slices.Equal(full, into.out.shape) || !slices.Equal(shape, into.shape) {

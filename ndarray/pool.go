@@ -106,7 +106,12 @@ func poolClass(w int) int {
 
 // get returns n zeroed bytes, 8-byte aligned, reusing a free buffer when one
 // of the class fits.
-func (p *bufferPool) get(n int) []byte {
+func (p *bufferPool) get(n int) []byte { return p.take(n, true) }
+
+// take is get that leaves a reused buffer's old bytes in place unless zero:
+// for outputs a kernel overwrites whole, where clearing would be a wasted
+// pass over memory (a fresh buffer is zero either way).
+func (p *bufferPool) take(n int, zero bool) []byte {
 	w := (n + 7) / 8
 	if w*8 < poolMinBytes {
 		words := make([]uint64, w)
@@ -134,7 +139,7 @@ func (p *bufferPool) get(n int) []byte {
 	p.lent[id] = lentBuf{lend: p.lends.Add(1), alloc: alloc, words: len(words), ptr: ptr}
 	p.st.Lent++
 	p.mu.Unlock()
-	if ok {
+	if ok && zero {
 		clear(words[:w]) // New's arrays are zero-filled
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)

@@ -1,6 +1,7 @@
 package ndarray
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -154,5 +155,47 @@ func TestPoolTrimsAfterAClassEmptied(t *testing.T) {
 	}
 	if c := poolArray(p, 2<<20); bufAddr(c) == bufAddr(a) {
 		t.Error("a trimmed buffer was reused")
+	}
+}
+
+// A float product's output is taken from the pool without clearing (gemm
+// with beta 0 writes every element): one made over a released buffer full
+// of NaNs must still be the product, in both float dtypes.
+func TestMatMulOverReusedGarbage(t *testing.T) {
+	for _, dt := range []DType{Float64, Float32} {
+		const m, k, n = 700, 90, 600 // m*n*4 bytes >= 1 MiB: a pooled size
+		a, _ := New(dt, m, k)
+		b, _ := New(dt, k, n)
+		for i := range m * k {
+			a.SetFlat(i, float64(i%13)-6)
+		}
+		for i := range k * n {
+			b.SetFlat(i, float64(i%7)-3)
+		}
+		want, err := MatMul(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		since := BufferEpoch()
+		g, _ := New(dt, m, n)
+		for i := range m * n {
+			g.SetFlat(i, math.NaN())
+		}
+		if !ClaimBuffer(g, since) || !ReleaseBuffer(g) {
+			t.Fatalf("%v: the garbage buffer did not go back to the pool", dt)
+		}
+		reused := BufferPoolStats().Reused
+		got, err := MatMul(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if BufferPoolStats().Reused == reused {
+			t.Fatalf("%v: the product did not take a pooled buffer", dt)
+		}
+		for i := range m * n {
+			if w, g := want.AtFlat(i), got.AtFlat(i); w != g {
+				t.Fatalf("%v: element %d over a reused buffer is %v, want %v", dt, i, g, w)
+			}
+		}
 	}
 }

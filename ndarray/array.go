@@ -77,25 +77,18 @@ func New(dtype DType, shape ...int) (*Array, error) {
 }
 
 // newArray is New for shapes already known to be valid.
-func newArray(dtype DType, shape []int) *Array {
-	sh := append([]int(nil), shape...)
-	return &Array{
-		dtype:   dtype,
-		shape:   sh,
-		strides: ContiguousStrides(sh),
-		buf:     alignedBytes(Size(sh) * dtype.Size()),
-	}
-}
+func newArray(dtype DType, shape []int) *Array { return shapedArray(dtype, shape, true) }
 
 // newArrayUninit is newArray whose elements may hold a reused buffer's old
 // bytes: only for an output its kernel writes whole before anything reads
 // it.
-func newArrayUninit(dtype DType, shape []int) *Array {
+func newArrayUninit(dtype DType, shape []int) *Array { return shapedArray(dtype, shape, false) }
+
+func shapedArray(dtype DType, shape []int, zero bool) *Array {
 	sh := append([]int(nil), shape...)
-	n := Size(sh) * dtype.Size()
 	buf := []byte{}
-	if n > 0 {
-		buf = buffers.take(n, false)
+	if n := Size(sh) * dtype.Size(); n > 0 {
+		buf = buffers.take(n, zero)
 	}
 	return &Array{dtype: dtype, shape: sh, strides: ContiguousStrides(sh), buf: buf}
 }

@@ -179,24 +179,26 @@ func estimateChunkOps(tg *TileableGraph, maxOps int) int {
 	out := make([]int, len(tg.Nodes)) // chunks of each tensor, -1 unknown
 	total := 0
 	var ins []int
+	var metas []ops.Meta
 	for i, nd := range tg.Nodes {
 		out[i] = -1
 		e, ok := nd.Op.(ops.ChunkEstimator)
 		if !ok {
 			continue
 		}
-		ins = ins[:0]
+		ins, metas = ins[:0], metas[:0]
 		for _, in := range nd.Inputs {
 			if in < 0 || in >= i || out[in] < 0 {
 				ok = false
 				break
 			}
 			ins = append(ins, out[in])
+			metas = append(metas, tg.Nodes[in].Meta)
 		}
 		if !ok {
 			continue
 		}
-		n, o := e.EstimateChunks(ins)
+		n, o := e.EstimateChunks(ins, metas)
 		if n < 0 {
 			continue
 		}

@@ -50,14 +50,15 @@ type Reserver interface {
 
 // ChunkEstimator is implemented by tensor ops that can tell, before
 // anything is tiled, about how many chunk ops their tiling adds and how
-// many chunks their output has, from their inputs' chunk counts. Tiling
+// many chunks their output has, from their inputs' chunk counts and
+// metas. Tiling
 // sizes the chunk graph from the sum once, so a graph of millions of ops
 // is allocated at its size instead of copied as each op reserves more
 // (each copy of a pointer-filled slice that size also runs write barriers
 // while the collector marks and faults in fresh pages). Estimates are
 // hints: too low, the graph grows; too high, it holds spare room.
 type ChunkEstimator interface {
-	EstimateChunks(in []int) (ops, out int)
+	EstimateChunks(in []int, inMeta []Meta) (ops, out int)
 }
 
 // estimateSource is a source's estimate: one chunk op per chunk of spec.
@@ -67,18 +68,18 @@ func estimateSource(spec ChunkSpec, m Meta) (int, int) {
 }
 
 // EstimateChunks implements ChunkEstimator.
-func (op Full) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+func (op Full) EstimateChunks([]int, []Meta) (int, int) { return estimateSource(op.Chunks, op.Meta) }
 
 // EstimateChunks implements ChunkEstimator.
-func (op Random) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+func (op Random) EstimateChunks([]int, []Meta) (int, int) { return estimateSource(op.Chunks, op.Meta) }
 
 // EstimateChunks implements ChunkEstimator.
-func (op Arange) EstimateChunks([]int) (int, int) { return estimateSource(op.Chunks, op.Meta) }
+func (op Arange) EstimateChunks([]int, []Meta) (int, int) { return estimateSource(op.Chunks, op.Meta) }
 
 // EstimateChunks implements ChunkEstimator: one op per chunk of the
 // common grid, at least the largest input's (more where inputs broadcast
 // against each other, which the estimate does not see).
-func (op Elementwise) EstimateChunks(in []int) (int, int) {
+func (op Elementwise) EstimateChunks(in []int, _ []Meta) (int, int) {
 	n := 1
 	for _, c := range in {
 		n = max(n, c)
@@ -87,11 +88,12 @@ func (op Elementwise) EstimateChunks(in []int) (int, int) {
 }
 
 // EstimateChunks implements ChunkEstimator for reductions over every
-// axis: a partial per chunk and a tree of combines (about one per fan-1
-// partials) to one chunk. Over some axes the output's chunking depends on
-// the input's grid: no estimate.
-func (op Reduction) EstimateChunks(in []int) (int, int) {
-	if op.Axes != nil || len(in) != 1 {
+// axis (nil Axes, or all of the input's, as a 1-d sum has): a partial per
+// chunk and a tree of combines (about one per fan-1 partials) to one
+// chunk. Over some axes the output's chunking depends on the input's
+// grid: no estimate.
+func (op Reduction) EstimateChunks(in []int, inMeta []Meta) (int, int) {
+	if len(in) != 1 || len(inMeta) != 1 || (op.Axes != nil && len(op.Axes) != len(inMeta[0].Shape)) {
 		return -1, -1
 	}
 	fan := op.FanIn

@@ -1,0 +1,4 @@
+package graph
+
+// EstimateChunkOps exposes estimateChunkOps to the external tests.
+var EstimateChunkOps = estimateChunkOps

@@ -45,6 +45,9 @@ type relay struct{ s *scheduler.Scheduler }
 
 func (r *relay) Report(res protocol.Result) { r.s.Report(res) }
 
+// ReportBatch implements protocol.BatchReporter.
+func (r *relay) ReportBatch(rs []protocol.Result) { r.s.ReportBatch(rs) }
+
 // NewLocal starts an in-process cluster.
 func NewLocal(cfg LocalConfig) *Local {
 	if cfg.Workers <= 0 {

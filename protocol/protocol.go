@@ -151,6 +151,17 @@ type Reporter interface {
 	Report(r Result)
 }
 
+// BatchReporter is a Reporter that also takes several results in one call:
+// a worker running tiny ops back to back hands their results over
+// together, one wake of the receiver for many. A worker given one sends
+// every result through ReportBatch, in the order it made them, so a
+// Started notice never overtakes its op's outcome. The slice becomes the
+// receiver's.
+type BatchReporter interface {
+	Reporter
+	ReportBatch(rs []Result)
+}
+
 // Executor is what the scheduler needs of a worker.
 type Executor interface {
 	// Submit queues tasks; the worker runs them by priority as slots free up.

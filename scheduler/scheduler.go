@@ -87,6 +87,7 @@ type Scheduler struct {
 	cfg     Config
 	log     *slog.Logger
 	results chan protocol.Result
+	batches chan []protocol.Result // from BatchReporter's workers
 	cmds    chan func(*core)
 	stop    chan struct{}
 	stopped chan struct{}
@@ -117,6 +118,7 @@ func New(workers []protocol.Executor, cfg Config) *Scheduler {
 		cfg:     cfg,
 		log:     cfg.Logger,
 		results: make(chan protocol.Result, 4096),
+		batches: make(chan []protocol.Result, 256),
 		cmds:    make(chan func(*core), 64),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -202,6 +204,18 @@ func (s *Scheduler) Report(r protocol.Result) {
 	}
 }
 
+// ReportBatch implements protocol.BatchReporter: a worker's results in the
+// order it made them.
+func (s *Scheduler) ReportBatch(rs []protocol.Result) {
+	if len(rs) == 0 {
+		return
+	}
+	select {
+	case s.batches <- rs:
+	case <-s.stop:
+	}
+}
+
 // Close stops the event loop. Runs still in progress end with an error.
 func (s *Scheduler) Close() {
 	select {
@@ -261,6 +275,11 @@ func (s *Scheduler) loop() {
 			s.result(r)
 			// Drain what else is waiting so one flush carries a batch.
 			s.drain(1024)
+		case rs := <-s.batches:
+			for _, r := range rs {
+				s.result(r)
+			}
+			s.drain(1024)
 		case fn := <-s.cmds:
 			// Results reported before the command was sent are applied
 			// first, so a caller sees the effect of every report that
@@ -282,13 +301,18 @@ func (s *Scheduler) loop() {
 	}
 }
 
-// drain applies the results waiting in the channel, at most max (< 0:
-// all).
+// drain applies the results waiting in the channels, about max at most
+// (< 0: all; a batch is applied whole).
 func (s *Scheduler) drain(max int) {
-	for n := 0; n != max; n++ {
+	for n := 0; max < 0 || n < max; n++ {
 		select {
 		case r := <-s.results:
 			s.result(r)
+		case rs := <-s.batches:
+			for _, r := range rs {
+				s.result(r)
+			}
+			n += len(rs) - 1
 		default:
 			return
 		}

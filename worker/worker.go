@@ -111,6 +111,9 @@ type Worker struct {
 		stall      *protocol.Task
 		stallSince time.Time
 		closed     bool
+		// waiting is how many slots wait in next: a slot that ends a task
+		// wakes them only if there are any.
+		waiting int
 		// Delivery is at least once: a dispatch may arrive twice. active
 		// is the dispatch of each key queued or running; ended the last
 		// dispatch of each key that ran, until the key is released;
@@ -697,16 +700,25 @@ func (w *Worker) next() (pick, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for !w.mu.closed {
-		if p, ok := w.pickLocked(); ok {
-			p.threads = 1
-			if p.res != nil && p.err == nil {
-				w.lendLocked(&p)
-			}
+		if p, ok := w.takeLocked(); ok {
 			return p, true
 		}
+		w.mu.waiting++
 		w.cond.Wait()
+		w.mu.waiting--
 	}
 	return pick{}, false
+}
+
+func (w *Worker) takeLocked() (pick, bool) {
+	p, ok := w.pickLocked()
+	if ok {
+		p.threads = 1
+		if p.res != nil && p.err == nil {
+			w.lendLocked(&p)
+		}
+	}
+	return p, ok
 }
 
 // lendLocked lends an admitted ops.Threaded task the idle slots, when no
@@ -811,12 +823,22 @@ func (w *Worker) pickLocked() (pick, bool) {
 	return p, true
 }
 
-func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool, lent int) {
-	w.mu.Lock()
-	if admitted {
+// ending is a task whose slot is being given back (done).
+type ending struct {
+	t        *protocol.Task
+	g        *graphState
+	admitted bool // it held a reservation, and so a running slot
+	lent     int  // slots lent to it besides its own
+}
+
+// doneLocked gives back the slot of a task that ended; it reports
+// whether slots wait for it.
+func (w *Worker) doneLocked(e *ending) bool {
+	t, g := e.t, e.g
+	if e.admitted {
 		w.mu.running--
 	}
-	w.mu.lent -= lent
+	w.mu.lent -= e.lent
 	d := dispatchOf(t)
 	if w.mu.active[t.Key] == d {
 		delete(w.mu.active, t.Key)
@@ -835,8 +857,7 @@ func (w *Worker) done(t *protocol.Task, g *graphState, admitted bool, lent int) 
 		g.cancel()
 		delete(w.mu.graphs, graphOf(t))
 	}
-	w.mu.Unlock()
-	w.cond.Broadcast()
+	return w.mu.waiting > 0
 }
 
 // reportsStart reports whether t is big enough for its start to be worth a
@@ -854,16 +875,128 @@ func (w *Worker) reportsStart(t *protocol.Task) bool {
 	return q <= 0 || touched >= q
 }
 
+// Results of quiet ops (see reportsStart) that ran on local inputs are
+// held back by their slot and reported together: before the slot waits
+// for work, before it runs any other op, once heldResults have gathered
+// or once the first has waited maxHold. A graph of a million tiny ops
+// then wakes the scheduler once per batch instead of once per op, while a
+// result is never held for longer than the quiet ops run after it. The
+// slots of the tasks whose results are held are given back together, under
+// the lock that takes the slot's next task.
+const (
+	heldResults = 64
+	maxHold     = time.Millisecond
+)
+
+// quiet reports whether t's result may be held back (see heldResults).
+func (w *Worker) quiet(t *protocol.Task) bool {
+	if w.reportsStart(t) {
+		return false
+	}
+	for _, in := range t.Inputs {
+		if !w.local(in) {
+			return false
+		}
+	}
+	return true
+}
+
+// report hands results to the reporter, in one call if it takes batches.
+func (w *Worker) report(rs []protocol.Result) {
+	if b, ok := w.rep.(protocol.BatchReporter); ok {
+		b.ReportBatch(rs)
+		return
+	}
+	for _, r := range rs {
+		w.rep.Report(r)
+	}
+}
+
+// slotState is what one slot holds between tasks: the tasks it ran whose
+// results it holds back. A result is reported only after its task's slot
+// was given back (endings), so the scheduler never frees or resends what
+// the worker still counts as running.
+type slotState struct {
+	held      []protocol.Result
+	endings   []ending
+	heldSince time.Time
+}
+
+// take returns the slot's next task: one from the queue (ending the held
+// tasks under the same lock), else, after reporting what it holds, the
+// next to arrive.
+func (w *Worker) take(st *slotState) (pick, bool) {
+	if p, ok := w.tryNext(st); ok {
+		return p, true
+	}
+	w.flush(st)
+	return w.next()
+}
+
+// tryNext gives back the slots of st's endings and then takes what can
+// start now (false when nothing can): one lock for both.
+func (w *Worker) tryNext(st *slotState) (pick, bool) {
+	w.mu.Lock()
+	wake := w.endLocked(st)
+	var p pick
+	ok := false
+	if !w.mu.closed {
+		p, ok = w.takeLocked()
+	}
+	w.mu.Unlock()
+	if wake {
+		w.cond.Broadcast()
+	}
+	return p, ok
+}
+
+// endLocked gives back the slots of the tasks st ended and reports
+// whether slots wait for them.
+func (w *Worker) endLocked(st *slotState) bool {
+	wake := false
+	for i := range st.endings {
+		if w.doneLocked(&st.endings[i]) {
+			wake = true
+		}
+	}
+	clear(st.endings)
+	st.endings = st.endings[:0]
+	return wake
+}
+
+// flush gives back the slots of st's ended tasks and reports their
+// results.
+func (w *Worker) flush(st *slotState) {
+	if len(st.endings) > 0 {
+		w.mu.Lock()
+		wake := w.endLocked(st)
+		w.mu.Unlock()
+		if wake {
+			w.cond.Broadcast()
+		}
+	}
+	if len(st.held) > 0 {
+		w.report(st.held)
+		st.held = nil
+	}
+}
+
 func (w *Worker) slot() {
 	defer w.wg.Done()
+	var st slotState
 	for {
-		p, ok := w.next()
+		p, ok := w.take(&st)
 		if !ok {
 			return
+		}
+		quiet := p.err == nil && p.res != nil && w.quiet(p.t)
+		if !quiet {
+			w.flush(&st)
 		}
 		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
 		var fenced *protocol.FencedError
 		var ran time.Duration
+		var start time.Time
 		switch {
 		case errors.As(p.err, &fenced):
 			w.mu.Lock()
@@ -884,19 +1017,18 @@ func (w *Worker) slot() {
 			res.Outcome = protocol.Cancelled
 		default:
 			if w.reportsStart(p.t) {
-				w.rep.Report(protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token})
+				w.report([]protocol.Result{{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token}})
 			}
 			ctx := p.g.ctx
 			if p.threads > 1 {
 				ctx = ops.WithThreads(ctx, p.threads)
 			}
-			start := time.Now()
+			start = time.Now()
 			res = w.run(ctx, p.t, p.res)
 			ran = time.Since(start)
 			res.Elapsed = ran
 			p.res.Close()
 		}
-		w.done(p.t, p.g, p.res != nil, p.threads-1)
 		if w.cfg.Observer != nil {
 			w.cfg.Observer.TaskEnded(p.t, res, ran)
 		}
@@ -905,7 +1037,15 @@ func (w *Worker) slot() {
 			// this error, where every attempt of every op would log here.
 			w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(p.t.Key.Graph), "op", p.t.Key.Node, "op_type", ops.Label(p.t.Op), "attempt", p.t.Attempt, "retryable", res.Retryable, "err", res.Err)
 		}
-		w.rep.Report(res)
+		if len(st.held) == 0 {
+			st.heldSince = start
+			st.held = make([]protocol.Result, 0, heldResults)
+		}
+		st.held = append(st.held, res)
+		st.endings = append(st.endings, ending{t: p.t, g: p.g, admitted: p.res != nil, lent: p.threads - 1})
+		if !quiet || res.Outcome != protocol.Succeeded || len(st.held) >= heldResults || start.Add(ran).Sub(st.heldSince) >= maxHold {
+			w.flush(&st)
+		}
 	}
 }
 

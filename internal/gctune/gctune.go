@@ -48,6 +48,12 @@ type Policy struct {
 	GCShare float64
 	// MaxPercent bounds the GOGC set (the percent of the live heap).
 	MaxPercent int
+	// HeldFraction lowers MinHeadroom to this fraction of the memory limit
+	// held for workers' budgets (HoldMemoryLimit), when that is less: a
+	// floor fit for a machine's default budget would otherwise be a
+	// quarter of a 1 GiB one, memory the heap fills with garbage above
+	// what the store holds. 0: the floor stays.
+	HeldFraction float64
 	// Slack is what the memory limit the tuner sets allows beyond the
 	// heap goal: stacks, the runtime's own metadata, allocation during a
 	// collection. 0: the tuner sets no memory limit. Default sets none: a
@@ -61,14 +67,19 @@ type Policy struct {
 
 // Default is GOGC 400's headroom for the scannable heap, at most half the
 // live heap (widened while the collector takes more than 3% of the CPU)
-// and at least 256 MiB, with no memory limit of the tuner's own.
+// and at least 256 MiB, or a sixteenth of a held budget's limit if less,
+// with no memory limit of the tuner's own.
+//
+// The sixteenth: unfused W2 with a 1 GiB budget (limit 1.125 GiB) peaked
+// at 1168-1184 MB resident, the limit, for a store of 534-610 MB; with a
+// 64 MiB floor, at 966 MB. W1 with 300 MiB: 469 MB, then 326 MB.
 //
 // The 3%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
 // a fixed half of the live heap took 3.5 times GOGC 400's collector CPU,
 // and 7% (quiet machine) 3.8 times it for half the resident memory, 15%
 // slower; 3% took 1.4 times it for 14% less resident memory, as fast.
 func Default() Policy {
-	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.03, MaxPercent: 400}
+	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.03, MaxPercent: 400, HeldFraction: 1.0 / 16}
 }
 
 // Headroom is the bytes a heap of live bytes, scan of them scannable, may
@@ -82,6 +93,15 @@ func (p Policy) headroom(live, scan uint64, boost float64) uint64 {
 		h = min(h, uint64(p.LiveFraction*boost*float64(live)))
 	}
 	return max(h, p.MinHeadroom)
+}
+
+// underHeld is p with its floor lowered for a held memory limit of held
+// bytes (0: none held); see HeldFraction.
+func (p Policy) underHeld(held int64) Policy {
+	if held > 0 && p.HeldFraction > 0 {
+		p.MinHeadroom = min(p.MinHeadroom, uint64(p.HeldFraction*float64(held)))
+	}
+	return p
 }
 
 // maxBoost is the most the tuner widens LiveFraction's bound: then it no
@@ -201,9 +221,10 @@ func (t *Tuner) tune() {
 	}
 	t.adapt(gc-t.gc, cpu-t.cpu)
 	t.gc, t.cpu = gc, cpu
-	pct := t.p.percent(live, scan, t.boost)
+	p := t.p.underHeld(HeldMemoryLimit())
+	pct := p.percent(live, scan, t.boost)
 	debug.SetGCPercent(pct)
-	setTunedLimit(t.p.memoryLimit(live, scan, t.boost))
+	setTunedLimit(p.memoryLimit(live, scan, t.boost))
 	if t.onTune != nil {
 		t.onTune(pct)
 	}

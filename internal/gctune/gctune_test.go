@@ -29,6 +29,35 @@ func TestPercent(t *testing.T) {
 	}
 }
 
+// A held budget's limit lowers the floor to its fraction, never raises it.
+func TestFloorUnderHeldLimit(t *testing.T) {
+	const mb = 1 << 20
+	p := Policy{ScanFactor: 4, MinHeadroom: 256 * mb, MaxPercent: 400, HeldFraction: 1.0 / 16}
+	for _, c := range []struct {
+		held int64
+		want uint64
+	}{
+		{0, 256 * mb},
+		{1152 * mb, 72 * mb},
+		{428 * mb, 428 * mb / 16},
+		{12 << 30, 256 * mb},
+	} {
+		if got := p.underHeld(c.held).MinHeadroom; got != c.want {
+			t.Errorf("held %d MB: floor %d MB, want %d MB", c.held/mb, got/mb, c.want/mb)
+		}
+	}
+	q := p
+	q.HeldFraction = 0
+	if got := q.underHeld(1152 * mb).MinHeadroom; got != 256*mb {
+		t.Errorf("without HeldFraction the floor moved to %d MB", got/mb)
+	}
+	// 600 MB of chunks held under a 1 GiB budget: the heap may grow by
+	// the lowered floor, not 256 MB.
+	if got, want := p.underHeld(1152*mb).Percent(600*mb, 4*mb), 12; got != want {
+		t.Errorf("Percent under a held 1152 MB = %d, want %d", got, want)
+	}
+}
+
 // After a collection the tuner sets GOGC from the heap; stop restores it.
 func TestTunerSetsGOGC(t *testing.T) {
 	orig := debug.SetGCPercent(77)

@@ -99,12 +99,21 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	}
 	var ins []*entry
 	var inAll, inMissing int64
-	seen := make(map[protocol.ChunkKey]bool, len(req.Inputs))
-	for _, in := range req.Inputs {
-		if seen[in.Key] {
+	// An input read twice counts once. Most ops read a few: a scan of the
+	// ones before is cheaper than a map, made for each op.
+	var seen map[protocol.ChunkKey]bool
+	if len(req.Inputs) > 16 {
+		seen = make(map[protocol.ChunkKey]bool, len(req.Inputs))
+	}
+	for i, in := range req.Inputs {
+		if seen != nil {
+			if seen[in.Key] {
+				continue
+			}
+			seen[in.Key] = true
+		} else if slices.ContainsFunc(req.Inputs[:i], func(x InputRequest) bool { return x.Key == in.Key }) {
 			continue
 		}
-		seen[in.Key] = true
 		n := in.Nbytes
 		e := s.mu.chunks[in.Key]
 		if e != nil {
@@ -553,8 +562,9 @@ func (r *Reservation) take(n int64) {
 // the store.
 func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s := r.s
+	e := newEntry(key, a, opts)
 	s.mu.Lock()
-	added, old := s.putLocked(key, a, opts)
+	added, old := s.putLocked(e, a, opts.Owned)
 	r.take(added)
 	s.notePeakLocked()
 	s.mu.Unlock()

@@ -324,22 +324,17 @@ func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
 // evicts: the bytes were reserved before the op ran (Reserve); a store
 // above its limit evicts at the next reservation.
 func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
+	e := newEntry(key, a, opts)
 	s.mu.Lock()
-	_, old := s.putLocked(key, a, opts)
+	_, old := s.putLocked(e, a, opts.Owned)
 	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }
 
-// putLocked stores a chunk and returns the bytes it added to memory and the
-// spill file of a replaced chunk, to be removed outside the lock.
-func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) (added int64, oldFile string) {
-	if old, ok := s.mu.chunks[key]; ok {
-		// Not finalized: the op ran again and stands for the same thing.
-		// Its buffer is not reused: a replaced chunk was not released, and
-		// whoever put the new one may hold the old one still.
-		oldFile, _ = s.deleteLocked(old)
-	}
+// newEntry is the record of chunk a to be put under key, made before the
+// store's lock is taken: nothing in it depends on the store.
+func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
 	var fin func()
 	if f, ok := opts.Regen.(ops.Finalizer); ok {
 		fin = func() { f.Finalize(a) }
@@ -347,7 +342,7 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 	if opts.Regen != nil && !Regenerable(opts.Regen) {
 		opts.Regen = nil
 	}
-	e := &entry{
+	return &entry{
 		key:       key,
 		dtype:     a.DType(),
 		shape:     slices.Clone(a.Shape()),
@@ -358,8 +353,20 @@ func (s *Store) putLocked(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 		fresh:     opts.Consumers > 0,
 		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
 	}
-	s.mu.chunks[key] = e
-	return s.attachLocked(e, a, opts.Owned), oldFile
+}
+
+// putLocked stores e (from newEntry) holding a, and returns the bytes it
+// added to memory and the spill file of a replaced chunk, to be removed
+// outside the lock.
+func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, oldFile string) {
+	if old, ok := s.mu.chunks[e.key]; ok {
+		// Not finalized: the op ran again and stands for the same thing.
+		// Its buffer is not reused: a replaced chunk was not released, and
+		// whoever put the new one may hold the old one still.
+		oldFile, _ = s.deleteLocked(old)
+	}
+	s.mu.chunks[e.key] = e
+	return s.attachLocked(e, a, owned), oldFile
 }
 
 // Regenerable reports whether a chunk produced by op (with no inputs) can be
@@ -643,9 +650,28 @@ func (s *Store) SpillFile(key protocol.ChunkKey) string {
 // SetNextUse records the priority of the most urgent queued op that reads
 // the chunk (ok = false: no queued op reads it). Eviction goes by it.
 func (s *Store) SetNextUse(key protocol.ChunkKey, p protocol.Priority, ok bool) {
+	s.SetNextUses([]NextUse{{Key: key, Priority: p, OK: ok}})
+}
+
+// NextUse is one chunk's next use for SetNextUses: the priority of the
+// most urgent queued op that reads it, if OK.
+type NextUse struct {
+	Key      protocol.ChunkKey
+	Priority protocol.Priority
+	OK       bool
+}
+
+// SetNextUses is SetNextUse for several chunks, in order, under one hold
+// of the store's lock.
+func (s *Store) SetNextUses(uses []NextUse) {
+	if len(uses) == 0 {
+		return
+	}
 	s.mu.Lock()
-	if e := s.mu.chunks[key]; e != nil {
-		e.next, e.hasNext = p, ok
+	for _, u := range uses {
+		if e := s.mu.chunks[u.Key]; e != nil {
+			e.next, e.hasNext = u.Priority, u.OK
+		}
 	}
 	s.mu.Unlock()
 }

@@ -222,6 +222,27 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
+// An input an op reads several times (x * x) counts once against the
+// limit, whether the op reads a few inputs or many.
+func TestRepeatedInputCountsOnce(t *testing.T) {
+	for _, reads := range []int{2, 3, 17, 40} {
+		s := storage.Open(storage.Config{Limit: 10 * unit, SpillDir: t.TempDir()})
+		s.Put(key(1), chunk(t, 4, 0))
+		ins := make([]storage.InputRequest, reads)
+		for i := range ins {
+			ins[i] = storage.InputRequest{Key: key(1), Nbytes: 4 * unit}
+		}
+		// 4 units of input once, 3 of output and 3 of temporaries: the
+		// limit exactly; counted twice, too large.
+		r, err := s.Reserve(storage.Request{Op: "mul", Inputs: ins, Output: 3 * unit, Temp: 3 * unit})
+		if err != nil || r == nil {
+			t.Errorf("%d reads of one input: Reserve = %v, %v; want a reservation", reads, r, err)
+		}
+		r.Close()
+		s.Close()
+	}
+}
+
 func randomOp(n int) ops.RandomChunk {
 	return ops.RandomChunk{Shape: []int{n}, Offset: []int{0}, Global: []int{n}, DType: ndarray.Float64, Key: rng.NewKey(42, 1), Dist: rng.Uniform, P2: 1}
 }

@@ -245,6 +245,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	// next of the same graph and token (nothing here changes it).
 	var prev *protocol.Task
 	var prevG *graphState
+	var nextUses []storage.NextUse
 	w.mu.Lock()
 	for i := range tasks {
 		t := &tasks[i]
@@ -289,10 +290,13 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 		w.mu.queue.Push(t)
 		for _, in := range t.Inputs {
 			if w.local(in) {
-				w.addUseLocked(in.Key, t)
+				nextUses = w.addUseLocked(nextUses, in.Key, t)
 			}
 		}
 	}
+	// Under w.mu still: a slot dequeuing one of these tasks must not set
+	// its inputs' next use before this does.
+	w.store.SetNextUses(nextUses)
 	w.mu.Unlock()
 	w.cond.Broadcast()
 	var fenced []protocol.Result
@@ -439,7 +443,10 @@ func (r *recent[K, V]) add(k K, v V) {
 	r.set[k] = v
 }
 
-func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
+// addUseLocked records queued task t as a reader of the chunk under key,
+// appending the chunk's next use to nu if t is now its most urgent reader
+// (for the store, in one call for a batch).
+func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *protocol.Task) []storage.NextUse {
 	u := w.mu.uses[key]
 	if u == nil {
 		u = &uses{best: t.Priority}
@@ -447,16 +454,18 @@ func (w *Worker) addUseLocked(key protocol.ChunkKey, t *protocol.Task) {
 		w.mu.uses[key] = u
 	} else if !t.Priority.Less(u.best) {
 		u.tasks = append(u.tasks, t)
-		return
+		return nu
 	}
 	u.tasks = append(u.tasks, t)
 	u.best = t.Priority
-	w.store.SetNextUse(key, u.best, true)
+	return append(nu, storage.NextUse{Key: key, Priority: u.best, OK: true})
 }
 
 // dequeuedLocked forgets a task that left the queue as a future reader of
 // its inputs, updating their next use.
 func (w *Worker) dequeuedLocked(t *protocol.Task) {
+	var buf [4]storage.NextUse
+	nu := buf[:0]
 	for _, in := range t.Inputs {
 		if !w.local(in) {
 			continue
@@ -476,7 +485,7 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		u.tasks = u.tasks[:k]
 		if k == 0 {
 			delete(w.mu.uses, in.Key)
-			w.store.SetNextUse(in.Key, protocol.Priority{}, false)
+			nu = append(nu, storage.NextUse{Key: in.Key})
 			continue
 		}
 		best := u.tasks[0].Priority
@@ -487,9 +496,10 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		}
 		if best != u.best {
 			u.best = best
-			w.store.SetNextUse(in.Key, best, true)
+			nu = append(nu, storage.NextUse{Key: in.Key, Priority: best, OK: true})
 		}
 	}
+	w.store.SetNextUses(nu)
 }
 
 // Release frees stored chunks, as ReleaseFenced with no token.
@@ -736,6 +746,27 @@ func (w *Worker) lendLocked(p *pick) {
 	}
 }
 
+// headFitsLocked takes the most urgent queued task if it can be admitted
+// now (or cannot be at all), without disturbing the heap.
+func (w *Worker) headFitsLocked() (pick, bool) {
+	t, _ := w.mu.queue.Peek()
+	g := w.mu.graphs[graphOf(t)]
+	if w.mu.head == t || g.cancelled || w.fenceLocked(t, false) != nil {
+		return pick{}, false
+	}
+	res, err := w.store.Reserve(w.request(t))
+	if res == nil && err == nil {
+		return pick{}, false
+	}
+	w.mu.queue.Pop()
+	w.dequeuedLocked(t)
+	if res != nil {
+		w.mu.head, w.mu.bypassed, w.mu.stall = nil, 0, nil
+		w.mu.running++
+	}
+	return pick{t: t, g: g, res: res, err: err}, true
+}
+
 // pickLocked takes the most urgent queued task that fits in memory, looking
 // at most scanDepth deep, or one that cannot be admitted at all, to fail it.
 // A less urgent task passes a waiting one at most 2×slots times in a row,
@@ -744,19 +775,9 @@ func (w *Worker) pickLocked() (pick, bool) {
 	if w.mu.queue.Len() == 0 || w.mu.running+w.mu.lent >= w.cfg.Slots {
 		return pick{}, false
 	}
-	// The common case: the most urgent task fits. Try it without disturbing
-	// the heap.
-	if t, _ := w.mu.queue.Peek(); w.mu.head != t && !w.mu.graphs[graphOf(t)].cancelled && w.fenceLocked(t, false) == nil {
-		if res, err := w.store.Reserve(w.request(t)); res != nil || err != nil {
-			w.mu.queue.Pop()
-			w.dequeuedLocked(t)
-			p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
-			if res != nil {
-				w.mu.head, w.mu.bypassed, w.mu.stall = nil, 0, nil
-				w.mu.running++
-			}
-			return p, true
-		}
+	// The common case: the most urgent task fits.
+	if p, ok := w.headFitsLocked(); ok {
+		return p, true
 	}
 	var cands []*protocol.Task
 	defer func() {

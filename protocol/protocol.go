@@ -154,9 +154,9 @@ type Reporter interface {
 // BatchReporter is a Reporter that also takes several results in one call:
 // a worker running tiny ops back to back hands their results over
 // together, one wake of the receiver for many. A worker given one sends
-// every result through ReportBatch, in the order it made them, so a
-// Started notice never overtakes its op's outcome. The slice becomes the
-// receiver's.
+// every report through ReportBatch, each slot's in the order it made them,
+// so a Started notice never overtakes its op's outcome. The slice becomes
+// the receiver's.
 type BatchReporter interface {
 	Reporter
 	ReportBatch(rs []Result)

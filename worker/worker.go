@@ -312,11 +312,7 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	if len(refused) > 0 {
 		// Not from here: Submit may be called on the scheduler's own event
 		// loop (a local cluster), which reports must not wait for.
-		go func() {
-			for _, r := range refused {
-				w.rep.Report(r)
-			}
-		}()
+		go w.report(refused)
 	}
 }
 

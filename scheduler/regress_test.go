@@ -114,6 +114,56 @@ func TestRepeatedResultCountsOnce(t *testing.T) {
 	}
 }
 
+// Results reported in batches (protocol.BatchReporter) are applied in
+// their order, each once, and before a command sent after them: the
+// duplicate in the first batch is counted by the Stats that follows it,
+// and the run ends with its result where the batch said.
+func TestBatchedResults(t *testing.T) {
+	rec := newRecorder()
+	s := New([]protocol.Executor{rec}, Config{})
+	defer s.Close()
+	g, c := abGraph()
+	run, err := s.Submit(context.Background(), g, []int32{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := rec.next(t), rec.next(t)
+	s.ReportBatch([]protocol.Result{ok(a, 0), ok(a, 0), ok(b, 0)})
+	if st := s.Stats(); st.Duplicates != 1 {
+		t.Errorf("after one batch: %d duplicates counted, want 1 (stats %+v)", st.Duplicates, st)
+	}
+	s.ReportBatch(nil) // nothing to apply; must not block or count
+	// A batch and a command both waiting for the loop: the command sees
+	// the batch applied, whichever the loop's select takes first. The
+	// loop is held in a command while both are sent; a repeat of a's
+	// result is the batch, counted as a duplicate.
+	for i := range 20 {
+		held, release := make(chan struct{}), make(chan struct{})
+		go s.do(func(*core) { close(held); <-release })
+		<-held
+		s.ReportBatch([]protocol.Result{ok(a, 0)})
+		// Queued behind the held command (cmds has room), as Stats would.
+		got := make(chan Stats, 1)
+		s.cmds <- func(c *core) { got <- c.stats }
+		close(release)
+		if st := <-got; st.Duplicates != int64(2+i) {
+			t.Fatalf("batch %d: the command after it saw %d duplicates, want %d", i, st.Duplicates, 2+i)
+		}
+	}
+	tc := rec.next(t)
+	s.ReportBatch([]protocol.Result{{Key: tc.Key, Attempt: tc.Attempt, Worker: 0, Outcome: protocol.Started}, ok(tc, 0)})
+	if err := run.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	locs, err := run.ResultLocations(context.Background(), []int32{c})
+	if err != nil || locs[0] != 0 {
+		t.Fatalf("result locations %v, %v", locs, err)
+	}
+	if st := s.Stats(); st.Duplicates != 21 {
+		t.Errorf("at the end: %d duplicates counted, want 21 (stats %+v)", st.Duplicates, st)
+	}
+}
+
 // A report naming worker 7 of a 2-worker scheduler used to be taken as
 // the op's location; dispatching its consumer then indexed out of range in
 // the event loop and killed the process.

@@ -74,18 +74,26 @@ func abGraph() (*graph.ChunkGraph, int32) {
 	return g, int32(c)
 }
 
-// A repeated Succeeded (a result batch sent again) used to lower the
-// in-flight counts twice: the run ended while c still ran, and then
-// ResultLocations failed with "results ... are gone: scheduler bug".
-func TestRepeatedResultCountsOnce(t *testing.T) {
+// abRun runs abGraph on a scheduler of one recorded worker (closed when
+// the test ends) and returns them, the run and c.
+func abRun(t *testing.T) (*Scheduler, *recorder, *Run, int32) {
+	t.Helper()
 	rec := newRecorder()
 	s := New([]protocol.Executor{rec}, Config{})
-	defer s.Close()
+	t.Cleanup(s.Close)
 	g, c := abGraph()
 	run, err := s.Submit(context.Background(), g, []int32{c})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, rec, run, c
+}
+
+// A repeated Succeeded (a result batch sent again) used to lower the
+// in-flight counts twice: the run ended while c still ran, and then
+// ResultLocations failed with "results ... are gone: scheduler bug".
+func TestRepeatedResultCountsOnce(t *testing.T) {
+	s, rec, run, c := abRun(t)
 	a, b := rec.next(t), rec.next(t)
 	for range 3 {
 		s.Report(ok(a, 0))
@@ -119,14 +127,7 @@ func TestRepeatedResultCountsOnce(t *testing.T) {
 // duplicate in the first batch is counted by the Stats that follows it,
 // and the run ends with its result where the batch said.
 func TestBatchedResults(t *testing.T) {
-	rec := newRecorder()
-	s := New([]protocol.Executor{rec}, Config{})
-	defer s.Close()
-	g, c := abGraph()
-	run, err := s.Submit(context.Background(), g, []int32{c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, rec, run, c := abRun(t)
 	a, b := rec.next(t), rec.next(t)
 	s.ReportBatch([]protocol.Result{ok(a, 0), ok(a, 0), ok(b, 0)})
 	if st := s.Stats(); st.Duplicates != 1 {

@@ -276,9 +276,7 @@ func (s *Scheduler) loop() {
 			// Drain what else is waiting so one flush carries a batch.
 			s.drain(1024)
 		case rs := <-s.batches:
-			for _, r := range rs {
-				s.result(r)
-			}
+			s.resultBatch(rs)
 			s.drain(1024)
 		case fn := <-s.cmds:
 			// Results reported before the command was sent are applied
@@ -309,13 +307,18 @@ func (s *Scheduler) drain(max int) {
 		case r := <-s.results:
 			s.result(r)
 		case rs := <-s.batches:
-			for _, r := range rs {
-				s.result(r)
-			}
+			s.resultBatch(rs)
 			n += len(rs) - 1
 		default:
 			return
 		}
+	}
+}
+
+// resultBatch applies a worker's batch of results in order.
+func (s *Scheduler) resultBatch(rs []protocol.Result) {
+	for _, r := range rs {
+		s.result(r)
 	}
 }
 

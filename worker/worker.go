@@ -905,11 +905,8 @@ const (
 	maxHold     = time.Millisecond
 )
 
-// quiet reports whether t's result may be held back (see heldResults).
-func (w *Worker) quiet(t *protocol.Task) bool {
-	if w.reportsStart(t) {
-		return false
-	}
+// allLocal reports whether every input of t is in this worker's store.
+func (w *Worker) allLocal(t *protocol.Task) bool {
 	for _, in := range t.Inputs {
 		if !w.local(in) {
 			return false
@@ -1006,7 +1003,11 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
-		quiet := p.err == nil && p.res != nil && w.quiet(p.t)
+		// A quiet op's result may be held back (see heldResults); a loud
+		// one's start is reported.
+		runs := p.err == nil && p.res != nil
+		loud := runs && w.reportsStart(p.t)
+		quiet := runs && !loud && w.allLocal(p.t)
 		if !quiet {
 			w.flush(&st)
 		}
@@ -1033,7 +1034,7 @@ func (w *Worker) slot() {
 		case p.res == nil:
 			res.Outcome = protocol.Cancelled
 		default:
-			if w.reportsStart(p.t) {
+			if loud {
 				w.report([]protocol.Result{{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Outcome: protocol.Started, Fence: p.t.Fence.Token}})
 			}
 			ctx := p.g.ctx

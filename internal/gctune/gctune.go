@@ -71,8 +71,8 @@ type Policy struct {
 // with no memory limit of the tuner's own.
 //
 // The sixteenth: unfused W2 with a 1 GiB budget (limit 1.125 GiB) peaked
-// at 1168-1184 MB resident, the limit, for a store of 534-610 MB; with a
-// 64 MiB floor, at 966 MB. W1 with 300 MiB: 469 MB, then 326 MB.
+// at 1168-1184 MB resident, the limit, for a store of 534-610 MB; with
+// it, at 960-1053 MB. W1 with 300 MiB: 469 MB, then 326 MB.
 //
 // The 3%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
 // a fixed half of the live heap took 3.5 times GOGC 400's collector CPU,

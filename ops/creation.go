@@ -395,7 +395,13 @@ func (op Literal) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
 	if terr != nil {
 		return nil, terr
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	t.Resplit = func(b Builder, nsplits [][]int) (*Tiled, error) {
+		return Literal{Data: op.Data, Chunks: ChunkSpec{Splits: nsplits}}.Tile(b, nil, out)
+	}
+	return t, nil
 }
 
 // LiteralChunk hands out one chunk of client data.

@@ -295,6 +295,11 @@ func (op MatMul) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 	}
 	kSplits := UnifySplits(ta.NSplits[la.k], tb.NSplits[lb.k])
+	var colSplits []int // b's column splits when the product picks them
+	if nbatch == 0 && la.row >= 0 && lb.col >= 0 && ta.Resplit != nil && tb.Resplit != nil &&
+		(out.DType == ndarray.Float64 || out.DType == ndarray.Float32) {
+		kSplits, colSplits = wideBlocks(ta.NSplits[la.row], kSplits, tb.NSplits[lb.col], int64(out.DType.Size()))
+	}
 	// Every output chunk sums one block product per k chunk: admit them
 	// all before anything is rechunked or built.
 	blocks := make([]int, 0, nbatch+2)
@@ -320,6 +325,9 @@ func (op MatMul) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			}
 		}
 		w[l.k] = kSplits
+		if l.col >= 0 && colSplits != nil {
+			w[l.col] = colSplits
+		}
 		return w
 	}
 	ta = RechunkTiled(b, ta, want(ta, la))
@@ -389,6 +397,41 @@ func (MatMul) MaxThreads(out Meta) int {
 		return 1
 	}
 	return ndarray.GemmColumnBands(out.Shape[out.NDim()-1])
+}
+
+// wideBlocks picks the contraction and column splits of a 2-D float
+// product whose operands can be cut for free (client data, Tiled.Resplit),
+// keeping the rows as given: each whole when the blocks it makes stay
+// within DefaultChunkBytes. A row band's product over all of b is one gemm
+// that packs its band of a once, instead of once per column block, and
+// needs no beta = 1 pass per contraction block (4000² in 2000-row bands
+// on two cores: 0.612 s against 0.626 s for the four 2000² blocks).
+// The contraction stays split when joining it would leave one single-band
+// op, as splits of it are the only parallelism of a narrow product.
+func wideBlocks(rows, ks, cols []int, item int64) (kSplits, colSplits []int) {
+	fits := func(r, c int) bool { return int64(r)*int64(c)*item <= DefaultChunkBytes }
+	sum := func(s []int) int {
+		t := 0
+		for _, v := range s {
+			t += v
+		}
+		return t
+	}
+	kSplits, colSplits = ks, cols
+	if len(rows) == 0 || len(ks) == 0 || len(cols) == 0 {
+		return kSplits, colSplits
+	}
+	rowMax, k, n := slices.Max(rows), sum(ks), sum(cols)
+	if fits(k, slices.Max(cols)) && fits(rowMax, k) {
+		kSplits = []int{k}
+	}
+	if fits(slices.Max(kSplits), n) && fits(rowMax, n) {
+		colSplits = []int{n}
+	}
+	if len(ks) > 1 && len(kSplits) == 1 && len(rows)*len(colSplits) == 1 && ndarray.GemmColumnBands(n) < 2 {
+		kSplits = ks
+	}
+	return kSplits, colSplits
 }
 
 // productGroups adds the block products of one output chunk, pairs being

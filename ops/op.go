@@ -144,6 +144,12 @@ type Tiled struct {
 	Meta    Meta
 	NSplits [][]int
 	Chunks  []ChunkRef
+	// Resplit, when set, tiles the same tensor again to other splits at no
+	// cost: its chunks are views of data already in memory (client data),
+	// so a rechunk cuts new views instead of copying, and an op may pick
+	// its operands' blocks (MatMul does). Only the source that made the
+	// chunks sets it; a Tiled derived from another never carries it over.
+	Resplit func(b Builder, nsplits [][]int) (*Tiled, error)
 }
 
 // Grid is the number of chunks along each axis.

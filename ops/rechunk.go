@@ -129,11 +129,20 @@ func sameSplits(a, b [][]int) bool {
 	return true
 }
 
-// RechunkTiled re-tiles t to nsplits. Output chunks equal to an input chunk
-// reuse it; a part of one input chunk is a view; anything else is assembled.
+// RechunkTiled re-tiles t to nsplits. A tensor that can be cut again for
+// free (Tiled.Resplit) is; otherwise output chunks equal to an input chunk
+// reuse it, a part of one input chunk is a view, and anything else is
+// assembled.
 func RechunkTiled(b Builder, t *Tiled, nsplits [][]int) *Tiled {
 	if sameSplits(t.NSplits, nsplits) {
 		return t
+	}
+	if t.Resplit != nil {
+		// On an error (a chunk budget) the copying path below still
+		// gives the chunks, as it would have without Resplit.
+		if r, err := t.Resplit(b, nsplits); err == nil {
+			return r
+		}
 	}
 	nd := len(nsplits)
 	maps := make([][][]axisPart, nd)

@@ -48,6 +48,7 @@ func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
 	for _, id := range results {
 		t := *tiled[id]
 		t.Chunks = refs[k : k+len(t.Chunks)]
+		t.Resplit = nil // it would add to the tiling's graph, not to p.Graph
 		k += len(t.Chunks)
 		p.Results = append(p.Results, &t)
 	}

@@ -34,6 +34,9 @@ type core struct {
 	stats Stats
 	tasks []taskRing   // per worker: its last ended tasks, for the dashboard
 	held  []*heldQueue // per worker: sources waiting for room there (hold.go)
+	// feeding are the runs with source ops still to release, in the order
+	// they started (feed, hold.go).
+	feeding []*Run
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -183,6 +186,7 @@ func (c *core) apply(m any) {
 	}
 	c.checkBugs()
 	c.drainHeld()
+	c.feed()
 }
 
 // applyResult is apply(msgResult{res}) without boxing the result into an
@@ -198,6 +202,7 @@ func (c *core) applyResult(res protocol.Result) {
 	c.handle(res)
 	c.checkBugs()
 	c.drainHeld()
+	c.feed()
 }
 
 // maxKeptTasks bounds the task buffer an outbox keeps between steps.
@@ -300,12 +305,8 @@ func (c *core) start(r *Run) {
 		c.end(r)
 		return
 	}
-	for i := range r.g.Nodes {
-		if r.pending[i] == 0 {
-			if r.step(int32(i), EvInputsReady) {
-				c.dispatch(r, int32(i))
-			}
-		}
+	if !c.releaseSources(r, true) {
+		c.feeding = append(c.feeding, r)
 	}
 }
 

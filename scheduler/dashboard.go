@@ -57,6 +57,12 @@ func (r *Run) typeIndex() {
 	// of kernels of a few kinds), built once per kind.
 	fusedLabels := make(map[string]string)
 	var key []byte
+	// Fusion gives identical kernels one op (their Nodes are one array):
+	// a run of them, a graph of a million such kernels, takes the last
+	// one's index without rebuilding its key.
+	var lastFused *ops.FusedNode
+	var lastLen int
+	var lastK uint8
 	for i, nd := range r.g.Nodes {
 		op := nd.Op
 		for {
@@ -66,8 +72,13 @@ func (r *Run) typeIndex() {
 			}
 			op = w.Unwrap()
 		}
+		f, fused := op.(ops.Fused)
+		if fused && len(f.Nodes) > 0 && &f.Nodes[0] == lastFused && len(f.Nodes) == lastLen {
+			r.typeOf[i] = lastK
+			continue
+		}
 		t := op.Type()
-		if f, ok := op.(ops.Fused); ok {
+		if fused {
 			key = key[:0]
 			for _, n := range f.Nodes {
 				key = append(append(key, n.Op.Type()...), ',')
@@ -94,10 +105,17 @@ func (r *Run) typeIndex() {
 			}
 		}
 		r.typeOf[i] = k
+		if fused && len(f.Nodes) > 0 {
+			lastFused, lastLen, lastK = &f.Nodes[0], len(f.Nodes), k
+		}
 	}
 	r.typeCounts = make([][numStates]atomic.Int64, len(r.types))
+	counts := make([]int64, len(r.types))
 	for _, k := range r.typeOf {
-		r.typeCounts[k][Unscheduled].Add(1)
+		counts[k]++
+	}
+	for k, n := range counts {
+		r.typeCounts[k][Unscheduled].Store(n)
 	}
 }
 

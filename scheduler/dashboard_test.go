@@ -3,9 +3,12 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 )
@@ -122,5 +125,40 @@ func TestDashboardTypesBounded(t *testing.T) {
 	}
 	if n != int64(len(g.Nodes)) {
 		t.Errorf("%d ops counted, want %d", n, len(g.Nodes))
+	}
+}
+
+// typed is an op of the given type.
+type typed struct{ name string }
+
+func (o typed) Type() string { return o.name }
+func (typed) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
+	return ndarray.Scalar(ndarray.Float64, 0), nil
+}
+
+// TestDashboardFusedTypes checks the types of fused kernels: runs of one
+// shared kernel, kernels alike but not shared, and another kind between,
+// each counted under its label.
+func TestDashboardFusedTypes(t *testing.T) {
+	addOne := []ops.FusedNode{{Op: nop{}}, {Op: typed{"add"}, Args: []int{0}}}
+	sumOf := []ops.FusedNode{{Op: nop{}}, {Op: typed{"sum"}, Args: []int{0}}}
+	g := &graph.ChunkGraph{}
+	kernels := [][]ops.FusedNode{addOne, addOne, addOne, sumOf, addOne, slices.Clone(addOne), sumOf, sumOf}
+	for _, k := range kernels {
+		g.AddChunk(ops.Fused{Nodes: k}, nil, scalarMeta)
+	}
+	g.AddChunk(nop{}, []ops.ChunkRef{0}, scalarMeta)
+	r := newRun(nil, 1, g, Prepare(g, nil, []int{1}), nil)
+	got := map[string]int64{}
+	for _, c := range r.TypeCounts() {
+		got[c.Type] = c.Counts[Unscheduled]
+	}
+	want := map[string]int64{
+		cutLabel(ops.Label(ops.Fused{Nodes: addOne})): 5,
+		cutLabel(ops.Label(ops.Fused{Nodes: sumOf})):  3,
+		"nop": 1,
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("type counts %v, want %v", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/protocol"
+	"slices"
 )
 
 // DefaultHoldSourceBytes is Config.HoldSourceBytes's default.
@@ -51,6 +52,67 @@ func (c *core) holdSourceBytes() int64 {
 		return DefaultHoldSourceBytes
 	}
 	return c.cfg.HoldSourceBytes
+}
+
+// DefaultSourceBatch is Config.SourceBatch's default: some hundreds of
+// microseconds of the event loop per release, and at least the queues of
+// a few workers of many slots (QueuedSourcesPerSlot each).
+const DefaultSourceBatch = 8192
+
+func (c *core) sourceBatch() int {
+	if c.cfg.SourceBatch == 0 {
+		return DefaultSourceBatch
+	}
+	return c.cfg.SourceBatch
+}
+
+// feed releases more source ops of the runs that started with more than
+// a batch of them, in the order the runs started: for each initial worker
+// (Plan.Sources), most urgent first, while fewer than sourceBatch sources
+// wait held for that worker, and at most sourceBatch per worker and step.
+// A run leaves the list once all its sources are out, or when it was
+// cancelled or ended. It runs at the end of every step, after drainHeld,
+// so a release never overtakes a held source it ranks below: a source not
+// yet released is less urgent than every released one of its worker
+// (Plan.Sources), and than every op with inputs (depth first).
+func (c *core) feed() {
+	for i := 0; i < len(c.feeding); {
+		r := c.feeding[i]
+		if r.cancelled || r.ended || c.releaseSources(r, false) {
+			c.feeding = slices.Delete(c.feeding, i, i+1)
+			continue
+		}
+		i++
+	}
+	c.cur = nil
+}
+
+// releaseSources releases the next source ops of run r for each worker, at most
+// sourceBatch, and unless first (the run's start) only while fewer than
+// sourceBatch wait held for that worker. It reports whether all of them
+// are out.
+func (c *core) releaseSources(r *Run, first bool) bool {
+	batch := c.sourceBatch()
+	if r.fed == nil {
+		r.fed = make([]int, len(r.plan.Sources))
+	}
+	c.cur = r
+	done := true
+	for w, list := range r.plan.Sources {
+		for n := 0; r.fed[w] < len(list) && (batch < 0 || n < batch) && !r.cancelled; n++ {
+			if !first && batch > 0 && w < len(c.held) && c.held[w].Len() >= batch {
+				break
+			}
+			i := list[r.fed[w]]
+			r.fed[w]++
+			// A source cancelled with its run is not released.
+			if r.state[i] == Unscheduled && r.step(i, EvInputsReady) {
+				c.dispatch(r, i)
+			}
+		}
+		done = done && r.fed[w] == len(list)
+	}
+	return done || r.cancelled
 }
 
 func (c *core) queuedSourcesPerSlot() int {

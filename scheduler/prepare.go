@@ -15,6 +15,12 @@ type Plan struct {
 	Order    []int32 // depth-first post-order from the results (inputs before consumers)
 	Priority []protocol.Priority
 	Initial  []int // worker of each source op, -1 for others
+	// Sources are the source ops (no inputs) of each initial worker (those
+	// with no worker, when there are none, count as worker 0's), most
+	// urgent first: in Order, which is how Priority ranks ops of depth 0.
+	// A run releases them in this order, a batch at a time
+	// (Config.SourceBatch).
+	Sources [][]int32
 }
 
 // parallelPrepare is the graph size from which Prepare's walks run at
@@ -46,13 +52,49 @@ func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
 			Order: order[i],
 		}
 	}
+	sources := SourcesInOrder(g, order)
+	initial := assignInitial(g, adj, sources, slots)
 	return &Plan{
 		Adj:      adj,
 		Depth:    depth,
 		Order:    order,
 		Priority: prio,
-		Initial:  AssignInitial(g, adj, order, slots),
+		Initial:  initial,
+		Sources:  sourcesByWorker(sources, initial, len(slots)),
 	}
+}
+
+// sourcesByWorker splits sources, kept in their order, by initial worker.
+func sourcesByWorker(sources []int32, initial []int, workers int) [][]int32 {
+	if workers <= 1 {
+		return [][]int32{sources}
+	}
+	by := make([][]int32, workers)
+	for _, s := range sources {
+		w := max(initial[s], 0)
+		by[w] = append(by[w], s)
+	}
+	return by
+}
+
+// SourcesInOrder is the source ops of g (no inputs) sorted by order, a
+// permutation of 0..len(g.Nodes)-1 (DepthFirstOrder's): one pass, no sort.
+func SourcesInOrder(g *graph.ChunkGraph, order []int32) []int32 {
+	byOrder := make([]int32, len(g.Nodes))
+	n := 0
+	for i, nd := range g.Nodes {
+		if len(nd.Inputs) == 0 {
+			byOrder[order[i]] = int32(i) + 1
+			n++
+		}
+	}
+	sources := make([]int32, 0, n)
+	for _, s := range byOrder {
+		if s > 0 {
+			sources = append(sources, s-1)
+		}
+	}
+	return sources
 }
 
 // Depths is the length of the longest path from any source op to each op.
@@ -129,6 +171,12 @@ func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
 // its share of the graph (len(graph)/workers for equal slots) or its quota is used. Sources that feed the same
 // consumers so land on the same worker. Non-source ops get -1.
 func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slots []int) []int {
+	return assignInitial(g, adj, SourcesInOrder(g, order), slots)
+}
+
+// assignInitial is AssignInitial given the sources in depth-first order
+// (SourcesInOrder), so "next unassigned" walks subtrees in turn.
+func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, slots []int) []int {
 	n := len(g.Nodes)
 	assign := make([]int, n)
 	for i := range assign {
@@ -138,28 +186,11 @@ func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slo
 	if nw == 0 || n == 0 {
 		return assign
 	}
-	var sources []int32
-	for i, nd := range g.Nodes {
-		if len(nd.Inputs) == 0 {
-			sources = append(sources, int32(i))
-		}
-	}
 	if nw == 1 {
-		for _, s := range sources {
+		for _, s := range ordered {
 			assign[s] = 0
 		}
 		return assign
-	}
-	// Sources in depth-first order, so "next unassigned" walks subtrees in turn.
-	bySlot := make([]int32, n)
-	for _, s := range sources {
-		bySlot[order[s]] = s + 1 // order is a permutation of 0..n-1
-	}
-	ordered := sources[:0:0]
-	for _, s := range bySlot {
-		if s > 0 {
-			ordered = append(ordered, s-1)
-		}
 	}
 	// A worker's weight is its slot count; one with none (dead) gets no
 	// source ops, unless no worker has any.

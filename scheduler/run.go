@@ -29,6 +29,7 @@ type Run struct {
 	fence  protocol.Fence // carried by every dispatch of the run
 
 	// owned by the event loop (the core)
+	fed       []int // per initial worker, the sources released: plan.Sources[w][:fed[w]]
 	state     []State
 	pending   []int32 // unfinished input edges
 	consumers []int32 // unfinished consumer edges

@@ -62,6 +62,14 @@ type Config struct {
 	// urgent first, until some report (hold.go). 0:
 	// DefaultQueuedSourcesPerSlot; < 0: no bound.
 	QueuedSourcesPerSlot int
+	// SourceBatch bounds the source ops a run releases at a time: it
+	// starts with at most this many READY, most urgent first
+	// (Plan.Sources), and releases more at the end of a step while fewer
+	// than this many wait held at the scheduler (hold.go). A graph of a
+	// million sources so sends its first tasks after a step of thousands
+	// of ops, not of a million, and results are handled between the
+	// releases. 0: DefaultSourceBatch; < 0: all at once.
+	SourceBatch int
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }

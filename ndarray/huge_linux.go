@@ -30,3 +30,22 @@ func adviseHuge(b []byte) {
 	}
 	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_HUGEPAGE)
 }
+
+// adviseFree gives the whole pages inside b back to the kernel
+// (madvise MADV_DONTNEED): b's owner lets go of it, but the garbage
+// collector may not free it for a while, and until then it would stay
+// resident. The caller guarantees nothing reads or writes b again; the
+// heap may hand its memory out later, which then faults in zeroed pages.
+func adviseFree(b []byte) {
+	const page = 4 << 10
+	if len(b) < 2*page {
+		return
+	}
+	start := uintptr(unsafe.Pointer(&b[0]))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(b))) &^ (page - 1)
+	if hi <= lo {
+		return
+	}
+	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
+}

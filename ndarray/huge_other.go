@@ -3,3 +3,5 @@
 package ndarray
 
 func adviseHuge([]byte) {}
+
+func adviseFree([]byte) {}

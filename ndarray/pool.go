@@ -214,6 +214,8 @@ func (p *bufferPool) claim(a *Array, since uint64) bool {
 }
 
 func (p *bufferPool) release(a *Array) bool {
+	var dropped [][]uint64
+	defer dropBuffers(&dropped) // after the unlock: a syscall per buffer
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	id, r, ok := p.recordLocked(a)
@@ -224,6 +226,9 @@ func (p *bufferPool) release(a *Array) bool {
 	size := int64(r.words) * 8
 	if p.st.FreeBytes+size > p.limit {
 		p.st.Dropped++
+		if w := r.ptr.Value(); w != nil {
+			dropped = append(dropped, unsafe.Slice(w, r.words))
+		}
 		return true
 	}
 	words := unsafe.Slice(r.ptr.Value(), r.words)
@@ -251,6 +256,8 @@ func (p *bufferPool) armLocked() {
 // collection before this one: the workload no longer makes chunks of their
 // size, and held they would only be resident memory.
 func (p *bufferPool) collected() {
+	var dropped [][]uint64
+	defer dropBuffers(&dropped)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.gcs++
@@ -261,6 +268,7 @@ func (p *bufferPool) collected() {
 			if p.gcs-f.gc >= 2 {
 				p.st.FreeBytes -= int64(len(f.words)) * 8
 				p.st.Dropped++
+				dropped = append(dropped, f.words)
 				continue
 			}
 			kept = append(kept, f)
@@ -278,21 +286,25 @@ func (p *bufferPool) collected() {
 }
 
 func (p *bufferPool) setLimit(n int64) {
+	var dropped [][]uint64
+	defer dropBuffers(&dropped)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.limit = max(n, 0)
-	p.trimLocked(p.limit)
+	dropped = p.trimLocked(p.limit)
 }
 
 func (p *bufferPool) trim(keep int64) {
+	var dropped [][]uint64
+	defer dropBuffers(&dropped)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.trimLocked(max(keep, 0))
+	dropped = p.trimLocked(max(keep, 0))
 }
 
 // trimLocked drops free buffers, largest class first, until at most keep
-// bytes of them are left.
-func (p *bufferPool) trimLocked(keep int64) {
+// bytes of them are left, and returns them for dropBuffers.
+func (p *bufferPool) trimLocked(keep int64) (dropped [][]uint64) {
 	for p.st.FreeBytes > keep {
 		top := -1
 		for c, fs := range p.free {
@@ -313,6 +325,27 @@ func (p *bufferPool) trimLocked(keep int64) {
 		}
 		p.st.FreeBytes -= int64(len(f.words)) * 8
 		p.st.Dropped++
+		dropped = append(dropped, f.words)
+	}
+	return dropped
+}
+
+// dropBuffer lets go of a buffer the pool owned (released by its owner,
+// never lent since): its pages go back to the kernel at once, not when a
+// collection finds it and the scavenger returns them, so a dropped chunk
+// of hundreds of megabytes stops counting as resident memory now.
+func dropBuffer(words []uint64) {
+	if len(words) == 0 {
+		return
+	}
+	adviseFree(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*8))
+}
+
+// dropBuffers drops the buffers in *bs; deferred before the pool's lock
+// is taken, it runs after the unlock.
+func dropBuffers(bs *[][]uint64) {
+	for _, w := range *bs {
+		dropBuffer(w)
 	}
 }
 

@@ -72,7 +72,9 @@ type Policy struct {
 //
 // The sixteenth: unfused W2 with a 1 GiB budget (limit 1.125 GiB) peaked
 // at 1168-1184 MB resident, the limit, for a store of 534-610 MB; with
-// it, at 960-1053 MB. W1 with 300 MiB: 469 MB, then 326 MB.
+// it, at 960-1053 MB (and at 741-750 MB once the buffer pool gave the
+// pages of the buffers it drops back at once). W1 with 300 MiB: 469 MB,
+// then 326 MB (278 MB).
 //
 // The 3%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
 // a fixed half of the live heap took 3.5 times GOGC 400's collector CPU,

@@ -293,6 +293,7 @@ var un64 = map[UnaryOp]func(d, x []float64){
 	Sqrt:   vecUn(sqrtV64, ewSqrtLoop[float64]),
 	Exp:    expVec,
 	Sin:    sinVec,
+	Cos:    cosVec,
 }
 
 // vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.

@@ -102,7 +102,13 @@ func (r *expSinRef) exp(x float64) scaled {
 
 // sin is sin x for finite x: reduced with double-doubles below 2**43, with
 // big.Float beyond.
-func (r *expSinRef) sin(x float64) scaled {
+func (r *expSinRef) sin(x float64) scaled { return r.sinQ(x, 0) }
+
+// cos is sin a quarter turn on: the quadrant k + 1.
+func (r *expSinRef) cos(x float64) scaled { return r.sinQ(x, 1) }
+
+// sinQ is sin(x + q*π/2), q*π/2 added exactly (to the quadrant).
+func (r *expSinRef) sinQ(x float64, q int64) scaled {
 	k := math.Round(x * (2 / math.Pi))
 	var t dd
 	if math.Abs(x) < ewSinLimit {
@@ -120,6 +126,7 @@ func (r *expSinRef) sin(x float64) scaled {
 		t = ddFromBig(bt)
 		k = float64(new(big.Int).And(qi, big.NewInt(3)).Int64()) // k mod 4 is all that is used
 	}
+	k += float64(q)
 	z := ddMul(t, t)
 	var p dd
 	if int64(k)&1 == 0 { // sin t = t(1 - t²/3! + ...)
@@ -176,12 +183,15 @@ var sinClasses = []transcClass{
 func TestExpSinAccuracy(t *testing.T) {
 	n := transcAccuracyN(t)
 	ref := newExpSinRef()
-	ex, sn := ewExpLoop, ewSinLoop
+	ex, sn, cs := ewExpLoop, ewSinLoop, ewCosLoop
 	if f, ok := vecUnary64(Exp); ok {
 		ex = f
 	}
 	if f, ok := vecUnary64(Sin); ok {
 		sn = f
+	}
+	if f, ok := vecUnary64(Cos); ok {
+		cs = f
 	}
 	funcs := []struct {
 		name    string
@@ -216,6 +226,18 @@ func TestExpSinAccuracy(t *testing.T) {
 				}
 				return fmt.Sprintf("sin(%v) = %v", x, got)
 			}},
+		{"cos", sinClasses, func(d, x, _ []float64) { cs(d, x) }, func(x, _ float64) float64 { return ewCos(x) },
+			func(x, _ float64) (scaled, bool) {
+				if math.IsInf(x, 0) || x != x {
+					return scaled{}, false
+				}
+				return ref.cos(x), true
+			}, func(got, x, _ float64) string {
+				if got != got && (x != x || math.IsInf(x, 0)) {
+					return "" // NaN
+				}
+				return fmt.Sprintf("cos(%v) = %v", x, got)
+			}},
 	}
 	for fi, fn := range funcs {
 		overall := 0.0
@@ -234,19 +256,22 @@ func TestExpSinAccuracy(t *testing.T) {
 	}
 }
 
-// TestExpSinSpecialValues checks exp and sin on zeros, infinities, NaN,
+// TestExpSinSpecialValues checks exp, sin and cos on zeros, infinities, NaN,
 // the edges of overflow and underflow and huge arguments against the bits
 // NumPy 1.24 gives (for ordinary arguments NumPy's SVML loops are not
 // always correctly rounded, so those are left to the accuracy test), each
 // at every position of a block of ordinary values,
 // so the vector loops' fallback is exercised where it exists.
 func TestExpSinSpecialValues(t *testing.T) {
-	ex, sn := ewExpLoop, ewSinLoop
+	ex, sn, cs := ewExpLoop, ewSinLoop, ewCosLoop
 	if f, ok := vecUnary64(Exp); ok {
 		ex = f
 	}
 	if f, ok := vecUnary64(Sin); ok {
 		sn = f
+	}
+	if f, ok := vecUnary64(Cos); ok {
+		cs = f
 	}
 	h := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
@@ -277,6 +302,13 @@ func TestExpSinSpecialValues(t *testing.T) {
 		{"sin", sn, math.MaxFloat64, h("0x1.452fc98b34e97p-8")}, {"sin", sn, -math.MaxFloat64, h("-0x1.452fc98b34e97p-8")},
 		{"sin", sn, 1e22, h("-0x1.b453ab76bf397p-1")}, {"sin", sn, -1e22, h("0x1.b453ab76bf397p-1")}, {"sin", sn, 355, h("-0x1.f9bd0307d1de3p-16")},
 		{"sin", sn, 0x1p28 + 0.5, h("-0x1.e3c329b9ac56ap-1")},
+		{"cos", cs, 0, 1}, {"cos", cs, negz, 1}, {"cos", cs, inf, nan}, {"cos", cs, -inf, nan}, {"cos", cs, nan, nan},
+		{"cos", cs, 5e-324, 1}, {"cos", cs, 1e-300, 1}, {"cos", cs, math.Pi, -1}, {"cos", cs, -math.Pi, -1},
+		{"cos", cs, math.Pi / 2, h("0x1.1a62633145c07p-54")}, {"cos", cs, -math.Pi / 2, h("0x1.1a62633145c07p-54")},
+		{"cos", cs, 0x1p29, h("-0x1.e3edd2dfeef90p-1")}, {"cos", cs, 0x1p29 - 64, h("-0x1.1e66ff4934731p-4")},
+		{"cos", cs, math.MaxFloat64, h("-0x1.fffe62ecfab75p-1")}, {"cos", cs, -math.MaxFloat64, h("-0x1.fffe62ecfab75p-1")},
+		{"cos", cs, 1e22, h("0x1.0be2cef01c8f4p-1")}, {"cos", cs, -1e22, h("0x1.0be2cef01c8f4p-1")},
+		{"cos", cs, 0x1p28 + 0.5, h("0x1.4f5e4c8c289dfp-2")}, {"cos", cs, 0x1p43, h("-0x1.f5c0a8dda3078p-1")},
 	}
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
 	const n = 19 // two blocks and a tail
@@ -292,7 +324,7 @@ func TestExpSinSpecialValues(t *testing.T) {
 				t.Fatalf("%s(%v) at %d of %d = %v (%x), NumPy %v (%x)", c.name, c.x, pos, n, d[pos], d[pos], c.want, c.want)
 			}
 			for i := range n {
-				if i != pos && !same(d[i], map[string]func(float64) float64{"exp": ewExp, "sin": ewSin}[c.name](x[i])) {
+				if i != pos && !same(d[i], map[string]func(float64) float64{"exp": ewExp, "sin": ewSin, "cos": ewCos}[c.name](x[i])) {
 					t.Fatalf("%s: ordinary lane %d = %v beside %v", c.name, i, d[i], c.x)
 				}
 			}

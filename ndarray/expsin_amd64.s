@@ -137,11 +137,13 @@ DATA sconst<>+0x98(SB)/8, $0x3e21ee9ebdb4b1c4 // C5
 DATA sconst<>+0xa0(SB)/8, $0xbda8fae9be8838d4 // C6
 GLOBL sconst<>(SB), RODATA|NOPTR, $0xa8
 
-// func sinV64(d, x *float64, n int) int
-TEXT ·sinV64(SB), NOSPLIT, $0-32
+// func sinV64(d, x *float64, n int, q uint64) int
+// sin(x + q*π/2): q 0 is sine, 1 cosine (the quadrant k moves on by q).
+TEXT ·sinV64(SB), NOSPLIT, $0-40
 	MOVQ d+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ n+16(FP), CX
+	VPBROADCASTQ q+24(FP), Z20
 	VBROADCASTSD econst<>+0x00(SB), Z31
 	VBROADCASTSD sconst<>+0x00(SB), Z30
 	VBROADCASTSD sconst<>+0x08(SB), Z29
@@ -221,7 +223,8 @@ sloop:
 	VADDPD           Z13, Z17, Z17
 	VADDPD           Z17, Z16, Z16
 
-	// cos where k is odd; negated where k&2
+	// cos where k+q is odd; negated where (k+q)&2
+	VPADDQ     Z20, Z2, Z2
 	VPTESTMQ   Z23, Z2, K2
 	VMOVAPD    Z16, K2, Z15
 	VPSLLQ     $62, Z2, Z2
@@ -233,6 +236,6 @@ sloop:
 	JB   sloop
 
 sdone:
-	MOVQ AX, ret+24(FP)
+	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestVectorExpSinMatchesScalar checks the AVX-512 exp and sin loops
-// against ewExp and ewSin bit for bit, over lengths around the block width,
+// TestVectorExpSinMatchesScalar checks the AVX-512 exp, sin and cos loops
+// against ewExp, ewSin and ewCos bit for bit, over lengths around the block width,
 // operands mixing ordinary values with every kind of lane the loops leave to
 // the scalar functions (so blocks fall back at every position, alone and in
 // runs), and long runs of ordinary values.
@@ -35,7 +35,7 @@ func TestVectorExpSinMatchesScalar(t *testing.T) {
 	loops := []struct {
 		name        string
 		vec, scalar func(d, x []float64)
-	}{{"exp", expVec, ewExpLoop}, {"sin", sinVec, ewSinLoop}}
+	}{{"exp", expVec, ewExpLoop}, {"sin", sinVec, ewSinLoop}, {"cos", cosVec, ewCosLoop}}
 	check := func(name string, got, want, x []float64) {
 		t.Helper()
 		for i := range want {

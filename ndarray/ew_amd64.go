@@ -294,6 +294,7 @@ var un64 = map[UnaryOp]func(d, x []float64){
 	Exp:    expVec,
 	Sin:    sinVec,
 	Cos:    cosVec,
+	Log:    logVec,
 }
 
 // vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.

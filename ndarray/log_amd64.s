@@ -1,0 +1,103 @@
+#include "textflag.h"
+
+// AVX-512 float64 natural logarithm, eight lanes at a time, the same
+// operations as ewLog (ufunc_log.go) so the same bits. A block holding a
+// lane that is not a normal positive finite number (zero, negative,
+// subnormal, infinite, NaN) stops the loop; the caller runs it scalar.
+
+DATA lconst<>+0x00(SB)/8, $0x0010000000000000 // smallest normal
+DATA lconst<>+0x08(SB)/8, $0x7fe0000000000000 // +Inf - smallest normal
+DATA lconst<>+0x10(SB)/8, $0x00095f6200000000 // 1 - √2/2, high word
+DATA lconst<>+0x18(SB)/8, $0x000fffffffffffff // mantissa
+DATA lconst<>+0x20(SB)/8, $0x3fe6a09e00000000 // √2/2, high word
+DATA lconst<>+0x28(SB)/8, $0x4337fffffffffc01 // bits of 0x1.8p52 - 0x3ff
+DATA lconst<>+0x30(SB)/8, $0x4338000000000000 // 0x1.8p52
+DATA lconst<>+0x38(SB)/8, $0x3ff0000000000000 // 1
+DATA lconst<>+0x40(SB)/8, $0x4000000000000000 // 2
+DATA lconst<>+0x48(SB)/8, $0x3fe0000000000000 // 0.5
+DATA lconst<>+0x50(SB)/8, $0x3fe62e42fee00000 // ln2 hi
+DATA lconst<>+0x58(SB)/8, $0x3dea39ef35793c76 // ln2 lo
+DATA lconst<>+0x60(SB)/8, $0x3fe5555555555593 // L1
+DATA lconst<>+0x68(SB)/8, $0x3fd999999997fa04 // L2
+DATA lconst<>+0x70(SB)/8, $0x3fd2492494229359 // L3
+DATA lconst<>+0x78(SB)/8, $0x3fcc71c51d8e78af // L4
+DATA lconst<>+0x80(SB)/8, $0x3fc7466496cb03de // L5
+DATA lconst<>+0x88(SB)/8, $0x3fc39a09d078c69f // L6
+DATA lconst<>+0x90(SB)/8, $0x3fc2f112df3e5244 // L7
+GLOBL lconst<>(SB), RODATA|NOPTR, $0x98
+
+// func logV64(d, x *float64, n int) int
+TEXT ·logV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VPBROADCASTQ lconst<>+0x00(SB), Z31
+	VPBROADCASTQ lconst<>+0x08(SB), Z30
+	VPBROADCASTQ lconst<>+0x10(SB), Z29
+	VPBROADCASTQ lconst<>+0x18(SB), Z28
+	VPBROADCASTQ lconst<>+0x20(SB), Z27
+	VPBROADCASTQ lconst<>+0x28(SB), Z26
+	VBROADCASTSD lconst<>+0x30(SB), Z25
+	VBROADCASTSD lconst<>+0x38(SB), Z24
+	VBROADCASTSD lconst<>+0x40(SB), Z23
+	VBROADCASTSD lconst<>+0x48(SB), Z22
+	VBROADCASTSD lconst<>+0x50(SB), Z21
+	VBROADCASTSD lconst<>+0x58(SB), Z20
+	XORQ AX, AX
+
+lloop:
+	VMOVDQU64 (SI)(AX*8), Z0
+
+	// Off the common path: not a normal positive finite number.
+	VPSUBQ   Z31, Z0, Z1
+	VPCMPUQ  $5, Z30, Z1, K1
+	KORTESTW K1, K1
+	JNE      ldone
+
+	// k as a double (Z2), f = m - 1 (Z3)
+	VPADDQ Z29, Z0, Z1
+	VPSRLQ $52, Z1, Z2
+	VPADDQ Z26, Z2, Z2
+	VSUBPD Z25, Z2, Z2
+	VPANDQ Z28, Z1, Z1
+	VPADDQ Z27, Z1, Z1
+	VSUBPD Z24, Z1, Z3
+
+	// s (Z4), s² (Z5), s⁴ (Z6)
+	VADDPD Z23, Z3, Z4
+	VDIVPD Z4, Z3, Z4
+	VMULPD Z4, Z4, Z5
+	VMULPD Z5, Z5, Z6
+
+	// t1 (Z7), t2 (Z8)
+	VBROADCASTSD     lconst<>+0x90(SB), Z7
+	VFMADD213PD.BCST lconst<>+0x80(SB), Z6, Z7
+	VFMADD213PD.BCST lconst<>+0x70(SB), Z6, Z7
+	VFMADD213PD.BCST lconst<>+0x60(SB), Z6, Z7
+	VMULPD           Z7, Z5, Z7
+	VBROADCASTSD     lconst<>+0x88(SB), Z8
+	VFMADD213PD.BCST lconst<>+0x78(SB), Z6, Z8
+	VFMADD213PD.BCST lconst<>+0x68(SB), Z6, Z8
+	VMULPD           Z8, Z6, Z8
+
+	// hfsq (Z9); dk*ln2hi - ((hfsq - (s*(hfsq + t1 + t2) + dk*ln2lo)) - f)
+	VMULPD      Z22, Z3, Z9
+	VMULPD      Z3, Z9, Z9
+	VADDPD      Z8, Z7, Z7
+	VADDPD      Z7, Z9, Z10
+	VMULPD      Z20, Z2, Z11
+	VFMADD231PD Z10, Z4, Z11
+	VSUBPD      Z11, Z9, Z11
+	VSUBPD      Z3, Z11, Z11
+	VMULPD      Z21, Z2, Z12
+	VSUBPD      Z11, Z12, Z12
+	VMOVUPD     Z12, (DI)(AX*8)
+
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB   lloop
+
+ldone:
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

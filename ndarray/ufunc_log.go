@@ -1,0 +1,66 @@
+package ndarray
+
+import "math"
+
+// ---- natural logarithm (fdlibm's e_log.c, with FMAs) ----
+
+// fdlibm's ln 2 in two parts (the first with its low 32 bits zero, so k*hi
+// is exact for the k of any double) and its polynomial for
+// log(1+f) = 2s + s*R(s²), s = f/(2+f).
+const (
+	ewLogLn2Hi = 6.93147180369123816490e-01 // 0x3FE62E42FEE00000
+	ewLogLn2Lo = 1.90821492927058770002e-10 // 0x3DEA39EF35793C76
+	ewLogL1    = 6.666666666666735130e-01   // 0x3FE5555555555593
+	ewLogL2    = 3.999999999940941908e-01   // 0x3FD999999997FA04
+	ewLogL3    = 2.857142874366239149e-01   // 0x3FD2492494229359
+	ewLogL4    = 2.222219843214978396e-01   // 0x3FCC71C51D8E78AF
+	ewLogL5    = 1.818357216161805012e-01   // 0x3FC7466496CB03DE
+	ewLogL6    = 1.531383769920937332e-01   // 0x3FC39A09D078C69F
+	ewLogL7    = 1.479819860511658591e-01   // 0x3FC2F112DF3E5244
+)
+
+// ewLog is the natural logarithm within 1 ULP of the exact value (fdlibm's
+// bound for its algorithm; TestLogAccuracy measures it), for normal
+// positive x the same bits as the AVX-512 loop of log_amd64.s. It is
+// e_log.c's: x = 2**k * m with m in [√2/2, √2), taken from the bits (the
+// high word plus 1 - √2/2 carries into the exponent exactly when m would
+// be √2 or more), f = m - 1 and log(1+f) = f - (f²/2 - s(f²/2 + R(s²)))
+// with s = f/(2+f), k*ln2 added in two parts. FMAs evaluate R and join
+// s*(f²/2 + R) with k*ln2_lo.
+func ewLog(x float64) float64 {
+	ix := math.Float64bits(x)
+	k := 0
+	if ix-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 {
+		switch {
+		case x != x || math.IsInf(x, 1):
+			return x
+		case x < 0:
+			return math.NaN()
+		case x == 0:
+			return math.Inf(-1)
+		}
+		ix = math.Float64bits(x * 0x1p52) // subnormal: normalise
+		k = -52
+	}
+	ix += 0x3ff0000000000000 - 0x3fe6a09e00000000
+	k += int(ix>>52) - 0x3ff
+	f := math.Float64frombits(ix&(1<<52-1)+0x3fe6a09e00000000) - 1
+	s := f / (2 + f)
+	s2 := s * s
+	s4 := s2 * s2
+	// The conversions round each product, as the vector loop does: the
+	// compiler may not fuse them into the sums.
+	t1 := float64(s2 * math.FMA(s4, math.FMA(s4, math.FMA(s4, ewLogL7, ewLogL5), ewLogL3), ewLogL1))
+	t2 := float64(s4 * math.FMA(s4, math.FMA(s4, ewLogL6, ewLogL4), ewLogL2))
+	hfsq := float64(float64(0.5*f) * f)
+	dk := float64(k)
+	return float64(dk*ewLogLn2Hi) - ((hfsq - math.FMA(s, hfsq+(t1+t2), float64(dk*ewLogLn2Lo))) - f)
+}
+
+// ewLogLoop is the float64 log loop, with direct calls.
+func ewLogLoop(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = ewLog(x[i])
+	}
+}

@@ -295,6 +295,7 @@ var un64 = map[UnaryOp]func(d, x []float64){
 	Sin:    sinVec,
 	Cos:    cosVec,
 	Log:    logVec,
+	Log2:   log2Vec,
 }
 
 // vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.

@@ -49,55 +49,71 @@ var logClasses = []transcClass{
 	}},
 }
 
-// TestLogAccuracy measures the largest error of log per class of arguments
-// and fails at 1 ULP or more; log(1) must be +0, and zeros, negative
-// numbers, infinities and NaN give what NumPy gives.
+// TestLogAccuracy measures the largest error of log and log2 per class of
+// arguments and fails at 1 ULP or more; log(1) must be +0, and zeros,
+// negative numbers, infinities and NaN give what NumPy gives.
 func TestLogAccuracy(t *testing.T) {
 	n := transcAccuracyN(t)
 	ref := newExpSinRef()
-	lg := ewLogLoop
-	if f, ok := vecUnary64(Log); ok {
-		lg = f
+	invLn2 := ddDiv(dd{1, 0}, ddAdd(dd{ref.ln2[0], ref.ln2[1]}, dd{ref.ln2[2], 0}))
+	funcs := []struct {
+		name   string
+		op     UnaryOp
+		loop   func(d, x []float64)
+		scalar func(float64) float64
+		ref    func(float64) scaled
+	}{
+		{"log", Log, ewLogLoop, ewLog, ref.log},
+		{"log2", Log2, ewLog2Loop, ewLog2, func(x float64) scaled { return scaled{ddMul(ref.log(x).v, invLn2), 0} }},
 	}
-	overall := 0.0
-	for ci, c := range logClasses {
-		w, bad := runTranscClass(n/len(logClasses)+1, uint64(3000+ci), c, func(d, x, _ []float64) { lg(d, x) },
-			func(x, _ float64) float64 { return ewLog(x) },
-			func(x, _ float64) (scaled, bool) {
-				if !(x > 0) || math.IsInf(x, 1) || x == 1 {
-					return scaled{}, false
-				}
-				return ref.log(x), true
-			}, func(got, x, _ float64) string {
-				switch {
-				case x == 1 && got == 0 && !math.Signbit(got),
-					x == 0 && math.IsInf(got, -1),
-					(x < 0 || x != x) && got != got,
-					math.IsInf(x, 1) && math.IsInf(got, 1):
-					return ""
-				}
-				return fmt.Sprintf("log(%v) = %v", x, got)
-			})
-		if bad != "" {
-			t.Errorf("log, %s: %s", c.name, bad)
+	for fi, fn := range funcs {
+		lg := fn.loop
+		if f, ok := vecUnary64(fn.op); ok {
+			lg = f
 		}
-		t.Logf("log %-44s max %.4f ULP at %v", c.name, w.ulps, w.x)
-		if w.ulps >= 1 {
-			t.Errorf("log, %s: %.4f ULPs at %v, want < 1", c.name, w.ulps, w.x)
+		overall := 0.0
+		for ci, c := range logClasses {
+			w, bad := runTranscClass(n/len(logClasses)+1, uint64(3000+100*fi+ci), c, func(d, x, _ []float64) { lg(d, x) },
+				func(x, _ float64) float64 { return fn.scalar(x) },
+				func(x, _ float64) (scaled, bool) {
+					if !(x > 0) || math.IsInf(x, 1) || x == 1 {
+						return scaled{}, false
+					}
+					return fn.ref(x), true
+				}, func(got, x, _ float64) string {
+					switch {
+					case x == 1 && got == 0 && !math.Signbit(got),
+						x == 0 && math.IsInf(got, -1),
+						(x < 0 || x != x) && got != got,
+						math.IsInf(x, 1) && math.IsInf(got, 1):
+						return ""
+					}
+					return fmt.Sprintf("%s(%v) = %v", fn.name, x, got)
+				})
+			if bad != "" {
+				t.Errorf("%s, %s: %s", fn.name, c.name, bad)
+			}
+			t.Logf("%-4s %-44s max %.4f ULP at %v", fn.name, c.name, w.ulps, w.x)
+			if w.ulps >= 1 {
+				t.Errorf("%s, %s: %.4f ULPs at %v, want < 1", fn.name, c.name, w.ulps, w.x)
+			}
+			overall = max(overall, w.ulps)
 		}
-		overall = max(overall, w.ulps)
+		t.Logf("%-4s over %d arguments: max %.4f ULP", fn.name, n, overall)
 	}
-	t.Logf("log over %d arguments: max %.4f ULP", n, overall)
 }
 
-// TestLogSpecialValues checks log against the bits NumPy 1.24 gives on
+// TestLogSpecialValues checks log and log2 against the bits NumPy 1.24 gives on
 // zeros, infinities, NaN, powers of two, the ends of the normal and
 // subnormal ranges and √2, each at every position of a block of ordinary
 // values, so the vector loop's fallback is exercised.
 func TestLogSpecialValues(t *testing.T) {
-	lg := ewLogLoop
+	lg, l2 := ewLogLoop, ewLog2Loop
 	if f, ok := vecUnary64(Log); ok {
 		lg = f
+	}
+	if f, ok := vecUnary64(Log2); ok {
+		l2 = f
 	}
 	h := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
@@ -107,12 +123,30 @@ func TestLogSpecialValues(t *testing.T) {
 		return v
 	}
 	inf, nan := math.Inf(1), math.NaN()
-	cases := []struct{ x, want float64 }{
+	cases := []struct {
+		name    string
+		f       func(d, x []float64)
+		scalar  func(float64) float64
+		x, want float64
+	}{
+		{"log2", l2, ewLog2, 1, 0}, {"log2", l2, ewLog2, 0, -inf}, {"log2", l2, ewLog2, -1, nan}, {"log2", l2, ewLog2, inf, inf},
+		{"log2", l2, ewLog2, nan, nan}, {"log2", l2, ewLog2, 3, h("0x1.95c01a39fbd68p+0")}, {"log2", l2, ewLog2, 10, h("0x1.a934f0979a371p+1")},
+		{"log2", l2, ewLog2, 0.1, h("-0x1.a934f0979a371p+1")}, {"log2", l2, ewLog2, 5e-324, -1074}, {"log2", l2, ewLog2, 2.2250738585072014e-308, -1022},
+		{"log2", l2, ewLog2, math.MaxFloat64, 1024}, {"log2", l2, ewLog2, math.Sqrt2, h("0x1.0000000000001p-1")},
+	}
+	for _, c := range []struct{ x, want float64 }{
 		{0, -inf}, {math.Copysign(0, -1), -inf}, {inf, inf}, {-inf, nan}, {nan, nan}, {-1, nan}, {-5e-324, nan},
 		{1, 0}, {2, h("0x1.62e42fefa39efp-1")}, {0.5, h("-0x1.62e42fefa39efp-1")},
 		{5e-324, h("-0x1.74385446d71c3p+9")}, {2.2250738585072014e-308, h("-0x1.6232bdd7abcd2p+9")},
 		{math.MaxFloat64, h("0x1.62e42fefa39efp+9")}, {1024, h("0x1.bb9d3beb8c86bp+2")},
 		{math.Sqrt2, h("0x1.62e42fefa39f0p-2")},
+	} {
+		cases = append(cases, struct {
+			name    string
+			f       func(d, x []float64)
+			scalar  func(float64) float64
+			x, want float64
+		}{"log", lg, ewLog, c.x, c.want})
 	}
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
 	const n = 19 // two blocks and a tail
@@ -123,13 +157,13 @@ func TestLogSpecialValues(t *testing.T) {
 				x[i] = 0.25 + float64(i)/8
 			}
 			x[pos] = c.x
-			lg(d, x)
+			c.f(d, x)
 			if !same(d[pos], c.want) {
-				t.Fatalf("log(%v) at %d of %d = %v (%x), NumPy %v (%x)", c.x, pos, n, d[pos], d[pos], c.want, c.want)
+				t.Fatalf("%s(%v) at %d of %d = %v (%x), NumPy %v (%x)", c.name, c.x, pos, n, d[pos], d[pos], c.want, c.want)
 			}
 			for i := range n {
-				if i != pos && !same(d[i], ewLog(x[i])) {
-					t.Fatalf("ordinary lane %d = %v beside %v", i, d[i], c.x)
+				if i != pos && !same(d[i], c.scalar(x[i])) {
+					t.Fatalf("%s: ordinary lane %d = %v beside %v", c.name, i, d[i], c.x)
 				}
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestVectorLogMatchesScalar checks the AVX-512 log loop against ewLog bit
-// for bit, over lengths around the block width, operands mixing ordinary
+// TestVectorLogMatchesScalar checks the AVX-512 log and log2 loops against
+// ewLog and ewLog2 bit for bit, over lengths around the block width, operands mixing ordinary
 // values with every kind of lane the loop leaves to the scalar function
 // (blocks fall back at every position, alone and in runs), long runs of
 // ordinary values, and in place.
@@ -31,11 +31,15 @@ func TestVectorLogMatchesScalar(t *testing.T) {
 		}
 		return r.Float64() * math.Exp2(float64(r.IntN(200)-100))
 	}
+	loops := []struct {
+		name        string
+		vec, scalar func(d, x []float64)
+	}{{"log", logVec, ewLogLoop}, {"log2", log2Vec, ewLog2Loop}}
 	check := func(name string, got, want, x []float64) {
 		t.Helper()
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-				t.Fatalf("%s n=%d: [%d] log(%v) = %v (%#x), scalar %v (%#x)", name, len(got), i,
+				t.Fatalf("%s n=%d: [%d] f(%v) = %v (%#x), scalar %v (%#x)", name, len(got), i,
 					x[i], got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
 			}
 		}
@@ -47,9 +51,11 @@ func TestVectorLogMatchesScalar(t *testing.T) {
 				x[i] = val(p)
 			}
 			got, want := make([]float64, n), make([]float64, n)
-			logVec(got, x)
-			ewLogLoop(want, x)
-			check("mixed", got, want, x)
+			for _, l := range loops {
+				l.vec(got, x)
+				l.scalar(want, x)
+				check(l.name+" mixed", got, want, x)
+			}
 		}
 	}
 	n := 1 << 16
@@ -57,10 +63,12 @@ func TestVectorLogMatchesScalar(t *testing.T) {
 	for i := range x {
 		x[i] = r.Float64() * math.Exp2(float64(r.IntN(40)-20))
 	}
-	logVec(got, x)
-	ewLogLoop(want, x)
-	check("long", got, want, x)
-	copy(got, x)
-	logVec(got, got)
-	check("in place", got, want, x)
+	for _, l := range loops {
+		l.vec(got, x)
+		l.scalar(want, x)
+		check(l.name+" long", got, want, x)
+		copy(got, x)
+		l.vec(got, got)
+		check(l.name+" in place", got, want, x)
+	}
 }

@@ -21,40 +21,77 @@ const (
 
 // ewLog is the natural logarithm within 1 ULP of the exact value (fdlibm's
 // bound for its algorithm; TestLogAccuracy measures it), for normal
-// positive x the same bits as the AVX-512 loop of log_amd64.s. It is
-// e_log.c's: x = 2**k * m with m in [√2/2, √2), taken from the bits (the
-// high word plus 1 - √2/2 carries into the exponent exactly when m would
-// be √2 or more), f = m - 1 and log(1+f) = f - (f²/2 - s(f²/2 + R(s²)))
-// with s = f/(2+f), k*ln2 added in two parts. FMAs evaluate R and join
-// s*(f²/2 + R) with k*ln2_lo.
+// positive x the same bits as the AVX-512 loop of log_amd64.s: e_log.c's
+// log(1+f) = f - (f²/2 - s(f²/2 + R)) after ewLogParts, k*ln2 added in two
+// parts, an FMA joining s*(f²/2 + R) with k*ln2_lo.
 func ewLog(x float64) float64 {
+	if v, ok := ewLogSpecial(x); ok {
+		return v
+	}
+	dk, f, s, hfsq, r := ewLogParts(x)
+	return float64(dk*ewLogLn2Hi) - ((hfsq - math.FMA(s, hfsq+r, float64(dk*ewLogLn2Lo))) - f)
+}
+
+// ewLogParts splits a positive finite x as fdlibm's logarithms do:
+// x = 2**k * m with m in [√2/2, √2), taken from the bits (the high word
+// plus 1 - √2/2 carries into the exponent exactly when m would be √2 or
+// more; subnormals are normalised first), f = m - 1, s = f/(2+f),
+// hfsq = f²/2 and R = R(s²) of log(1+f) = f - hfsq + s(hfsq + R), R
+// evaluated with FMAs. The conversions round each product, as the vector
+// loops do: the compiler may not fuse them into the sums.
+func ewLogParts(x float64) (dk, f, s, hfsq, r float64) {
 	ix := math.Float64bits(x)
 	k := 0
-	if ix-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 {
-		switch {
-		case x != x || math.IsInf(x, 1):
-			return x
-		case x < 0:
-			return math.NaN()
-		case x == 0:
-			return math.Inf(-1)
-		}
-		ix = math.Float64bits(x * 0x1p52) // subnormal: normalise
+	if ix < 0x0010000000000000 {
+		ix = math.Float64bits(x * 0x1p52)
 		k = -52
 	}
 	ix += 0x3ff0000000000000 - 0x3fe6a09e00000000
 	k += int(ix>>52) - 0x3ff
-	f := math.Float64frombits(ix&(1<<52-1)+0x3fe6a09e00000000) - 1
-	s := f / (2 + f)
+	f = math.Float64frombits(ix&(1<<52-1)+0x3fe6a09e00000000) - 1
+	s = f / (2 + f)
 	s2 := s * s
 	s4 := s2 * s2
-	// The conversions round each product, as the vector loop does: the
-	// compiler may not fuse them into the sums.
-	t1 := float64(s2 * math.FMA(s4, math.FMA(s4, math.FMA(s4, ewLogL7, ewLogL5), ewLogL3), ewLogL1))
-	t2 := float64(s4 * math.FMA(s4, math.FMA(s4, ewLogL6, ewLogL4), ewLogL2))
-	hfsq := float64(float64(0.5*f) * f)
-	dk := float64(k)
-	return float64(dk*ewLogLn2Hi) - ((hfsq - math.FMA(s, hfsq+(t1+t2), float64(dk*ewLogLn2Lo))) - f)
+	tz := float64(s2 * math.FMA(s4, math.FMA(s4, math.FMA(s4, ewLogL7, ewLogL5), ewLogL3), ewLogL1))
+	tw := float64(s4 * math.FMA(s4, math.FMA(s4, ewLogL6, ewLogL4), ewLogL2))
+	return float64(k), f, s, float64(float64(0.5*f) * f), tz + tw
+}
+
+// 1/ln 2 in two parts, the first with its low 32 bits zero (FreeBSD's
+// e_log2.c).
+const (
+	ewLog2InvHi = 1.44269504072144627571e+00 // 0x3FF7154765200000
+	ewLog2InvLo = 1.67517131648865118353e-10 // 0x3DE705FC2EEFA200
+)
+
+// ewLog2 is log2 within 1 ULP of the exact value and exact at powers of
+// two (TestLogAccuracy, TestUfuncExactValues), for normal positive x the
+// same bits as the AVX-512 loop of log_amd64.s. It is FreeBSD's e_log2.c
+// after ewLogParts: log(1+f) = hi + lo with hi the high word of f - f²/2,
+// each part times 1/ln2 in two parts, and k added by a two-sum, so no
+// cancellation near 1 and k + 0 exactly at powers of two. (Go's math.Log2
+// cancels near 1.)
+func ewLog2(x float64) float64 {
+	if v, ok := ewLogSpecial(x); ok {
+		return v
+	}
+	dk, f, s, hfsq, r := ewLogParts(x)
+	r = float64(s * (hfsq + r))
+	hi := math.Float64frombits(math.Float64bits(f-hfsq) &^ (1<<32 - 1))
+	lo := ((f - hi) - hfsq) + r
+	valHi := float64(hi * ewLog2InvHi)
+	valLo := float64((lo+hi)*ewLog2InvLo) + float64(lo*ewLog2InvHi)
+	w := dk + valHi
+	valLo += (dk - w) + valHi
+	return valLo + w
+}
+
+// ewLog2Loop is the float64 log2 loop, with direct calls.
+func ewLog2Loop(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = ewLog2(x[i])
+	}
 }
 
 // ewLogLoop is the float64 log loop, with direct calls.

@@ -72,6 +72,11 @@ func ufuncFloatLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 	case Expm1:
 		return ewMapLoop[T](math.Expm1)
 	case Log2:
+		if f, ok := vecUnary64(Log2); ok {
+			if f, ok := any(f).(func(d, x []T)); ok { // float64
+				return f
+			}
+		}
 		return ewMapLoop[T](ewLog2)
 	case Log10:
 		return ewMapLoop[T](ewLog10)

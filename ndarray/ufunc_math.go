@@ -410,14 +410,6 @@ func ewLogSpecial(x float64) (float64, bool) {
 	return 0, false
 }
 
-// ewLog2 is log2 (Go's math.Log2 cancels near 1).
-func ewLog2(x float64) float64 {
-	if v, ok := ewLogSpecial(x); ok {
-		return v
-	}
-	return ewLogScaled(x, 0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56)
-}
-
 // ewLog10 is log10 (Go's math.Log10(1000) is 2.9999999999999996).
 func ewLog10(x float64) float64 {
 	if v, ok := ewLogSpecial(x); ok {

@@ -641,7 +641,7 @@ func ewFloatFuncLoop[T ewFloat](op UnaryOp) func(d, x []T) {
 		return func(d, x []T) {
 			x = x[:len(d)]
 			for i := range d {
-				d[i] = T(math.Log1p(float64(x[i])))
+				d[i] = T(ewLog1p(float64(x[i]))) // the AVX-512 loop's bits: see ewLog1p
 			}
 		}
 	case Sin:

@@ -296,6 +296,7 @@ var un64 = map[UnaryOp]func(d, x []float64){
 	Cos:    cosVec,
 	Log:    logVec,
 	Log2:   log2Vec,
+	Log1p:  log1pVec,
 }
 
 // vecUnary64 is the AVX-512 loop of a float64 unary op, if there is one.

@@ -33,6 +33,45 @@ func (r *expSinRef) log(x float64) scaled {
 	return scaled{v, 0}
 }
 
+// log1p is log(1+x) for finite x > -1 with 1+x in double-double: the same
+// series on the exact sum.
+func (r *expSinRef) log1p(x float64) scaled {
+	v := ddTwoSum(1, x)
+	_, e := math.Frexp(v.hi)
+	m := dd{math.Ldexp(v.hi, -e), math.Ldexp(v.lo, -e)} // in [0.5, 1), exactly
+	if m.hi < math.Sqrt2/2 {
+		m = dd{2 * m.hi, 2 * m.lo}
+		e--
+	}
+	u := ddDiv(ddAdd(m, dd{-1, 0}), ddAdd(m, dd{1, 0}))
+	u2 := ddMul(u, u)
+	sum, pow := u, u
+	for j := 1; j <= 30; j++ {
+		pow = ddMul(pow, u2)
+		sum = ddAdd(sum, ddDiv(pow, dd{float64(2*j + 1), 0}))
+	}
+	w := ddMul(sum, dd{2, 0})
+	if e != 0 {
+		ek := float64(e)
+		w = ddAdd(ddAdd(ddAdd(ddMul(dd{ek, 0}, dd{r.ln2[0], 0}), ddMul(dd{ek, 0}, dd{r.ln2[1], 0})), ddMul(dd{ek, 0}, dd{r.ln2[2], 0})), w)
+	}
+	return scaled{w, 0}
+}
+
+var log1pClasses = []transcClass{
+	{"ordinary", func(r *rand.Rand) (float64, float64) { return r.Float64()*2.5 - 0.5, 0 }},
+	{"near 0", func(r *rand.Rand) (float64, float64) { return randSign(r, logUniform(r, -56, -1)), 0 }},
+	{"near -1", func(r *rand.Rand) (float64, float64) { return -1 + logUniform(r, -53, -1), 0 }},
+	{"near the reduction bounds √2 - 1 and √2/2 - 1", func(r *rand.Rand) (float64, float64) {
+		return nearBy(r, []float64{math.Sqrt2 - 1, math.Sqrt2/2 - 1}[r.IntN(2)], 1<<r.IntN(40)), 0
+	}},
+	{"tiny to huge", func(r *rand.Rand) (float64, float64) { return logUniform(r, -1074, 1023.9), 0 }},
+	{"whole range", func(r *rand.Rand) (float64, float64) { return math.Abs(anyFinite(r)), 0 }},
+	{"-1 and below, infinite, NaN, zeros", func(r *rand.Rand) (float64, float64) {
+		return []float64{-1, -1 - r.Float64(), -math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 0, math.Copysign(0, -1)}[r.IntN(8)], 0
+	}},
+}
+
 var logClasses = []transcClass{
 	{"ordinary", func(r *rand.Rand) (float64, float64) { return r.Float64() * 2, 0 }},
 	{"near 1", func(r *rand.Rand) (float64, float64) {
@@ -49,22 +88,41 @@ var logClasses = []transcClass{
 	}},
 }
 
-// TestLogAccuracy measures the largest error of log and log2 per class of
-// arguments and fails at 1 ULP or more; log(1) must be +0, and zeros,
-// negative numbers, infinities and NaN give what NumPy gives.
+// TestLogAccuracy measures the largest error of log, log2 and log1p per
+// class of arguments and fails at 1 ULP or more; log(1) must be +0, and
+// zeros, negative numbers (below -1 for log1p), infinities and NaN give
+// what NumPy gives; log1p of |x| < 2**-54 is x.
 func TestLogAccuracy(t *testing.T) {
 	n := transcAccuracyN(t)
 	ref := newExpSinRef()
 	invLn2 := ddDiv(dd{1, 0}, ddAdd(dd{ref.ln2[0], ref.ln2[1]}, dd{ref.ln2[2], 0}))
+	logRef := func(x float64) (scaled, bool) { return ref.log(x), x > 0 && !math.IsInf(x, 1) && x != 1 }
+	logCheck := func(name string) func(got, x float64) bool {
+		return func(got, x float64) bool {
+			return x == 1 && got == 0 && !math.Signbit(got) || x == 0 && math.IsInf(got, -1) ||
+				(x < 0 || x != x) && got != got || math.IsInf(x, 1) && math.IsInf(got, 1)
+		}
+	}
 	funcs := []struct {
-		name   string
-		op     UnaryOp
-		loop   func(d, x []float64)
-		scalar func(float64) float64
-		ref    func(float64) scaled
+		name    string
+		op      UnaryOp
+		loop    func(d, x []float64)
+		scalar  func(float64) float64
+		ref     func(float64) (scaled, bool)
+		check   func(got, x float64) bool
+		classes []transcClass
 	}{
-		{"log", Log, ewLogLoop, ewLog, ref.log},
-		{"log2", Log2, ewLog2Loop, ewLog2, func(x float64) scaled { return scaled{ddMul(ref.log(x).v, invLn2), 0} }},
+		{"log", Log, ewLogLoop, ewLog, logRef, logCheck("log"), logClasses},
+		{"log2", Log2, ewLog2Loop, ewLog2, func(x float64) (scaled, bool) {
+			w, ok := logRef(x)
+			return scaled{ddMul(w.v, invLn2), 0}, ok
+		}, logCheck("log2"), logClasses},
+		{"log1p", Log1p, ewLog1pLoop, ewLog1p, func(x float64) (scaled, bool) {
+			return ref.log1p(x), x > -1 && !math.IsInf(x, 1) && math.Abs(x) >= 0x1p-54
+		}, func(got, x float64) bool {
+			return math.Abs(x) < 0x1p-54 && math.Float64bits(got) == math.Float64bits(x) || x == -1 && math.IsInf(got, -1) ||
+				(x < -1 || x != x) && got != got || math.IsInf(x, 1) && math.IsInf(got, 1)
+		}, log1pClasses},
 	}
 	for fi, fn := range funcs {
 		lg := fn.loop
@@ -72,20 +130,12 @@ func TestLogAccuracy(t *testing.T) {
 			lg = f
 		}
 		overall := 0.0
-		for ci, c := range logClasses {
-			w, bad := runTranscClass(n/len(logClasses)+1, uint64(3000+100*fi+ci), c, func(d, x, _ []float64) { lg(d, x) },
+		for ci, c := range fn.classes {
+			w, bad := runTranscClass(n/len(fn.classes)+1, uint64(3000+100*fi+ci), c, func(d, x, _ []float64) { lg(d, x) },
 				func(x, _ float64) float64 { return fn.scalar(x) },
-				func(x, _ float64) (scaled, bool) {
-					if !(x > 0) || math.IsInf(x, 1) || x == 1 {
-						return scaled{}, false
-					}
-					return fn.ref(x), true
-				}, func(got, x, _ float64) string {
-					switch {
-					case x == 1 && got == 0 && !math.Signbit(got),
-						x == 0 && math.IsInf(got, -1),
-						(x < 0 || x != x) && got != got,
-						math.IsInf(x, 1) && math.IsInf(got, 1):
+				func(x, _ float64) (scaled, bool) { return fn.ref(x) },
+				func(got, x, _ float64) string {
+					if fn.check(got, x) {
 						return ""
 					}
 					return fmt.Sprintf("%s(%v) = %v", fn.name, x, got)
@@ -103,17 +153,20 @@ func TestLogAccuracy(t *testing.T) {
 	}
 }
 
-// TestLogSpecialValues checks log and log2 against the bits NumPy 1.24 gives on
+// TestLogSpecialValues checks log, log2 and log1p against the bits NumPy 1.24 gives on
 // zeros, infinities, NaN, powers of two, the ends of the normal and
 // subnormal ranges and √2, each at every position of a block of ordinary
 // values, so the vector loop's fallback is exercised.
 func TestLogSpecialValues(t *testing.T) {
-	lg, l2 := ewLogLoop, ewLog2Loop
+	lg, l2, l1 := ewLogLoop, ewLog2Loop, ewLog1pLoop
 	if f, ok := vecUnary64(Log); ok {
 		lg = f
 	}
 	if f, ok := vecUnary64(Log2); ok {
 		l2 = f
+	}
+	if f, ok := vecUnary64(Log1p); ok {
+		l1 = f
 	}
 	h := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
@@ -133,6 +186,13 @@ func TestLogSpecialValues(t *testing.T) {
 		{"log2", l2, ewLog2, nan, nan}, {"log2", l2, ewLog2, 3, h("0x1.95c01a39fbd68p+0")}, {"log2", l2, ewLog2, 10, h("0x1.a934f0979a371p+1")},
 		{"log2", l2, ewLog2, 0.1, h("-0x1.a934f0979a371p+1")}, {"log2", l2, ewLog2, 5e-324, -1074}, {"log2", l2, ewLog2, 2.2250738585072014e-308, -1022},
 		{"log2", l2, ewLog2, math.MaxFloat64, 1024}, {"log2", l2, ewLog2, math.Sqrt2, h("0x1.0000000000001p-1")},
+		{"log1p", l1, ewLog1p, 0, 0}, {"log1p", l1, ewLog1p, math.Copysign(0, -1), math.Copysign(0, -1)},
+		{"log1p", l1, ewLog1p, -1, -inf}, {"log1p", l1, ewLog1p, -2, nan}, {"log1p", l1, ewLog1p, inf, inf},
+		{"log1p", l1, ewLog1p, -inf, nan}, {"log1p", l1, ewLog1p, nan, nan}, {"log1p", l1, ewLog1p, 5e-324, 5e-324},
+		{"log1p", l1, ewLog1p, 1, h("0x1.62e42fefa39efp-1")}, {"log1p", l1, ewLog1p, -0.5, h("-0x1.62e42fefa39efp-1")},
+		{"log1p", l1, ewLog1p, 1e-20, h("0x1.79ca10c924223p-67")}, {"log1p", l1, ewLog1p, 1e-10, h("0x1.b7cdfd9d1d693p-34")},
+		{"log1p", l1, ewLog1p, math.MaxFloat64, h("0x1.62e42fefa39efp+9")},
+		{"log1p", l1, ewLog1p, -0.9999999999999999, h("-0x1.25e4f7b2737fap+5")},
 	}
 	for _, c := range []struct{ x, want float64 }{
 		{0, -inf}, {math.Copysign(0, -1), -inf}, {inf, inf}, {-inf, nan}, {nan, nan}, {-1, nan}, {-5e-324, nan},

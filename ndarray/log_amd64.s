@@ -27,7 +27,11 @@ DATA lconst<>+0x90(SB)/8, $0x3fc2f112df3e5244 // L7
 DATA lconst<>+0x98(SB)/8, $0x3ff7154765200000 // 1/ln2 hi
 DATA lconst<>+0xa0(SB)/8, $0x3de705fc2eefa200 // 1/ln2 lo
 DATA lconst<>+0xa8(SB)/8, $0xffffffff00000000 // high word
-GLOBL lconst<>(SB), RODATA|NOPTR, $0xb0
+DATA lconst<>+0xb0(SB)/8, $0xbff0000000000000 // -1
+DATA lconst<>+0xb8(SB)/8, $0x3c90000000000000 // 2**-54
+DATA lconst<>+0xc0(SB)/8, $0x7ff0000000000000 // +Inf
+DATA lconst<>+0xc8(SB)/8, $0x7fffffffffffffff // |.| mask
+GLOBL lconst<>(SB), RODATA|NOPTR, $0xd0
 
 // LOGCONSTS loads the constants both loops use.
 #define LOGCONSTS \
@@ -152,6 +156,63 @@ l2loop:
 	JB   l2loop
 
 l2done:
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func log1pV64(d, x *float64, n int) int
+TEXT ·log1pV64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	LOGCONSTS
+	VBROADCASTSD lconst<>+0x50(SB), Z21
+	VBROADCASTSD lconst<>+0x58(SB), Z20
+	VBROADCASTSD lconst<>+0xb0(SB), Z19
+	VBROADCASTSD lconst<>+0xb8(SB), Z18
+	VBROADCASTSD lconst<>+0xc0(SB), Z17
+	VPBROADCASTQ lconst<>+0xc8(SB), Z16
+	XORQ AX, AX
+
+l1loop:
+	VMOVUPD (SI)(AX*8), Z13
+
+	// Off the common path: x <= -1 or NaN, |x| < 2**-54, +Inf.
+	VCMPPD   $0x1a, Z19, Z13, K1
+	VPANDQ   Z16, Z13, Z14
+	VCMPPD   $0x11, Z18, Z14, K2
+	VCMPPD   $0x00, Z17, Z13, K3
+	KORW     K1, K2, K1
+	KORW     K1, K3, K1
+	KORTESTW K1, K1
+	JNE      l1done
+
+	// u = 1 + x (Z0), c = 1 + x - u exactly (Z14)
+	VADDPD Z24, Z13, Z0
+	VSUBPD Z24, Z0, Z14
+	VSUBPD Z14, Z0, Z15
+	VSUBPD Z15, Z24, Z15
+	VSUBPD Z14, Z13, Z14
+	VADDPD Z14, Z15, Z14
+	VDIVPD Z0, Z14, Z14
+	LOGCORE(l1done)
+
+	// dk*ln2hi - ((hfsq - (s*(hfsq + R) + (dk*ln2lo + c/u))) - f)
+	VADDPD      Z7, Z9, Z10
+	VMULPD      Z20, Z2, Z11
+	VADDPD      Z14, Z11, Z11
+	VFMADD231PD Z10, Z4, Z11
+	VSUBPD      Z11, Z9, Z11
+	VSUBPD      Z3, Z11, Z11
+	VMULPD      Z21, Z2, Z12
+	VSUBPD      Z11, Z12, Z12
+	VMOVUPD     Z12, (DI)(AX*8)
+
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB   l1loop
+
+l1done:
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestVectorLogMatchesScalar checks the AVX-512 log and log2 loops against
-// ewLog and ewLog2 bit for bit, over lengths around the block width, operands mixing ordinary
+// TestVectorLogMatchesScalar checks the AVX-512 log, log2 and log1p loops
+// against ewLog, ewLog2 and ewLog1p bit for bit, over lengths around the block width, operands mixing ordinary
 // values with every kind of lane the loop leaves to the scalar function
 // (blocks fall back at every position, alone and in runs), long runs of
 // ordinary values, and in place.
@@ -18,7 +18,8 @@ func TestVectorLogMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	special := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
 		5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, math.MaxFloat64, -math.MaxFloat64,
-		math.Sqrt2, math.Sqrt2 / 2, math.Nextafter(math.Sqrt2, 0), 0.7071067811865476, 2, 0.5, 1e-300}
+		math.Sqrt2, math.Sqrt2 / 2, math.Nextafter(math.Sqrt2, 0), 0.7071067811865476, 2, 0.5, 1e-300,
+		0x1p-54, -0x1p-54, 0x1p-55, math.Nextafter(-1, 0), -0.5, math.Sqrt2 - 1}
 	val := func(p int) float64 {
 		if r.IntN(p) == 0 {
 			return special[r.IntN(len(special))]
@@ -34,7 +35,7 @@ func TestVectorLogMatchesScalar(t *testing.T) {
 	loops := []struct {
 		name        string
 		vec, scalar func(d, x []float64)
-	}{{"log", logVec, ewLogLoop}, {"log2", log2Vec, ewLog2Loop}}
+	}{{"log", logVec, ewLogLoop}, {"log2", log2Vec, ewLog2Loop}, {"log1p", log1pVec, ewLog1pLoop}}
 	check := func(name string, got, want, x []float64) {
 		t.Helper()
 		for i := range want {

@@ -32,6 +32,39 @@ func ewLog(x float64) float64 {
 	return float64(dk*ewLogLn2Hi) - ((hfsq - math.FMA(s, hfsq+r, float64(dk*ewLogLn2Lo))) - f)
 }
 
+// ewLog1p is log(1+x) within 1 ULP of the exact value (TestLogAccuracy),
+// for x > -1 with |x| >= 2**-54 and finite the same bits as the AVX-512
+// loop of log_amd64.s. u = 1 + x is rounded, c = 1 + x - u exactly (a
+// two-sum), and log(1+x) = log u + log(1 + c/u) = log u + c/u to far below
+// an ULP (|c/u| <= 2**-53): ewLog's evaluation of log u with c/u joined to
+// k*ln2_lo, as FreeBSD's s_log1p.c joins its correction. For |x| < 2**-54
+// log1p(x) rounds to x itself (±0 included).
+func ewLog1p(x float64) float64 {
+	switch {
+	case x != x || math.IsInf(x, 1):
+		return x
+	case x == -1:
+		return math.Inf(-1)
+	case x < -1:
+		return math.NaN()
+	case math.Abs(x) < 0x1p-54:
+		return x
+	}
+	u := 1 + x
+	bb := u - 1
+	c := (1 - (u - bb)) + (x - bb)
+	dk, f, s, hfsq, r := ewLogParts(u)
+	return float64(dk*ewLogLn2Hi) - ((hfsq - math.FMA(s, hfsq+r, float64(dk*ewLogLn2Lo)+c/u)) - f)
+}
+
+// ewLog1pLoop is the float64 log1p loop, with direct calls.
+func ewLog1pLoop(d, x []float64) {
+	x = x[:len(d)]
+	for i := range d {
+		d[i] = ewLog1p(x[i])
+	}
+}
+
 // ewLogParts splits a positive finite x as fdlibm's logarithms do:
 // x = 2**k * m with m in [√2/2, √2), taken from the bits (the high word
 // plus 1 - √2/2 carries into the exponent exactly when m would be √2 or

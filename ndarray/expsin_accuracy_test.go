@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 )
 
@@ -183,16 +182,7 @@ var sinClasses = []transcClass{
 func TestExpSinAccuracy(t *testing.T) {
 	n := transcAccuracyN(t)
 	ref := newExpSinRef()
-	ex, sn, cs := ewExpLoop, ewSinLoop, ewCosLoop
-	if f, ok := vecUnary64(Exp); ok {
-		ex = f
-	}
-	if f, ok := vecUnary64(Sin); ok {
-		sn = f
-	}
-	if f, ok := vecUnary64(Cos); ok {
-		cs = f
-	}
+	ex, sn, cs := loop64(Exp, ewExpLoop), loop64(Sin, ewSinLoop), loop64(Cos, ewCosLoop)
 	funcs := []struct {
 		name    string
 		classes []transcClass
@@ -240,19 +230,7 @@ func TestExpSinAccuracy(t *testing.T) {
 			}},
 	}
 	for fi, fn := range funcs {
-		overall := 0.0
-		for ci, c := range fn.classes {
-			w, bad := runTranscClass(n/len(fn.classes)+1, uint64(1000+100*fi+ci), c, fn.f, fn.scalar, fn.ref, fn.check)
-			if bad != "" {
-				t.Errorf("%s, %s: %s", fn.name, c.name, bad)
-			}
-			t.Logf("%-4s %-30s max %.4f ULP at %v", fn.name, c.name, w.ulps, w.x)
-			if w.ulps >= 1 {
-				t.Errorf("%s, %s: %.4f ULPs at %v, want < 1", fn.name, c.name, w.ulps, w.x)
-			}
-			overall = max(overall, w.ulps)
-		}
-		t.Logf("%-4s over %d arguments: max %.4f ULP", fn.name, n, overall)
+		checkClasses(t, fn.name, n, uint64(1000+100*fi), fn.classes, fn.f, fn.scalar, fn.ref, fn.check)
 	}
 }
 
@@ -263,23 +241,8 @@ func TestExpSinAccuracy(t *testing.T) {
 // at every position of a block of ordinary values,
 // so the vector loops' fallback is exercised where it exists.
 func TestExpSinSpecialValues(t *testing.T) {
-	ex, sn, cs := ewExpLoop, ewSinLoop, ewCosLoop
-	if f, ok := vecUnary64(Exp); ok {
-		ex = f
-	}
-	if f, ok := vecUnary64(Sin); ok {
-		sn = f
-	}
-	if f, ok := vecUnary64(Cos); ok {
-		cs = f
-	}
-	h := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	ex, sn, cs := loop64(Exp, ewExpLoop), loop64(Sin, ewSinLoop), loop64(Cos, ewCosLoop)
+	h := func(s string) float64 { return hexFloat(t, s) }
 	inf, nan, negz := math.Inf(1), math.NaN(), math.Copysign(0, -1)
 	cases := []struct {
 		name    string
@@ -310,24 +273,8 @@ func TestExpSinSpecialValues(t *testing.T) {
 		{"cos", cs, 1e22, h("0x1.0be2cef01c8f4p-1")}, {"cos", cs, -1e22, h("0x1.0be2cef01c8f4p-1")},
 		{"cos", cs, 0x1p28 + 0.5, h("0x1.4f5e4c8c289dfp-2")}, {"cos", cs, 0x1p43, h("-0x1.f5c0a8dda3078p-1")},
 	}
-	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
-	const n = 19 // two blocks and a tail
+	scalar := map[string]func(float64) float64{"exp": ewExp, "sin": ewSin, "cos": ewCos}
 	for _, c := range cases {
-		for pos := range n {
-			x, d := make([]float64, n), make([]float64, n)
-			for i := range n {
-				x[i] = 0.25 + float64(i)/8
-			}
-			x[pos] = c.x
-			c.f(d, x)
-			if !same(d[pos], c.want) {
-				t.Fatalf("%s(%v) at %d of %d = %v (%x), NumPy %v (%x)", c.name, c.x, pos, n, d[pos], d[pos], c.want, c.want)
-			}
-			for i := range n {
-				if i != pos && !same(d[i], map[string]func(float64) float64{"exp": ewExp, "sin": ewSin, "cos": ewCos}[c.name](x[i])) {
-					t.Fatalf("%s: ordinary lane %d = %v beside %v", c.name, i, d[i], c.x)
-				}
-			}
-		}
+		checkSpecialLanes(t, c.name, c.f, scalar[c.name], c.x, c.want)
 	}
 }

@@ -18,17 +18,9 @@ const hugeMin = 4 << 20
 // whole 2 MiB pages inside b with huge pages. It is only a hint: errors are
 // ignored.
 func adviseHuge(b []byte) {
-	if len(b) < hugeMin {
-		return
+	if len(b) >= hugeMin {
+		advise(b, 2<<20, unix.MADV_HUGEPAGE)
 	}
-	const page = 2 << 20
-	start := uintptr(unsafe.Pointer(&b[0]))
-	lo := (start + page - 1) &^ (page - 1)
-	hi := (start + uintptr(len(b))) &^ (page - 1)
-	if hi <= lo {
-		return
-	}
-	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_HUGEPAGE)
 }
 
 // adviseFree gives the whole pages inside b back to the kernel
@@ -36,9 +28,12 @@ func adviseHuge(b []byte) {
 // collector may not free it for a while, and until then it would stay
 // resident. The caller guarantees nothing reads or writes b again; the
 // heap may hand its memory out later, which then faults in zeroed pages.
-func adviseFree(b []byte) {
-	const page = 4 << 10
-	if len(b) < 2*page {
+func adviseFree(b []byte) { advise(b, 4<<10, unix.MADV_DONTNEED) }
+
+// advise applies madvise to the whole pages of the given size inside b,
+// if any; errors are ignored (both uses are hints or best effort).
+func advise(b []byte, page uintptr, advice int) {
+	if len(b) == 0 {
 		return
 	}
 	start := uintptr(unsafe.Pointer(&b[0]))
@@ -47,5 +42,5 @@ func adviseFree(b []byte) {
 	if hi <= lo {
 		return
 	}
-	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
+	_ = unix.Madvise(b[lo-start:hi-start], advice)
 }

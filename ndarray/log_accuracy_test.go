@@ -4,41 +4,21 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 )
 
-// logRef is log(x) for finite x > 0 in double-double: x = m*2**e with m in
+// log is log(x) for finite x > 0 in double-double (logOf).
+func (r *expSinRef) log(x float64) scaled { return r.logOf(dd{x, 0}) }
+
+// log1p is log(1+x) for finite x > -1, of the exact sum 1 + x.
+func (r *expSinRef) log1p(x float64) scaled { return r.logOf(ddTwoSum(1, x)) }
+
+// logOf is log(v) for a positive double-double v: v = m*2**e with m in
 // [√2/2, √2), log m = 2 atanh(u) with u = (m-1)/(m+1), |u| <= 0.172, whose
 // series to u**61 is good to far below 2**-106 of the result.
-func (r *expSinRef) log(x float64) scaled {
-	m, e := math.Frexp(x) // subnormals too: Frexp normalises
-	if m < math.Sqrt2/2 {
-		m *= 2
-		e--
-	}
-	u := ddDiv(dd{m - 1, 0}, ddTwoSum(m, 1)) // m - 1 is exact
-	u2 := ddMul(u, u)
-	sum, pow := u, u
-	for j := 1; j <= 30; j++ {
-		pow = ddMul(pow, u2)
-		sum = ddAdd(sum, ddDiv(pow, dd{float64(2*j + 1), 0}))
-	}
-	v := ddMul(sum, dd{2, 0})
-	if e != 0 {
-		ek := float64(e)
-		ln2 := ddAdd(ddAdd(ddMul(dd{ek, 0}, dd{r.ln2[0], 0}), ddMul(dd{ek, 0}, dd{r.ln2[1], 0})), ddMul(dd{ek, 0}, dd{r.ln2[2], 0}))
-		v = ddAdd(ln2, v)
-	}
-	return scaled{v, 0}
-}
-
-// log1p is log(1+x) for finite x > -1 with 1+x in double-double: the same
-// series on the exact sum.
-func (r *expSinRef) log1p(x float64) scaled {
-	v := ddTwoSum(1, x)
-	_, e := math.Frexp(v.hi)
-	m := dd{math.Ldexp(v.hi, -e), math.Ldexp(v.lo, -e)} // in [0.5, 1), exactly
+func (r *expSinRef) logOf(v dd) scaled {
+	_, e := math.Frexp(v.hi) // subnormals too: Frexp normalises
+	m := dd{math.Ldexp(v.hi, -e), math.Ldexp(v.lo, -e)}
 	if m.hi < math.Sqrt2/2 {
 		m = dd{2 * m.hi, 2 * m.lo}
 		e--
@@ -52,8 +32,8 @@ func (r *expSinRef) log1p(x float64) scaled {
 	}
 	w := ddMul(sum, dd{2, 0})
 	if e != 0 {
-		ek := float64(e)
-		w = ddAdd(ddAdd(ddAdd(ddMul(dd{ek, 0}, dd{r.ln2[0], 0}), ddMul(dd{ek, 0}, dd{r.ln2[1], 0})), ddMul(dd{ek, 0}, dd{r.ln2[2], 0})), w)
+		ek := dd{float64(e), 0}
+		w = ddAdd(ddAdd(ddAdd(ddMul(ek, dd{r.ln2[0], 0}), ddMul(ek, dd{r.ln2[1], 0})), ddMul(ek, dd{r.ln2[2], 0})), w)
 	}
 	return scaled{w, 0}
 }
@@ -125,56 +105,26 @@ func TestLogAccuracy(t *testing.T) {
 		}, log1pClasses},
 	}
 	for fi, fn := range funcs {
-		lg := fn.loop
-		if f, ok := vecUnary64(fn.op); ok {
-			lg = f
-		}
-		overall := 0.0
-		for ci, c := range fn.classes {
-			w, bad := runTranscClass(n/len(fn.classes)+1, uint64(3000+100*fi+ci), c, func(d, x, _ []float64) { lg(d, x) },
-				func(x, _ float64) float64 { return fn.scalar(x) },
-				func(x, _ float64) (scaled, bool) { return fn.ref(x) },
-				func(got, x, _ float64) string {
-					if fn.check(got, x) {
-						return ""
-					}
-					return fmt.Sprintf("%s(%v) = %v", fn.name, x, got)
-				})
-			if bad != "" {
-				t.Errorf("%s, %s: %s", fn.name, c.name, bad)
-			}
-			t.Logf("%-4s %-44s max %.4f ULP at %v", fn.name, c.name, w.ulps, w.x)
-			if w.ulps >= 1 {
-				t.Errorf("%s, %s: %.4f ULPs at %v, want < 1", fn.name, c.name, w.ulps, w.x)
-			}
-			overall = max(overall, w.ulps)
-		}
-		t.Logf("%-4s over %d arguments: max %.4f ULP", fn.name, n, overall)
+		lg := loop64(fn.op, fn.loop)
+		checkClasses(t, fn.name, n, uint64(3000+100*fi), fn.classes, func(d, x, _ []float64) { lg(d, x) },
+			func(x, _ float64) float64 { return fn.scalar(x) },
+			func(x, _ float64) (scaled, bool) { return fn.ref(x) },
+			func(got, x, _ float64) string {
+				if fn.check(got, x) {
+					return ""
+				}
+				return fmt.Sprintf("%s(%v) = %v", fn.name, x, got)
+			})
 	}
 }
 
-// TestLogSpecialValues checks log, log2 and log1p against the bits NumPy 1.24 gives on
-// zeros, infinities, NaN, powers of two, the ends of the normal and
-// subnormal ranges and √2, each at every position of a block of ordinary
-// values, so the vector loop's fallback is exercised.
+// TestLogSpecialValues checks log, log2 and log1p against the bits NumPy
+// 1.24 gives on zeros, infinities, NaN, powers of two, the ends of the
+// normal and subnormal ranges and √2, each at every position of a block of
+// ordinary values, so the vector loop's fallback is exercised.
 func TestLogSpecialValues(t *testing.T) {
-	lg, l2, l1 := ewLogLoop, ewLog2Loop, ewLog1pLoop
-	if f, ok := vecUnary64(Log); ok {
-		lg = f
-	}
-	if f, ok := vecUnary64(Log2); ok {
-		l2 = f
-	}
-	if f, ok := vecUnary64(Log1p); ok {
-		l1 = f
-	}
-	h := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	lg, l2, l1 := loop64(Log, ewLogLoop), loop64(Log2, ewLog2Loop), loop64(Log1p, ewLog1pLoop)
+	h := func(s string) float64 { return hexFloat(t, s) }
 	inf, nan := math.Inf(1), math.NaN()
 	cases := []struct {
 		name    string
@@ -208,24 +158,7 @@ func TestLogSpecialValues(t *testing.T) {
 			x, want float64
 		}{"log", lg, ewLog, c.x, c.want})
 	}
-	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
-	const n = 19 // two blocks and a tail
 	for _, c := range cases {
-		for pos := range n {
-			x, d := make([]float64, n), make([]float64, n)
-			for i := range n {
-				x[i] = 0.25 + float64(i)/8
-			}
-			x[pos] = c.x
-			c.f(d, x)
-			if !same(d[pos], c.want) {
-				t.Fatalf("%s(%v) at %d of %d = %v (%x), NumPy %v (%x)", c.name, c.x, pos, n, d[pos], d[pos], c.want, c.want)
-			}
-			for i := range n {
-				if i != pos && !same(d[i], c.scalar(x[i])) {
-					t.Fatalf("%s: ordinary lane %d = %v beside %v", c.name, i, d[i], c.x)
-				}
-			}
-		}
+		checkSpecialLanes(t, c.name, c.f, c.scalar, c.x, c.want)
 	}
 }

@@ -541,3 +541,70 @@ func TestTranscSpecialValues(t *testing.T) {
 		}
 	}
 }
+
+// checkSpecialLanes runs the loop f with x at every position of 19
+// ordinary arguments (two blocks of 8 and a tail, so a vector loop's
+// fallback runs alone and beside vector blocks): x's result must be want
+// (the bits NumPy gives; any NaN for NaN), every other lane the scalar
+// function's.
+func checkSpecialLanes(t *testing.T, name string, f func(d, x []float64), scalar func(float64) float64, x, want float64) {
+	t.Helper()
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+	const n = 19
+	for pos := range n {
+		xs, d := make([]float64, n), make([]float64, n)
+		for i := range n {
+			xs[i] = 0.25 + float64(i)/8
+		}
+		xs[pos] = x
+		f(d, xs)
+		if !same(d[pos], want) {
+			t.Fatalf("%s(%v) at %d of %d = %v (%x), NumPy %v (%x)", name, x, pos, n, d[pos], d[pos], want, want)
+		}
+		for i := range n {
+			if i != pos && !same(d[i], scalar(xs[i])) {
+				t.Fatalf("%s: ordinary lane %d = %v beside %v", name, i, d[i], x)
+			}
+		}
+	}
+}
+
+// checkClasses runs runTranscClass over each class (n arguments in all),
+// logs each class's largest error and the overall one, and fails a class
+// that errs by 1 ULP or more or breaks check or bit-identity.
+func checkClasses(t *testing.T, name string, n int, seed uint64, classes []transcClass, f func(d, x, y []float64),
+	scalar func(x, y float64) float64, ref func(x, y float64) (scaled, bool), check func(got, x, y float64) string) {
+	t.Helper()
+	overall := 0.0
+	for ci, c := range classes {
+		w, bad := runTranscClass(n/len(classes)+1, seed+uint64(ci), c, f, scalar, ref, check)
+		if bad != "" {
+			t.Errorf("%s, %s: %s", name, c.name, bad)
+		}
+		t.Logf("%-5s %-44s max %.4f ULP at %v", name, c.name, w.ulps, w.x)
+		if w.ulps >= 1 {
+			t.Errorf("%s, %s: %.4f ULPs at %v, want < 1", name, c.name, w.ulps, w.x)
+		}
+		overall = max(overall, w.ulps)
+	}
+	t.Logf("%-5s over %d arguments: max %.4f ULP", name, n, overall)
+}
+
+// loop64 is op's AVX-512 float64 loop where this CPU has one, else the
+// scalar loop.
+func loop64(op UnaryOp, scalar func(d, x []float64)) func(d, x []float64) {
+	if f, ok := vecUnary64(op); ok {
+		return f
+	}
+	return scalar
+}
+
+// hexFloat parses a float literal (hexadecimal ones included) of a test.
+func hexFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

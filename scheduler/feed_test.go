@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -186,16 +185,5 @@ func TestFewSourcesReleasedAtOnce(t *testing.T) {
 // sources a few at a time: every op finishes once.
 func TestStreamedRunCompletes(t *testing.T) {
 	s, _ := startFake(t, 2, Config{SourceBatch: 3, QueuedSourcesPerSlot: 2}, nil)
-	g, root := treeGraph(3000)
-	run, err := s.Submit(context.Background(), g, []int32{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c := run.Counts()
-	if c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
-		t.Fatalf("counts %v: want every op but the root freed", c)
-	}
+	runTree(t, s, 3000)
 }

@@ -141,9 +141,11 @@ func treeGraph(n int) (*graph.ChunkGraph, int32) {
 	return g, int32(level[0])
 }
 
-func TestRunFreesIntermediates(t *testing.T) {
-	s, fws := startFake(t, 2, Config{}, nil)
-	g, root := treeGraph(16)
+// runTree runs treeGraph(n) on s to its end and checks that every op but
+// the root was freed.
+func runTree(t *testing.T, s *Scheduler, n int) (*graph.ChunkGraph, *Run) {
+	t.Helper()
+	g, root := treeGraph(n)
 	run, err := s.Submit(context.Background(), g, []int32{root})
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +153,15 @@ func TestRunFreesIntermediates(t *testing.T) {
 	if err := run.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c := run.Counts()
-	if c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
+	if c := run.Counts(); c[Freed] != int64(len(g.Nodes)-1) || c[Finished] != 1 {
 		t.Errorf("counts %v: want every op but the root freed", c)
 	}
+	return g, run
+}
+
+func TestRunFreesIntermediates(t *testing.T) {
+	s, fws := startFake(t, 2, Config{}, nil)
+	g, run := runTree(t, s, 16)
 	run.Release()
 	// after Release every chunk was released exactly once
 	if err := s.do(func(*core) {}); err != nil {

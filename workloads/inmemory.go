@@ -146,6 +146,21 @@ func init() {
 	ufunc("arctan2", "arctan2 on in-memory data: x (n) uniform in [-1, 1), y in [-3, 3), chunks of chunk; arctan2(y, x).sum()",
 		func(x, y *tensor.Tensor) *tensor.Tensor { return tensor.ArcTan2(y, x) },
 		func(x, y float64) float64 { return math.Atan2(y, x) })
+	// The logarithms and cos on the same data, shifted into each one's
+	// domain (the shift is fused into the kernel, in NumPy a pass of its
+	// own).
+	ufunc("log", "log on in-memory data: x (n) uniform in [-1, 1) in chunks of chunk; log(x + 2).sum()",
+		func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Add(tensor.Scalar(2.0)).Log() },
+		func(x, _ float64) float64 { return math.Log(x + 2) })
+	ufunc("log2", "log2 on in-memory data: y (n) uniform in [-3, 3) in chunks of chunk; log2(y + 4).sum()",
+		func(_, y *tensor.Tensor) *tensor.Tensor { return y.Add(tensor.Scalar(4.0)).Log2() },
+		func(_, y float64) float64 { return math.Log2(y + 4) })
+	ufunc("log1p", "log1p on in-memory data: x (n) uniform in [-1, 1) in chunks of chunk; log1p(x + 1).sum()",
+		func(x, _ *tensor.Tensor) *tensor.Tensor { return x.Add(tensor.Scalar(1.0)).Log1p() },
+		func(x, _ float64) float64 { return math.Log1p(x + 1) })
+	ufunc("cos", "cos on in-memory data: y (n) uniform in [-3, 3) in chunks of chunk; cos(y).sum()",
+		func(_, y *tensor.Tensor) *tensor.Tensor { return y.Cos() },
+		func(_, y float64) float64 { return math.Cos(y) })
 	register(&Workload{
 		Name:     "standardize",
 		Desc:     "centring and scaling of in-memory data: x (m, n) uniform in [0, 1) in chunks of (chunk, n) rows; z = (x - x.mean(axis=0)) / x.std(axis=0); (z * z).sum() (= m n)",

@@ -34,6 +34,10 @@ var small = map[string]Params{
 	"expsin":      {"n": 200_000, "chunk": 30_000},
 	"hypot":       {"n": 200_000, "chunk": 30_000},
 	"arctan2":     {"n": 200_000, "chunk": 30_000},
+	"log":         {"n": 200_000, "chunk": 30_000},
+	"log2":        {"n": 200_000, "chunk": 30_000},
+	"log1p":       {"n": 200_000, "chunk": 30_000},
+	"cos":         {"n": 200_000, "chunk": 30_000},
 	"standardize": {"m": 20_000, "n": 7, "chunk": 3_000},
 	"views":       {"n": 200, "chunk": 50},
 	"fft":         {"n": 3000, "chunk": 700},
@@ -41,7 +45,7 @@ var small = map[string]Params{
 }
 
 func TestWorkloadsMatchExpected(t *testing.T) {
-	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "arctan2", "expsin", "fft", "fft2", "gram", "hypot", "mask", "matmul", "sort", "standardize", "views"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"pi", "PCA", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "arctan2", "cos", "expsin", "fft", "fft2", "gram", "hypot", "log", "log1p", "log2", "mask", "matmul", "sort", "standardize", "views"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, workers := range []int{1, 2} {

@@ -5,7 +5,7 @@ same chunks, timed the way shared/anchors/bench_anchor.py times (a warm-up,
 then --reps runs, the median):
 
     OPENBLAS_CORETYPE=SkylakeX /usr/bin/python3 inmemory_anchor.py [--reps 5]
-        [--threads 2] [--only gram,matmul,expsin,hypot,arctan2,standardize,views]
+        [--threads 2] [--only gram,matmul,expsin,hypot,arctan2,log,log2,log1p,cos,standardize,views]
 
 The data is made with NumPy before any timing. Prints one JSON line per
 workload and system: name, system, params, wall_s (median), wall_s_all,
@@ -23,7 +23,7 @@ import numpy as np
 ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=5)
 ap.add_argument("--threads", type=int, default=2)
-ap.add_argument("--only", default="gram,matmul,expsin,hypot,arctan2,standardize,views")
+ap.add_argument("--only", default="gram,matmul,expsin,hypot,arctan2,log,log2,log1p,cos,standardize,views")
 args = ap.parse_args()
 rng = np.random.default_rng(1)
 
@@ -70,6 +70,10 @@ WORKLOADS = {
     "expsin": (xy_data, lambda xp, x, y: (xp.exp(-x * x) * xp.sin(x)).sum()),
     "hypot": (xy_data, lambda xp, x, y: xp.hypot(x, y).sum()),
     "arctan2": (xy_data, lambda xp, x, y: xp.arctan2(y, x).sum()),
+    "log": (xy_data, lambda xp, x, y: xp.log(x + 2).sum()),
+    "log2": (xy_data, lambda xp, x, y: xp.log2(y + 4).sum()),
+    "log1p": (xy_data, lambda xp, x, y: xp.log1p(x + 1).sum()),
+    "cos": (xy_data, lambda xp, x, y: xp.cos(y).sum()),
     "standardize": (standardize_data, standardize),
     "views": (views_data, lambda xp, x: (x + x.T)[::2, 1::3].sum()),
 }

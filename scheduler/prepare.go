@@ -52,7 +52,7 @@ func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
 			Order: order[i],
 		}
 	}
-	sources := SourcesInOrder(g, order)
+	sources := sourcesInOrder(g, order)
 	initial := assignInitial(g, adj, sources, slots)
 	return &Plan{
 		Adj:      adj,
@@ -77,9 +77,9 @@ func sourcesByWorker(sources []int32, initial []int, workers int) [][]int32 {
 	return by
 }
 
-// SourcesInOrder is the source ops of g (no inputs) sorted by order, a
+// sourcesInOrder is the source ops of g (no inputs) sorted by order, a
 // permutation of 0..len(g.Nodes)-1 (DepthFirstOrder's): one pass, no sort.
-func SourcesInOrder(g *graph.ChunkGraph, order []int32) []int32 {
+func sourcesInOrder(g *graph.ChunkGraph, order []int32) []int32 {
 	byOrder := make([]int32, len(g.Nodes))
 	n := 0
 	for i, nd := range g.Nodes {
@@ -171,11 +171,11 @@ func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
 // its share of the graph (len(graph)/workers for equal slots) or its quota is used. Sources that feed the same
 // consumers so land on the same worker. Non-source ops get -1.
 func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slots []int) []int {
-	return assignInitial(g, adj, SourcesInOrder(g, order), slots)
+	return assignInitial(g, adj, sourcesInOrder(g, order), slots)
 }
 
 // assignInitial is AssignInitial given the sources in depth-first order
-// (SourcesInOrder), so "next unassigned" walks subtrees in turn.
+// (sourcesInOrder), so "next unassigned" walks subtrees in turn.
 func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, slots []int) []int {
 	n := len(g.Nodes)
 	assign := make([]int, n)

@@ -24,7 +24,7 @@ var layers = map[string]int{
 	"rpc/phobosv1/phobosv1connect": 1,
 	"ops":                          2,
 	"internal/numpytest":           2,
-	"internal/testcert":            0,
+	"internal/pki":                 0,
 	"internal/gctune":              0,
 	"internal/prioq":               0,
 	"graph":                        3,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
-	"github.com/phobos-tensor/phobos/internal/testcert"
+	"github.com/phobos-tensor/phobos/internal/pki"
 	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/workloads"
@@ -206,7 +206,7 @@ func TestTokenGuardsEveryRole(t *testing.T) {
 // certificate error.
 func TestTLSInProcess(t *testing.T) {
 	ctx := context.Background()
-	f, err := testcert.Write(t.TempDir())
+	f, err := pki.Write(t.TempDir(), pki.Loopback, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

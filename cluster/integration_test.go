@@ -27,7 +27,7 @@ import (
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
 	"github.com/phobos-tensor/phobos/graph"
-	"github.com/phobos-tensor/phobos/internal/testcert"
+	"github.com/phobos-tensor/phobos/internal/pki"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -542,7 +542,10 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 
 // TestPhobosClusterCommand runs `phobos cluster --workers 2` as a user
 // would, then W5 at full size (2e6 elements, 20,000 chunks) through it with
-// `phobos run W5 --cluster URL`, and stops it with SIGTERM.
+// `phobos run W5 --cluster URL`, and stops it with SIGTERM. The cluster
+// makes a token of its own and prints it after its URL; the token is in no
+// process's command line or environment, and a request without it is
+// refused.
 func TestPhobosClusterCommand(t *testing.T) {
 	needBinary(t)
 	logs := &syncBuffer{}
@@ -569,24 +572,34 @@ func TestPhobosClusterCommand(t *testing.T) {
 			t.Logf("logs:\n%s", logs)
 		}
 	}()
-	urlc := make(chan string, 1)
+	linec := make(chan string, 2)
 	go func() {
 		sc := bufio.NewScanner(out)
-		if sc.Scan() {
-			urlc <- sc.Text()
+		for range 2 {
+			if sc.Scan() {
+				linec <- sc.Text()
+			}
 		}
-		close(urlc)
+		close(linec)
 	}()
-	var url string
+	var url, token string
 	select {
-	case url = <-urlc:
+	case url = <-linec:
+		token, _ = strings.CutPrefix(<-linec, "token ")
 	case <-time.After(30 * time.Second):
 		t.Fatal("phobos cluster printed no URL in 30 s")
 	}
-	if !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("phobos cluster printed %q", url)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || len(token) < 32 {
+		t.Fatalf("phobos cluster printed %q and a token of %d characters", url, len(token))
+	}
+	checkTokenHidden(t, token)
+	if resp, err := http.Get(url + "/api"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /api without the token: %v %v, want 401", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	run := exec.Command(phobosBin, "run", "W5", "--cluster", url, "-reps", "3", "-warmup", "1")
+	run.Env = append(os.Environ(), rpc.TokenEnv+"="+token)
 	run.Stderr = logs
 	line, err := run.Output()
 	if err != nil {
@@ -626,6 +639,34 @@ func TestPhobosClusterCommand(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("the web service still answers after the cluster stopped")
 	}
+}
+
+// checkTokenHidden fails t if token is on the command line or in the
+// environment of any process this user can see, as ps shows them (ps
+// -eww prints both).
+func checkTokenHidden(t *testing.T, token string) {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil || len(procs) == 0 {
+		t.Skipf("no /proc to look for the token in: %v", err)
+	}
+	seen := 0
+	for _, p := range procs {
+		for _, f := range []string{"cmdline", "environ"} {
+			b, err := os.ReadFile(filepath.Join(p, f))
+			if err != nil {
+				continue // gone, or another user's
+			}
+			seen++
+			if strings.Contains(string(b), token) {
+				t.Errorf("the cluster's token is in %s/%s: %q", p, f, b)
+			}
+		}
+	}
+	if out, err := exec.Command("ps", "-eww", "-o", "pid,args").Output(); err == nil && strings.Contains(string(out), token) {
+		t.Errorf("the cluster's token shows in ps -eww")
+	}
+	t.Logf("the token is in none of %d command lines and environments", seen)
 }
 
 // TestClusterResultsSurviveWorkerDeath: the results of a finished graph
@@ -799,7 +840,7 @@ func TestClusterToken(t *testing.T) {
 // trusting the CA runs a graph across the workers, one that does not is
 // refused.
 func TestClusterTLS(t *testing.T) {
-	f, err := testcert.Write(t.TempDir())
+	f, err := pki.Write(t.TempDir(), pki.Loopback, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,12 +56,17 @@ type LaunchConfig struct {
 	Stderr io.Writer
 	// ReadyTimeout bounds the start (default 30 s).
 	ReadyTimeout time.Duration
-	// Token, when not "", is the cluster's shared secret, given to the
-	// children in $PHOBOS_TOKEN (not on their command lines).
+	// Token, when not "", is the cluster's shared secret, given to each
+	// child through a pipe it reads as its --token-file (never on a
+	// command line or in an environment that ps can show).
 	Token string
 	// TLS is every role's certificate, key and CA (the same files for all:
 	// the certificate must name the loopback address), passed as flags.
 	TLS rpc.TLSFiles
+	// Exposure and AllowedHosts are the web service's (the only role that
+	// may listen beyond loopback): see WebConfig.
+	Exposure     Exposure
+	AllowedHosts []string
 }
 
 // ProcCluster is a running cluster of child processes.
@@ -162,7 +167,17 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 	if listenAddr == "" {
 		listenAddr = "127.0.0.1:0"
 	}
-	c.URL, err = c.start(ctx, cfg, "web", "web", append(slices.Clone(find), "--listen", listenAddr)...)
+	webArgs := append(slices.Clone(find), "--listen", listenAddr)
+	if cfg.Exposure.Open {
+		webArgs = append(webArgs, "--insecure-no-token")
+	}
+	if cfg.Exposure.PlainHTTP {
+		webArgs = append(webArgs, "--insecure-no-tls")
+	}
+	for _, h := range cfg.AllowedHosts {
+		webArgs = append(webArgs, "--allow-host", h)
+	}
+	c.URL, err = c.start(ctx, cfg, "web", "web", webArgs...)
 	if err != nil {
 		return fail(err)
 	}
@@ -235,12 +250,21 @@ func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role st
 	if cfg.TLS.CA != "" {
 		args = append(args, "--tls-ca", cfg.TLS.CA)
 	}
+	var tokenPipe *os.File
+	if cfg.Token != "" {
+		r, err := tokenReader(cfg.Token)
+		if err != nil {
+			return "", fmt.Errorf("starting %s: %w", name, err)
+		}
+		defer r.Close() // the child holds its own copy once started
+		tokenPipe = r
+		args = append(args, "--token-file", "/dev/fd/3") // ExtraFiles[0]
+	}
 	args = append(args, cfg.ExtraArgs[role]...)
 	cmd := exec.Command(cfg.Exe, args...)
 	cmd.Stderr = cfg.Stderr
-	cmd.Env = os.Environ()
-	if cfg.Token != "" {
-		cmd.Env = append(cmd.Env, rpc.TokenEnv+"="+cfg.Token)
+	if tokenPipe != nil {
+		cmd.ExtraFiles = []*os.File{tokenPipe}
 	}
 	setChildAttrs(cmd)
 	out, err := cmd.StdoutPipe()
@@ -286,6 +310,25 @@ func (c *ProcCluster) start(ctx context.Context, cfg LaunchConfig, name, role st
 	case <-ctx.Done():
 		return "", fmt.Errorf("%s did not get ready: %w", name, ctx.Err())
 	}
+}
+
+// tokenReader is the read end of a pipe holding token and a newline, the
+// write end closed: a child reads it to its end as a token file.
+func tokenReader(token string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("token pipe: %w", err)
+	}
+	// A pipe holds far more than a token, so this write cannot block.
+	_, err = io.WriteString(w, token+"\n")
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("token pipe: %w", err)
+	}
+	return r, nil
 }
 
 // WaitReady polls GET /api with hc (NewClient: the cluster's token and TLS

@@ -45,6 +45,9 @@ type SchedulerConfig struct {
 	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
 	// (or the system's roots) checks the other roles' certificates.
 	TLS rpc.TLSFiles
+	// Exposure accepts serving a non-loopback Listen address without a
+	// token or without TLS (refused by default).
+	Exposure Exposure
 	// Etcd, when it names endpoints, makes this scheduler one of a ring
 	// (docs/ARCHITECTURE.md): it registers under a lease, watches the
 	// others, and owns the sessions the ring maps to it. None: it runs
@@ -112,7 +115,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
 	}
-	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS, true)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
@@ -138,7 +141,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewDashboardServiceHandler(&dashboardService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /metrics", p.stats.Handler())
-	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RequireToken(cfg.Token, mux)), p.log, srvTLS)
+	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		p.leaveRing()
 		p.sched.Close()

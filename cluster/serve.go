@@ -25,8 +25,11 @@ type server struct {
 }
 
 // listen opens addr (default 127.0.0.1:0, a free loopback port), serving
-// TLS when tlsCfg is not nil.
-func listen(addr string, h http.Handler, log *slog.Logger, tlsCfg *tls.Config) (*server, error) {
+// TLS when tlsCfg is not nil. An address other hosts can reach is refused
+// without a token, or with one but without TLS, unless x accepts it
+// (CheckExposure): the check runs on the address actually bound, so a name
+// is judged by what it resolved to.
+func listen(addr string, h http.Handler, log *slog.Logger, tlsCfg *tls.Config, token string, x Exposure) (*server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -36,6 +39,10 @@ func listen(addr string, h http.Handler, log *slog.Logger, tlsCfg *tls.Config) (
 	}
 	scheme := "http"
 	tcp := ln.Addr().(*net.TCPAddr)
+	if err := CheckExposure(tcp.String(), token, tlsCfg != nil, x); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	if tlsCfg != nil {
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
@@ -147,8 +154,14 @@ func discardLogger(l *slog.Logger) *slog.Logger {
 
 // roleHTTP is a role's server TLS setup (nil: plain HTTP) and the client it
 // makes its own requests with: TLS roots from files and the cluster token.
-func roleHTTP(token string, files rpc.TLSFiles) (*tls.Config, *http.Client, error) {
-	srv, err := files.Server()
+// A mutual server (a role only other roles call) asks its clients for a
+// certificate of the cluster's CA.
+func roleHTTP(token string, files rpc.TLSFiles, mutual bool) (*tls.Config, *http.Client, error) {
+	serverConfig := files.Server
+	if mutual {
+		serverConfig = files.ServerMutual
+	}
+	srv, err := serverConfig()
 	if err != nil {
 		return nil, nil, err
 	}

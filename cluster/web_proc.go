@@ -32,8 +32,14 @@ type WebConfig struct {
 	Token string
 	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
 	// (or the system's roots) checks the other roles' certificates.
-	TLS    rpc.TLSFiles
-	Logger *slog.Logger
+	TLS rpc.TLSFiles
+	// Exposure accepts serving a non-loopback Listen address without a
+	// token or without TLS (refused by default).
+	Exposure Exposure
+	// AllowedHosts are the DNS names clients may reach this service by,
+	// beside IP addresses, localhost and this machine's name (web.GuardConfig).
+	AllowedHosts []string
+	Logger       *slog.Logger
 }
 
 // WebProc is the web role: the REST API in front of a scheduler.
@@ -52,7 +58,7 @@ type webRing struct {
 
 // StartWeb starts serving the REST API.
 func StartWeb(cfg WebConfig) (*WebProc, error) {
-	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS, false)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -96,7 +102,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())
-	srv, err := listen(cfg.Listen, stats.Instrument(web.PublicAssets(rpc.RequireTokenOrCookie(cfg.Token, mux))), log, srvTLS)
+	srv, err := listen(cfg.Listen, stats.Instrument(web.Guard(web.GuardConfig{Token: cfg.Token, AllowedHosts: cfg.AllowedHosts}, mux)), log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		wr.close()
 		return nil, fmt.Errorf("web: %w", err)

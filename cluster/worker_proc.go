@@ -64,8 +64,11 @@ type WorkerConfig struct {
 	Token string
 	// TLS, when it names a certificate, makes this role serve HTTPS; its CA
 	// (or the system's roots) checks the other roles' certificates.
-	TLS    rpc.TLSFiles
-	Logger *slog.Logger
+	TLS rpc.TLSFiles
+	// Exposure accepts serving a non-loopback Listen address without a
+	// token or without TLS (refused by default).
+	Exposure Exposure
+	Logger   *slog.Logger
 }
 
 // WorkerProc is the worker role: a worker.Worker fed by the scheduler over
@@ -116,7 +119,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if cfg.Memory == 0 {
 		cfg.Memory = storage.DefaultLimit()
 	}
-	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS)
+	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS, true)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -178,7 +181,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 		return p.id, nil
 	})
-	p.srv, err = listen(cfg.Listen, p.stats.Instrument(rpc.RequireToken(cfg.Token, mux)), p.log, srvTLS)
+	p.srv, err = listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}

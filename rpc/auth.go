@@ -1,7 +1,9 @@
 package rpc
 
 import (
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"os"
@@ -103,4 +105,31 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
 	r.Header.Set("Authorization", t.header)
 	return t.base.RoundTrip(r)
+}
+
+// NewToken is a fresh random token: 32 bytes from the system's generator,
+// base64url-encoded (43 characters), for a cluster started without one.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// RefuseBrowsers answers 403 to any request a web browser made: one with
+// an Origin header or fetch metadata (Sec-Fetch-Site). Schedulers and
+// workers are called by other roles only, never by a page, so a page that
+// reaches their port (a request any site can make a browser send) gets
+// nothing, token or not.
+func RefuseBrowsers(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\":%q}\n", "this Phobos role serves other roles only, not web browsers (a request with Origin or Sec-Fetch-Site)")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -36,24 +36,59 @@ func (f TLSFiles) Server() (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
 }
 
+// ServerMutual is Server for the roles only other roles call (schedulers
+// and workers): with a CA file, a client must present a certificate the CA
+// signed, so a host that holds the token but not a role's certificate is
+// refused at the handshake. Without a CA it is Server.
+func (f TLSFiles) ServerMutual() (*tls.Config, error) {
+	cfg, err := f.Server()
+	if err != nil || cfg == nil || f.CA == "" {
+		return cfg, err
+	}
+	pool, err := f.caPool()
+	if err != nil {
+		return nil, err
+	}
+	cfg.ClientCAs = pool
+	cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	return cfg, nil
+}
+
+// caPool reads the CA file's certificates.
+func (f TLSFiles) caPool() (*x509.CertPool, error) {
+	pem, err := os.ReadFile(f.CA)
+	if err != nil {
+		return nil, fmt.Errorf("tls: CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("tls: CA file %s holds no PEM certificate", f.CA)
+	}
+	return pool, nil
+}
+
 // Client is the tls.Config a role's (or a client's) requests use: the CA
-// file's certificates as roots, or the system's. It is nil when neither a
-// CA nor a certificate is configured (plain HTTP).
+// file's certificates as roots, or the system's, and the certificate, when
+// one is given, presented to servers that ask for one (ServerMutual). It is
+// nil when neither a CA nor a certificate is configured (plain HTTP).
 func (f TLSFiles) Client() (*tls.Config, error) {
 	if f.CA == "" && !f.Enabled() {
 		return nil, nil
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if f.CA != "" {
-		pem, err := os.ReadFile(f.CA)
+		pool, err := f.caPool()
 		if err != nil {
-			return nil, fmt.Errorf("tls: CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls: CA file %s holds no PEM certificate", f.CA)
+			return nil, err
 		}
 		cfg.RootCAs = pool
+	}
+	if f.Cert != "" && f.Key != "" {
+		pair, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		if err != nil {
+			return nil, fmt.Errorf("tls: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
 }

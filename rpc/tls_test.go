@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/phobos-tensor/phobos/internal/testcert"
+	"github.com/phobos-tensor/phobos/internal/pki"
 )
 
 func TestTLSFiles(t *testing.T) {
 	dir := t.TempDir()
-	f, err := testcert.Write(dir)
+	f, err := pki.Write(dir, pki.Loopback, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

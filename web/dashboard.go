@@ -146,20 +146,6 @@ func assetHandler() http.Handler {
 	})
 }
 
-// PublicAssets serves the dashboard's pages (GET / and /static/...) without
-// authentication, since they hold no data, and everything else through
-// guarded: a browser must load the page that asks for the token.
-func PublicAssets(guarded http.Handler) http.Handler {
-	a := assetHandler()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && (r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/static/")) {
-			a.ServeHTTP(w, r)
-			return
-		}
-		guarded.ServeHTTP(w, r)
-	})
-}
-
 // login answers a request that passed the token check by setting the
 // token cookie the browser sends from then on (rpc.TokenCookie, which
 // rpc.RequireTokenOrCookie accepts): the page asks for the token once and

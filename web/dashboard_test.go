@@ -271,10 +271,7 @@ func TestEventsBounded(t *testing.T) {
 
 func TestLoginCookie(t *testing.T) {
 	const tok = "s3cret"
-	srv := httptest.NewServer(PublicAssets(rpc.RequireTokenOrCookie(tok, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// behind the guard: the dashboard's routes
-		NewDashboard(&fakeSource{}, nil).ServeHTTP(w, r)
-	}))))
+	srv := httptest.NewServer(Guard(GuardConfig{Token: tok}, NewDashboard(&fakeSource{}, nil)))
 	defer srv.Close()
 	// The page loads without the token; the data does not.
 	if resp, err := http.Get(srv.URL + "/"); err != nil || resp.StatusCode != 200 {

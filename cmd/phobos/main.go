@@ -9,6 +9,7 @@
 //	phobos scheduler|worker|web     one cluster role
 //	phobos cluster --workers N      a whole cluster on this machine
 //	phobos top URL                  a terminal view of a cluster's figures
+//	phobos certs --dir D --hosts H  a CA and certificate for a cluster's TLS
 //	phobos version                  version, Go, platform, BLAS and LAPACK backends
 //	phobos help                     usage
 package main
@@ -65,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return genDataCmd(args[1:], stdout, stderr)
 	case "top":
 		return topCmd(args[1:], stdout, stderr)
+	case "certs":
+		return certsCmd(args[1:], stdout, stderr)
 	case "scheduler", "worker", "web", "cluster":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
@@ -93,7 +96,7 @@ Usage:
                                   workload (W9), deterministic for -seed
   phobos version                  print version, Go version, platform, BLAS and LAPACK
   phobos help                     print this help
-`+rolesUsage+topUsage+`
+`+rolesUsage+certsUsage+topUsage+`
 Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):
 `)
 	for _, name := range workloads.Names() {

@@ -91,6 +91,10 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&tlsFiles.Cert, "tls-cert", "", "PEM certificate to serve HTTPS with (with --tls-key)")
 	fs.StringVar(&tlsFiles.Key, "tls-key", "", "PEM key of --tls-cert")
 	fs.StringVar(&tlsFiles.CA, "tls-ca", "", "PEM certificate authority the other roles' certificates are checked against (default: the system's)")
+	var exposure cluster.Exposure
+	fs.BoolVar(&exposure.Open, "insecure-no-token", false, "accept serving an address other hosts reach without a token: anyone who reaches it may use the cluster")
+	fs.BoolVar(&exposure.PlainHTTP, "insecure-no-tls", false, "accept serving an address other hosts reach with a token over plain HTTP, where the token crosses the network in the clear")
+	var allowHosts listFlag
 	var (
 		listen, schedAddr, spillDir string
 		advertise                   string
@@ -133,6 +137,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&listen, "listen", "127.0.0.1:7103", "address of the REST API")
 		maxReq.v = web.DefaultMaxRequestBytes
 		fs.Var(&maxReq, "max-request-bytes", "largest request body accepted (a graph with its literal data)")
+		fs.Var(&allowHosts, "allow-host", "a DNS name clients reach the REST API by (beside IP addresses, localhost and this machine's name); repeatable; * allows any")
 		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")
 	case "cluster":
 		fs.IntVar(&workers, "workers", 2, "worker processes")
@@ -142,6 +147,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&spillDir, "spill-dir", "", "parent of the workers' spill directories (default: temporary)")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address of the REST API")
 		fs.Var(&dataRoots, "data-root", "a directory the workers' file ops may use (passed to each worker); repeatable")
+		fs.Var(&allowHosts, "allow-host", "a DNS name clients reach the REST API by (beside IP addresses, localhost and this machine's name); repeatable; * allows any")
 		fs.BoolVar(&stopOnEOF, "stop-on-eof", false, "also stop when stdin ends: a parent holding the other end of a pipe (the Python client) has gone, however it went")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -174,7 +180,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Etcd: etcd.split(), ID: schedID, LeaseTTL: leaseTTL, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Exposure: exposure, Etcd: etcd.split(), ID: schedID, LeaseTTL: leaseTTL, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -194,7 +200,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Exposure: exposure, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -209,7 +215,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	case "web":
-		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, TLS: tlsFiles, Logger: log})
+		p, err := cluster.StartWeb(cluster.WebConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, MaxRequestBytes: maxReq.v, Version: version, Token: token, TLS: tlsFiles, Exposure: exposure, AllowedHosts: allowHosts.split(), Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -237,6 +243,30 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			mem.v = storage.DefaultLimit() / int64(workers)
 		}
 		logArgs := []string{"--log-level", *logLevel, "--log-format", *logFormat}
+		// A cluster started without a token makes its own, new at every
+		// start, and hands it to whoever started it on stdout (the pipe a
+		// parent program reads): never on a command line.
+		madeToken := false
+		if token == "" && !exposure.Open {
+			if token, err = rpc.NewToken(); err != nil {
+				return fail(err)
+			}
+			madeToken = true
+		}
+		// On an address other hosts reach, a cluster given no
+		// certificates makes its own CA; its clients are told where it is.
+		madeCA := ""
+		if cluster.Exposed(listen) && token != "" && !tlsFiles.Enabled() && !exposure.PlainHTTP {
+			f, dir, err := clusterCerts(spillDir, listen, 30)
+			if err != nil {
+				return fail(fmt.Errorf("making the cluster's TLS certificates: %w", err))
+			}
+			defer os.RemoveAll(dir)
+			tlsFiles, madeCA = rpc.TLSFiles{Cert: f.Cert, Key: f.Key, CA: f.CA}, f.CA
+		}
+		if err := cluster.CheckExposure(listen, token, tlsFiles.Enabled(), exposure); err != nil {
+			return fail(err)
+		}
 		if stopOnEOF {
 			go func() {
 				_, _ = io.Copy(io.Discard, os.Stdin)
@@ -244,13 +274,24 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			}()
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
-			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles,
+			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles, Exposure: exposure, AllowedHosts: allowHosts.split(),
 			ExtraArgs: map[string][]string{"scheduler": logArgs, "worker": slices.Concat(logArgs, dataRoots.args("--data-root")), "web": logArgs},
 		})
 		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintln(stdout, c.URL)
+		if madeToken {
+			fmt.Fprintln(stdout, "token", token)
+		}
+		if madeCA != "" {
+			fmt.Fprintln(stdout, "ca", madeCA)
+		}
+		if link, err := cluster.LoginLink(ctx, c.URL, token, tlsFiles); err == nil {
+			log.Info("dashboard (a one-time login link)", "url", link)
+		} else {
+			log.Warn("no dashboard login link", "err", err)
+		}
 		if c.Etcd != nil {
 			log.Info("cluster ready", "web", c.URL, "schedulers", strings.Join(c.SchedulerURLs, " "), "etcd", c.Etcd.Endpoint(), "workers", strings.Join(c.WorkerURLs, " "))
 		} else {

@@ -42,16 +42,33 @@ def _find_binary():
 class _LocalCluster:
     """A `phobos cluster` child process, stopped when the session closes or
     when this interpreter exits (it also stops by itself when its stdin, a
-    pipe from this process, closes)."""
+    pipe from this process, closes).
 
-    def __init__(self, workers=None, args=()):
+    The cluster makes a new random token at every start and hands it over
+    on its stdout, a pipe only this process reads: it never appears on a
+    command line or in an environment. A token given by the caller goes to
+    the child in its environment instead."""
+
+    def __init__(self, workers=None, args=(), token=None):
         cmd = [_find_binary(), "cluster", "--stop-on-eof"]
         if workers:
             cmd += ["--workers", str(workers)]
         cmd += list(args)
+        env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
+        if token is not None:
+            env["PHOBOS_TOKEN"] = token
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline().strip()
+        self.token = token
+        # With a token file of its own, or none accepted, it makes none.
+        makes_token = token is None and not any(
+            a.lstrip("-").startswith(("token-file", "insecure-no-token")) for a in args)
+        if line.startswith("http") and makes_token:
+            kind, _, value = self.proc.stdout.readline().strip().partition(" ")
+            if kind != "token" or not value:
+                line = f"no token after the URL ({kind!r})"
+            self.token = value
         if not line.startswith("http"):
             err = self.proc.stderr.read() if self.proc.poll() is not None else ""
             self.stop()
@@ -92,8 +109,8 @@ class Session:
     def __init__(self, url=None, token=None, workers=None, cluster_args=()):
         self._local = None
         if url is None:
-            self._local = _LocalCluster(workers, cluster_args)
-            url = self._local.url
+            self._local = _LocalCluster(workers, cluster_args, token)
+            url, token = self._local.url, self._local.token
         u = urllib.parse.urlsplit(url)
         if u.scheme not in ("http", "https") or not u.netloc:
             raise ValueError(f"phobos: {url!r} is not an http(s) URL")
@@ -303,6 +320,12 @@ class Session:
         with self._upload_lock:
             self._uploads[key] = (arr, node)
         return node
+
+    def dashboard_url(self):
+        """A one-time link to the cluster's dashboard: opened once in a
+        browser, it sets the token cookie there (and is useless after), so
+        the token itself is never shown or typed."""
+        return self.url + self._json("POST", "/api/login-links", want=201)["path"]
 
     def close(self):
         """Ends the session (its results and uploads are freed) and stops

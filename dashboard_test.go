@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +15,9 @@ import (
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
-func getDash(t *testing.T, url string, v any) int {
+func getDash(t *testing.T, hc *http.Client, url string, v any) int {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := hc.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +53,29 @@ type dashCluster struct {
 	} `json:"graphs"`
 }
 
+// dashboardLogin is a client with the cookie a one-time login link of
+// sess's dashboard sets; the link works once only.
+func dashboardLogin(t *testing.T, sess *phobos.Session) *http.Client {
+	t.Helper()
+	link, err := sess.DashboardLogin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar}
+	for i, want := range []int{200, 403} {
+		resp, err := hc.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("login link, use %d: %s, want %d", i+1, resp.Status, want)
+		}
+	}
+	return hc
+}
+
 // TestLocalDashboard: a local session with WithDashboard serves the pages
 // and their data: its workers, each Execute as a graph with its DAGs, and
 // a cancel that ends the Execute.
@@ -65,6 +89,11 @@ func TestLocalDashboard(t *testing.T) {
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("DashboardURL %q", base)
 	}
+	// The data needs the dashboard's token; a one-time link sets its cookie.
+	if code := getDash(t, http.DefaultClient, base+"/api/dashboard/cluster", new(map[string]any)); code != 401 {
+		t.Fatalf("the dashboard's data without logging in: %d, want 401", code)
+	}
+	hc := dashboardLogin(t, sess)
 	ctx := context.Background()
 	v, err := sess.ExecuteScalar(ctx, tensor.Arange(0, 100, 1, tensor.Chunks(7)).Sum())
 	if err != nil || v != 4950 {
@@ -82,7 +111,7 @@ func TestLocalDashboard(t *testing.T) {
 		t.Fatalf("GET /: %s %q", resp.Status, page)
 	}
 	var c dashCluster
-	if code := getDash(t, base+"/api/dashboard/cluster", &c); code != 200 {
+	if code := getDash(t, hc, base+"/api/dashboard/cluster", &c); code != 200 {
 		t.Fatalf("cluster: %d", code)
 	}
 	if len(c.Workers) != 2 || c.Workers[0].Slots != 1 {
@@ -107,15 +136,15 @@ func TestLocalDashboard(t *testing.T) {
 			Ops   int64
 		}
 	}
-	getDash(t, base+"/api/sessions/local/graphs/g1/dag", &d)
+	getDash(t, hc, base+"/api/sessions/local/graphs/g1/dag", &d)
 	if len(d.Tileable.Nodes) != 2 || d.Tileable.Nodes[0].Type != "arange" || d.Chunks.Ops != int64(st.ChunkOps) || len(d.Chunks.Nodes) != st.ChunkOps {
 		t.Errorf("dag: %+v", d)
 	}
 	var e map[string]any
-	if code := getDash(t, base+"/api/sessions/local/graphs/g9/dag", &e); code != 404 || !strings.Contains(e["error"].(string), `no graph "g9"`) {
+	if code := getDash(t, hc, base+"/api/sessions/local/graphs/g9/dag", &e); code != 404 || !strings.Contains(e["error"].(string), `no graph "g9"`) {
 		t.Errorf("unknown graph: %d %v", code, e)
 	}
-	if code := getDash(t, base+"/api/sessions/local/graphs/g1/ops?nodes=x", &e); code != 400 {
+	if code := getDash(t, hc, base+"/api/sessions/local/graphs/g1/ops?nodes=x", &e); code != 400 {
 		t.Errorf("bad nodes: %d %v", code, e)
 	}
 
@@ -129,7 +158,7 @@ func TestLocalDashboard(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		getDash(t, base+"/api/dashboard/cluster", &c)
+		getDash(t, hc, base+"/api/dashboard/cluster", &c)
 		if len(c.Graphs) == 2 && c.Graphs[1].Progress["RUNNING"]+c.Graphs[1].Progress["FINISHED"] > 0 {
 			break
 		}
@@ -138,7 +167,7 @@ func TestLocalDashboard(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest("DELETE", base+"/api/sessions/local/graphs/g2", nil)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err = hc.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("DELETE: %v %v", resp, err)
 	}
@@ -151,7 +180,7 @@ func TestLocalDashboard(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the Execute did not end within 30 s of the cancel")
 	}
-	getDash(t, base+"/api/dashboard/cluster", &c)
+	getDash(t, hc, base+"/api/dashboard/cluster", &c)
 	if c.Graphs[1].State != "CANCELLED" {
 		t.Errorf("after the cancel: %+v", c.Graphs[1])
 	}

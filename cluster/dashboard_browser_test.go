@@ -531,6 +531,14 @@ func TestLocalDashboardInBrowser(t *testing.T) {
 	}
 	ops := sess.Stats().ChunkOps
 	base := sess.DashboardURL()
+	// The one-time link a person is given sets the token's cookie.
+	link, err := sess.DashboardLogin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/#/")); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -51,12 +52,12 @@ const maxLogins = 64
 //     one-time code for the token cookie;
 //   - everything else needs the token, in the Authorization header or the
 //     cookie; POST /api/login-links (with the token) makes a one-time code.
-func Guard(cfg GuardConfig, h http.Handler) http.Handler {
+func Guard(cfg GuardConfig, h http.Handler) *Guarded {
 	if cfg.LoginTTL <= 0 {
 		cfg.LoginTTL = 10 * time.Minute
 	}
 	hostname, _ := os.Hostname()
-	g := &guard{cfg: cfg, assets: assetHandler(), hostname: strings.ToLower(hostname), logins: map[[32]byte]time.Time{}}
+	g := &Guarded{cfg: cfg, assets: assetHandler(), hostname: strings.ToLower(hostname), logins: map[[32]byte]time.Time{}}
 	inner := http.NewServeMux()
 	inner.HandleFunc("POST /api/login-links", g.issue)
 	inner.Handle("/", h)
@@ -64,7 +65,8 @@ func Guard(cfg GuardConfig, h http.Handler) http.Handler {
 	return g
 }
 
-type guard struct {
+// Guarded is a handler behind Guard's checks.
+type Guarded struct {
 	cfg      GuardConfig
 	assets   http.Handler
 	guarded  http.Handler
@@ -74,7 +76,7 @@ type guard struct {
 	logins map[[32]byte]time.Time // one-time codes' hashes and their ends
 }
 
-func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *Guarded) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg := g.browserCheck(r); msg != "" {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": msg})
 		return
@@ -91,7 +93,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // browserCheck is why a request is refused as coming from another site's
 // page, or naming a host this service does not answer to; "" lets it on.
-func (g *guard) browserCheck(r *http.Request) string {
+func (g *Guarded) browserCheck(r *http.Request) string {
 	if !g.hostAllowed(r.Host) {
 		return fmt.Sprintf("host %q is not this service's: reach it by IP address or localhost, or start the web service with --allow-host %s", r.Host, hostOnly(r.Host))
 	}
@@ -110,7 +112,7 @@ func (g *guard) browserCheck(r *http.Request) string {
 
 // hostAllowed: IP addresses (a page can only rebind a name), localhost,
 // this machine's name and the configured names.
-func (g *guard) hostAllowed(hostport string) bool {
+func (g *Guarded) hostAllowed(hostport string) bool {
 	host := strings.ToLower(hostOnly(hostport))
 	if host == "" {
 		return false
@@ -134,38 +136,49 @@ func hostOnly(hostport string) string {
 	return strings.Trim(hostport, "[]")
 }
 
-// issue answers POST /api/login-links: a one-time code, as the path a
-// browser opens to log in.
-func (g *guard) issue(w http.ResponseWriter, r *http.Request) {
+// errTooManyLogins is NewLogin's refusal at the bound.
+var errTooManyLogins = fmt.Errorf("%d login links are outstanding: use one or wait for them to expire", maxLogins)
+
+// NewLogin makes a one-time login code: the path (LoginPath?once=CODE) a
+// browser opens once to get the token cookie, valid for the LoginTTL.
+func (g *Guarded) NewLogin() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "login link: " + err.Error()})
-		return
+		return "", fmt.Errorf("login link: %w", err)
 	}
 	code := base64.RawURLEncoding.EncodeToString(b)
 	now := time.Now()
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	for k, end := range g.logins {
 		if now.After(end) {
 			delete(g.logins, k)
 		}
 	}
-	full := len(g.logins) >= maxLogins
-	if !full {
-		g.logins[sha256.Sum256([]byte(code))] = now.Add(g.cfg.LoginTTL)
+	if len(g.logins) >= maxLogins {
+		return "", errTooManyLogins
 	}
-	g.mu.Unlock()
-	if full {
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": fmt.Sprintf("%d login links are outstanding: use one or wait %v", maxLogins, g.cfg.LoginTTL)})
-		return
+	g.logins[sha256.Sum256([]byte(code))] = now.Add(g.cfg.LoginTTL)
+	return LoginPath + "?once=" + code, nil
+}
+
+// issue answers POST /api/login-links: NewLogin's path.
+func (g *Guarded) issue(w http.ResponseWriter, r *http.Request) {
+	path, err := g.NewLogin()
+	switch {
+	case errors.Is(err, errTooManyLogins):
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": err.Error()})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+	default:
+		writeJSON(w, http.StatusCreated, map[string]any{"path": path, "expires_in_s": int(g.cfg.LoginTTL.Seconds())})
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"path": LoginPath + "?once=" + code, "expires_in_s": int(g.cfg.LoginTTL.Seconds())})
 }
 
 // redeem answers GET /login?once=CODE: a code issued and not yet used or
 // expired sets the token cookie (HttpOnly, SameSite=Strict, Secure under
 // TLS) and sends the browser to the dashboard; the code is gone after.
-func (g *guard) redeem(w http.ResponseWriter, r *http.Request) {
+func (g *Guarded) redeem(w http.ResponseWriter, r *http.Request) {
 	key := sha256.Sum256([]byte(r.URL.Query().Get("once")))
 	g.mu.Lock()
 	end, ok := g.logins[key]

@@ -324,7 +324,13 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 		sess, err = phobos.NewSession(opts...)
 		if err == nil && sess.DashboardURL() != "" {
-			fmt.Fprintln(os.Stderr, "phobos run: dashboard at", sess.DashboardURL())
+			// A one-time link: the dashboard's token itself is never printed.
+			link, lerr := sess.DashboardLogin()
+			if lerr != nil {
+				sess.Close()
+				return rec, lerr
+			}
+			fmt.Fprintln(os.Stderr, "phobos run: dashboard at", link)
 		}
 	}
 	if err != nil {

@@ -23,12 +23,12 @@ import (
 // through phobos.Connect, cancels one, and shuts everything down.
 func TestRolesInProcess(t *testing.T) {
 	ctx := context.Background()
-	// Worker 1 listens on every interface and is reached by the name it
-	// advertises.
+	// Worker 1 listens on every interface (as an open cluster, which it
+	// must be told to accept) and is reached by the name it advertises.
 	_, ws, wp := startRoles(t, cluster.SchedulerConfig{}, func(i int, cfg *cluster.WorkerConfig) {
 		cfg.Slots, cfg.Memory = 2, 256<<20
 		if i == 1 {
-			cfg.Listen, cfg.Advertise = "0.0.0.0:0", "localhost"
+			cfg.Listen, cfg.Advertise, cfg.Exposure = "0.0.0.0:0", "localhost", cluster.Exposure{Open: true}
 		}
 	}, 2)
 	if !strings.HasPrefix(ws[1].URL(), "http://localhost:") {

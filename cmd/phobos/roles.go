@@ -45,6 +45,10 @@ Several schedulers share the work on a consistent-hash ring kept in etcd:
   phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR
   phobos worker --etcd URL[,URL] ...                 registers with every scheduler
   phobos web --etcd URL[,URL] --listen ADDR          routes each session to its owner
+On an address other hosts reach, a role wants a token (--token-file FILE or $PHOBOS_TOKEN) and TLS
+(--tls-cert, --tls-key, --tls-ca: phobos certs makes them), or --insecure-no-token / --insecure-no-tls.
+phobos cluster makes a token when given none (and, on such an address, a CA) and prints it after
+its URL; docs/security.md.
 `
 
 // memFlag is a memory size flag: 4GiB, 512MB, 1e9 or plain bytes.

@@ -23,6 +23,10 @@ __all__ = ["Session", "new_session", "get_default_session", "execute", "fetch"]
 _default = None
 _default_lock = threading.Lock()
 
+# The tokens of the local clusters this process started, by URL, so that
+# another session on one of them (new_session(url)) needs no token passed.
+_local_tokens = {}
+
 # Client arrays above this many bytes are uploaded chunk by chunk instead of
 # travelling inside the program (the server's default request limit is 64 MiB).
 INLINE_LIMIT = 1 << 20
@@ -74,6 +78,8 @@ class _LocalCluster:
             self.stop()
             raise ConnectionError(f"phobos: the local cluster ({' '.join(cmd)}) did not start: {line} {err}".strip())
         self.url = line
+        if self.token:
+            _local_tokens[self.url] = self.token
         # Keep draining its logs so the child never blocks on a full pipe.
         threading.Thread(target=self._drain, daemon=True).start()
 
@@ -82,6 +88,7 @@ class _LocalCluster:
             pass
 
     def stop(self):
+        _local_tokens.pop(getattr(self, "url", None), None)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -116,7 +123,9 @@ class Session:
             raise ValueError(f"phobos: {url!r} is not an http(s) URL")
         self.url = url.rstrip("/")
         self._scheme, self._netloc = u.scheme, u.netloc
-        self._token = token if token is not None else os.environ.get("PHOBOS_TOKEN")
+        if token is None:
+            token = _local_tokens.get(self.url, os.environ.get("PHOBOS_TOKEN"))
+        self._token = token
         self._tls = threading.local()
         self._uploads = {}
         self._upload_lock = threading.Lock()

@@ -81,6 +81,43 @@ def test_a_second_session_on_the_same_cluster(session):
         s2.close()
 
 
+def test_local_cluster_has_a_token_of_its_own(session):
+    # The local cluster made a token at its start: a request without it,
+    # or from a page of another site, is refused; the token is on no
+    # command line.
+    import urllib.error
+    import urllib.request
+    assert session._local is not None and len(session._local.token) >= 32
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(session.url + "/api", timeout=10)
+    assert e.value.code == 401
+    req = urllib.request.Request(session.url + "/api/sessions", method="POST", data=b"{}",
+                                 headers={"Origin": "http://evil.example",
+                                          "Authorization": "Bearer " + session._local.token})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 403
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    assert session._local.token not in ps
+    with pytest.raises(PermissionError, match="token"):
+        phobos.new_session(session.url, token="wrong", default=False)
+
+
+def test_dashboard_link_logs_in_once(session):
+    import urllib.error
+    import urllib.request
+    link = session.dashboard_url()
+    assert link.startswith(session.url + "/login?once=")
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(link, timeout=10) as r:
+        assert r.status == 200 and b"Phobos dashboard" in r.read()
+    with opener.open(session.url + "/api/dashboard/cluster", timeout=10) as r:
+        assert r.status == 200
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(link, timeout=10)
+    assert e.value.code == 403
+
+
 def test_local_cluster_stops_with_its_session():
     s = phobos.new_session(default=False, workers=1)
     proc = s._local.proc

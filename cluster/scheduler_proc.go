@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -141,7 +142,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewDashboardServiceHandler(&dashboardService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /metrics", p.stats.Handler())
-	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
+	srv, err := listen(cfg.Listen, p.stats.Instrument(withHealth(rpc.RefuseBrowsers(rpc.RequireClientCert(cfg.TLS.Mutual(), rpc.RequireToken(cfg.Token, mux))), p.ready)), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		p.leaveRing()
 		p.sched.Close()
@@ -158,6 +159,26 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		go p.expireSessions(cfg.SessionIdleTimeout)
 	}
 	return p, nil
+}
+
+// ready is the scheduler's answer to GET /readyz: nil while it may take
+// sessions and graphs (in a ring, while its lease lives and the ring holds
+// it).
+func (p *SchedulerProc) ready(context.Context) error {
+	select {
+	case <-p.stop:
+		return errors.New("stopping")
+	default:
+	}
+	if err := p.serving(); err != nil {
+		return err
+	}
+	if p.ring != nil {
+		if r, _, _ := p.ring.members.snapshot(); !r.Has(p.ring.lease.rec.ID) {
+			return fmt.Errorf("scheduler %q is not in the ring yet", p.ring.lease.rec.ID)
+		}
+	}
+	return nil
 }
 
 // URL is where workers and the web role reach the scheduler.

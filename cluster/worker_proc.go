@@ -181,7 +181,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 		return p.id, nil
 	})
-	p.srv, err = listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
+	p.srv, err = listen(cfg.Listen, p.stats.Instrument(withHealth(rpc.RefuseBrowsers(rpc.RequireClientCert(cfg.TLS.Mutual(), rpc.RequireToken(cfg.Token, mux))), p.readiness)), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -376,6 +376,27 @@ func (p *WorkerProc) loadNow() *pb.WorkerLoad {
 	running, queued := p.load.counts()
 	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 		LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
+}
+
+// readiness is the worker's answer to GET /readyz: nil once it is
+// registered (in a ring, with at least one scheduler) and until it stops.
+func (p *WorkerProc) readiness(context.Context) error {
+	select {
+	case <-p.stop:
+		return errors.New("stopping")
+	case <-p.done:
+		return errors.New("stopped")
+	default:
+	}
+	select {
+	case <-p.ready:
+	default:
+		return errors.New("not registered with a scheduler yet")
+	}
+	if p.ring != nil && p.ring.count() == 0 {
+		return errors.New("registered with no scheduler of the ring")
+	}
+	return nil
 }
 
 func (p *WorkerProc) waitReady(ctx context.Context) error {

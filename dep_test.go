@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"ops":                          2,
 	"internal/numpytest":           2,
 	"internal/pki":                 0,
+	"internal/cgroup":              0,
 	"internal/gctune":              0,
 	"internal/prioq":               0,
 	"graph":                        3,

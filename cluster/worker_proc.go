@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/internal/cgroup"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -108,7 +110,7 @@ type WorkerProc struct {
 // heartbeat.
 func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if cfg.Slots <= 0 {
-		cfg.Slots = runtime.GOMAXPROCS(0)
+		cfg.Slots = DefaultSlots()
 	}
 	if cfg.RegisterTimeout <= 0 {
 		cfg.RegisterTimeout = 10 * time.Second
@@ -376,6 +378,18 @@ func (p *WorkerProc) loadNow() *pb.WorkerLoad {
 	running, queued := p.load.counts()
 	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 		LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
+}
+
+// DefaultSlots is a worker's slots when none are set: the CPUs its cgroup
+// allows (a container's CPU limit, rounded up), else GOMAXPROCS, at least
+// one. Go's own GOMAXPROCS follows the cgroup too but keeps at least two,
+// which would run two kernels on a container's one CPU.
+func DefaultSlots() int {
+	n := runtime.GOMAXPROCS(0)
+	if c := cgroup.CPULimit(); c > 0 {
+		n = min(n, int(math.Ceil(c)))
+	}
+	return max(n, 1)
 }
 
 // readiness is the worker's answer to GET /readyz: nil once it is

@@ -288,6 +288,9 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	if m.Slots <= 0 {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker %s offers %d slots", url, m.Slots))
 	}
+	if err := reachableFrom(url, req.Peer().Addr); err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
 	client := phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...)
 	mem := &member{url: url, slots: int(m.Slots), memory: m.MemoryBytes, spillDir: m.SpillDir, pid: int(m.Pid), lastBeat: time.Now()}
 	// Hold the lock across AddWorker so member indexes match worker ids.

@@ -56,7 +56,7 @@ func (p *SchedulerProc) newRing() error {
 // graphs (serving says why).
 func (p *SchedulerProc) startRing() {
 	r := p.ring
-	r.lease.rec.Address = p.URL()
+	r.lease.rec.Address = towards(p.URL(), p.cfg.Listen, p.cfg.Etcd[0])
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {

@@ -42,8 +42,9 @@ type WorkerConfig struct {
 	Listen string
 	// Advertise is the address the scheduler and the other workers reach
 	// this worker at (host, host:port or URL; a missing port is the
-	// listening one). "" advertises the listening address, with an
-	// unspecified host (0.0.0.0) as loopback.
+	// listening one). "" advertises the listening address; with an
+	// unspecified host (0.0.0.0), this host's address on the route to the
+	// scheduler (or etcd), or loopback when that is where they are.
 	Advertise string
 	// Slots is the number of chunk ops run at once (default GOMAXPROCS).
 	Slots int
@@ -189,7 +190,13 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	}
 
 	url := p.srv.url
-	if cfg.Advertise != "" {
+	if cfg.Advertise == "" {
+		peer := schedURL
+		if len(cfg.Etcd) > 0 {
+			peer = cfg.Etcd[0]
+		}
+		url = towards(url, cfg.Listen, peer)
+	} else {
 		scheme, _, _ := strings.Cut(p.srv.url, "://")
 		if url, err = advertise(cfg.Advertise, p.srv.ln.Addr().(*net.TCPAddr).Port, scheme); err != nil {
 			p.srv.shutdown()

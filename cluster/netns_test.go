@@ -91,11 +91,16 @@ type nsProc struct {
 	done  chan error
 }
 
-// start runs `phobos args...` inside the namespace, stopped when t ends.
+// start runs `phobos args...` inside the namespace (in the test's own for
+// a netns without a name), stopped when t ends.
 func (ns *netns) start(t *testing.T, args ...string) *nsProc {
 	t.Helper()
 	p := &nsProc{lines: make(chan string, 16), logs: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command("ip", append([]string{"netns", "exec", ns.name, phobosBin}, args...)...)
+	if ns.name == "" { // this host's own namespace
+		p.cmd = exec.Command(phobosBin, args...)
+	} else {
+		p.cmd = exec.Command("ip", append([]string{"netns", "exec", ns.name, phobosBin}, args...)...)
+	}
 	p.cmd.Stderr = p.logs
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {

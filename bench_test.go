@@ -13,7 +13,7 @@ func w5() *tensor.Tensor {
 }
 
 // BenchmarkCompileW5 is graph building, tiling, culling and fusion of W5's
-// 66,668 chunk ops: preparation must stay linear and cheap (DESIGN.md).
+// 66,668 chunk ops: preparation must stay linear in the graph.
 func BenchmarkCompileW5(b *testing.B) {
 	for range b.N {
 		if _, err := phobos.Compile(w5()); err != nil {

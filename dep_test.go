@@ -11,7 +11,7 @@ import (
 )
 
 // layers ranks every package; a package may import only packages of a
-// lower rank (DESIGN.md: ndarray <- ops <- tensor/graph/optimize <-
+// lower rank (ndarray <- ops <- tensor/graph/optimize <-
 // scheduler/worker/linalg/execution <- calls <- web <- cluster <- phobos <- cmd). A new package must be
 // ranked here, so the layering is decided, not drifted into.
 var layers = map[string]int{

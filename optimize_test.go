@@ -49,7 +49,7 @@ func TestCullRunsOnlyTouchedChunks(t *testing.T) {
 	}
 }
 
-// W5's shape: fusion must at least halve the chunk ops (seeds/001's chain).
+// W5's shape: fusion must at least halve the chunk ops (a chain fuses).
 func TestFuseHalvesW5(t *testing.T) {
 	y := tensor.Ones([]int{20000}, tensor.Chunks(100)).Add(1).Sum()
 	p, err := phobos.Compile(y)

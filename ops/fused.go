@@ -32,7 +32,7 @@ type FusedNode struct {
 }
 
 // Fused runs a connected group of chunk ops of one chunk position as one
-// kernel (seeds/001's FUSE node, extended): generators, elementwise ops and
+// kernel (Mars's FUSE node, extended): generators, elementwise ops and
 // a trailing reduction are evaluated tile by tile over the iteration shape,
 // so no full-size temporary is ever made. The last node is the root; its
 // output is the kernel's output.

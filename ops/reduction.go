@@ -11,8 +11,8 @@ import (
 const DefaultFanIn = 4
 
 // Reduction reduces a tensor over a set of axes by a tree: a partial result
-// per chunk, combined FanIn at a time, then finished (seeds/002's tree
-// reduction, which depth-first scheduling runs with few live chunks).
+// per chunk, combined FanIn at a time, then finished (Mars's tree reduction, which
+// depth-first scheduling runs with few live chunks).
 type Reduction struct {
 	// Func is sum, prod, min, max, any, all, count_nonzero, mean, var, std,
 	// argmin or argmax, or a NaN-aware one: nansum, nanprod, nanmin, nanmax,

@@ -1,7 +1,8 @@
 package ops
 
 // View is implemented by chunk ops whose output is a zero-copy strided
-// window of their input (seeds/004's TensorView): they materialise no bytes.
+// window of their input (a TensorView of the Block Graph): they materialise
+// no bytes.
 type View interface {
 	ChunkOp
 	IsView()

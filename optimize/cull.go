@@ -9,8 +9,8 @@ import (
 	"slices"
 )
 
-// Cull removes chunk ops with no dependency path to a result (the Sink of
-// seeds/004). It returns the new graph and the new position of each result;
+// Cull removes chunk ops with no dependency path to a result (the Block
+// Graph's Sink). It returns the new graph and the new position of each result;
 // kept ops stay in their original relative order, so the graph stays
 // topologically sorted. O(V+E).
 func Cull(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {

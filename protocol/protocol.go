@@ -24,7 +24,7 @@ type ChunkKey struct {
 
 func (k ChunkKey) String() string { return fmt.Sprintf("g%d/c%d", k.Graph, k.Node) }
 
-// Priority orders READY chunk ops on a worker (seeds/002): deeper ops first,
+// Priority orders READY chunk ops on a worker: deeper ops first,
 // so a tree reduction runs depth-first and keeps few chunks alive; then the
 // graph's depth-first order, which gives the inputs of one consumer
 // neighbouring places; then smaller outputs, then fewer successors.

@@ -163,7 +163,7 @@ func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
 }
 
 // AssignInitial gives every source op (one with no inputs) a worker, by the
-// heuristic of seeds/001 as DESIGN.md states it: workers get quotas of source
+// heuristic of Mars's initial assignment: workers get quotas of source
 // ops in proportion to their slots; repeatedly the worker with the largest
 // remaining quota takes the next unassigned source op (in depth-first order)
 // and breadth-first searches the undirected graph from it, taking every

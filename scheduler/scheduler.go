@@ -1,6 +1,6 @@
 // Package scheduler drives chunk graphs to completion: it prepares a graph
 // (depths, priorities, initial workers), then moves every chunk op through the
-// operand states of seeds/002 as results come back from workers, sending READY
+// operand states (Mars's) as results come back from workers, sending READY
 // ops to the worker that holds most of their input bytes and releasing chunks
 // as soon as all their consumers have finished.
 //

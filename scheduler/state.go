@@ -2,7 +2,7 @@ package scheduler
 
 import "fmt"
 
-// State is an operand's (chunk op's) lifecycle state, as in seeds/002.
+// State is an operand's (chunk op's) lifecycle state, as Mars names them.
 type State uint8
 
 // Operand states. UNSCHEDULED ops wait for inputs; READY ops are queued on a

@@ -12,8 +12,8 @@ import (
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
-// Request is what an op asks of the store before it runs (seeds/002's batch
-// of memory requests to the QuotaActor).
+// Request is what an op asks of the store before it runs (Mars's batch of
+// memory requests to the QuotaActor).
 type Request struct {
 	Op string // the op's name, for errors
 	// Inputs are the op's inputs held by this store. They are pinned while

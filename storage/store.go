@@ -1,5 +1,5 @@
 // Package storage is a worker's chunk store: a memory tier with exact byte
-// accounting under a limit, and a disk tier of spill files (seeds/002's shared
+// accounting under a limit, and a disk tier of spill files (Mars's shared
 // store that dumps unused chunks to disk when full).
 //
 // The limit covers the chunks held in memory plus what running ops have
@@ -96,7 +96,7 @@ type Config struct {
 // and so is a chunk read from a file (ops.Rereadable) when reading it again
 // does.
 type Costs struct {
-	DiskWriteBytesPerSec float64 // default 1e9 (BENCHMARKS.md: ~1.3 GB/s)
+	DiskWriteBytesPerSec float64 // default 1e9, below a local SSD's
 	DiskReadBytesPerSec  float64 // default 1e9 (~0.9 GB/s)
 	// GenerateNsPerElement is the cost of one element of one generator or
 	// fused node (random numbers: ~2-3 ns in plain Go). Default 3.
@@ -244,7 +244,7 @@ type Stats struct {
 	LoadCount    int64
 	LoadTime     time.Duration
 	// PrivateLoads counts chunks read back (or regenerated) straight into
-	// their last consumer's memory instead of into the store (seeds/002).
+	// their last consumer's memory instead of into the store.
 	PrivateLoads int64
 	// DroppedBytes are generated chunks evicted without a copy because
 	// recomputing them was estimated cheaper than spilling.

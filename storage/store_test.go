@@ -289,7 +289,7 @@ func TestRecomputeInsteadOfSpill(t *testing.T) {
 }
 
 // The last consumer of a spilled chunk reads it into its own memory; the
-// chunk is not brought back into the store (seeds/002).
+// chunk is not brought back into the store.
 func TestLastConsumerReadsPrivately(t *testing.T) {
 	for _, consumers := range []int{1, 2} {
 		s := storage.Open(storage.Config{Limit: 4 * unit, SpillDir: t.TempDir()})

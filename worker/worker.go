@@ -1,11 +1,11 @@
 // Package worker executes chunk ops. Submitted tasks wait in a priority queue
-// (seeds/002's TaskQueue); a fixed number of slots take the most urgent one
+// (Mars's TaskQueue); a fixed number of slots take the most urgent one
 // that fits in memory, load its inputs, run its kernel under the graph's
 // context, store the output and report back. The worker never decides
 // placement: it runs what it is given, in the order the scheduler's
 // priorities say, as memory allows.
 //
-// Memory (seeds/002's QuotaActor): before an op starts, its memory is
+// Memory (Mars's QuotaActor): before an op starts, its memory is
 // estimated (Estimate) and reserved in the store, which evicts chunks (by
 // next use) to make room. An op that does not fit is not started: the slot
 // takes a less urgent op that fits, or waits until memory frees. An op whose

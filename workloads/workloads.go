@@ -1,5 +1,5 @@
-// Package workloads defines the benchmark computations of
-// shared/anchors/WORKLOADS.md (and Mars's Monte Carlo π example) as lazy
+// Package workloads defines the benchmark computations W1-W9 (the anchor
+// workloads NumPy and Dask are timed on, and Mars's Monte Carlo π) as lazy
 // tensors, with their default sizes and analytic expected values. Keeping them
 // in one place lets the phobos command, the tests and any benchmark run the
 // very computations the NumPy and Dask anchors were timed on.
@@ -24,7 +24,7 @@ import (
 // DefaultSeed is the anchors' seed, so runs are labelled alike.
 const DefaultSeed uint64 = 20240601
 
-// Params are a workload's size parameters, named as WORKLOADS.md names them
+// Params are a workload's size parameters, named as the anchors name them
 // (n, N, chunk).
 type Params map[string]int
 
@@ -32,7 +32,7 @@ type Params map[string]int
 type Workload struct {
 	Name string
 	Desc string
-	// Defaults are the full-size parameters of WORKLOADS.md.
+	// Defaults are the full-size parameters the anchors run.
 	Defaults Params
 	// Build makes the lazy tensor to execute. It runs nothing.
 	Build func(p Params, seed uint64) *tensor.Tensor

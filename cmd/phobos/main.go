@@ -1,5 +1,5 @@
-// Command phobos is Phobos's one binary. It runs the benchmark workloads of
-// shared/anchors/WORKLOADS.md and prints the same JSON line as the NumPy and
+// Command phobos is Phobos's one binary. It runs the benchmark workloads
+// (package workloads) and prints the same JSON line as the NumPy and
 // Dask anchors, so they can be compared (and wrapped by bench_anchor.py
 // --wrap for process-tree RSS and CPU load); it is also every process of a
 // cluster (roles.go).
@@ -97,7 +97,7 @@ Usage:
   phobos version                  print version, Go version, platform, BLAS and LAPACK
   phobos help                     print this help
 `+rolesUsage+certsUsage+topUsage+`
-Workloads (shared/anchors/WORKLOADS.md; sizes are the defaults):
+Workloads (sizes are the defaults):
 `)
 	for _, name := range workloads.Names() {
 		wl, _ := workloads.Get(name)
@@ -116,6 +116,6 @@ Run flags (after the workload name):
 	fmt.Fprint(w, `
 Example:
   phobos run W1 -reps 5
-  /usr/bin/python3 ../shared/anchors/bench_anchor.py --wrap phobos run W2
+  phobos run W2 -no-fuse -memory 1GiB
 `)
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/phobos-tensor/phobos/web"
 )
 
-// The cluster roles (seeds/002), each a process of this one binary:
+// The cluster roles, each a process of this one binary:
 //
 //	phobos scheduler --listen ADDR [--etcd URL[,URL] --id NAME]
 //	phobos worker --scheduler ADDR --slots N --memory BYTES --spill-dir DIR [--listen ADDR]

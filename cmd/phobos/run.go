@@ -102,7 +102,7 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	return fs, o
 }
 
-// record is the JSON line of WORKLOADS.md. Field order follows the anchors'
+// record is the anchors' JSON line. Field order follows the anchors'
 // lines so the outputs read alike; pointers are absent when not measured.
 type record struct {
 	Name            string              `json:"name"`

@@ -1,4 +1,4 @@
-// The control plane of a Phobos cluster (seeds/002): the messages between the
+// The control plane of a Phobos cluster: the messages between the
 // scheduler, worker and web roles. Chunk bytes do not travel here: workers
 // serve them over plain HTTP (GET /chunks/{graph}/{node}), so large arrays
 // never sit inside a protobuf message. Every message that carries work is a

@@ -44,7 +44,11 @@ import (
 var ufTol = map[string][2]uint64{
 	"arcsin": {2, 2}, "arccos": {2, 2}, "arctan": {2, 2}, "sinh": {2, 2}, "cosh": {2, 2},
 	"arcsinh": {2, 2}, "arccosh": {2, 2}, "arctanh": {2, 2}, "exp2": {2, 2}, "expm1": {2, 2},
-	"log2": {2, 2}, "log10": {2, 2}, "cbrt": {2, 2}, "arctan2": {2, 2}, "logaddexp": {2, 2},
+	"log2": {2, 2}, "log10": {2, 2}, "arctan2": {2, 2}, "logaddexp": {2, 2},
+	// NumPy's float64 cbrt is not glibc's on every CPU: on some without
+	// AVX-512 it is up to 3 ULPs from the exact value, Phobos's (Go's)
+	// within one, so the two may differ by 4.
+	"cbrt":       {4, 2},
 	"logaddexp2": {2, 2}, "float_power": {1, 1},
 }
 

@@ -191,9 +191,13 @@ func (s *fastSum) add(x *ndarray.Array) {
 			v = floats.Sum(x.Float64s()[:x.Size()])
 		}
 		t := s.f + v
-		if math.Abs(s.f) >= math.Abs(v) {
+		switch {
+		case math.IsInf(t, 0) || math.IsNaN(t):
+			// An infinite or NaN sum stays so: its compensation would
+			// be inf - inf, a NaN where NumPy's sum is an infinity.
+		case math.Abs(s.f) >= math.Abs(v):
 			s.c += (s.f - t) + v
-		} else {
+		default:
 			s.c += (v - t) + s.f
 		}
 		s.f = t

@@ -1455,6 +1455,10 @@ func npExtraCases() []npCase {
 			return tensor.Where(x.Greater(-100), npNaN, 0).ArgMax(tensor.Axis(1))
 		}),
 		one("max with inf ties", "x.max(axis=0)", dS, func(x *tensor.Tensor) *tensor.Tensor { return x.Max(tensor.Axis(0)) }),
+		// A fused elementwise chain into a whole sum (its compensated
+		// accumulator) meeting infinities: +Inf alone, then both signs.
+		one("fused sum to +inf", "np.fmax(np.abs(x), 0).sum()", dS, func(x *tensor.Tensor) *tensor.Tensor { return x.Abs().Fmax(0).Sum() }),
+		one("fused sum of both infinities", "np.fmax(x, -np.inf).sum()", dS, func(x *tensor.Tensor) *tensor.Tensor { return x.Fmax(math.Inf(-1)).Sum() }),
 		// NumPy (since 1.20) floors linspace values for an integer dtype.
 		npOne("linspace int32", "np.linspace(-1, 1, 5, dtype=np.int32)", nil, func(e *npEnv) *tensor.Tensor {
 			return tensor.Linspace(-1, 1, 5, e.chunks(5), tensor.WithDType(dI32))

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
 )
@@ -155,8 +153,9 @@ func fillChunk(v *ndarray.Array, op RandomChunk, off []int, total int) error {
 }
 
 // fastSum is a scalar accumulator for sums over a whole chunk: float64 data
-// is summed per tile with gonum's vectorised Sum and the tile sums are added
-// with Neumaier compensation; integers and bools add exactly in int64.
+// is summed per tile as Reduce sums a run (ndarray.SumFloat64s) and the tile
+// sums are added with Neumaier compensation; integers and bools add exactly
+// in int64.
 type fastSum struct {
 	f, c    float64 // running sum and its compensation
 	i       int64
@@ -188,12 +187,16 @@ func (s *fastSum) add(x *ndarray.Array) {
 		if s.nan {
 			v = ndarray.NanSumFloat64s(x.Float64s()[:x.Size()])
 		} else {
-			v = floats.Sum(x.Float64s()[:x.Size()])
+			v = ndarray.SumFloat64s(x.Float64s()[:x.Size()])
 		}
 		t := s.f + v
-		if math.Abs(s.f) >= math.Abs(v) {
+		switch {
+		case math.IsInf(t, 0) || math.IsNaN(t):
+			// An infinite or NaN sum stays so: its compensation would
+			// be inf - inf, a NaN where NumPy's sum is an infinity.
+		case math.Abs(s.f) >= math.Abs(v):
 			s.c += (s.f - t) + v
-		} else {
+		default:
 			s.c += (v - t) + s.f
 		}
 		s.f = t

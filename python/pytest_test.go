@@ -16,6 +16,10 @@ const python = "/usr/bin/python3" // Debian's, with python3-numpy and python3-py
 
 var summary = regexp.MustCompile(`(?m)^=*\s*(\d+ (passed|failed|error).*?)\s*=*$`)
 
+// marsExamples is the line conftest.py prints: how many of Mars's examples
+// (tests/test_mars_examples.py) ran as written, each compared with NumPy.
+var marsExamples = regexp.MustCompile(`(?m)^mars examples: .*$`)
+
 func TestPytest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the pytest suite starts clusters")
@@ -37,6 +41,9 @@ func TestPytest(t *testing.T) {
 	line := "pytest printed no summary"
 	if m := summary.FindAllSubmatch(out, -1); len(m) > 0 {
 		line = "pytest: " + string(m[len(m)-1][1])
+	}
+	if m := marsExamples.Find(out); m != nil {
+		line += "\n" + string(m)
 	}
 	t.Log(line)
 	if f := os.Getenv("PHOBOS_PYTEST_SUMMARY"); f != "" {

@@ -17,8 +17,9 @@ import urllib.parse
 import numpy as np
 
 from . import _errors
+from ._executable import ExecutableTuple
 
-__all__ = ["Session", "new_session", "get_default_session", "execute", "fetch"]
+__all__ = ["Session", "new_session", "get_default_session", "execute", "fetch", "ExecutableTuple"]
 
 _default = None
 _default_lock = threading.Lock()
@@ -130,6 +131,7 @@ class Session:
         self._uploads = {}
         self._upload_lock = threading.Lock()
         self._closed = False
+        self._pool = None
         try:
             self.session_id = self._json("POST", "/api/sessions", want=201)["session_id"]
         except BaseException:
@@ -213,18 +215,25 @@ class Session:
         """The functions the cluster builds, and its ufuncs."""
         return self._json("GET", "/api/functions")
 
-    def execute(self, *tensors, show_progress=None, fuse=True):
+    def execute(self, *tensors, show_progress=None, fuse=True, wait=True):
         """Computes the tensors together (shared parts once) and keeps their
-        values on them; returns the tensor, or a tuple of them."""
+        values on them; returns the tensor, or an ExecutableTuple of them
+        (as Mars does; one list or tuple of tensors is taken as the
+        tensors). With wait=False it returns at once a
+        concurrent.futures.Future of that result."""
         if self._closed:
             raise RuntimeError("phobos: the session is closed")
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
         # A tensor knows how to write itself and what it needs as a program
         # (phobos.tensor); the session only sends programs.
         ts = [t for t in tensors if hasattr(t, "_phobos_program")]
         if len(ts) != len(tensors):
             raise TypeError("phobos: execute takes phobos tensors")
+        if not wait:
+            return self._background().submit(self.execute, *ts, show_progress=False, fuse=fuse)
         if not ts:
-            return ()
+            return ExecutableTuple()
         nodes, roots = ts[0]._phobos_program(ts, self)
         # A 503 is a refusal (nothing started): retried like a pause.
         st = self._retrying(lambda: self._json(
@@ -243,7 +252,36 @@ class Session:
                 r.read()
             except ConnectionError:
                 pass
-        return ts[0] if len(ts) == 1 else tuple(ts)
+        return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
+
+    def fetch(self, *tensors, **kw):
+        """Mars's session.fetch: the values of tensors as NumPy arrays, the
+        value of one or a list of them (one list or tuple of tensors is
+        taken as the tensors); those not yet computed are computed here,
+        together."""
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        todo = [t for t in tensors if getattr(t, "_value", None) is None]
+        if todo:
+            self.execute(*todo, **kw)
+        vals = [t._value for t in tensors]
+        return vals[0] if len(vals) == 1 else vals
+
+    def run(self, *tensors, **kw):
+        """Older Mars's session.run: computes the tensors together and
+        returns their values (fetch)."""
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        self.execute(*tensors, **kw)
+        return self.fetch(*tensors)
+
+    def _background(self):
+        """The thread that runs execute(wait=False); one, so that
+        background executions run in the order they were asked for."""
+        with self._upload_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="phobos-execute")
+            return self._pool
 
     def _wait(self, st, show_progress):
         path = st["url"]
@@ -342,6 +380,9 @@ class Session:
         global _default
         if self._closed:
             return
+        if self._pool is not None:
+            # background executions finish first (their results are freed with the session)
+            self._pool.shutdown(wait=True)
         self._closed = True
         try:
             r = self._request("DELETE", f"/api/sessions/{self.session_id}")
@@ -412,13 +453,19 @@ def get_default_session():
 
 
 def execute(*tensors, session=None, **kw):
+    """Mars's mars.execute(a, b): computes the tensors together on session
+    (the default one without it); returns the tensor or an ExecutableTuple
+    of them (Session.execute)."""
     return (session or get_default_session()).execute(*tensors, **kw)
 
 
-def fetch(*tensors, session=None):
-    """The values of tensors as NumPy arrays, computing those not yet computed."""
-    todo = [t for t in tensors if getattr(t, "_value", None) is None]
-    if todo:
-        execute(*todo, session=session)
-    vals = tuple(t._value for t in tensors)
-    return vals[0] if len(vals) == 1 else vals
+def fetch(*tensors, session=None, **kw):
+    """Mars's mars.fetch(a, b): the values of tensors as NumPy arrays, the
+    value of one or a list of them, computing those not yet computed (on
+    session, the default one without it)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if all(getattr(t, "_value", None) is not None for t in tensors):
+        vals = [t._value for t in tensors]
+        return vals[0] if len(vals) == 1 else vals
+    return (session or get_default_session()).fetch(*tensors, **kw)

@@ -35,3 +35,15 @@ def session():
             yield s
         finally:
             s.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many of Mars's examples (test_mars_examples.py) ran, each
+    compared with NumPy; the line python/pytest_test.go reports."""
+    def count(key):
+        return sum(1 for r in terminalreporter.stats.get("passed", [])
+                   if r.when == "call" and any(k == key for k, _ in r.user_properties))
+    ran, unsupported = count("mars_example"), count("mars_example_unsupported")
+    if ran or unsupported:
+        terminalreporter.write_line(f"mars examples: {ran} run as written and compared with NumPy, "
+                                    f"{unsupported} listed as unsupported")

@@ -1,10 +1,13 @@
 """phobos.tensor: NumPy's and Mars's tensor API on a Phobos cluster.
 
     import phobos.tensor as mt
-    a = mt.random.rand(100, chunks=100)
-    b = mt.random.rand(100, chunks=100)
+    a = mt.random.rand(100, chunk_size=100)
+    b = mt.random.rand(100, chunk_size=100)
     c = (a + b).sum()
     print(c.execute())
+
+Every function that takes chunks= (Dask's name) also takes chunk_size=
+(Mars's), the same argument.
 
 Every function here is a call of a function of the cluster's registry
 (REGISTRY maps each of those to the name it has here)."""
@@ -15,13 +18,16 @@ import operator
 import numpy as np
 
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, _rebind, SUPPORTED_DTYPES
+from ._core import takes_chunk_size as _chunk_size
 from . import _compose
 from . import _manip
 from . import _quantile
 from . import _stats
 from . import _setops
 from . import _arrayapi
+from . import _mars
 from .. import session as _session
+from .._executable import ExecutableTuple
 
 newaxis = None
 pi = np.pi
@@ -166,7 +172,7 @@ def frexp(x, out=None):
     if out is not None:
         raise NotImplementedError("phobos: frexp(out=...): tensors are immutable; use the result")
     x = _operand(x)
-    return call("frexp", x, 0), call("frexp", x, 1)
+    return ExecutableTuple((call("frexp", x, 0), call("frexp", x, 1)))
 
 
 def modf(x, out=None):
@@ -174,14 +180,14 @@ def modf(x, out=None):
     if out is not None:
         raise NotImplementedError("phobos: modf(out=...): tensors are immutable; use the result")
     x = _operand(x)
-    return call("modf", x, 0), call("modf", x, 1)
+    return ExecutableTuple((call("modf", x, 0), call("modf", x, 1)))
 
 
 def divmod(x1, x2, out=None):  # noqa: A001
     """(x1 // x2, x1 % x2)."""
     if out is not None:
         raise NotImplementedError("phobos: divmod(out=...): tensors are immutable; use the result")
-    return floor_divide(x1, x2), remainder(x1, x2)  # noqa: F821
+    return ExecutableTuple((floor_divide(x1, x2), remainder(x1, x2)))  # noqa: F821
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -205,6 +211,7 @@ del g, _n
 # creation ---------------------------------------------------------------
 
 
+@_chunk_size
 def tensor(data, dtype=None, chunks=None):
     """A tensor of client data (a NumPy array, a list, a number)."""
     if isinstance(data, Tensor):
@@ -217,6 +224,7 @@ def tensor(data, dtype=None, chunks=None):
 array = tensor
 
 
+@_chunk_size
 def asarray(data, dtype=None, chunks=None):
     return tensor(data, dtype, chunks)
 
@@ -225,19 +233,23 @@ def _creation(fn, shape, dtype, chunks, default="float64"):
     return call(fn, _shape(shape), dtype=_dtype_name(dtype) or default, chunks=_chunks(chunks))
 
 
+@_chunk_size
 def zeros(shape, dtype=None, chunks=None, order="C"):
     return _creation("zeros", shape, dtype, chunks)
 
 
+@_chunk_size
 def ones(shape, dtype=None, chunks=None, order="C"):
     return _creation("ones", shape, dtype, chunks)
 
 
+@_chunk_size
 def empty(shape, dtype=None, chunks=None, order="C"):
     """Like zeros (a lazy tensor has no garbage to show)."""
     return _creation("empty", shape, dtype, chunks)
 
 
+@_chunk_size
 def full(shape, fill_value, dtype=None, chunks=None, order="C"):
     if dtype is None and isinstance(fill_value, np.generic):
         dtype = fill_value.dtype  # NumPy keeps a NumPy scalar's type
@@ -249,26 +261,31 @@ def _like(a, dtype):
     return a, _dtype_name(dtype) or a.dtype.name
 
 
+@_chunk_size
 def zeros_like(a, dtype=None, chunks=None, shape=None):
     a, dt = _like(a, dtype)
     return zeros(a.shape if shape is None else shape, dt, chunks)
 
 
+@_chunk_size
 def ones_like(a, dtype=None, chunks=None, shape=None):
     a, dt = _like(a, dtype)
     return ones(a.shape if shape is None else shape, dt, chunks)
 
 
+@_chunk_size
 def empty_like(a, dtype=None, chunks=None, shape=None):
     a, dt = _like(a, dtype)
     return empty(a.shape if shape is None else shape, dt, chunks)
 
 
+@_chunk_size
 def full_like(a, fill_value, dtype=None, chunks=None, shape=None):
     a, dt = _like(a, dtype)
     return full(a.shape if shape is None else shape, fill_value, dt, chunks)
 
 
+@_chunk_size
 def arange(start, stop=None, step=None, dtype=None, chunks=None):
     """numpy.arange: arange(stop), arange(start, stop[, step])."""
     if stop is None:
@@ -278,6 +295,7 @@ def arange(start, stop=None, step=None, dtype=None, chunks=None):
     return call("arange", _operand(start), _operand(stop), _operand(step), dtype=_dtype_name(dtype), chunks=_chunks(chunks))
 
 
+@_chunk_size
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, chunks=None):
     num = operator.index(num)
     if num < 0:
@@ -286,14 +304,16 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, chun
     step = (stop - start) / div if div > 0 else np.nan
     last = stop if endpoint or num <= 1 else start + step * (num - 1)
     t = call("linspace", float(start), float(last), num, dtype=_dtype_name(dtype), chunks=_chunks(chunks))
-    return (t, step) if retstep else t
+    return ExecutableTuple((t, step)) if retstep else t
 
 
+@_chunk_size
 def eye(N, M=None, k=0, dtype=None, chunks=None):
     return call("eye", operator.index(N), None if M is None else operator.index(M), operator.index(k),
                 dtype=_dtype_name(dtype) or "float64", chunks=_chunks(chunks))
 
 
+@_chunk_size
 def identity(n, dtype=None, chunks=None):
     return eye(n, dtype=dtype, chunks=chunks)
 
@@ -317,7 +337,7 @@ def nonzero(a):
     a = astensor(a)
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
-    return tuple(call("nonzero", a, out=i) for i in range(a.ndim))
+    return ExecutableTuple(call("nonzero", a, out=i) for i in range(a.ndim))
 
 
 def argwhere(a):
@@ -365,7 +385,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     n = 1 + len([f for f in flags.values() if f])
     if n == 1:
         return call("unique", ar)
-    return tuple(call("unique", ar, out=i, **flags) for i in range(n))
+    return ExecutableTuple(call("unique", ar, out=i, **flags) for i in range(n))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False):
@@ -386,8 +406,16 @@ def topk(a, k, axis=-1, largest=True, sorted=True, order=None, return_index=Fals
     kw = dict(axis=operator.index(axis), largest=bool(largest))
     v = call("topk", a, operator.index(k), **kw)
     if return_index:
-        return v, call("topk", a, operator.index(k), return_index=True, **kw)
+        return ExecutableTuple((v, call("topk", a, operator.index(k), return_index=True, **kw)))
     return v
+
+
+def argtopk(a, k, axis=-1, largest=True, sorted=True, order=None):  # noqa: A002
+    """Mars's mt.argtopk: the positions of topk's values along axis."""
+    if order is not None:
+        raise NotImplementedError("phobos: argtopk(order=...): tensors have no fields")
+    return call("topk", astensor(a), operator.index(k), return_index=True, axis=operator.index(axis),
+                largest=bool(largest))
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
@@ -559,6 +587,7 @@ def stack(arrays, axis=0):
     return call("stack", [astensor(a) for a in arrays], operator.index(axis))
 
 
+@_chunk_size
 def rechunk(a, chunks):
     return call("rechunk", astensor(a), _chunks(chunks))
 
@@ -605,12 +634,14 @@ def tensordot(a, b, axes=2):
 # files on the workers ---------------------------------------------------------
 
 
+@_chunk_size
 def from_npy(path, chunks=None, dtype=None):
     """A .npy file the workers read chunk by chunk (under their --data-root;
     a worker reads its header now)."""
     return call("from_npy", str(path), chunks=_chunks(chunks), dtype=_dtype_name(dtype))
 
 
+@_chunk_size
 def from_zarr(path, chunks=None, dtype=None):
     """A Zarr array the workers read chunk by chunk (its stored chunks unless
     chunks says otherwise)."""
@@ -622,6 +653,7 @@ def to_npy(a, path):
     return call("to_npy", astensor(a), str(path))
 
 
+@_chunk_size
 def to_zarr(a, path, chunks=None, compressor=None, zarr_format=None):
     """A tensor that, executed, writes a to path as a Zarr array (format 2,
     or 3 with zarr_format=3)."""
@@ -632,6 +664,7 @@ def to_zarr(a, path, chunks=None, compressor=None, zarr_format=None):
 fromnpy, fromzarr = from_npy, from_zarr
 
 
+@_chunk_size
 def tozarr(path, x, chunks=None, compressor=None, zarr_format=None):
     """Mars's argument order."""
     return to_zarr(x, path, chunks, compressor, zarr_format)
@@ -921,11 +954,16 @@ for _n in _stats.NAMES:
     globals()[_n] = getattr(_stats, _n)
 for _n in _setops.NAMES:
     globals()[_n] = getattr(_setops, _n)
+for _n in _mars.NAMES:
+    globals()[_n] = getattr(_mars, _n)
 del _n
+innerproduct = inner  # noqa: F821 (Mars's name)
 product, cumproduct, alltrue, sometrue, row_stack = prod, cumprod, all, any, vstack
 asanyarray = asarray
 # The Python Array API standard's names, keywords and methods (_arrayapi.py).
 _arrayapi.install(globals())
+# Mars's chunk_size= on what the Array API wrapped after its definition.
+_mars.install(globals())
 
 # REGISTRY names, for each function of the cluster's registry, what calls it
 # here; tests check it against GET /api/functions so the two cannot drift.

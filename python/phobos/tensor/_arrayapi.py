@@ -23,18 +23,19 @@ import numpy as np
 
 from . import _core
 from ._core import Tensor, call, astensor
+from .._executable import executable_namedtuple
 
 API_VERSION = "2022.12"
 # Versions whose namespace this one is (2021.12 is a subset of 2022.12).
 _VERSIONS = (None, "2021.12", "2022.12")
 
-UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
-UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
-UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
-EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = collections.namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+UniqueAllResult = executable_namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = executable_namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = executable_namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+EighResult = executable_namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = executable_namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = executable_namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = executable_namedtuple("SVDResult", ["U", "S", "Vh"])
 
 # The standard's dtypes by kind, with their bits; which of them the cluster
 # has is SUPPORTED_DTYPES.

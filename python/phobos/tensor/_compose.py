@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from ._core import Tensor, astensor, from_numpy, _dtype_name
+from .._executable import ExecutableTuple
 # Functions once composed here that are now calls of the cluster's own.
 from ._manip import (  # noqa: F401
     diff, ediff1d, trapz, moveaxis, swapaxes, rollaxis, atleast_2d, atleast_3d, column_stack, dstack, append,
@@ -111,7 +112,7 @@ def broadcast_arrays(*args, subok=False):
     mt = _mt()
     ts = [astensor(a) for a in args]
     shape = np.broadcast_shapes(*[t.shape for t in ts])
-    return [t if t.shape == shape else mt.broadcast_to(t, shape) for t in ts]
+    return ExecutableTuple(t if t.shape == shape else mt.broadcast_to(t, shape) for t in ts)
 
 
 broadcast_shapes = np.broadcast_shapes
@@ -239,7 +240,7 @@ def ix_(*args):
         if a.dtype == np.bool_:
             raise NotImplementedError("phobos: ix_ of a boolean sequence; give its nonzero()[0] computed")
         out.append(a.reshape((1,) * k + (a.shape[0],) + (1,) * (nd - k - 1)))
-    return tuple(out)
+    return ExecutableTuple(out)
 
 
 def diag_indices(n, ndim=2):

@@ -5,6 +5,8 @@ client holds no rules of its own about promotion or shapes."""
 
 import base64
 import contextvars
+import functools
+import inspect
 import io
 import math
 import operator
@@ -78,6 +80,43 @@ def _chunks(chunks):
         else:
             out.append(int(c))
     return out
+
+
+def takes_chunk_size(f):
+    """f, which takes chunks=, also takes chunk_size=: Mars's name for the
+    same argument (chunks= is Dask's and NumPy-style code's), with the
+    same meaning and the same errors. Giving both is a TypeError, as an
+    argument given twice is."""
+    if getattr(f, "_takes_chunk_size", False):
+        return f
+    sig = inspect.signature(f)
+    if "chunks" not in sig.parameters:
+        raise TypeError(f"phobos: {f.__name__} takes no chunks argument")
+    if "chunk_size" in sig.parameters:
+        return f
+    kind = sig.parameters["chunks"].kind
+    # chunks given positionally: the number of positional arguments that reaches it
+    pos = list(sig.parameters).index("chunks") + 1 \
+        if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) else None
+    name = f.__name__
+
+    @functools.wraps(f)
+    def g(*args, **kw):
+        if "chunk_size" in kw:
+            value = kw.pop("chunk_size")
+            if "chunks" in kw or (pos is not None and len(args) >= pos):
+                raise TypeError(f"{name}() got both chunks and chunk_size, two names of one argument "
+                                "(Dask's and Mars's): give one")
+            kw["chunks"] = value
+        return f(*args, **kw)
+
+    # help() and inspect show both names
+    params = list(sig.parameters.values())
+    at = len(params) - (params[-1].kind == inspect.Parameter.VAR_KEYWORD if params else 0)
+    params.insert(at, inspect.Parameter("chunk_size", inspect.Parameter.KEYWORD_ONLY, default=None))
+    g.__signature__ = sig.replace(parameters=params)
+    g._takes_chunk_size = True
+    return g
 
 
 def _shape(shape):
@@ -205,11 +244,17 @@ class Tensor:
         """Computes the tensor; returns it, its value kept (print shows it)."""
         return (session or _default_session()).execute(self, **kw)
 
-    def fetch(self, session=None):
-        """The value as a NumPy array, computed when it was not yet."""
+    def fetch(self, session=None, **kw):
+        """The value as a NumPy array, computed when it was not yet (Mars
+        fetches only computed tensors)."""
         if self._value is None:
-            self.execute(session)
+            self.execute(session, **kw)
         return self._value
+
+    def to_numpy(self, session=None, **kw):
+        """Mars's t.to_numpy(), t.execute().fetch(): the value as a NumPy
+        array, computed when it was not yet."""
+        return self.fetch(session, **kw)
 
     def __array__(self, dtype=None, copy=None):
         v = self.fetch()

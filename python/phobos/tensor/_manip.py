@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from ._core import Tensor, astensor, call, _dtype_name
+from .._executable import ExecutableTuple
 
 
 def _int_or_ints(x):
@@ -63,7 +64,7 @@ def rollaxis(a, axis, start=0):
 
 def _each(fn, arys):
     res = [call(fn, astensor(a)) for a in arys]
-    return res[0] if len(res) == 1 else res
+    return res[0] if len(res) == 1 else ExecutableTuple(res)
 
 
 def atleast_1d(*arys):
@@ -176,14 +177,14 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     xs = [astensor(x) for x in xi]
-    return [call("meshgrid", xs, indexing=indexing, sparse=bool(sparse), out=i) for i in range(len(xs))]
+    return ExecutableTuple(call("meshgrid", xs, indexing=indexing, sparse=bool(sparse), out=i) for i in range(len(xs)))
 
 
 def indices(dimensions, dtype=int, sparse=False):
     dims = [operator.index(d) for d in dimensions]
     dt = _dtype_name(dtype)
     if sparse:
-        return tuple(call("indices", dims, dt, True, out=i) for i in range(len(dims)))
+        return ExecutableTuple(call("indices", dims, dt, True, out=i) for i in range(len(dims)))
     return call("indices", dims, dt)
 
 
@@ -232,7 +233,7 @@ def array_split(ary, indices_or_sections, axis=0):
     else:
         arg = [operator.index(i) for i in indices_or_sections]
         n = len(arg) + 1
-    return [call("array_split", a, arg, operator.index(axis), out=i) for i in range(n)]
+    return ExecutableTuple(call("array_split", a, arg, operator.index(axis), out=i) for i in range(n))
 
 
 def rot90(m, k=1, axes=(0, 1)):

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ._core import Tensor, astensor, call, from_numpy, _dtype_name
+from .._executable import ExecutableTuple
 
 _NoValue = np._NoValue
 
@@ -146,7 +147,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
         k["weights"] = astensor(weights)
     if not returned:
         return call("average", a, **k)
-    return call("average", a, returned=True, out=0, **k), call("average", a, returned=True, out=1, **k)
+    return ExecutableTuple((call("average", a, returned=True, out=0, **k), call("average", a, returned=True, out=1, **k)))
 
 
 def _ddof(ddof):
@@ -298,7 +299,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     w = _weights(weights)
     b = _bins(a, bins, range_, w)
     k = {"range": range_, "weights": w, "density": bool(density) or None}
-    return call("histogram", a, b, out=0, **k), call("histogram", a, b, out=1, **k)
+    return ExecutableTuple((call("histogram", a, b, out=0, **k), call("histogram", a, b, out=1, **k)))
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002

@@ -65,11 +65,13 @@ def ifftshift(x, axes=None):
     return _call("ifftshift", _core.astensor(x), axes=_ints(axes))
 
 
+@_core.takes_chunk_size
 def fftfreq(n, d=1.0, chunks=None):
     """numpy.fft.fftfreq: the sample frequencies of an fft of length n."""
     return _call("fftfreq", operator.index(n), d=float(d), chunks=_core._chunks(chunks))
 
 
+@_core.takes_chunk_size
 def rfftfreq(n, d=1.0, chunks=None):
     """numpy.fft.rfftfreq: the non-negative sample frequencies of an rfft."""
     return _call("rfftfreq", operator.index(n), d=float(d), chunks=_core._chunks(chunks))

@@ -1,4 +1,6 @@
-"""mt.linalg: what the engine's kernels give (norms, products)."""
+"""mt.linalg: what the engine's kernels give (norms, products). Functions
+of several outputs return them as an ExecutableTuple (Mars's), whose
+execute() computes them together."""
 
 import math
 import operator
@@ -6,6 +8,7 @@ import operator
 import numpy as np
 
 from . import _core
+from .._executable import ExecutableTuple
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -81,7 +84,7 @@ def qr(a, mode="reduced"):
         return _call("qr", a, mode="r", out=0)
     if mode not in ("reduced", "complete"):
         raise ValueError(f"Unrecognized mode '{mode}'")
-    return _call("qr", a, mode=mode, out=0), _call("qr", a, mode=mode, out=1)
+    return ExecutableTuple((_call("qr", a, mode=mode, out=0), _call("qr", a, mode=mode, out=1)))
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -89,7 +92,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     a = _core.astensor(a)
     if not compute_uv:
         return _call("svdvals", a)
-    return tuple(_call("svd", a, full_matrices=bool(full_matrices), out=i) for i in range(3))
+    return ExecutableTuple(_call("svd", a, full_matrices=bool(full_matrices), out=i) for i in range(3))
 
 
 def cholesky(a):
@@ -106,7 +109,7 @@ def det(a):
 
 def slogdet(a):
     a = _core.astensor(a)
-    return _call("slogdet", a, 0), _call("slogdet", a, 1)
+    return ExecutableTuple((_call("slogdet", a, 0), _call("slogdet", a, 1)))
 
 
 def solve(a, b):
@@ -124,7 +127,7 @@ def lstsq(a, b, rcond=None):
     default (machine precision times the larger dimension)."""
     a, b = _core.astensor(a), _core.astensor(b)
     kw = {} if rcond is None else {"rcond": float(rcond)}
-    return tuple(_call("lstsq", a, b, out=i, **kw) for i in range(4))
+    return ExecutableTuple(_call("lstsq", a, b, out=i, **kw) for i in range(4))
 
 
 def matrix_power(a, n):
@@ -171,7 +174,7 @@ def lu(a, permute_l=False):
     with a = p @ l @ u, or (p @ l, u) with permute_l=True."""
     a = _core.astensor(a)
     n = 2 if permute_l else 3
-    return tuple(_call("lu", a, permute_l=bool(permute_l), out=i) for i in range(n))
+    return ExecutableTuple(_call("lu", a, permute_l=bool(permute_l), out=i) for i in range(n))
 
 
 def randomized_svd(M, n_components, *, n_oversamples=10, n_iter="auto", power_iteration_normalizer="auto",
@@ -192,7 +195,7 @@ def randomized_svd(M, n_components, *, n_oversamples=10, n_iter="auto", power_it
     kw = dict(n_oversamples=int(n_oversamples), flip_sign=bool(flip_sign),
               random_state=None if random_state is None else int(random_state))
     kw["n_iter"] = n_iter if isinstance(n_iter, str) else int(n_iter)
-    return tuple(_call("randomized_svd", M, int(n_components), out=i, **kw) for i in range(3))
+    return ExecutableTuple(_call("randomized_svd", M, int(n_components), out=i, **kw) for i in range(3))
 
 
 def trace(x, /, *, offset=0, dtype=None):

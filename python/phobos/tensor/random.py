@@ -1,4 +1,5 @@
-"""mt.random: NumPy's and Mars's random functions, with chunks=.
+"""mt.random: NumPy's and Mars's random functions, with chunks= (or
+Mars's chunk_size=).
 
 Numbers come from counter-based streams: a RandomState of a seed numbers the
 tensors it makes 0, 1, 2, ..., and a tensor's values depend only on (seed,
@@ -12,7 +13,7 @@ import threading
 
 import numpy as np
 
-from ._core import call, _chunks, _dtype_name
+from ._core import call, _chunks, _dtype_name, takes_chunk_size as _chunk_size
 
 
 def _size(size, args=()):
@@ -48,34 +49,42 @@ class RandomState:
             stream = next(self._streams)
         return call("random", self._seed, stream, dist, p1, p2, shape, dtype=_dtype_name(dtype), chunks=_chunks(chunks))
 
+    @_chunk_size
     def rand(self, *shape, chunks=None, dtype=None):
         """Uniform on [0, 1), of the given shape."""
         return self._random("uniform", 0.0, 1.0, _size(None, shape), dtype, chunks)
 
+    @_chunk_size
     def randn(self, *shape, chunks=None, dtype=None):
         """Standard normal, of the given shape."""
         return self._random("normal", 0.0, 1.0, _size(None, shape), dtype, chunks)
 
+    @_chunk_size
     def random_sample(self, size=None, chunks=None, dtype=None):
         return self._random("uniform", 0.0, 1.0, _size(size), dtype, chunks)
 
     random = ranf = sample = random_sample
 
+    @_chunk_size
     def uniform(self, low=0.0, high=1.0, size=None, chunks=None, dtype=None):
         return self._random("uniform", float(low), float(high), _size(size), dtype, chunks)
 
+    @_chunk_size
     def normal(self, loc=0.0, scale=1.0, size=None, chunks=None, dtype=None):
         return self._random("normal", float(loc), float(scale), _size(size), dtype, chunks)
 
+    @_chunk_size
     def standard_normal(self, size=None, chunks=None, dtype=None):
         return self._random("normal", 0.0, 1.0, _size(size), dtype, chunks)
 
+    @_chunk_size
     def randint(self, low, high=None, size=None, dtype="int64", chunks=None):
         """Integers uniform on [low, high) (on [0, low) without high)."""
         if high is None:
             low, high = 0, low
         return self._random("randint", operator.index(low), operator.index(high), _size(size), dtype, chunks)
 
+    @_chunk_size
     def random_integers(self, low, high=None, size=None, chunks=None):
         if high is None:
             low, high = 1, low

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,13 @@ var layers = map[string]int{
 	"workloads":                    10,
 	"cmd/phobos":                   11,
 	"cluster/ring":                 1,
+}
+
+// apart lists, beside the ranks, packages a package must not import
+// although they rank below it: the web service speaks to schedulers over
+// RPC only (the state names it shows are protocol's).
+var apart = map[string][]string{
+	"web": {"scheduler", "worker", "storage"},
 }
 
 const module = "github.com/phobos-tensor/phobos"
@@ -94,6 +102,9 @@ func TestLayering(t *testing.T) {
 				}
 				if r, ok := layers[dep]; ok && r >= rank {
 					t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", f, rank, dep, r)
+				}
+				if slices.Contains(apart[dir], dep) {
+					t.Errorf("%s imports %s, which its package must not link", f, dep)
 				}
 			}
 		}

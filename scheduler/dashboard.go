@@ -35,7 +35,7 @@ func cutLabel(t string) string {
 const TaskRing = 512
 
 // MaxOpInfos bounds the ops one Ops call describes.
-const MaxOpInfos = 200
+const MaxOpInfos = protocol.MaxOpInfos
 
 // TypeCount is how many ops of one type a run has in each state.
 type TypeCount struct {

@@ -1,6 +1,10 @@
 package scheduler
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/phobos-tensor/phobos/protocol"
+)
 
 // State is an operand's (chunk op's) lifecycle state, as Mars names them.
 type State uint8
@@ -18,11 +22,9 @@ const (
 	Cancelled
 )
 
-var stateNames = [...]string{"UNSCHEDULED", "READY", "RUNNING", "FINISHED", "FREED", "FATAL", "CANCELLING", "CANCELLED"}
-
 func (s State) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
+	if int(s) < len(protocol.StateNames) {
+		return protocol.StateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }

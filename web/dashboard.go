@@ -13,10 +13,10 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
-	"github.com/phobos-tensor/phobos/scheduler"
 )
 
 // The dashboard: pages embedded in the binary (dashboard/), the JSON they
@@ -201,7 +201,9 @@ func statesMap(counts []int64) map[string]int64 {
 	m := make(map[string]int64, len(counts))
 	for i, n := range counts {
 		if n != 0 {
-			m[scheduler.State(i).String()] = n
+			if i < len(protocol.StateNames) {
+				m[protocol.StateNames[i]] = n
+			}
 		}
 	}
 	return m
@@ -372,7 +374,7 @@ func (s *Server) getGraphDetail(w http.ResponseWriter, r *http.Request) error {
 }
 
 // maxOpsQuery bounds the ops one GET .../ops names.
-const maxOpsQuery = scheduler.MaxOpInfos
+const maxOpsQuery = protocol.MaxOpInfos
 
 func (s *Server) getGraphOps(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()

@@ -18,9 +18,9 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/protocol"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
-	"github.com/phobos-tensor/phobos/scheduler"
 )
 
 // APIVersion is the version of the REST API and of the graph JSON it takes.
@@ -389,8 +389,8 @@ func graphJSON(st *pb.GraphStatus) GraphJSON {
 		Progress: map[string]int64{}, ChunkOps: st.ChunkOps, MovedBytes: st.MovedBytes, Recomputed: st.Recomputed, Error: st.Error,
 		PrepareMs: st.PrepareMs, RunMs: st.RunMs, Released: st.Released, Results: []ResultJSON{},
 	}
-	for s := scheduler.Unscheduled; s <= scheduler.Cancelled; s++ {
-		g.Progress[s.String()] = st.Progress[s.String()]
+	for _, s := range protocol.StateNames {
+		g.Progress[s] = st.Progress[s]
 	}
 	for i, r := range st.Results {
 		shape := r.Shape

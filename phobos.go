@@ -17,11 +17,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -255,20 +255,12 @@ type Plan = optimize.Plan
 
 // Compile builds, tiles and optimises (culls, fuses) the graph of the given
 // tensors, as Execute does by default.
-func Compile(ts ...*tensor.Tensor) (*Plan, error) { return compile(true, ts) }
-
-func compile(fuse bool, ts []*tensor.Tensor) (*Plan, error) {
-	tg, ids, err := tensor.Build(ts...)
-	if err != nil {
-		return nil, err
-	}
-	return optimize.Compile(tg, ids, fuse)
-}
+func Compile(ts ...*tensor.Tensor) (*Plan, error) { return execution.PlanTensors(true, ts) }
 
 // Explain compiles the tensors as Execute would and describes the chunk
 // graph after each pass: counts, fused groups and bytes to be materialised.
 func (s *Session) Explain(ts ...*tensor.Tensor) (*Plan, error) {
-	return compile(!s.cfg.noFuse, ts)
+	return execution.PlanTensors(!s.cfg.noFuse, ts)
 }
 
 // Execute computes the tensors together, sharing common subgraphs, and
@@ -284,38 +276,23 @@ func (s *Session) Execute(ctx context.Context, ts ...*tensor.Tensor) ([]*ndarray
 
 func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*ndarray.Array, Stats, error) {
 	t0 := time.Now()
-	plan, err := compile(!s.cfg.noFuse, ts)
+	ex, err := execution.CompileTensors(!s.cfg.noFuse, ts)
 	if err != nil {
 		return nil, Stats{}, err
-	}
-	// The graphs of the passes before the last are for explaining; a run
-	// needs only the last, and a graph of a million chunks holds hundreds
-	// of megabytes in each.
-	plan.Graphs = nil
-	var results []int32
-	seen := make(map[ops.ChunkRef]bool)
-	for _, r := range plan.Results {
-		for _, c := range r.Chunks {
-			if !seen[c] {
-				seen[c] = true
-				results = append(results, int32(c))
-			}
-		}
 	}
 	t1 := time.Now()
 	memBefore := b.memory()
-	run, err := b.local.Scheduler.Submit(ctx, plan.Graph, results)
-	if err != nil {
+	// A local cluster is no ring of schedulers: no fence.
+	if err := ex.Submit(ctx, b.local.Scheduler, protocol.Fence{}); err != nil {
 		return nil, Stats{}, err
 	}
+	run := ex.Run
 	defer run.Release()
-	stopProgress := s.watch(run)
 	ended := b.dashboardStarted(ts, run, t0, t1.Sub(t0))
-	err = run.Wait(ctx)
+	err = execution.Follow(ctx, run, 100*time.Millisecond, s.progressReport())
 	ended(err)
-	stopProgress()
 	t2 := time.Now()
-	st := Stats{ChunkOps: plan.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}
+	st := Stats{ChunkOps: ex.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}
 	for _, w := range b.local.Workers {
 		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
 	}
@@ -327,11 +304,11 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 		}
 		return nil, st, err
 	}
-	out := make([]*ndarray.Array, len(plan.Results))
-	for i, r := range plan.Results {
-		a, err := b.fetch(ctx, run, r)
+	out := make([]*ndarray.Array, len(ex.Results))
+	for i, r := range ex.Results {
+		a, err := execution.Assemble(ctx, run, r, b.read)
 		if err != nil {
-			return nil, st, err
+			return nil, st, fmt.Errorf("phobos: result %d: %w", i, err)
 		}
 		out[i] = a
 	}
@@ -339,120 +316,27 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	return out, st, nil
 }
 
-// fetch assembles a result tensor from its chunks.
-func (b *localBackend) fetch(ctx context.Context, run *scheduler.Run, t *ops.Tiled) (*ndarray.Array, error) {
-	get := func(c ops.ChunkRef) (*ndarray.Array, error) {
-		w := run.Location(int32(c))
-		if w < 0 || w >= len(b.local.Workers) {
-			return nil, fmt.Errorf("phobos: result chunk %d has no location", c)
-		}
-		return b.local.Workers[w].Get(ctx, keyOf(run, c))
+// read reads a result chunk from the in-process worker holding it.
+func (b *localBackend) read(ctx context.Context, w int, key protocol.ChunkKey) (*ndarray.Array, error) {
+	if w >= len(b.local.Workers) {
+		return nil, fmt.Errorf("result chunk %d has no location", key.Node)
 	}
-	return AssembleTiled(t, get)
+	return b.local.Workers[w].Get(ctx, key)
 }
 
 // AssembleTiled builds a whole result array from its chunks, read with get.
 func AssembleTiled(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error)) (*ndarray.Array, error) {
-	if len(t.Chunks) == 1 {
-		a, err := get(t.Chunks[0])
-		if err != nil {
-			return nil, err
-		}
-		return a.Contiguous(), nil
-	}
-	if t.Meta.Unknown != 0 {
-		return assembleUnknown(t, get)
-	}
-	out, err := ndarray.New(t.Meta.DType, t.Meta.Shape...)
-	if err != nil {
-		return nil, err
-	}
-	return out, copyChunks(out, t, ops.AxisOffsets(t.NSplits), get)
+	return execution.AssembleTiled(t, get)
 }
 
-// assembleUnknown assembles a result with an axis of unknown length: its
-// chunks are read first, and their lengths along that axis, the same across
-// each slab of the chunk grid, give the offsets.
-func assembleUnknown(t *ops.Tiled, get func(ops.ChunkRef) (*ndarray.Array, error)) (*ndarray.Array, error) {
-	ax := t.Meta.UnknownAxis()
-	arrays := make(map[ops.ChunkRef]*ndarray.Array, len(t.Chunks))
-	grid := t.Grid()
-	lens := make([]int, grid[ax])
-	for i := range lens {
-		lens[i] = -1
-	}
-	var ferr error
-	ops.ForEachGrid(grid, func(idx []int) {
-		if ferr != nil {
-			return
-		}
-		c := t.At(idx)
-		a, err := get(c)
-		if err != nil {
-			ferr = err
-			return
-		}
-		n := a.Shape()[ax]
-		switch l := lens[idx[ax]]; {
-		case l < 0:
-			lens[idx[ax]] = n
-		case l != n:
-			ferr = fmt.Errorf("phobos: result chunks %v of lengths %d and %d along axis %d of unknown length", idx, l, n, ax)
-			return
-		}
-		arrays[c] = a
-	})
-	if ferr != nil {
-		return nil, ferr
-	}
-	splits := slices.Clone(t.NSplits)
-	splits[ax] = lens
-	shape := slices.Clone(t.Meta.Shape)
-	shape[ax] = 0
-	for _, n := range lens {
-		shape[ax] += n
-	}
-	out, err := ndarray.New(t.Meta.DType, shape...)
-	if err != nil {
-		return nil, err
-	}
-	return out, copyChunks(out, t, ops.AxisOffsets(splits), func(c ops.ChunkRef) (*ndarray.Array, error) { return arrays[c], nil })
-}
-
-// copyChunks copies every chunk of t into out at the offsets offs.
-func copyChunks(out *ndarray.Array, t *ops.Tiled, offs [][]int, get func(ops.ChunkRef) (*ndarray.Array, error)) error {
-	var ferr error
-	ops.ForEachGrid(t.Grid(), func(idx []int) {
-		if ferr != nil {
-			return
-		}
-		a, err := get(t.At(idx))
-		if err != nil {
-			ferr = err
-			return
-		}
-		ranges := make([]ndarray.Range, len(idx))
-		for ax := range idx {
-			ranges[ax] = ndarray.Range{Start: offs[ax][idx[ax]], Step: 1, Len: a.Shape()[ax]}
-		}
-		dst, err := out.Slice(ranges)
-		if err != nil {
-			ferr = err
-			return
-		}
-		ndarray.CopyInto(dst, a)
-	})
-	return ferr
-}
-
-// watch reports progress while a run is going, if the session asked for it.
-func (s *Session) watch(run *scheduler.Run) (stop func()) {
+// progressReport turns a run's ops per state into the session's Progress
+// callback, if it asked for one.
+func (s *Session) progressReport() func(map[scheduler.State]int64) {
 	fn := s.cfg.progress
 	if fn == nil {
-		return func() {}
+		return nil
 	}
-	report := func() {
-		c := run.Counts()
+	return func(c map[scheduler.State]int64) {
 		var p Progress
 		for st, n := range c {
 			p.Total += int(n)
@@ -467,23 +351,6 @@ func (s *Session) watch(run *scheduler.Run) (stop func()) {
 		}
 		fn(p)
 	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				report()
-			case <-done:
-				report()
-				return
-			}
-		}
-	}()
-	return func() { close(done); <-stopped }
 }
 
 // ExecuteFloat64s computes one tensor and returns its elements in C order as float64.
@@ -502,8 +369,4 @@ func (s *Session) ExecuteScalar(ctx context.Context, t *tensor.Tensor) (float64,
 		return 0, err
 	}
 	return res[0].Item()
-}
-
-func keyOf(run *scheduler.Run, c ops.ChunkRef) protocol.ChunkKey {
-	return protocol.ChunkKey{Graph: run.ID(), Node: int32(c)}
 }

@@ -31,11 +31,7 @@ func uplo(a *args) (bool, error) {
 }
 
 func eigh(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	upper, err := uplo(a)
+	t, upper, err := symmetric(a)
 	if err != nil {
 		return nil, err
 	}
@@ -44,13 +40,19 @@ func eigh(a *args) (*tensor.Tensor, error) {
 }
 
 func eigvalsh(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	upper, err := uplo(a)
+	t, upper, err := symmetric(a)
 	if err != nil {
 		return nil, err
 	}
 	return linalg.EigvalsH(t, upper), nil
+}
+
+// symmetric is a symmetric matrix and the triangle to read (UPLO).
+func symmetric(a *args) (*tensor.Tensor, bool, error) {
+	t, err := a.tensor("a")
+	if err != nil {
+		return nil, false, err
+	}
+	upper, err := uplo(a)
+	return t, upper, err
 }

@@ -7,12 +7,7 @@ import (
 // Build cases of assignment (x[key] = value and NumPy's in-place
 // functions, each a new tensor of x's shape and dtype).
 func init() {
-	buildCases = append(buildCases, []struct {
-		fn, args, kwargs string
-		shape            []int
-		dtype            string
-		direct           func(p pre) *tensor.Tensor
-	}{
+	buildCases = append(buildCases, []buildCase{
 		{"setitem", `[@M, [1, {"slice":[null,null,2]}], 7]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor {
 			return p[M].Set(tensor.Ix(tensor.At(1), tensor.S(0, 4, 2)), 7)
 		}},

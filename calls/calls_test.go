@@ -71,15 +71,40 @@ func parse(t testing.TB, nodes ...string) calls.Program {
 
 type pre []*tensor.Tensor
 
-// buildCases are one call each, after the prelude; shape and dtype are what
-// NumPy 1.24 gives for the same call on the prelude's arrays (checked with
-// python3), and direct, when set, is the same call through the Go API.
-var buildCases = []struct {
+// buildCase is one call after the prelude: the tensor it builds has shape
+// and dtype, and the same values as direct builds with the Go API (when set).
+type buildCase struct {
 	fn, args, kwargs string
 	shape            []int
 	dtype            string
 	direct           func(p pre) *tensor.Tensor
-}{
+}
+
+// kindCase is a node that cannot be built and the Python exception it
+// raises.
+type kindCase struct{ node, kind string }
+
+// checkKinds builds each case's node after the prelude and checks the
+// kind of the error.
+func checkKinds(t *testing.T, cases []kindCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := parse(t, append(prelude, c.node)...).Build(true)
+		var ce *calls.Error
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: want a %s, got %v", c.node, c.kind, err)
+			continue
+		}
+		if ce.Kind != c.kind {
+			t.Errorf("%s: %s (%v), want %s", c.node, ce.Kind, ce.Err, c.kind)
+		}
+	}
+}
+
+// buildCases are one call each, after the prelude; shape and dtype are what
+// NumPy 1.24 gives for the same call on the prelude's arrays (checked with
+// python3), and direct, when set, is the same call through the Go API.
+var buildCases = []buildCase{
 	// unary ufuncs
 	{"negative", `[@I]`, ``, []int{2, 3}, "int64", func(p pre) *tensor.Tensor { return p[I].Neg() }},
 	{"negative", `[3]`, ``, []int{}, "int64", nil},

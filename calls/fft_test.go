@@ -1,23 +1,15 @@
 package calls_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/phobos-tensor/phobos/calls"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
 // numpy.fft's build cases join TestBuildEveryFunction's; shapes and dtypes
 // are NumPy 1.24's for the same calls on the prelude.
 func init() {
-	type bc = struct {
-		fn, args, kwargs string
-		shape            []int
-		dtype            string
-		direct           func(p pre) *tensor.Tensor
-	}
-	buildCases = append(buildCases, []bc{
+	buildCases = append(buildCases, []buildCase{
 		{"fft.fft", `[@M]`, ``, []int{3, 4}, "complex128", func(p pre) *tensor.Tensor { return tensor.FFT(p[M]) }},
 		{"fft.fft", `[@I4, 7]`, `{"norm":"ortho"}`, []int{7}, "complex128", nil},
 		{"fft.ifft", `[@M]`, `{"axis":0,"n":5}`, []int{5, 4}, "complex128", nil},
@@ -43,9 +35,7 @@ func init() {
 
 // TestFFTCallErrors: NumPy's exception for each mistake.
 func TestFFTCallErrors(t *testing.T) {
-	for _, c := range []struct {
-		node, kind string
-	}{
+	checkKinds(t, []kindCase{
 		{`{"fn":"fft.fft","args":[@M, 0]}`, "ValueError"},
 		{`{"fn":"fft.ihfft","args":[@M, -1]}`, "ValueError"},
 		{`{"fn":"fft.fft","args":[@M],"kwargs":{"norm":"both"}}`, "ValueError"},
@@ -56,15 +46,5 @@ func TestFFTCallErrors(t *testing.T) {
 		{`{"fn":"fft.fftfreq","args":[0]}`, "ZeroDivisionError"},
 		{`{"fn":"fft.rfftfreq","args":[-2]}`, "ValueError"},
 		{`{"fn":"fft.fft","args":[@M],"kwargs":{"n":2.5}}`, "TypeError"},
-	} {
-		_, err := parse(t, append(prelude, c.node)...).Build(true)
-		var ce *calls.Error
-		if !errors.As(err, &ce) {
-			t.Errorf("%s: want a %s, got %v", c.node, c.kind, err)
-			continue
-		}
-		if ce.Kind != c.kind {
-			t.Errorf("%s: %s (%v), want %s", c.node, ce.Kind, ce.Err, c.kind)
-		}
-	}
+	})
 }

@@ -30,8 +30,8 @@ func init() {
 		"ediff1d":      {[]string{"ary", "to_end", "to_begin"}, ediff1d, 1},
 		"trapz":        {[]string{"y", "x", "dx", "axis"}, trapz, 1},
 		"pad":          {[]string{"array", "pad_width", "mode", "constant_values"}, pad, 2},
-		"tril":         {[]string{"m", "k"}, triangle((*tensor.Tensor).Tril), 1},
-		"triu":         {[]string{"m", "k"}, triangle((*tensor.Tensor).Triu), 1},
+		"tril":         {[]string{"m", "k"}, diagonalOf("m", (*tensor.Tensor).Tril), 1},
+		"triu":         {[]string{"m", "k"}, diagonalOf("m", (*tensor.Tensor).Triu), 1},
 		"diag":         {[]string{"v", "k"}, diagonalOf("v", (*tensor.Tensor).Diag), 1},
 		"diagflat":     {[]string{"v", "k"}, diagonalOf("v", (*tensor.Tensor).Diagflat), 1},
 		"diagonal":     {[]string{"a", "offset", "axis1", "axis2"}, diagonal(false), 1},
@@ -48,19 +48,6 @@ func init() {
 	}
 }
 
-// optAxis is the "axis" argument as Go's optional axis: none for null
-// (NumPy: work on the flattened array).
-func optAxis(a *args) ([]int, error) {
-	if !a.has("axis") {
-		return nil, nil
-	}
-	ax, err := a.int("axis", 0)
-	if err != nil {
-		return nil, err
-	}
-	return []int{ax}, nil
-}
-
 // indexKind makes an out-of-bounds position NumPy's IndexError.
 func indexKind(t *tensor.Tensor) (*tensor.Tensor, error) {
 	if ie, ok := errors.AsType[*tensor.IndexError](t.Err()); ok {
@@ -70,17 +57,11 @@ func indexKind(t *tensor.Tensor) (*tensor.Tensor, error) {
 }
 
 func roll(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	shifts, _, err := a.ints("shift")
-	if err != nil {
-		return nil, err
-	}
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, shifts := p.tensor("a"), p.intList("shift")
+	axes, ok := p.ints("axis")
+	if p.err != nil {
+		return nil, p.err
 	}
 	if !ok {
 		axes = nil // the flattened tensor
@@ -89,77 +70,46 @@ func roll(a *args) (*tensor.Tensor, error) {
 }
 
 func repeat(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	reps, _, err := a.ints("repeats")
-	if err != nil {
-		return nil, err
-	}
-	axis, err := optAxis(a)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, reps, axis := p.tensor("a"), p.intList("repeats"), p.optAxis()
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.RepeatEach(reps, axis...), nil
 }
 
 func tile(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("A")
-	if err != nil {
-		return nil, err
-	}
-	reps, _, err := a.ints("reps")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, reps := p.tensor("A"), p.intList("reps")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.Tile(reps...), nil
 }
 
 func swapaxes(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	i, err := a.int("axis1", 0)
-	if err != nil {
-		return nil, err
-	}
-	j, err := a.int("axis2", 0)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, i, j := p.tensor("a"), p.int("axis1", 0), p.int("axis2", 0)
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.SwapAxes(i, j), nil
 }
 
 func moveaxis(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	src, _, err := a.ints("source")
-	if err != nil {
-		return nil, err
-	}
-	dst, _, err := a.ints("destination")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, src, dst := p.tensor("a"), p.intList("source"), p.intList("destination")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.MoveAxis(src, dst), nil
 }
 
 func rollaxis(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	ax, err := a.int("axis", 0)
-	if err != nil {
-		return nil, err
-	}
-	start, err := a.int("start", 0)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, ax, start := p.tensor("a"), p.int("axis", 0), p.int("start", 0)
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.RollAxis(ax, start), nil
 }
@@ -187,70 +137,30 @@ func oneArray(name string, f func(*tensor.Tensor) *tensor.Tensor) func(*args) (*
 	}
 }
 
-// optTensor is an optional tensor argument (nil when absent or null).
-func optTensor(a *args, name string) (*tensor.Tensor, error) {
-	if !a.has(name) {
-		return nil, nil
-	}
-	return a.tensor(name)
-}
-
 func diff(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.int("n", 1)
-	if err != nil {
-		return nil, err
-	}
-	axis, err := a.int("axis", -1)
-	if err != nil {
-		return nil, err
-	}
-	pre, err := optTensor(a, "prepend")
-	if err != nil {
-		return nil, err
-	}
-	app, err := optTensor(a, "append")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, n, axis := p.tensor("a"), p.int("n", 1), p.int("axis", -1)
+	pre, app := p.optTensor("prepend"), p.optTensor("append")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.Diff(n, axis, pre, app), nil
 }
 
 func ediff1d(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("ary")
-	if err != nil {
-		return nil, err
-	}
-	end, err := optTensor(a, "to_end")
-	if err != nil {
-		return nil, err
-	}
-	begin, err := optTensor(a, "to_begin")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, end, begin := p.tensor("ary"), p.optTensor("to_end"), p.optTensor("to_begin")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.Ediff1d(end, begin), nil
 }
 
 func trapz(a *args) (*tensor.Tensor, error) {
-	y, err := a.tensor("y")
-	if err != nil {
-		return nil, err
-	}
-	x, err := optTensor(a, "x")
-	if err != nil {
-		return nil, err
-	}
-	dx, err := a.float("dx", 1)
-	if err != nil {
-		return nil, err
-	}
-	axis, err := a.int("axis", -1)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	y, x, dx, axis := p.tensor("y"), p.optTensor("x"), p.float("dx", 1), p.int("axis", -1)
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.Trapz(y, x, dx, axis), nil
 }
@@ -300,17 +210,16 @@ func pad(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	p := a.params()
 	mode := "constant"
-	if a.has("mode") {
-		if err := jsonString(a, "mode", &mode); err != nil {
-			return nil, err
-		}
-	}
+	p.str("mode", &mode)
 	var constant [][2]float64
 	if a.has("constant_values") {
-		if constant, err = pairs[float64](a, "constant_values"); err != nil {
-			return nil, err
-		}
+		constant, err = pairs[float64](a, "constant_values")
+		p.keep(err)
+	}
+	if p.err != nil {
+		return nil, p.err
 	}
 	switch tensor.PadMode(mode) {
 	case tensor.PadConstant, tensor.PadEdge, tensor.PadReflect, tensor.PadSymmetric, tensor.PadWrap:
@@ -320,29 +229,14 @@ func pad(a *args) (*tensor.Tensor, error) {
 	return t.Pad(width, tensor.PadMode(mode), constant), nil
 }
 
-func triangle(f func(*tensor.Tensor, int) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
-	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("m")
-		if err != nil {
-			return nil, err
-		}
-		k, err := a.int("k", 0)
-		if err != nil {
-			return nil, err
-		}
-		return f(t, k), nil
-	}
-}
-
+// diagonalOf is a function of a tensor and a diagonal k (tril, triu, diag,
+// diagflat).
 func diagonalOf(name string, f func(*tensor.Tensor, int) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor(name)
-		if err != nil {
-			return nil, err
-		}
-		k, err := a.int("k", 0)
-		if err != nil {
-			return nil, err
+		p := a.params()
+		t, k := p.tensor(name), p.int("k", 0)
+		if p.err != nil {
+			return nil, p.err
 		}
 		return f(t, k), nil
 	}
@@ -352,48 +246,34 @@ func diagonalOf(name string, f func(*tensor.Tensor, int) *tensor.Tensor) func(*a
 // given).
 func diagonal(sum bool) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
+		p := a.params()
+		t, offset, ax1, ax2 := p.tensor("a"), p.int("offset", 0), p.int("axis1", 0), p.int("axis2", 1)
+		var dt ndarray.DType
+		var ok bool
+		if sum {
+			dt, ok = p.dtype("dtype")
 		}
-		var v [3]int
-		for i, p := range []struct {
-			name string
-			def  int
-		}{{"offset", 0}, {"axis1", 0}, {"axis2", 1}} {
-			if v[i], err = a.int(p.name, p.def); err != nil {
-				return nil, err
-			}
-		}
-		if !sum {
-			return t.Diagonal(v[0], v[1], v[2]), nil
-		}
-		dt, ok, err := a.dtype("dtype")
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		switch {
+		case p.err != nil:
+			return nil, p.err
+		case !sum:
+			return t.Diagonal(offset, ax1, ax2), nil
+		case ok:
 			// NumPy sums in dtype.
-			return t.Astype(dt).Trace(v[0], v[1], v[2]).Astype(dt), nil
+			return t.Astype(dt).Trace(offset, ax1, ax2).Astype(dt), nil
 		}
-		return t.Trace(v[0], v[1], v[2]), nil
+		return t.Trace(offset, ax1, ax2), nil
 	}
 }
 
 func meshgrid(a *args) (*tensor.Tensor, error) {
-	xs, err := a.tensors("xi")
-	if err != nil {
-		return nil, err
-	}
+	p := a.params()
+	xs := p.tensors("xi")
 	indexing := "xy"
-	if a.has("indexing") {
-		if err := jsonString(a, "indexing", &indexing); err != nil {
-			return nil, err
-		}
-	}
-	sparse, err := a.bool("sparse")
-	if err != nil {
-		return nil, err
+	p.str("indexing", &indexing)
+	sparse := p.bool("sparse")
+	if p.err != nil {
+		return nil, p.err
 	}
 	if len(xs) == 0 {
 		return nil, valueErr("meshgrid of no arrays has no results")
@@ -402,38 +282,34 @@ func meshgrid(a *args) (*tensor.Tensor, error) {
 }
 
 func indices(a *args) (*tensor.Tensor, error) {
-	dims, err := a.shape("dimensions")
-	if err != nil {
-		return nil, err
-	}
-	opts, err := a.opts(ndarray.Int64)
-	if err != nil {
-		return nil, err
-	}
-	sparse, err := a.bool("sparse")
-	if err != nil {
-		return nil, err
-	}
-	if sparse {
+	p := a.params()
+	dims, opts, sparse := p.shape("dimensions"), p.opts(ndarray.Int64), p.bool("sparse")
+	switch {
+	case p.err != nil:
+		return nil, p.err
+	case sparse:
 		return pick(a, tensor.IndicesSparse(dims, opts...)...)
 	}
 	return pick(a, tensor.Indices(dims, opts...))
 }
 
 func appendValues(a *args) (*tensor.Tensor, error) {
-	ts, err := a.tensorArgs("arr", "values")
-	if err != nil {
-		return nil, err
-	}
-	axis, err := optAxis(a)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	ts, axis := p.tensorArgs("arr", "values"), p.optAxis()
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.Append(ts[0], ts[1], axis...), nil
 }
 
-// positionsArg reads insert's and delete's obj: an integer, a list of
-// them, or {"slice": [start, stop, step]} (nulls where Python has None).
+// positions reads insert's and delete's obj: an integer, a list of them,
+// or {"slice": [start, stop, step]} (nulls where Python has None).
+func (p *params) positions() any {
+	x, err := positionsArg(p.a)
+	p.keep(err)
+	return x
+}
+
 func positionsArg(a *args) (any, error) {
 	raw := a.vals["obj"]
 	var i int
@@ -448,18 +324,9 @@ func positionsArg(a *args) (any, error) {
 		Slice []*int `json:"slice"`
 	}
 	if json.Unmarshal(raw, &sl) == nil && len(sl.Slice) == 3 {
-		x := tensor.All()
-		if sl.Slice[0] != nil {
-			x = x.From(*sl.Slice[0])
-		}
-		if sl.Slice[1] != nil {
-			x = x.To(*sl.Slice[1])
-		}
-		if sl.Slice[2] != nil {
-			if *sl.Slice[2] == 0 {
-				return nil, valueErr("slice step cannot be zero")
-			}
-			x = x.Step(*sl.Slice[2])
+		x, err := sliceIdx(sl.Slice)
+		if err != nil {
+			return nil, err
 		}
 		return x, nil
 	}
@@ -467,80 +334,57 @@ func positionsArg(a *args) (any, error) {
 }
 
 func insert(a *args) (*tensor.Tensor, error) {
-	ts, err := a.tensorArgs("arr", "values")
-	if err != nil {
-		return nil, err
-	}
-	obj, err := positionsArg(a)
-	if err != nil {
-		return nil, err
-	}
-	axis, err := optAxis(a)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	ts := p.tensorArgs("arr", "values")
+	obj := p.positions()
+	axis := p.optAxis()
+	if p.err != nil {
+		return nil, p.err
 	}
 	return indexKind(ts[0].Insert(obj, ts[1], axis...))
 }
 
 func deleteAt(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("arr")
-	if err != nil {
-		return nil, err
-	}
-	obj, err := positionsArg(a)
-	if err != nil {
-		return nil, err
-	}
-	axis, err := optAxis(a)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, obj, axis := p.tensor("arr"), p.positions(), p.optAxis()
+	if p.err != nil {
+		return nil, p.err
 	}
 	return indexKind(t.Delete(obj, axis...))
 }
 
 func arraySplit(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("ary")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, axis := p.tensor("ary"), p.int("axis", 0)
+	if p.err != nil {
+		return nil, p.err
 	}
-	axis, err := a.int("axis", 0)
-	if err != nil {
-		return nil, err
-	}
-	raw := a.vals["indices_or_sections"]
 	var sections int
-	if json.Unmarshal(raw, &sections) == nil {
+	if json.Unmarshal(a.vals["indices_or_sections"], &sections) == nil {
 		if sections <= 0 {
 			return nil, valueErr("number sections must be larger than 0.")
 		}
 		return pick(a, t.ArraySplit(sections, axis)...)
 	}
-	idx, _, err := a.ints("indices_or_sections")
-	if err != nil {
-		return nil, err
+	idx := p.intList("indices_or_sections")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return pick(a, t.SplitAt(axis, idx...)...)
 }
 
 func rot90(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("m")
-	if err != nil {
-		return nil, err
-	}
-	k, err := a.int("k", 1)
-	if err != nil {
-		return nil, err
-	}
-	axes := [2]int{0, 1}
+	p := a.params()
+	t, k := p.tensor("m"), p.int("k", 1)
+	axes := []int{0, 1}
 	if a.has("axes") {
-		v, _, err := a.ints("axes")
-		if err != nil {
-			return nil, err
-		}
-		if len(v) != 2 {
-			return nil, valueErr("len(axes) must be 2.")
-		}
-		axes = [2]int{v[0], v[1]}
+		axes = p.intList("axes")
 	}
-	return t.Rot90(k, axes), nil
+	if p.err != nil {
+		return nil, p.err
+	}
+	if len(axes) != 2 {
+		return nil, valueErr("len(axes) must be 2.")
+	}
+	return t.Rot90(k, [2]int{axes[0], axes[1]}), nil
 }

@@ -1,23 +1,15 @@
 package calls_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/phobos-tensor/phobos/calls"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
 // The manipulation functions' build cases join TestBuildEveryFunction's;
 // shapes and dtypes are NumPy 1.24's for the same calls on the prelude.
 func init() {
-	type bc = struct {
-		fn, args, kwargs string
-		shape            []int
-		dtype            string
-		direct           func(p pre) *tensor.Tensor
-	}
-	buildCases = append(buildCases, []bc{
+	buildCases = append(buildCases, []buildCase{
 		{"roll", `[@A, 1]`, ``, []int{2, 3}, "float64", func(p pre) *tensor.Tensor { return p[A].Roll(1) }},
 		{"roll", `[@Z234, [1, 2], [0, 2]]`, ``, []int{2, 3, 4}, "float64", nil},
 		{"repeat", `[@A, 2]`, ``, []int{12}, "float64", func(p pre) *tensor.Tensor { return p[A].Repeat(2) }},
@@ -72,9 +64,7 @@ func init() {
 
 // TestManipCallErrors: NumPy's exception for each mistake.
 func TestManipCallErrors(t *testing.T) {
-	for _, c := range []struct {
-		node, kind string
-	}{
+	checkKinds(t, []kindCase{
 		{`{"fn":"delete","args":[@V, 4]}`, "IndexError"},
 		{`{"fn":"insert","args":[@V, [0, -6], 1.0]}`, "IndexError"},
 		{`{"fn":"roll","args":[@A, 1, 2]}`, "AxisError"},
@@ -85,15 +75,5 @@ func TestManipCallErrors(t *testing.T) {
 		{`{"fn":"ediff1d","args":[@B]}`, "TypeError"},
 		{`{"fn":"meshgrid","args":[[@V]],"kwargs":{"out":1}}`, "ValueError"},
 		{`{"fn":"diagonal","args":[@V]}`, "ValueError"},
-	} {
-		_, err := parse(t, append(prelude, c.node)...).Build(true)
-		var ce *calls.Error
-		if !errors.As(err, &ce) {
-			t.Errorf("%s: want a %s, got %v", c.node, c.kind, err)
-			continue
-		}
-		if ce.Kind != c.kind {
-			t.Errorf("%s: %s (%v), want %s", c.node, ce.Kind, ce.Err, c.kind)
-		}
-	}
+	})
 }

@@ -31,25 +31,10 @@ func quantileOpts(a *args) ([]tensor.ReduceOption, error) {
 	if a.has("out") {
 		return nil, typeErr("out", errors.New("tensors are immutable; use the result"))
 	}
-	if _, err := a.bool("overwrite_input"); err != nil {
-		return nil, err
-	}
-	var opts []tensor.ReduceOption
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		opts = append(opts, tensor.Axis(axes...))
-	}
-	keep, err := a.bool("keepdims")
-	if err != nil {
-		return nil, err
-	}
-	if keep {
-		opts = append(opts, tensor.KeepDims())
-	}
-	return opts, nil
+	p := a.params()
+	p.bool("overwrite_input")
+	opts := p.reduceOpts()
+	return opts, p.err
 }
 
 func medianCall(f func(*tensor.Tensor, ...tensor.ReduceOption) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {

@@ -7,12 +7,7 @@ import (
 // Build cases of argsort, partition, unique's extras and the set
 // operations (shapes and dtypes from NumPy 1.24; -1: known once computed).
 func init() {
-	buildCases = append(buildCases, []struct {
-		fn, args, kwargs string
-		shape            []int
-		dtype            string
-		direct           func(p pre) *tensor.Tensor
-	}{
+	buildCases = append(buildCases, []buildCase{
 		{"argsort", `[@M]`, ``, []int{3, 4}, "int64", func(p pre) *tensor.Tensor { return p[M].Argsort(-1) }},
 		{"argsort", `[@M, 0]`, `{"kind":"stable"}`, []int{3, 4}, "int64", nil},
 		{"partition", `[@M, 2]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.Partition(p[M], []int{2}, -1) }},

@@ -51,35 +51,11 @@ func init() {
 	}
 }
 
-// optTensor is an optional tensor argument: nil when not given or null.
-func (a *args) optTensor(name string) (*tensor.Tensor, error) {
-	if !a.has(name) {
-		return nil, nil
-	}
-	return a.tensor(name)
-}
-
 func average(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	w, err := a.optTensor("weights")
-	if err != nil {
-		return nil, err
-	}
-	var opts []tensor.ReduceOption
-	if axes, ok, err := a.ints("axis"); err != nil {
-		return nil, err
-	} else if ok {
-		opts = append(opts, tensor.Axis(axes...))
-	}
-	keep, err := a.bool("keepdims")
-	if err != nil {
-		return nil, err
-	}
-	if keep {
-		opts = append(opts, tensor.KeepDims())
+	p := a.params()
+	t, w, opts := p.tensor("a"), p.optTensor("weights"), p.reduceOpts()
+	if p.err != nil {
+		return nil, p.err
 	}
 	if w != nil && w.Err() == nil && t.Err() == nil && !sameShape(w.Shape(), t.Shape()) {
 		// NumPy raises TypeError for these two (ValueError for a length
@@ -124,9 +100,10 @@ func covariance(f func(*tensor.Tensor, ...tensor.CovOption) *tensor.Tensor) func
 			return nil, err
 		}
 		var opts []tensor.CovOption
-		y, err := a.optTensor("y")
-		if err != nil {
-			return nil, err
+		p := a.params()
+		y := p.optTensor("y")
+		if p.err != nil {
+			return nil, p.err
 		}
 		if y != nil {
 			opts = append(opts, tensor.CovY(y))
@@ -161,9 +138,9 @@ func covariance(f func(*tensor.Tensor, ...tensor.CovOption) *tensor.Tensor) func
 			if _, ok := a.vals[w.name]; !ok {
 				continue
 			}
-			t, err := a.optTensor(w.name)
-			if err != nil {
-				return nil, err
+			t := p.optTensor(w.name)
+			if p.err != nil {
+				return nil, p.err
 			}
 			if t != nil {
 				opts = append(opts, w.opt(t))
@@ -181,17 +158,10 @@ func covariance(f func(*tensor.Tensor, ...tensor.CovOption) *tensor.Tensor) func
 }
 
 func bincount(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensor("x")
-	if err != nil {
-		return nil, err
-	}
-	w, err := a.optTensor("weights")
-	if err != nil {
-		return nil, err
-	}
-	n, err := a.int("minlength", 0)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	x, w, n := p.tensor("x"), p.optTensor("weights"), p.int("minlength", 0)
+	if p.err != nil {
+		return nil, p.err
 	}
 	if n < 0 {
 		return nil, valueErr("minlength must be non-negative, got %d", n)
@@ -203,13 +173,10 @@ func bincount(a *args) (*tensor.Tensor, error) {
 }
 
 func digitize(a *args) (*tensor.Tensor, error) {
-	ts, err := a.tensorArgs("x", "bins")
-	if err != nil {
-		return nil, err
-	}
-	right, err := a.bool("right")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	ts, right := p.tensorArgs("x", "bins"), p.bool("right")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.Digitize(ts[0], ts[1], right), nil
 }
@@ -257,21 +224,14 @@ func histOpts(a *args) ([]tensor.HistOption, error) {
 		}
 		opts = append(opts, tensor.HistRange(r[0], r[1]))
 	}
-	w, err := a.optTensor("weights")
-	if err != nil {
-		return nil, err
-	}
-	if w != nil {
+	p := a.params()
+	if w := p.optTensor("weights"); w != nil {
 		opts = append(opts, tensor.HistWeights(w))
 	}
-	density, err := a.bool("density")
-	if err != nil {
-		return nil, err
-	}
-	if density {
+	if p.bool("density") {
 		opts = append(opts, tensor.HistDensity())
 	}
-	return opts, nil
+	return opts, p.err
 }
 
 // histogram is histogram (out 0: the counts, 1: the edges) or, with

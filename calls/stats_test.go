@@ -8,12 +8,7 @@ import (
 // TestBuildEveryFunction checks them (shapes and dtypes from NumPy 1.24 on
 // the prelude's arrays; histogram_bin_count is Phobos's own).
 func init() {
-	buildCases = append(buildCases, []struct {
-		fn, args, kwargs string
-		shape            []int
-		dtype            string
-		direct           func(p pre) *tensor.Tensor
-	}{
+	buildCases = append(buildCases, []buildCase{
 		{"nansum", `[@A]`, ``, []int{}, "float64", func(p pre) *tensor.Tensor { return p[A].NanSum() }},
 		{"nansum", `[@I4]`, ``, []int{}, "int64", nil},
 		{"nansum", `[@B]`, `{"dtype":"int32"}`, []int{}, "int32", nil},

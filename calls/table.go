@@ -139,36 +139,17 @@ var reductions = map[string]func(*tensor.Tensor, ...tensor.ReduceOption) *tensor
 
 func reduction(fn string) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor("a")
-		if err != nil {
-			return nil, err
+		p := a.params()
+		t, opts, ddof := p.tensor("a"), p.reduceOpts(), p.int("ddof", 0)
+		dt, ok := p.dtype("dtype")
+		if p.err != nil {
+			return nil, p.err
 		}
-		var opts []tensor.ReduceOption
-		if axes, ok, err := a.ints("axis"); err != nil {
-			return nil, err
-		} else if ok {
-			if (fn == "argmin" || fn == "argmax" || fn == "nanargmin" || fn == "nanargmax") && len(axes) != 1 {
-				return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("axis must be an integer, got %v", axes)}
-			}
-			opts = append(opts, tensor.Axis(axes...))
-		}
-		keep, err := a.bool("keepdims")
-		if err != nil {
-			return nil, err
-		}
-		if keep {
-			opts = append(opts, tensor.KeepDims())
-		}
-		ddof, err := a.int("ddof", 0)
-		if err != nil {
-			return nil, err
+		if axes, given := p.ints("axis"); given && len(axes) != 1 && (fn == "argmin" || fn == "argmax" || fn == "nanargmin" || fn == "nanargmax") {
+			return nil, &Error{Kind: "TypeError", Err: fmt.Errorf("axis must be an integer, got %v", axes)}
 		}
 		if ddof != 0 {
 			opts = append(opts, tensor.DDof(ddof))
-		}
-		dt, ok, err := a.dtype("dtype")
-		if err != nil {
-			return nil, err
 		}
 		if ok {
 			// NumPy accumulates in dtype: the cast comes first.
@@ -220,13 +201,10 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 
 func fill(v float64) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		shape, err := a.shape("shape")
-		if err != nil {
-			return nil, err
-		}
-		opts, err := a.opts(ndarray.Float64)
-		if err != nil {
-			return nil, err
+		p := a.params()
+		shape, opts := p.shape("shape"), p.opts(ndarray.Float64)
+		if p.err != nil {
+			return nil, p.err
 		}
 		return tensor.Full(shape, v, opts...), nil
 	}
@@ -301,17 +279,10 @@ func arange(a *args) (*tensor.Tensor, error) {
 }
 
 func linspace(a *args) (*tensor.Tensor, error) {
-	start, err := a.float("start", 0)
-	if err != nil {
-		return nil, err
-	}
-	stop, err := a.float("stop", 0)
-	if err != nil {
-		return nil, err
-	}
-	num, err := a.int("num", 50)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	start, stop, num := p.float("start", 0), p.float("stop", 0), p.int("num", 50)
+	if p.err != nil {
+		return nil, p.err
 	}
 	if num < 0 {
 		return nil, valueErr("Number of samples, %d, must be non-negative.", num)
@@ -324,17 +295,11 @@ func linspace(a *args) (*tensor.Tensor, error) {
 }
 
 func eye(a *args) (*tensor.Tensor, error) {
-	n, err := a.int("N", 0)
-	if err != nil {
-		return nil, err
-	}
-	m, err := a.int("M", n)
-	if err != nil {
-		return nil, err
-	}
-	k, err := a.int("k", 0)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	n := p.int("N", 0)
+	m, k := p.int("M", n), p.int("k", 0)
+	if p.err != nil {
+		return nil, p.err
 	}
 	if err := checkShape([]int{n, m}); err != nil {
 		return nil, err
@@ -432,15 +397,13 @@ func clip(a *args) (*tensor.Tensor, error) {
 }
 
 func astype(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	dt, ok, err := a.dtype("dtype")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	p := a.params()
+	t := p.tensor("a")
+	dt, ok := p.dtype("dtype")
+	switch {
+	case p.err != nil:
+		return nil, p.err
+	case !ok:
 		return nil, typeErr("dtype", errors.New("missing"))
 	}
 	return t.Astype(dt), nil
@@ -450,16 +413,15 @@ func astype(a *args) (*tensor.Tensor, error) {
 // list of them (iname; given says whether it was).
 func withInts(tname, iname string, f func(t *tensor.Tensor, v []int, given bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor(tname)
-		if err != nil {
-			return nil, err
-		}
+		p := a.params()
+		t := p.tensor(tname)
 		var v []int
 		var given bool
 		if iname != "" {
-			if v, given, err = a.ints(iname); err != nil {
-				return nil, err
-			}
+			v, given = p.ints(iname)
+		}
+		if p.err != nil {
+			return nil, p.err
 		}
 		return f(t, v, given), nil
 	}
@@ -468,13 +430,10 @@ func withInts(tname, iname string, f func(t *tensor.Tensor, v []int, given bool)
 // withShape is a function of a tensor and a checked shape.
 func withShape(tname string, f func(t *tensor.Tensor, shape ...int) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		t, err := a.tensor(tname)
-		if err != nil {
-			return nil, err
-		}
-		shape, err := a.shape("shape")
-		if err != nil {
-			return nil, err
+		p := a.params()
+		t, shape := p.tensor(tname), p.shape("shape")
+		if p.err != nil {
+			return nil, p.err
 		}
 		return f(t, shape...), nil
 	}
@@ -492,15 +451,13 @@ func flipAxes(t *tensor.Tensor, axes []int, given bool) *tensor.Tensor {
 }
 
 func expandDims(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
+	p := a.params()
+	t := p.tensor("a")
+	axes, ok := p.ints("axis")
+	switch {
+	case p.err != nil:
+		return nil, p.err
+	case !ok:
 		return nil, typeErr("axis", errors.New("missing"))
 	}
 	// NumPy places several new axes at their positions in the result.
@@ -526,12 +483,9 @@ func expandDims(a *args) (*tensor.Tensor, error) {
 }
 
 func concatenate(a *args) (*tensor.Tensor, error) {
-	ts, err := a.tensors("arrays")
+	ts, err := joinedArrays(a, "concatenate")
 	if err != nil {
 		return nil, err
-	}
-	if len(ts) == 0 {
-		return nil, valueErr("need at least one array to concatenate")
 	}
 	if !a.has("axis") && a.vals["axis"] != nil {
 		// axis=None: NumPy flattens every array first.
@@ -547,13 +501,19 @@ func concatenate(a *args) (*tensor.Tensor, error) {
 	return tensor.Concatenate(axis, ts...), nil
 }
 
-func stack(a *args) (*tensor.Tensor, error) {
+// joinedArrays are the arrays of a join (concatenate, stack), at least one.
+func joinedArrays(a *args, what string) ([]*tensor.Tensor, error) {
 	ts, err := a.tensors("arrays")
+	if err == nil && len(ts) == 0 {
+		err = valueErr("need at least one array to %s", what)
+	}
+	return ts, err
+}
+
+func stack(a *args) (*tensor.Tensor, error) {
+	ts, err := joinedArrays(a, "stack")
 	if err != nil {
 		return nil, err
-	}
-	if len(ts) == 0 {
-		return nil, valueErr("need at least one array to stack")
 	}
 	axis, err := a.int("axis", 0)
 	if err != nil {
@@ -578,15 +538,18 @@ func rechunk(a *args) (*tensor.Tensor, error) {
 // {"slice": [start, stop, step]} (nulls where Python has None), null
 // (numpy.newaxis) or "..." (Ellipsis).
 func getitem(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	idx, err := a.index("key")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, idx := p.tensor("a"), p.index("key")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.Index(idx...), nil
+}
+
+func (p *params) index(name string) []tensor.Idx {
+	idx, err := p.a.index(name)
+	p.keep(err)
+	return idx
 }
 
 // index is the argument name as an index: a list of items, each null
@@ -629,18 +592,9 @@ func (a *args) index(name string) ([]tensor.Idx, error) {
 				return nil, &Error{Kind: "IndexError", Err: fmt.Errorf("arrays used as indices must be of integer (or boolean) type; got %v", v)}
 			}
 		case json.Unmarshal(raw, &sl) == nil && len(sl.Slice) == 3:
-			x := tensor.All()
-			if sl.Slice[0] != nil {
-				x = x.From(*sl.Slice[0])
-			}
-			if sl.Slice[1] != nil {
-				x = x.To(*sl.Slice[1])
-			}
-			if sl.Slice[2] != nil {
-				if *sl.Slice[2] == 0 {
-					return nil, valueErr("slice step cannot be zero")
-				}
-				x = x.Step(*sl.Slice[2])
+			x, err := sliceIdx(sl.Slice)
+			if err != nil {
+				return nil, err
 			}
 			idx[i] = x
 		default:
@@ -650,35 +604,47 @@ func (a *args) index(name string) ([]tensor.Idx, error) {
 	return idx, nil
 }
 
+// sliceIdx is the index item of {"slice": [start, stop, step]}: nulls
+// where Python has None.
+func sliceIdx(bounds []*int) (tensor.Idx, error) {
+	x := tensor.All()
+	if bounds[0] != nil {
+		x = x.From(*bounds[0])
+	}
+	if bounds[1] != nil {
+		x = x.To(*bounds[1])
+	}
+	if bounds[2] != nil {
+		if *bounds[2] == 0 {
+			return x, valueErr("slice step cannot be zero")
+		}
+		x = x.Step(*bounds[2])
+	}
+	return x, nil
+}
+
 func pair(f func(a, b *tensor.Tensor) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
 		names := []string{"a", "b"}
 		if _, ok := a.vals["x1"]; ok {
 			names = []string{"x1", "x2"}
 		}
-		x, err := a.tensor(names[0])
+		x, err := a.tensorArgs(names...)
 		if err != nil {
 			return nil, err
 		}
-		y, err := a.tensor(names[1])
-		if err != nil {
-			return nil, err
-		}
-		return f(x, y), nil
+		return f(x[0], x[1]), nil
 	}
 }
 
 // tensordot takes axes as NumPy does: an integer n, or a pair of axis lists
 // (or of single axes).
 func tensordot(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensor("a")
+	ts, err := a.tensorArgs("a", "b")
 	if err != nil {
 		return nil, err
 	}
-	y, err := a.tensor("b")
-	if err != nil {
-		return nil, err
-	}
+	x, y := ts[0], ts[1]
 	if !a.has("axes") {
 		return tensor.TensorDotN(x, y, 2), nil
 	}
@@ -706,9 +672,9 @@ func tensordot(a *args) (*tensor.Tensor, error) {
 // follow the stored ones unless chunks says otherwise, and dtype casts.
 func fromFile(kind string) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		var path string
-		if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
-			return nil, typeErr("path", errors.New("want a path"))
+		path, err := pathArg(a)
+		if err != nil {
+			return nil, err
 		}
 		spec, err := chunkSpec(a.vals["chunks"])
 		if err != nil {
@@ -740,26 +706,37 @@ func fromFile(kind string) func(*args) (*tensor.Tensor, error) {
 	}
 }
 
-func toNpy(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
+// pathArg is the "path" argument: a file's path.
+func pathArg(a *args) (string, error) {
 	var path string
 	if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
-		return nil, typeErr("path", errors.New("want a path"))
+		return "", typeErr("path", errors.New("want a path"))
+	}
+	return path, nil
+}
+
+func toNpy(a *args) (*tensor.Tensor, error) {
+	t, path, err := sinkArgs(a)
+	if err != nil {
+		return nil, err
 	}
 	return t.ToNpy(path), nil
 }
 
-func toZarr(a *args) (*tensor.Tensor, error) {
+// sinkArgs are a file sink's tensor ("a") and path.
+func sinkArgs(a *args) (*tensor.Tensor, string, error) {
 	t, err := a.tensor("a")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var path string
-	if err := json.Unmarshal(a.vals["path"], &path); err != nil || path == "" {
-		return nil, typeErr("path", errors.New("want a path"))
+	path, err := pathArg(a)
+	return t, path, err
+}
+
+func toZarr(a *args) (*tensor.Tensor, error) {
+	t, path, err := sinkArgs(a)
+	if err != nil {
+		return nil, err
 	}
 	opts, err := chunkOpts(a.vals["chunks"])
 	if err != nil {
@@ -787,13 +764,10 @@ func toZarr(a *args) (*tensor.Tensor, error) {
 // each once.
 func twoOutputs(f func(x any) (*tensor.Tensor, *tensor.Tensor)) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		x, err := a.operand("x")
-		if err != nil {
-			return nil, err
-		}
-		out, err := a.int("out", -1)
-		if err != nil {
-			return nil, err
+		p := a.params()
+		x, out := p.operand("x"), p.int("out", -1)
+		if p.err != nil {
+			return nil, p.err
 		}
 		r0, r1 := f(x)
 		switch out {
@@ -820,47 +794,30 @@ func oneOperand(param string, f func(x any) *tensor.Tensor) func(*args) (*tensor
 
 // angle is np.angle(z, deg=False).
 func angle(a *args) (*tensor.Tensor, error) {
-	z, err := a.operand("z")
-	if err != nil {
-		return nil, err
-	}
-	deg, err := a.bool("deg")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	z, deg := p.operand("z"), p.bool("deg")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.Angle(z, deg), nil
 }
 
 func closeness(f func(a, b any, rtol, atol float64, equalNaN bool) *tensor.Tensor) func(*args) (*tensor.Tensor, error) {
 	return func(a *args) (*tensor.Tensor, error) {
-		x, err := a.operands("a", "b")
-		if err != nil {
-			return nil, err
-		}
-		rtol, err := a.float("rtol", 1e-5)
-		if err != nil {
-			return nil, err
-		}
-		atol, err := a.float("atol", 1e-8)
-		if err != nil {
-			return nil, err
-		}
-		eq, err := a.bool("equal_nan")
-		if err != nil {
-			return nil, err
+		p := a.params()
+		x, rtol, atol, eq := p.operands("a", "b"), p.float("rtol", 1e-5), p.float("atol", 1e-8), p.bool("equal_nan")
+		if p.err != nil {
+			return nil, p.err
 		}
 		return f(x[0], x[1], rtol, atol, eq), nil
 	}
 }
 
 func arrayEqual(a *args) (*tensor.Tensor, error) {
-	x, err := a.operands("a1", "a2")
-	if err != nil {
-		return nil, err
-	}
-	eq, err := a.bool("equal_nan")
-	if err != nil {
-		return nil, err
+	p := a.params()
+	x, eq := p.operands("a1", "a2"), p.bool("equal_nan")
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.ArrayEqual(x[0], x[1], eq), nil
 }
@@ -883,18 +840,22 @@ func nonzero(a *args) (*tensor.Tensor, error) {
 }
 
 func compress(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("condition", "a")
-	if err != nil {
-		return nil, err
-	}
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	if ok && len(axes) != 1 {
+	return tensorsAndAxis(a, tensor.Compress, "condition", "a")
+}
+
+// tensorsAndAxis is f of two tensors and an optional single axis
+// (compress, take).
+func tensorsAndAxis(a *args, f func(x, y *tensor.Tensor, axis ...int) *tensor.Tensor, names ...string) (*tensor.Tensor, error) {
+	p := a.params()
+	x := p.tensorArgs(names...)
+	axes, ok := p.ints("axis")
+	switch {
+	case p.err != nil:
+		return nil, p.err
+	case ok && len(axes) != 1:
 		return nil, typeErr("axis", fmt.Errorf("want one integer, got %v", axes))
 	}
-	return tensor.Compress(x[0], x[1], axes...), nil
+	return f(x[0], x[1], axes...), nil
 }
 
 func extract(a *args) (*tensor.Tensor, error) {
@@ -906,44 +867,27 @@ func extract(a *args) (*tensor.Tensor, error) {
 }
 
 func take(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("a", "indices")
-	if err != nil {
-		return nil, err
-	}
-	axes, ok, err := a.ints("axis")
-	if err != nil {
-		return nil, err
-	}
-	if ok && len(axes) != 1 {
-		return nil, typeErr("axis", fmt.Errorf("want one integer, got %v", axes))
-	}
-	return tensor.Take(x[0], x[1], axes...), nil
+	return tensorsAndAxis(a, tensor.Take, "a", "indices")
 }
 
 // sortFn is numpy.sort(a, axis=-1) (clients sort the flattened tensor
 // for NumPy's axis=None).
 func sortFn(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	ax, err := a.int("axis", -1)
-	if err != nil {
-		return nil, err
+	p := a.params()
+	t, ax := p.tensor("a"), p.int("axis", -1)
+	if p.err != nil {
+		return nil, p.err
 	}
 	return t.Sort(ax), nil
 }
 
 func searchSorted(a *args) (*tensor.Tensor, error) {
-	x, err := a.tensorArgs("a", "v")
-	if err != nil {
-		return nil, err
-	}
+	p := a.params()
+	x := p.tensorArgs("a", "v")
 	side := "left"
-	if a.has("side") {
-		if err := jsonString(a, "side", &side); err != nil {
-			return nil, err
-		}
+	p.str("side", &side)
+	if p.err != nil {
+		return nil, p.err
 	}
 	return tensor.SearchSorted(x[0], x[1], side), nil
 }
@@ -959,29 +903,17 @@ func isin(a *args) (*tensor.Tensor, error) {
 // topK is Mars's topk(a, k, axis=-1, largest=True, return_index=False):
 // with return_index, the positions instead of the values.
 func topK(a *args) (*tensor.Tensor, error) {
-	t, err := a.tensor("a")
-	if err != nil {
-		return nil, err
-	}
-	k, err := a.int("k", 0)
-	if err != nil {
-		return nil, err
-	}
-	ax, err := a.int("axis", -1)
-	if err != nil {
-		return nil, err
-	}
+	p := a.params()
+	t, k, ax := p.tensor("a"), p.int("k", 0), p.int("axis", -1)
 	largest := true
 	if a.has("largest") {
-		if largest, err = a.bool("largest"); err != nil {
-			return nil, err
-		}
+		largest = p.bool("largest")
 	}
-	idx, err := a.bool("return_index")
-	if err != nil {
-		return nil, err
-	}
-	if idx {
+	idx := p.bool("return_index")
+	switch {
+	case p.err != nil:
+		return nil, p.err
+	case idx:
 		return tensor.ArgTopK(t, k, ax, largest), nil
 	}
 	return tensor.TopK(t, k, ax, largest), nil

@@ -1,13 +1,13 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"log/slog"
-	"runtime/debug"
 
+	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
-	"github.com/phobos-tensor/phobos/optimize"
 )
 
 // MaxChunksPerTensor bounds how many chunks one tensor of a submitted graph
@@ -44,19 +44,20 @@ func CheckChunkCounts(tg *graph.TileableGraph) error {
 	return nil
 }
 
-// Compile is optimize.Compile for graphs that come from clients: a panic in
-// a tile rule (hostile parameters) becomes an error instead of taking the
-// scheduler down. The stack goes to log, not into the error users see.
-func Compile(log *slog.Logger, tg *graph.TileableGraph, results []int, fuse bool) (cg *graph.ChunkGraph, out []*ops.Tiled, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			log.Error("compile panicked", "panic", p, "stack", string(debug.Stack()))
-			cg, out, err = nil, nil, fmt.Errorf("compile: internal error: %v", p)
-		}
-	}()
-	plan, err := optimize.Compile(tg, results, fuse)
+// compile compiles a graph from a client for running (execution.Compile)
+// and pre-encodes its chunk ops for the wire. A panic while compiling is
+// the graph's error; its stack goes to the log, not into the error users
+// see.
+func (p *SchedulerProc) compile(ctx context.Context, tg *graph.TileableGraph, results []int, fuse bool) (*execution.Execution, error) {
+	ex, err := execution.Compile(tg, results, fuse)
 	if err != nil {
-		return nil, nil, err
+		if pe, ok := errors.AsType[*execution.PanicError](err); ok {
+			p.log.Error("compile panicked", "op", pe.Op, "panic", pe.Value, "stack", string(pe.Stack))
+		}
+		return nil, err
 	}
-	return plan.Graph, plan.Results, nil
+	if err := preEncode(ctx, ex.Graph); err != nil {
+		return nil, err
+	}
+	return ex, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -180,14 +181,23 @@ func (g *graphRec) dashboardView(withDags bool) (types []*pb.TypeCount, tile, ch
 	types, tile, chunks = g.types, g.tile, g.chunkDag
 	g.mu.Unlock()
 	if run != nil {
-		types = typeCounts(run)
-		if withDags {
-			g.skelMu.Lock()
-			chunks = chunkDag(run, &g.skel)
-			g.skelMu.Unlock()
-		}
+		types, chunks = liveView(run, withDags, &g.skelMu, &g.skel, chunks)
 	}
 	return types, tile, chunks
+}
+
+// liveView is what the dashboard shows of a run still held, for the
+// scheduler's graphs and a local session's alike: its op types and, with
+// withDags, its chunk DAG (the summary's shape made once into *skel, under
+// skelMu); else chunks as kept.
+func liveView(run *scheduler.Run, withDags bool, skelMu *sync.Mutex, skel **pb.Dag, chunks *pb.Dag) ([]*pb.TypeCount, *pb.Dag) {
+	types := typeCounts(run)
+	if withDags {
+		skelMu.Lock()
+		chunks = chunkDag(run, skel)
+		skelMu.Unlock()
+	}
+	return types, chunks
 }
 
 func (s *dashboardService) Overview(ctx context.Context, req *connect.Request[pb.OverviewRequest]) (*connect.Response[pb.OverviewResponse], error) {

@@ -387,44 +387,25 @@ type adoption struct {
 // ops under the same indexes) and adopts its run under the recorded id
 // from what the workers hold of it.
 func (p *SchedulerProc) adoptGraph(ctx context.Context, gr GraphRecord, tg *graph.TileableGraph, held map[int][]rpc.HeldChunk, fence protocol.Fence) (*scheduler.Run, adoption, error) {
-	cg, tiled, err := Compile(p.log, tg, gr.Results, !gr.NoFuse)
+	ex, err := p.compile(ctx, tg, gr.Results, !gr.NoFuse)
 	if err != nil {
 		return nil, adoption{}, fmt.Errorf("recompiling: %w", err)
 	}
-	if err := preEncode(ctx, cg); err != nil {
-		return nil, adoption{}, err
-	}
-	nodes := resultNodes(tiled)
 	inv := scheduler.Inventory{}
 	for w, hs := range held {
 		for _, h := range hs {
 			inv[w] = append(inv[w], scheduler.HeldChunk{Node: h.Key.Node, Nbytes: h.Nbytes})
 		}
 	}
-	rb, err := scheduler.Rebuild(cg, nodes, inv)
+	rb, err := scheduler.Rebuild(ex.Graph, ex.Nodes, inv)
 	if err != nil {
 		return nil, adoption{}, err
 	}
-	run, err := p.sched.Adopt(ctx, scheduler.AdoptRequest{ID: protocol.GraphID(gr.Run), Graph: cg, Results: nodes, Inventory: inv, Fence: fence})
+	run, err := p.sched.Adopt(ctx, scheduler.AdoptRequest{ID: protocol.GraphID(gr.Run), Graph: ex.Graph, Results: ex.Nodes, Inventory: inv, Fence: fence})
 	if err != nil {
 		return nil, adoption{}, err
 	}
-	return run, adoption{tiled: tiled, reused: rb.Reused, rerun: rb.Rerun}, nil
-}
-
-// resultNodes are the chunk ops of the results, each once, in order.
-func resultNodes(tiled []*ops.Tiled) []int32 {
-	seen := make(map[ops.ChunkRef]bool)
-	var nodes []int32
-	for _, t := range tiled {
-		for _, c := range t.Chunks {
-			if !seen[c] {
-				seen[c] = true
-				nodes = append(nodes, int32(c))
-			}
-		}
-	}
-	return nodes
+	return run, adoption{tiled: ex.Results, reused: rb.Reused, rerun: rb.Rerun}, nil
 }
 
 // rewriteRecord writes a taken-over graph's record under its new owner.

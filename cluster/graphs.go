@@ -18,6 +18,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -358,25 +359,12 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 
 // prepare compiles and submits a graph, then follows its run to the end.
 func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, fuse bool) {
-	cg, tiled, err := Compile(p.log, tg, results, fuse)
-	if err == nil {
-		err = preEncode(ctx, cg)
-	}
-	var nodes []int32
-	if err == nil {
-		seen := make(map[ops.ChunkRef]bool)
-		for _, t := range tiled {
-			for _, c := range t.Chunks {
-				if !seen[c] {
-					seen[c] = true
-					nodes = append(nodes, int32(c))
-				}
-			}
-		}
-	}
+	ex, err := p.compile(ctx, tg, results, fuse)
 	var run *scheduler.Run
 	if err == nil && ctx.Err() == nil {
-		run, err = p.sched.SubmitFenced(ctx, cg, nodes, g.fence)
+		if err = ex.Submit(ctx, p.sched, g.fence); err == nil {
+			run = ex.Run
+		}
 	}
 	g.mu.Lock()
 	if g.userCancel || ctx.Err() != nil {
@@ -402,19 +390,19 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		p.recordState(g)
 		return
 	}
-	g.run, g.results, g.chunkOps, g.runID = run, tiled, cg.Len(), run.ID()
+	g.run, g.results, g.chunkOps, g.runID = run, ex.Results, ex.Graph.Len(), run.ID()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
 	p.runs.add(run.ID(), g)
 	defer p.runs.remove(run.ID())
-	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", cg.Len(), "prepare_ms", g.prepareTime.Milliseconds())
+	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", ex.Graph.Len(), "prepare_ms", g.prepareTime.Milliseconds())
 	p.recordState(g)
 	p.follow(g, run)
 }
 
 // follow waits for a graph's run to end and files its end state.
 func (p *SchedulerProc) follow(g *graphRec, run *scheduler.Run) {
-	err := run.Err()
+	err := execution.Follow(context.Background(), run, 0, nil)
 	g.mu.Lock()
 	g.runTime = time.Since(g.runStart)
 	switch {
@@ -702,25 +690,15 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	t, run := g.results[i], g.run
 	g.mu.Unlock()
 
-	nodes := make([]int32, len(t.Chunks))
-	for j, c := range t.Chunks {
-		nodes[j] = int32(c)
-	}
-	cg := run.Graph()
-	shape, nsplits := t.Meta.Shape, t.NSplits
-	chunkShape := func(j int) []int { return cg.Nodes[nodes[j]].Meta.Shape }
-	if t.Meta.Unknown != 0 {
-		var actual [][]int
-		if shape, nsplits, actual, err = unknownLayout(run, t, nodes); err != nil {
-			return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("result %d: %w", i, err))
-		}
-		chunkShape = func(j int) []int { return actual[j] }
+	l, err := execution.ResultLayout(run, t)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("result %d: %w", i, err))
 	}
 	out := &pb.ResultLayout{Dtype: t.Meta.DType.String()}
-	for _, d := range shape {
+	for _, d := range l.Shape {
 		out.Shape = append(out.Shape, int64(d))
 	}
-	for _, sp := range nsplits {
+	for _, sp := range l.NSplits {
 		s := &pb.Splits{}
 		for _, n := range sp {
 			s.Sizes = append(s.Sizes, int64(n))
@@ -730,11 +708,11 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	// Chunks whose worker died are recomputed; wait for them, not forever.
 	wctx, cancel := context.WithTimeout(ctx, maxWait)
 	defer cancel()
-	locs, err := run.ResultLocations(wctx, nodes)
+	locs, err := run.ResultLocations(wctx, l.Nodes)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("result %d: %w", i, err))
 	}
-	for j, node := range nodes {
+	for j, node := range l.Nodes {
 		w := locs[j]
 		url, err := p.memberURL(w)
 		if err != nil {
@@ -742,74 +720,12 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 		}
 		key := resultKey(run, node)
 		loc := &pb.ChunkLocation{Graph: uint64(key.Graph), Node: node, Worker: int32(w), Url: url + rpc.ChunkPath(key)}
-		for _, d := range chunkShape(j) {
+		for _, d := range l.ChunkShapes[j] {
 			loc.Shape = append(loc.Shape, int64(d))
 		}
 		out.Chunks = append(out.Chunks, loc)
 	}
 	return connect.NewResponse(out), nil
-}
-
-// unknownLayout is the actual shape, splits and chunk shapes of a result
-// with an axis of unknown length, from the bytes its workers reported: a
-// chunk's length along that axis is its bytes over those of one step
-// along it (a chunk with no elements across the other axes counts as 0).
-func unknownLayout(run *scheduler.Run, t *ops.Tiled, nodes []int32) (shape []int, nsplits [][]int, chunks [][]int, err error) {
-	bytes, err := run.ChunkBytes(nodes)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ax := t.Meta.UnknownAxis()
-	cg := run.Graph()
-	grid := t.Grid()
-	lens := make([]int, grid[ax])
-	for i := range lens {
-		lens[i] = -1
-	}
-	chunks = make([][]int, len(nodes))
-	pos := 0
-	ops.ForEachGrid(grid, func(idx []int) {
-		if err != nil {
-			return
-		}
-		j := pos
-		pos++
-		bound := cg.Nodes[nodes[j]].Meta.Shape
-		step := int64(t.Meta.DType.Size())
-		for a, d := range bound {
-			if a != ax {
-				step *= int64(d)
-			}
-		}
-		n := 0
-		if step > 0 {
-			if bytes[j]%step != 0 || bytes[j]/step > int64(bound[ax]) {
-				err = fmt.Errorf("chunk %d: %d bytes is no length of at most %d along axis %d of unknown length", nodes[j], bytes[j], bound[ax], ax)
-				return
-			}
-			n = int(bytes[j] / step)
-		}
-		switch l := lens[idx[ax]]; {
-		case l < 0:
-			lens[idx[ax]] = n
-		case l != n:
-			err = fmt.Errorf("chunks %v of lengths %d and %d along axis %d of unknown length", idx, l, n, ax)
-			return
-		}
-		chunks[j] = slices.Clone(bound)
-		chunks[j][ax] = n
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	nsplits = slices.Clone(t.NSplits)
-	nsplits[ax] = lens
-	shape = slices.Clone(t.Meta.Shape)
-	shape[ax] = 0
-	for _, n := range lens {
-		shape[ax] += n
-	}
-	return shape, nsplits, chunks, nil
 }
 
 func (s *graphService) Status(ctx context.Context, req *connect.Request[pb.StatusRequest]) (*connect.Response[pb.StatusResponse], error) {

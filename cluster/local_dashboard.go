@@ -142,12 +142,7 @@ func (g *localGraph) view(withDags bool) (run *scheduler.Run, types []*pb.TypeCo
 	run, types, chunks = g.run, g.types, g.chunks
 	g.mu.Unlock()
 	if run != nil {
-		types = typeCounts(run)
-		if withDags {
-			g.skelMu.Lock()
-			chunks = chunkDag(run, &g.skel)
-			g.skelMu.Unlock()
-		}
+		types, chunks = liveView(run, withDags, &g.skelMu, &g.skel, chunks)
 	}
 	return run, types, chunks
 }

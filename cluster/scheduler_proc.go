@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -149,7 +150,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewDashboardServiceHandler(&dashboardService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /metrics", p.stats.Handler())
-	srv, err := listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
+	srv, err := listen(cfg.Listen, p.stats.Instrument(withHealth(rpc.RefuseBrowsers(rpc.RequireClientCert(cfg.TLS.Mutual(), rpc.RequireToken(cfg.Token, mux))), p.ready)), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		p.leaveRing()
 		p.sched.Close()
@@ -175,6 +176,26 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		go p.expireSessions(cfg.SessionIdleTimeout)
 	}
 	return p, nil
+}
+
+// ready is the scheduler's answer to GET /readyz: nil while it may take
+// sessions and graphs (in a ring, while its lease lives and the ring holds
+// it).
+func (p *SchedulerProc) ready(context.Context) error {
+	select {
+	case <-p.stop:
+		return errors.New("stopping")
+	default:
+	}
+	if err := p.serving(); err != nil {
+		return err
+	}
+	if p.ring != nil {
+		if r, _, _ := p.ring.members.snapshot(); !r.Has(p.ring.lease.rec.ID) {
+			return fmt.Errorf("scheduler %q is not in the ring yet", p.ring.lease.rec.ID)
+		}
+	}
+	return nil
 }
 
 // URL is where workers and the web role reach the scheduler.
@@ -283,6 +304,9 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	}
 	if m.Slots <= 0 {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("worker %s offers %d slots", url, m.Slots))
+	}
+	if err := reachableFrom(url, req.Peer().Addr); err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	client := phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...)
 	mem := &member{url: url, slots: int(m.Slots), memory: m.MemoryBytes, spillDir: m.SpillDir, pid: int(m.Pid), lastBeat: time.Now()}

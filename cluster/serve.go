@@ -67,14 +67,77 @@ func listen(addr string, h http.Handler, log *slog.Logger, tlsCfg *tls.Config, t
 }
 
 // advertisedURL is how others reach a listener. An unspecified host
-// (":8080", "0.0.0.0") is advertised as loopback: a single-machine cluster.
-// Pass a concrete address to --listen on a multi-host cluster.
+// (":8080", "0.0.0.0") is advertised as loopback here; a role that talks
+// to peers on other hosts replaces it with its address on the route to
+// them (towards).
 func advertisedURL(scheme string, a *net.TCPAddr) string {
 	host := a.IP.String()
 	if a.IP == nil || a.IP.IsUnspecified() {
 		host = "127.0.0.1"
 	}
 	return scheme + "://" + net.JoinHostPort(host, fmt.Sprint(a.Port))
+}
+
+// towards is the URL others reach a listener at u (advertisedURL's) by,
+// when they call from peer (a host:port or URL of the scheduler or etcd
+// the role talks to): a listener on every interface advertised as loopback
+// is advertised instead as this host's address on the route to peer, so a
+// loopback address never reaches a peer on another host. u is returned as
+// it is when listen named a host, when peer is on loopback too, or when
+// no route is found.
+func towards(u, listen, peer string) string {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return u
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return u
+	}
+	if p, err := url.Parse(peer); err == nil && p.Host != "" {
+		peer = p.Host
+	}
+	ph, pp, err := net.SplitHostPort(peer)
+	if err != nil {
+		return u
+	}
+	if ip := net.ParseIP(ph); ph == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return u
+	}
+	// A UDP "connection" only picks the route and the source address: no
+	// packet is sent.
+	c, err := net.Dial("udp", net.JoinHostPort(ph, pp))
+	if err != nil {
+		return u
+	}
+	local := c.LocalAddr().(*net.UDPAddr).IP
+	c.Close()
+	lu, err := url.Parse(u)
+	if err != nil || local.IsLoopback() {
+		return u
+	}
+	lu.Host = net.JoinHostPort(local.String(), lu.Port())
+	return lu.String()
+}
+
+// reachableFrom refuses a loopback URL registered by a peer at another
+// host (peerAddr, its host:port): only that host could reach it.
+func reachableFrom(u, peerAddr string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	h := pu.Hostname()
+	if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil
+	}
+	ph, _, err := net.SplitHostPort(peerAddr)
+	if err != nil {
+		return nil // an in-process call: no peer address
+	}
+	if ip := net.ParseIP(ph); ip == nil || ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("a worker at %s registered the loopback address %s, which other hosts cannot reach: start it with --listen or --advertise naming an address they can", ph, u)
 }
 
 // advertise is the URL of an --advertise address: host, host:port or a URL;

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,66 @@ func TestAdvertise(t *testing.T) {
 	// A worker serving HTTPS advertises https:// unless told otherwise.
 	if got, err := advertise("node-3", 9000, "https"); err != nil || got != "https://node-3:9000" {
 		t.Errorf("advertise over TLS = %q, %v", got, err)
+	}
+}
+
+// TestTowards: a listener on every interface is advertised by this host's
+// address on the route to a peer on another host, and as loopback to a
+// peer on loopback; a named listen address is kept.
+func TestTowards(t *testing.T) {
+	const u = "http://127.0.0.1:7200"
+	for _, c := range []struct{ listen, peer string }{
+		{"127.0.0.1:0", "http://10.0.0.1:7100"},
+		{"10.1.1.1:7200", "http://10.0.0.1:7100"},
+		{"0.0.0.0:0", "http://127.0.0.1:7100"},
+		{":0", "localhost:7100"},
+		{"0.0.0.0:0", "not a peer"},
+		{"", "http://10.0.0.1:7100"},
+	} {
+		if got := towards(u, c.listen, c.peer); got != u {
+			t.Errorf("listen %q, peer %q: %q, want %q kept", c.listen, c.peer, got, u)
+		}
+	}
+	// A peer at one of this host's own addresses: the route's source is
+	// that address (a UDP connect sends nothing).
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.To4() == nil {
+			continue
+		}
+		want := "http://" + net.JoinHostPort(n.IP.String(), "7200")
+		if got := towards(u, "0.0.0.0:7200", "http://"+net.JoinHostPort(n.IP.String(), "7100")); got != want {
+			t.Errorf("towards this host's %v: %q, want %q", n.IP, got, want)
+		}
+		return
+	}
+	t.Log("no non-loopback IPv4 address here: only the kept cases ran")
+}
+
+// TestReachableFrom: a loopback URL is refused only when registered from
+// another host.
+func TestReachableFrom(t *testing.T) {
+	for _, c := range []struct {
+		url, peer string
+		ok        bool
+	}{
+		{"http://127.0.0.1:7200", "127.0.0.1:5000", true},
+		{"http://localhost:7200", "[::1]:5000", true},
+		{"http://127.0.0.1:7200", "", true},
+		{"http://10.0.0.2:7200", "10.0.0.2:5000", true},
+		{"http://worker-3.phobos:7200", "10.0.0.2:5000", true},
+		{"http://127.0.0.1:7200", "10.0.0.2:5000", false},
+		{"http://localhost:7200", "10.0.0.2:5000", false},
+		{"https://[::1]:7200", "[2001:db8::2]:5000", false},
+	} {
+		err := reachableFrom(c.url, c.peer)
+		if (err == nil) != c.ok {
+			t.Errorf("%s from %q: %v, want ok=%v", c.url, c.peer, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--advertise") {
+			t.Errorf("the refusal does not name --advertise: %v", err)
+		}
 	}
 }
 

@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 
+	"connectrpc.com/connect"
+
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/web"
 	"github.com/prometheus/client_golang/prometheus"
@@ -102,12 +105,23 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())
-	srv, err := listen(cfg.Listen, stats.Instrument(web.Guard(web.GuardConfig{Token: cfg.Token, AllowedHosts: cfg.AllowedHosts}, mux)), log, srvTLS, cfg.Token, cfg.Exposure)
+	srv, err := listen(cfg.Listen, stats.Instrument(withHealth(web.Guard(web.GuardConfig{Token: cfg.Token, AllowedHosts: cfg.AllowedHosts}, mux), webReady(wcfg.Scheduler))), log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		wr.close()
 		return nil, fmt.Errorf("web: %w", err)
 	}
 	return &WebProc{srv: srv, web: s, ring: wr}, nil
+}
+
+// webReady is the web service's answer to GET /readyz: nil while a
+// scheduler answers it.
+func webReady(sched phobosv1connect.SchedulerServiceClient) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if _, err := sched.ListWorkers(ctx, connect.NewRequest(&pb.ListWorkersRequest{})); err != nil {
+			return fmt.Errorf("no scheduler answers: %w", err)
+		}
+		return nil
+	}
 }
 
 // URL is the REST API's base URL.

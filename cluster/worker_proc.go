@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/internal/cgroup"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -40,8 +42,9 @@ type WorkerConfig struct {
 	Listen string
 	// Advertise is the address the scheduler and the other workers reach
 	// this worker at (host, host:port or URL; a missing port is the
-	// listening one). "" advertises the listening address, with an
-	// unspecified host (0.0.0.0) as loopback.
+	// listening one). "" advertises the listening address; with an
+	// unspecified host (0.0.0.0), this host's address on the route to the
+	// scheduler (or etcd), or loopback when that is where they are.
 	Advertise string
 	// Slots is the number of chunk ops run at once (default GOMAXPROCS).
 	Slots int
@@ -108,7 +111,7 @@ type WorkerProc struct {
 // heartbeat.
 func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if cfg.Slots <= 0 {
-		cfg.Slots = runtime.GOMAXPROCS(0)
+		cfg.Slots = DefaultSlots()
 	}
 	if cfg.RegisterTimeout <= 0 {
 		cfg.RegisterTimeout = 10 * time.Second
@@ -181,13 +184,19 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 		return p.id, nil
 	})
-	p.srv, err = listen(cfg.Listen, p.stats.Instrument(rpc.RefuseBrowsers(rpc.RequireToken(cfg.Token, mux))), p.log, srvTLS, cfg.Token, cfg.Exposure)
+	p.srv, err = listen(cfg.Listen, p.stats.Instrument(withHealth(rpc.RefuseBrowsers(rpc.RequireClientCert(cfg.TLS.Mutual(), rpc.RequireToken(cfg.Token, mux))), p.readiness)), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 
 	url := p.srv.url
-	if cfg.Advertise != "" {
+	if cfg.Advertise == "" {
+		peer := schedURL
+		if len(cfg.Etcd) > 0 {
+			peer = cfg.Etcd[0]
+		}
+		url = towards(url, cfg.Listen, peer)
+	} else {
 		scheme, _, _ := strings.Cut(p.srv.url, "://")
 		if url, err = advertise(cfg.Advertise, p.srv.ln.Addr().(*net.TCPAddr).Port, scheme); err != nil {
 			p.srv.shutdown()
@@ -376,6 +385,39 @@ func (p *WorkerProc) loadNow() *pb.WorkerLoad {
 	running, queued := p.load.counts()
 	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 		LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
+}
+
+// DefaultSlots is a worker's slots when none are set: the CPUs its cgroup
+// allows (a container's CPU limit, rounded up), else GOMAXPROCS, at least
+// one. Go's own GOMAXPROCS follows the cgroup too but keeps at least two,
+// which would run two kernels on a container's one CPU.
+func DefaultSlots() int {
+	n := runtime.GOMAXPROCS(0)
+	if c := cgroup.CPULimit(); c > 0 {
+		n = min(n, int(math.Ceil(c)))
+	}
+	return max(n, 1)
+}
+
+// readiness is the worker's answer to GET /readyz: nil once it is
+// registered (in a ring, with at least one scheduler) and until it stops.
+func (p *WorkerProc) readiness(context.Context) error {
+	select {
+	case <-p.stop:
+		return errors.New("stopping")
+	case <-p.done:
+		return errors.New("stopped")
+	default:
+	}
+	select {
+	case <-p.ready:
+	default:
+		return errors.New("not registered with a scheduler yet")
+	}
+	if p.ring != nil && p.ring.count() == 0 {
+		return errors.New("registered with no scheduler of the ring")
+	}
+	return nil
 }
 
 func (p *WorkerProc) waitReady(ctx context.Context) error {

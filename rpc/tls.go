@@ -37,9 +37,12 @@ func (f TLSFiles) Server() (*tls.Config, error) {
 }
 
 // ServerMutual is Server for the roles only other roles call (schedulers
-// and workers): with a CA file, a client must present a certificate the CA
-// signed, so a host that holds the token but not a role's certificate is
-// refused at the handshake. Without a CA it is Server.
+// and workers): with a CA file, a certificate a client presents must be
+// one the CA signed (checked at the handshake), and RequireClientCert
+// refuses requests that came without one, so a host that holds the token
+// but not a role's certificate is refused. Health probes, which carry no
+// certificate, still get through to the paths left outside that guard.
+// Without a CA it is Server.
 func (f TLSFiles) ServerMutual() (*tls.Config, error) {
 	cfg, err := f.Server()
 	if err != nil || cfg == nil || f.CA == "" {
@@ -50,8 +53,29 @@ func (f TLSFiles) ServerMutual() (*tls.Config, error) {
 		return nil, err
 	}
 	cfg.ClientCAs = pool
-	cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	cfg.ClientAuth = tls.VerifyClientCertIfGiven
 	return cfg, nil
+}
+
+// Mutual reports whether ServerMutual asks clients for certificates.
+func (f TLSFiles) Mutual() bool { return f.Enabled() && f.CA != "" }
+
+// RequireClientCert serves h only to requests that came over TLS with a
+// client certificate the handshake verified (ServerMutual); others get
+// 403. With mutual false it is h.
+func RequireClientCert(mutual bool, h http.Handler) http.Handler {
+	if !mutual {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\":%q}\n", "this Phobos role serves other roles only: present a certificate of the cluster's CA")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // caPool reads the CA file's certificates.

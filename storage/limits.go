@@ -2,11 +2,9 @@ package storage
 
 import (
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/phobos-tensor/phobos/internal/cgroup"
 	"github.com/phobos-tensor/phobos/internal/gctune"
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -15,30 +13,10 @@ import (
 // the cgroup limit of its container when that is lower. 0 if unknown.
 func PhysicalMemory() int64 {
 	ram := physicalRAM()
-	if c := cgroupLimit(); c > 0 && (ram == 0 || c < ram) {
+	if c := cgroup.MemoryLimit(); c > 0 && (ram == 0 || c < ram) {
 		return c
 	}
 	return ram
-}
-
-// cgroupLimit reads the cgroup v2 (or v1) memory limit; 0 when there is none.
-func cgroupLimit() int64 {
-	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		s := strings.TrimSpace(string(b))
-		if s == "max" {
-			return 0
-		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v <= 0 || v >= 1<<60 { // v1 says "no limit" with a huge number
-			return 0
-		}
-		return v
-	}
-	return 0
 }
 
 // DefaultLimit is the memory budget of a machine's workers taken together

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -132,8 +131,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
 		fs.StringVar(&advertise, "advertise", "", "address the cluster reaches this worker at (host or host:port; default: the listen address)")
-		fs.IntVar(&slots, "slots", runtime.GOMAXPROCS(0), "chunk ops run at once")
-		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory)")
+		fs.IntVar(&slots, "slots", cluster.DefaultSlots(), "chunk ops run at once (default: the CPUs this process may use, its cgroup's CPU limit included)")
+		fs.Var(&mem, "memory", "memory budget, e.g. 4GiB (0: half of this machine's memory, or of its cgroup's memory limit when lower)")
 		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
 		fs.Var(&dataRoots, "data-root", "a directory file ops (FromNpy, ToNpy) may read and write under; repeatable; none: file ops are refused")
 		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")

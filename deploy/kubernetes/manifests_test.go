@@ -433,3 +433,55 @@ func stripComments(s string) string {
 	}
 	return b.String()
 }
+
+// TestManifestFlagsParse: the flags the manifests give each role are the
+// phobos binary's (a renamed or missing flag fails here, not in a pod):
+// each role runs with its arguments, variables filled in, and -h last,
+// which stops it after parsing them.
+func TestManifestFlagsParse(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "phobos")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/phobos").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	docs, _ := render(t, tree(t), "small")
+	vars := strings.NewReplacer("$(POD_NAME)", "phobos-scheduler-0", "$(POD_NAMESPACE)", "phobos", "$(CLUSTER_DOMAIN)", "cluster.local",
+		"$(ETCD_ENDPOINTS)", "http://127.0.0.1:2379")
+	checked := 0
+	for _, d := range docs {
+		o, err := strictDecode(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec corev1.PodSpec
+		switch obj := o.obj.(type) {
+		case *appsv1.Deployment:
+			spec = obj.Spec.Template.Spec
+		case *appsv1.StatefulSet:
+			spec = obj.Spec.Template.Spec
+		default:
+			continue
+		}
+		c := spec.Containers[0]
+		if !strings.HasPrefix(c.Image, "phobos:") {
+			continue // etcd
+		}
+		args := c.Args
+		if len(c.Command) > 0 { // the worker's launcher adds these
+			args = append([]string{"worker", "--advertise=10-0-0-1.phobos-worker.phobos.svc.cluster.local", "--memory=2147483648"}, args...)
+		}
+		for i := range args {
+			args[i] = vars.Replace(args[i])
+			if strings.Contains(args[i], "$(") {
+				t.Errorf("%s: %q names a variable this test does not fill", o.name, args[i])
+			}
+		}
+		out, err := exec.Command(bin, append(args, "-h")...).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: phobos %s: %v\n%s", o.name, strings.Join(args, " "), err, out)
+		}
+		checked++
+	}
+	if checked != 3 {
+		t.Errorf("checked the flags of %d roles, want 3 (scheduler, worker, web)", checked)
+	}
+}

@@ -41,7 +41,7 @@ Cluster roles (each a separate process; see docs/rest-api.md):
   phobos cluster --workers N [--schedulers M]        all roles on this machine;
                                                      prints the web URL when ready
 Several schedulers share the work on a consistent-hash ring kept in etcd:
-  phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR
+  phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR [--advertise HOST]
   phobos worker --etcd URL[,URL] ...                 registers with every scheduler
   phobos web --etcd URL[,URL] --listen ADDR          routes each session to its owner
 On an address other hosts reach, a role wants a token (--token-file FILE or $PHOBOS_TOKEN) and TLS

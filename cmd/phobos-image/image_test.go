@@ -202,6 +202,10 @@ func TestImage(t *testing.T) {
 		}
 		return root
 	}
+	if _, err := exec.LookPath("podman"); err == nil {
+		// podmanRun loads the image under this name; leave nothing behind.
+		t.Cleanup(func() { _ = exec.Command("podman", "rmi", "-f", "localhost/phobos:test").Run() })
+	}
 	version, how := runInImage(t, ctx, img, archive, rootfs, binaryPath, "version")
 	t.Logf("phobos version (%s):\n%s", how, version)
 	if !strings.Contains(version, "blas: openblas") {

@@ -46,6 +46,7 @@ var layers = map[string]int{
 	".":                            9,
 	"workloads":                    10,
 	"cmd/phobos":                   11,
+	"cmd/phobos-image":             11,
 	"cluster/ring":                 1,
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +56,12 @@ type SchedulerConfig struct {
 	// others, and owns the sessions the ring maps to it. None: it runs
 	// alone, as it always has.
 	Etcd []string
+	// Advertise is the address workers and web services reach this
+	// scheduler at (host, host:port or a URL; without a port, the
+	// listening one), as written into the ring. "" advertises the
+	// listening address. A name the TLS certificate holds when the
+	// listening address is one it cannot (a pod's IP).
+	Advertise string
 	// ID is the scheduler's name in the ring (default: its URL). A
 	// scheduler restarted under the same ID gets the same share back.
 	ID string
@@ -147,6 +155,15 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		p.leaveRing()
 		p.sched.Close()
 		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	if cfg.Advertise != "" {
+		scheme, _, _ := strings.Cut(srv.url, "://")
+		if srv.url, err = advertise(cfg.Advertise, srv.ln.Addr().(*net.TCPAddr).Port, scheme); err != nil {
+			srv.shutdown()
+			p.leaveRing()
+			p.sched.Close()
+			return nil, fmt.Errorf("scheduler: --advertise: %w", err)
+		}
 	}
 	p.srv = srv
 	if p.ring != nil {

@@ -56,7 +56,12 @@ func (p *SchedulerProc) newRing() error {
 // graphs (serving says why).
 func (p *SchedulerProc) startRing() {
 	r := p.ring
-	r.lease.rec.Address = towards(p.URL(), p.cfg.Listen, p.cfg.Etcd[0])
+	r.lease.rec.Address = p.URL()
+	if p.cfg.Advertise == "" {
+		// Told nothing, a listener on every interface is recorded by
+		// this host's address on the route to etcd.
+		r.lease.rec.Address = towards(p.URL(), p.cfg.Listen, p.cfg.Etcd[0])
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {

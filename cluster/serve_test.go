@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"net"
 	"strings"
 	"testing"
@@ -90,5 +91,68 @@ func TestReachableFrom(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "--advertise") {
 			t.Errorf("the refusal does not name --advertise: %v", err)
 		}
+	}
+}
+
+// TestSchedulerAdvertise: a scheduler told to advertise a name gives that
+// name (with its listening port) as its URL, the one a ring records; a
+// malformed one is refused at start.
+func TestSchedulerAdvertise(t *testing.T) {
+	p, err := StartScheduler(SchedulerConfig{Listen: "127.0.0.1:0", Advertise: "sched-0.phobos-scheduler.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, port, _ := strings.Cut(strings.TrimPrefix(p.URL(), "http://sched-0.phobos-scheduler.example"), ":")
+	if !strings.HasPrefix(p.URL(), "http://sched-0.phobos-scheduler.example:") || port == "" || port == "0" {
+		t.Errorf("URL %q, want http://sched-0.phobos-scheduler.example:PORT", p.URL())
+	}
+	if q, err := StartScheduler(SchedulerConfig{Listen: "127.0.0.1:0", Advertise: "http://host:1/path"}); err == nil {
+		q.Close()
+		t.Error("a scheduler started advertising a URL with a path")
+	}
+}
+
+// TestSchedulerAdvertiseInRing: a ring's scheduler listening on every
+// interface with --advertise records the advertised name in etcd, not
+// its route's address, and a worker finding it there registers with it.
+func TestSchedulerAdvertiseInRing(t *testing.T) {
+	ctx := t.Context()
+	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ee.Close()
+	etcd := []string{ee.Endpoint()}
+	p, err := StartScheduler(SchedulerConfig{Listen: "0.0.0.0:0", Advertise: "localhost", Exposure: Exposure{Open: true}, Etcd: etcd, ID: "sched-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cli, err := dialEtcd(etcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	w, err := StartWorker(ctx, WorkerConfig{Etcd: etcd, Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("a worker registering through the ring: %v", err)
+	}
+	defer w.Close()
+	resp, err := cli.Get(ctx, schedulersPrefix+"sched-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Kvs) != 1 {
+		t.Fatalf("no ring record for sched-0: %v", resp.Kvs)
+	}
+	var rec struct {
+		Address string `json:"address"`
+	}
+	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Address != p.URL() || !strings.HasPrefix(rec.Address, "http://localhost:") {
+		t.Errorf("ring record address %q, want the advertised %q", rec.Address, p.URL())
 	}
 }

@@ -41,7 +41,7 @@ Cluster roles (each a separate process; see docs/rest-api.md):
   phobos cluster --workers N [--schedulers M]        all roles on this machine;
                                                      prints the web URL when ready
 Several schedulers share the work on a consistent-hash ring kept in etcd:
-  phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR
+  phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR [--advertise HOST]
   phobos worker --etcd URL[,URL] ...                 registers with every scheduler
   phobos web --etcd URL[,URL] --listen ADDR          routes each session to its owner
 On an address other hosts reach, a role wants a token (--token-file FILE or $PHOBOS_TOKEN) and TLS
@@ -118,6 +118,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	switch role {
 	case "scheduler":
 		fs.StringVar(&listen, "listen", "127.0.0.1:7100", "address to serve on (host:port; port 0 picks a free one)")
+		fs.StringVar(&advertise, "advertise", "", "address workers and web services reach this scheduler at (host or host:port; default: the listen address)")
 		fs.IntVar(&maxAttempts, "max-attempts", 3, "tries of a failing chunk op before its graph fails")
 		fs.DurationVar(&hbTimeout, "heartbeat-timeout", 3*time.Second, "silence after which a worker is marked dead")
 		fs.DurationVar(&sessionIdle, "session-idle-timeout", time.Hour, "close sessions (freeing their results) after this long without a request; 0 never")
@@ -183,7 +184,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	switch role {
 	case "scheduler":
-		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Exposure: exposure, Etcd: etcd.split(), ID: schedID, LeaseTTL: leaseTTL, Logger: log})
+		p, err := cluster.StartScheduler(cluster.SchedulerConfig{Listen: listen, MaxAttempts: maxAttempts, HeartbeatTimeout: hbTimeout, SessionIdleTimeout: idleOrNever(sessionIdle), ProgressTimeout: idleOrNever(progressTimeout), MaxFinishedGraphs: maxFinished, Token: token, TLS: tlsFiles, Exposure: exposure, Etcd: etcd.split(), Advertise: advertise, ID: schedID, LeaseTTL: leaseTTL, Logger: log})
 		if err != nil {
 			return fail(err)
 		}

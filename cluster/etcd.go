@@ -10,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // EmbeddedEtcd is a one-member etcd server run inside this process, so a
@@ -36,6 +39,10 @@ type EtcdConfig struct {
 	// or port 0: a free loopback port). Restarting on the same Dir and
 	// Client address brings the same etcd back to its clients.
 	Client, Peer string
+	// TLS, with a certificate and a CA, makes it serve its clients over
+	// HTTPS and ask them for a certificate of that CA (the roles present
+	// theirs); peers stay on the loopback address of one member.
+	TLS rpc.TLSFiles
 }
 
 // StartEtcd starts an embedded etcd and returns once it serves.
@@ -65,6 +72,10 @@ func StartEtcd(ctx context.Context, c EtcdConfig) (*EmbeddedEtcd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcd: peer address: %w", err)
 	}
+	if c.TLS.Mutual() {
+		cu.Scheme = "https"
+		cfg.ClientTLSInfo = transport.TLSInfo{CertFile: c.TLS.Cert, KeyFile: c.TLS.Key, TrustedCAFile: c.TLS.CA, ClientCertAuth: true}
+	}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
@@ -90,7 +101,7 @@ func StartEtcd(ctx context.Context, c EtcdConfig) (*EmbeddedEtcd, error) {
 		return nil, errors.New("etcd: not ready after 30 s")
 	}
 	// Port 0 chose the ports: advertise what was bound.
-	ee.endpoint = "http://" + e.Clients[0].Addr().String()
+	ee.endpoint = cu.Scheme + "://" + e.Clients[0].Addr().String()
 	ee.peer = e.Peers[0].Addr().String()
 	return ee, nil
 }

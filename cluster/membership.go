@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/phobos-tensor/phobos/cluster/ring"
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // The etcd keys of a cluster. A scheduler's record lives under its lease,
@@ -41,12 +43,26 @@ type SchedulerRecord struct {
 }
 
 // dialEtcd is an etcd client of endpoints ("host:port" or URLs).
-func dialEtcd(endpoints []string) (*clientv3.Client, error) {
+func dialEtcd(endpoints []string, files rpc.TLSFiles) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no etcd endpoints")
 	}
+	// https:// endpoints: the role's roots and certificate, which an etcd
+	// that checks client certificates asks for.
+	var tlsCfg *tls.Config
+	if slices.ContainsFunc(endpoints, func(e string) bool { return strings.HasPrefix(e, "https://") }) {
+		cfg, err := files.Client()
+		if err != nil {
+			return nil, fmt.Errorf("etcd: %w", err)
+		}
+		if cfg == nil {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		tlsCfg = cfg
+	}
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   endpoints,
+		TLS:         tlsCfg,
 		DialTimeout: 2 * time.Second,
 		// etcd's client logs every retry of an unreachable endpoint;
 		// the roles say what matters (a lapsed lease) themselves.

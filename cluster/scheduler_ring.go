@@ -31,7 +31,7 @@ type ringMember struct {
 // (so every request sees p.ring set); startRing joins once its URL is
 // known.
 func (p *SchedulerProc) newRing() error {
-	cli, err := dialEtcd(p.cfg.Etcd)
+	cli, err := dialEtcd(p.cfg.Etcd, p.cfg.TLS)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,15 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/phobos-tensor/phobos/internal/pki"
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 func TestAdvertise(t *testing.T) {
@@ -129,7 +134,7 @@ func TestSchedulerAdvertiseInRing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	cli, err := dialEtcd(etcd)
+	cli, err := dialEtcd(etcd, rpc.TLSFiles{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,4 +160,52 @@ func TestSchedulerAdvertiseInRing(t *testing.T) {
 	if rec.Address != p.URL() || !strings.HasPrefix(rec.Address, "http://localhost:") {
 		t.Errorf("ring record address %q, want the advertised %q", rec.Address, p.URL())
 	}
+}
+
+// TestEtcdTLS: an etcd serving TLS with client certificates takes the
+// roles' requests (their certificate), refuses a client with the CA alone,
+// and a ring of a scheduler and a worker forms through it.
+func TestEtcdTLS(t *testing.T) {
+	ctx := t.Context()
+	f, err := pki.Write(t.TempDir(), pki.Loopback, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := rpc.TLSFiles{Cert: f.Cert, Key: f.Key, CA: f.CA}
+	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir(), TLS: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ee.Close()
+	if !strings.HasPrefix(ee.Endpoint(), "https://") {
+		t.Fatalf("etcd with TLS at %s", ee.Endpoint())
+	}
+	etcd := []string{ee.Endpoint()}
+	put := func(files rpc.TLSFiles) error {
+		cli, err := dialEtcd(etcd, files)
+		if err != nil {
+			return err
+		}
+		defer cli.Close()
+		c, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		_, err = cli.Put(c, "/phobos/test", "x")
+		return err
+	}
+	if err := put(files); err != nil {
+		t.Fatalf("a role's certificate: %v", err)
+	}
+	if err := put(rpc.TLSFiles{CA: f.CA}); err == nil {
+		t.Error("a client without a certificate was served")
+	}
+	p, err := StartScheduler(SchedulerConfig{Etcd: etcd, ID: "sched-tls", TLS: files, Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	w, err := StartWorker(ctx, WorkerConfig{Etcd: etcd, Slots: 1, Memory: 64 << 20, SpillDir: t.TempDir(), TLS: files, Token: "t"})
+	if err != nil {
+		t.Fatalf("a worker registering through an etcd over TLS: %v", err)
+	}
+	w.Close()
 }

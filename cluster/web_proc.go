@@ -75,7 +75,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	var wr *webRing
 	var schedMetrics prometheus.Gatherer // the scheduler's series, forwarded; with a ring each scheduler serves its own
 	if len(cfg.Etcd) > 0 {
-		cli, err := dialEtcd(cfg.Etcd)
+		cli, err := dialEtcd(cfg.Etcd, cfg.TLS)
 		if err != nil {
 			return nil, fmt.Errorf("web: --etcd: %w", err)
 		}

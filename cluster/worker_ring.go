@@ -70,7 +70,7 @@ const maxRoutedGraphs = 1 << 16
 // joinRing watches the schedulers in etcd and registers with each of them;
 // it returns once it is registered with at least one (within ctx).
 func (p *WorkerProc) joinRing(ctx context.Context) (*workerRing, error) {
-	cli, err := dialEtcd(p.cfg.Etcd)
+	cli, err := dialEtcd(p.cfg.Etcd, p.cfg.TLS)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,23 @@ type hostile struct {
 	want        string // in the answer's body; "" for any error
 }
 
+// request is h as an HTTP request, with auth as its Authorization header
+// unless "".
+func (h hostile) request(t *testing.T, auth string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(h.method, h.url, bytes.NewReader(h.body))
+	if err != nil {
+		t.Fatalf("%s: %v", h.name, err)
+	}
+	if h.ctype != "" {
+		req.Header.Set("Content-Type", h.ctype)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	return req
+}
+
 // rpcCall builds a connect unary call with a protobuf body.
 func rpcCall(name, base, procedure string, m proto.Message, want string) hostile {
 	b, err := proto.Marshal(m)
@@ -235,14 +252,7 @@ func TestHostileRequests(t *testing.T) {
 		t.Fatalf("only %d hostile requests", len(hs))
 	}
 	for _, h := range hs {
-		req, err := http.NewRequest(h.method, h.url, bytes.NewReader(h.body))
-		if err != nil {
-			t.Fatalf("%s: %v", h.name, err)
-		}
-		if h.ctype != "" {
-			req.Header.Set("Content-Type", h.ctype)
-		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(h.request(t, ""))
 		if err != nil {
 			t.Fatalf("%s: the server did not answer: %v", h.name, err)
 		}

@@ -4,7 +4,6 @@ package cluster_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -303,17 +302,7 @@ func hostileSuite(t *testing.T, sched, worker, web string, cfg *tls.Config, mutu
 	counts := map[int]int{}
 	for _, auth := range []string{"", "Bearer wrong-token"} {
 		for _, h := range hs {
-			req, err := http.NewRequest(h.method, h.url, bytes.NewReader(h.body))
-			if err != nil {
-				t.Fatalf("%s: %v", h.name, err)
-			}
-			if h.ctype != "" {
-				req.Header.Set("Content-Type", h.ctype)
-			}
-			if auth != "" {
-				req.Header.Set("Authorization", auth)
-			}
-			resp, err := hc.Do(req)
+			resp, err := hc.Do(h.request(t, auth))
 			if err != nil {
 				t.Errorf("%s (%s): no answer: %v", h.name, h.url, err)
 				continue

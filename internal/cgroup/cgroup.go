@@ -16,25 +16,23 @@ import (
 
 // MemoryLimit is the memory limit of this process's cgroup, the lowest
 // along its path; 0 when there is none or it cannot be read.
-func MemoryLimit() int64 {
-	f, err := os.Open("/proc/self/cgroup")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	return memoryLimit("/sys/fs/cgroup", f)
-}
+func MemoryLimit() int64 { return ofSelf(memoryLimit) }
 
 // CPULimit is the CPU bandwidth of this process's cgroup in CPUs (quota
 // over period, the lowest along its path); 0 when there is none or it
 // cannot be read.
-func CPULimit() float64 {
+func CPULimit() float64 { return ofSelf(cpuLimit) }
+
+// ofSelf is limit read for this process: its cgroups from
+// /proc/self/cgroup, their files under /sys/fs/cgroup; zero when they
+// cannot be read.
+func ofSelf[T int64 | float64](limit func(root string, self io.Reader) T) T {
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
-	return cpuLimit("/sys/fs/cgroup", f)
+	return limit("/sys/fs/cgroup", f)
 }
 
 // memoryLimit is the memory limit of the cgroup this process runs in,

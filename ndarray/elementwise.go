@@ -787,6 +787,10 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 			a.shape, lo.shape, hi.shape)
 	}
 	dt := Promote(Promote(a.dtype, lo.dtype), hi.dtype)
+	if Size(shape) == 0 {
+		// Nothing to clip; an empty bound has no value to read either.
+		return newArray(dt, shape), nil
+	}
 	if dt == Float16 {
 		r, err := Clip(a.Astype(Float32), lo.Astype(Float32), hi.Astype(Float32))
 		if err != nil {

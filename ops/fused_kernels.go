@@ -191,9 +191,13 @@ func (s *fastSum) add(x *ndarray.Array) {
 			v = floats.Sum(x.Float64s()[:x.Size()])
 		}
 		t := s.f + v
-		if math.Abs(s.f) >= math.Abs(v) {
+		switch {
+		case math.IsInf(t, 0) || t != t:
+			// An infinite or NaN sum has no rounding error to carry: its
+			// compensation would be inf - inf, NaN, in place of the sum.
+		case math.Abs(s.f) >= math.Abs(v):
 			s.c += (s.f - t) + v
-		} else {
+		default:
 			s.c += (v - t) + s.f
 		}
 		s.f = t
@@ -251,7 +255,11 @@ func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Float64s()[0] = s.f + s.c
+		r := s.f
+		if !math.IsInf(r, 0) && r == r {
+			r += s.c
+		}
+		a.Float64s()[0] = r
 		return a, nil
 	}
 	a, err := ndarray.New(ndarray.Int64, shape...)

@@ -927,6 +927,9 @@ func sortFn(a *args) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.flatAxis("axis") {
+		return t.Ravel().Sort(0), nil
+	}
 	ax, err := a.int("axis", -1)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 
+	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -16,7 +17,10 @@ func Inner(a, b *tensor.Tensor) *tensor.Tensor {
 		}
 	}
 	if a.NDim() == 0 || b.NDim() == 0 {
-		return tensor.Mul(a, b)
+		// NumPy's inner types a 0-d operand by its dtype, not its value
+		// as multiply does.
+		dt := ndarray.Promote(a.DType(), b.DType())
+		return tensor.Mul(a.Astype(dt), b.Astype(dt))
 	}
 	if na, nb := a.Shape()[a.NDim()-1], b.Shape()[b.NDim()-1]; na != nb {
 		return tensor.Error(fmt.Errorf("inner: shapes %v and %v not aligned: %d (dim %d) != %d (dim %d)", a.Shape(), b.Shape(), na, a.NDim()-1, nb, b.NDim()-1))

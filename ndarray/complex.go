@@ -157,6 +157,10 @@ func realOnlyUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	case Angle, AngleDeg:
 		// np.angle is arctan2(0, x): float16 for 8-bit integers, float32
 		// for 16-bit ones and float32, float64 otherwise (bool included).
+		// (np.angle of bool is float64: its 0 meets the bools by value.)
+		if in == Bool {
+			return Float64, Float64, nil
+		}
 		f := UfuncFloat(in)
 		return f, f, nil
 	}

@@ -198,7 +198,8 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	if ct == Float16 {
 		// NumPy's half loops: computed in float32, each result rounded once.
 		if op == Spacing {
-			return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %v: not supported for float16 (its result depends on the half format itself); cast to float32 first", op)}
+			// Its result depends on the half format itself.
+			return halfUnaryBits(a, halfSpacing), nil
 		}
 		r, err := Unary(op, a.Astype(Float32))
 		if err != nil {
@@ -483,7 +484,8 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 		// NumPy's half loops: computed in float32, each result rounded
 		// once. ldexp's exponent stays an integer.
 		if op == NextAfter {
-			return nil, &DTypeError{Msg: "ndarray: nextafter: not supported for float16 (its result depends on the half format itself); cast to float32 first"}
+			// Its result depends on the half format itself.
+			return halfBinaryBits(a, b, shape, halfNextAfter)
 		}
 		y := b
 		if op != Ldexp {

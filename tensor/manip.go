@@ -448,6 +448,9 @@ func (t *Tensor) Ediff1d(toEnd, toBegin *Tensor) *Tensor {
 		return errTensor(&ndarray.DTypeError{Msg: "ediff1d: numpy boolean subtract, the `-` operator, is not supported"})
 	}
 	a := t.Ravel()
+	if a.err != nil {
+		return a
+	}
 	n := a.meta.Shape[0]
 	parts := []*Tensor{Sub(a.axisSlice(0, min(1, n), n), a.axisSlice(0, 0, max(n-1, 0)))}
 	for i, v := range []*Tensor{toBegin, toEnd} {

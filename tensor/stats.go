@@ -493,6 +493,10 @@ func BinRule(name string) Bins { return Bins{rule: name} }
 // histEdges returns the bin edges, whether they come from the data's
 // minimum and maximum, and the data's dtype for the edges.
 func histEdges(a *Tensor, bins Bins, c histConfig) (*Tensor, bool, error) {
+	if a.meta.DType.IsComplex() {
+		// As the other statistics beyond the moments (ops/dtypes.go).
+		return nil, false, &ndarray.DTypeError{Msg: fmt.Sprintf("histogram: not supported for %v (take the real or imaginary part or the absolute value first)", a.meta.DType)}
+	}
 	et := ndarray.Float64
 	if a.meta.DType == ndarray.Float32 {
 		et = ndarray.Float32 // NumPy: result_type of the data and its edges
@@ -561,6 +565,9 @@ func HistogramBinEdges(a *Tensor, bins Bins, opts ...HistOption) *Tensor {
 	if a.err != nil {
 		return a
 	}
+	if u := a.needKnown("histogram_bin_edges"); u != nil {
+		return u
+	}
 	var c histConfig
 	for _, o := range opts {
 		o(&c)
@@ -584,6 +591,9 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 	}
 	if a.err != nil {
 		return a, a
+	}
+	if u := a.needKnown("histogram"); u != nil {
+		return u, u
 	}
 	var c histConfig
 	for _, o := range opts {

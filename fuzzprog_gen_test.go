@@ -642,7 +642,7 @@ var fzParams = map[string]fzParam{
 	"dtype": fzOneOf(nil, "float64", "int64", "float32", "int32", "bool", "complex128", "uint8", "float16"),
 	// var and std in an integer dtype truncate each squared deviation in
 	// NumPy's own order of operations; only float dtypes are drawn.
-	"ddof_dtype": fzOneOf(nil, "float64", "float32", "complex128"),
+	"ddof_dtype": fzOneOf(nil, "float64", "float32"),
 	"bins":       fzSmallInt(1, 4), "minlength": fzSmallInt(0, 4), "UPLO": fzOneOf("L", "U"),
 }
 

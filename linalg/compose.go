@@ -68,7 +68,8 @@ func Pinv(a *tensor.Tensor, rcond ...float64) *tensor.Tensor {
 	}
 	k := s.Shape()[0]
 	if k == 0 {
-		return tensor.Zeros([]int{a.Shape()[1], a.Shape()[0]}, tensor.WithDType(s.DType()))
+		// NumPy returns an empty matrix of a's own dtype.
+		return tensor.Zeros([]int{a.Shape()[1], a.Shape()[0]}, tensor.WithDType(a.DType()))
 	}
 	inv := tensor.Where(s.Greater(s.Max().Mul(rc)), tensor.Div(1, s), 0).Astype(s.DType())
 	return vt.T().MatMul(u.T().Mul(inv.Reshape(k, 1)))

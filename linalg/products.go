@@ -28,7 +28,7 @@ func Inner(a, b *tensor.Tensor) *tensor.Tensor {
 	return tensor.TensorDot(a, b, []int{a.NDim() - 1}, []int{b.NDim() - 1})
 }
 
-// Vdot is numpy.vdot(a, b) for real tensors: the dot product of a and b
+// Vdot is numpy.vdot(a, b): the dot product of a (conjugated) and b
 // flattened, which must have the same number of elements.
 func Vdot(a, b *tensor.Tensor) *tensor.Tensor {
 	for _, t := range []*tensor.Tensor{a, b} {
@@ -38,6 +38,9 @@ func Vdot(a, b *tensor.Tensor) *tensor.Tensor {
 	}
 	if a.Size() != b.Size() {
 		return tensor.Error(fmt.Errorf("vdot: cannot reshape array of size %d into shape (%d,)", b.Size(), a.Size()))
+	}
+	if a.DType().IsComplex() {
+		a = a.Conj() // vdot conjugates its first argument
 	}
 	return tensor.Dot(a.Ravel(), b.Ravel())
 }

@@ -14,7 +14,7 @@ func binary(name string, x, y any) *Tensor {
 		for i, o := range []any{x, y} {
 			s, other := asTensor(o), ts[1-i]
 			if s.err == nil && s.weak && s.meta.DType == ndarray.Int64 && other.err == nil && !other.weak &&
-				other.NDim() > 0 && (other.DType().IsInt() || other.DType() == ndarray.Bool) {
+				other.NDim() > 0 && other.DType().IsInt() {
 				ts[i] = scalarTensor(ndarray.MinScalarInt(s.scalarInt), s.scalar, 0, s.scalarInt)
 			}
 		}

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -84,6 +85,11 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 	}
 	if t.err != nil {
 		return t
+	}
+	if t.meta.DType.IsComplex() {
+		// Quantiles order the values; complex ones have no order to
+		// interpolate in (ops/dtypes.go).
+		return errTensor(&ndarray.DTypeError{Msg: fmt.Sprintf("%s: not supported for %v (take the real or imaginary part or the absolute value first)", name, t.meta.DType)})
 	}
 	if op.Median && t.meta.DType == ndarray.Float16 {
 		// NumPy's median of float16 is a mean of the middle elements,

@@ -303,6 +303,13 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 	for _, o := range opts {
 		o(&c)
 	}
+	for _, t := range []*Tensor{m, c.y} {
+		if t != nil && t.err == nil && t.meta.DType.IsComplex() {
+			// As the other statistics beyond the moments (ops/dtypes.go):
+			// complex covariances need conjugate products.
+			return errTensor(&ndarray.DTypeError{Msg: fmt.Sprintf("cov: not supported for %v (take the real or imaginary part or the absolute value first)", t.meta.DType)})
+		}
+	}
 	dt := c.dtype
 	if dt == ndarray.Invalid {
 		dt = ndarray.Float64 // np.result_type(m, y, np.float64)
@@ -576,7 +583,7 @@ func HistogramBinEdges(a *Tensor, bins Bins, opts ...HistOption) *Tensor {
 	if err != nil {
 		return errTensor(err)
 	}
-	return e
+	return halfEdges(a, e)
 }
 
 // Histogram is NumPy's histogram: the counts of a's elements (flattened) in
@@ -616,7 +623,17 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 		h := hist.Astype(ndarray.Float64)
 		hist = h.Div(widths).Div(h.Sum())
 	}
-	return hist, e
+	return hist, halfEdges(a, e)
+}
+
+// halfEdges is edges in float16 for float16 data, as NumPy's result_type
+// of the data and its edges gives them (computed in float64, rounded
+// once, as NumPy's linspace in float16 is).
+func halfEdges(a, edges *Tensor) *Tensor {
+	if a.meta.DType == ndarray.Float16 && edges.err == nil {
+		return edges.Astype(ndarray.Float16)
+	}
+	return edges
 }
 
 // binRules are NumPy's named bin-width estimators over the (in-range) data

@@ -94,7 +94,69 @@ func fidelityCases() []npCase {
 		cs = append(cs, npOne(fn+" of two bools", "np."+fn+"(b, ~b)", ins("b", bools), func(e *E) *T { return tensor.Ufunc(fn, e.v("b"), e.v("b").Not()) }))
 	}
 	cs = append(cs, npOne("round of bool", "np.round(b)", ins("b", bools), func(e *E) *T { return tensor.Ufunc("round", e.v("b")) }))
-	return cs
+	return append(cs, fuzzFoundCases()...)
+}
+
+// fuzzFoundCases are what the random-program test (fuzzprog_test.go)
+// found next, each fixed.
+func fuzzFoundCases() []npCase {
+	type E = npEnv
+	type T = tensor.Tensor
+	cplx := fidArr(ndarray.FromComplex128s([]int{4}, []complex128{complex(3, 4), complex(0, -1), complex(-2, 0.5), 0}))
+	cplx2 := fidArr(ndarray.FromComplex128s([]int{4}, []complex128{complex(1, 1), complex(2, -1), complex(0, 3), complex(-1, 0)}))
+	i16 := npI(ndarray.Int16, 357, -9, 9, 6)
+	s0 := fidArr(ndarray.FromInt64s([]int{}, []int64{3}))
+	u8 := npI(ndarray.Uint8, 358, 0, 9, 5, 7)
+	bools := npB(359, 5, 7)
+	halfs := fidArr(ndarray.FromFloat64s([]int{6}, []float64{1, -0.5, 0, 65504, math.Inf(1), 2.5})).Astype(ndarray.Float16)
+	bits := make([]byte, 2<<16)
+	for i := range 1 << 16 {
+		bits[2*i], bits[2*i+1] = byte(i), byte(i>>8)
+	}
+	everyHalf := fidArr(ndarray.FromBytes(ndarray.Float16, []int{1 << 16}, bits))
+	halfData := fidArr(ndarray.FromFloat64s([]int{7}, []float64{1, 3, 2, 5, -0.5, 7, 2.5})).Astype(ndarray.Float16)
+	emptyI8 := fidArr(ndarray.FromInt64s([]int{0, 3}, nil)).Astype(ndarray.Int8)
+	x := npQ(dF64, 360, 9)
+	noBins := fidArr(ndarray.FromFloat64s([]int{0}, nil))
+	return []npCase{
+		npOne("norm of complex", "np.linalg.norm(z)", ins("z", cplx), func(e *E) *T { return linalg.Norm(e.v("z"), nil) }),
+		npOne("norm 1 of complex", "np.linalg.norm(z, 1)", ins("z", cplx), func(e *E) *T { return linalg.Norm(e.v("z"), 1) }),
+		npOne("norm inf of complex", "np.linalg.norm(z, np.inf)", ins("z", cplx), func(e *E) *T { return linalg.Norm(e.v("z"), math.Inf(1)) }),
+		npOne("vdot conjugates", "np.vdot(z, w)", ins("z", cplx, "w", cplx2), func(e *E) *T { return linalg.Vdot(e.v("z"), e.v("w")) }),
+		npOne("inner of a 0-d int64", "np.inner(s, x)", ins("s", s0, "x", i16), func(e *E) *T { return linalg.Inner(e.v("s"), e.v("x")) }),
+		npOne("dot with a 0-d int64", "np.dot(x, s)", ins("s", s0, "x", i16), func(e *E) *T { return tensor.Dot(e.v("x"), e.v("s")) }),
+		npOne("pinv of an empty int8", "np.linalg.pinv(a)", ins("a", emptyI8), func(e *E) *T { return linalg.Pinv(e.v("a")) }),
+		npOne("angle of bool", "np.angle(b)", ins("b", bools), func(e *E) *T { return tensor.Angle(e.v("b"), false) }),
+		npOne("angle of bool in degrees", "np.angle(b, deg=True)", ins("b", bools), func(e *E) *T { return tensor.Angle(e.v("b"), true) }),
+		npOne("spacing of every float16", "np.spacing(h)", ins("h", everyHalf), func(e *E) *T { return tensor.Ufunc("spacing", e.v("h")) }),
+		npOne("nextafter of float16", "np.nextafter(h, h[::-1])", ins("h", halfs),
+			func(e *E) *T { return tensor.Ufunc("nextafter", e.v("h"), e.v("h").Index(tensor.All().Step(-1))) }),
+		npOne("copysign of uint8 and -2", "np.copysign(u, -2)", ins("u", u8), func(e *E) *T { return tensor.Ufunc("copysign", e.v("u"), -2) }),
+		npOne("arctan2 of uint8 and 3", "np.arctan2(u, 3)", ins("u", u8), func(e *E) *T { return tensor.Ufunc("arctan2", e.v("u"), 3) }),
+		npOne("copysign of bool and 4", "np.copysign(b, 4)", ins("b", bools), func(e *E) *T { return tensor.Ufunc("copysign", e.v("b"), 4) }),
+		npOne("histogram edges of float16", "np.histogram_bin_edges(h, 3)", ins("h", halfData),
+			func(e *E) *T { return tensor.HistogramBinEdges(e.v("h"), tensor.BinCount(3)) }),
+		npOne("digitize with no bins", "np.digitize(x, b)", ins("x", x, "b", noBins), func(e *E) *T { return tensor.Digitize(e.v("x"), e.v("b"), false) }),
+	}
+}
+
+// Functions that need a length only data can give refuse a mask's
+// selection when the tensor is built, not with a panic.
+func TestUnknownLengthRefused(t *testing.T) {
+	x := tensor.FromSlice([]float64{1, -2, 3, -4}, []int{4})
+	sel := x.Index(tensor.Mask(x.Greater(0)))
+	if sel.Err() != nil {
+		t.Fatal(sel.Err())
+	}
+	for name, f := range map[string]func() *tensor.Tensor{
+		"ediff1d":             func() *tensor.Tensor { return sel.Ediff1d(nil, nil) },
+		"histogram":           func() *tensor.Tensor { h, _ := tensor.Histogram(sel, tensor.BinCount(2)); return h },
+		"histogram_bin_edges": func() *tensor.Tensor { return tensor.HistogramBinEdges(sel, tensor.BinCount(2)) },
+	} {
+		if err := f().Err(); err == nil {
+			t.Errorf("%s of a mask's selection: built, want an error", name)
+		}
+	}
 }
 
 func TestFidelityNumpyDifferential(t *testing.T) {

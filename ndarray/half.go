@@ -167,15 +167,20 @@ func halfNextAfter(x, y uint16) uint16 {
 	return x - 1
 }
 
-// halfSpacing is np.spacing of a float16: the distance to the next half
-// away from zero, with x's sign; NaN for NaN and the infinities, an
-// infinity past the largest half.
+// halfSpacing is np.spacing of a float16 as NumPy's half loop has it: the
+// distance to the next half up (toward +inf, so positive for negative
+// values too, unlike the float loops), 2**-24 for -0, NaN for NaN and
+// the infinities, +inf past the largest half.
 func halfSpacing(h uint16) uint16 {
-	if h&0x7c00 == 0x7c00 {
+	switch {
+	case h&0x7c00 == 0x7c00:
 		return 0x7e00
-	}
-	if h&0x7fff == 0x7bff {
-		return h&0x8000 | 0x7c00
+	case h == 0x7bff:
+		return 0x7c00
+	case h == 0x8000:
+		return 0x0001
+	case h&0x8000 != 0:
+		return Float64ToHalf(HalfToFloat64(h-1) - HalfToFloat64(h))
 	}
 	return Float64ToHalf(HalfToFloat64(h+1) - HalfToFloat64(h))
 }

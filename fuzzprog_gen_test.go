@@ -656,8 +656,8 @@ func fzTensorList(g *fzGen, _ string, _ map[string]fzArg) (fzArg, bool) {
 }
 
 var fzParamsFor = map[string]map[string]fzParam{
-	"var": {"dtype": fzParams["ddof_dtype"]}, "std": {"dtype": fzParams["ddof_dtype"]},
-	"nanvar": {"dtype": fzParams["ddof_dtype"]}, "nanstd": {"dtype": fzParams["ddof_dtype"]},
+	"var": {"dtype": fzMomentDType}, "std": {"dtype": fzMomentDType},
+	"nanvar": {"dtype": fzMomentDType}, "nanstd": {"dtype": fzMomentDType},
 	"reshape": {"shape": func(g *fzGen, _ string, got map[string]fzArg) (fzArg, bool) {
 		s := g.meta(got["a"]).shape
 		n := ndarray.Size(s)
@@ -744,6 +744,16 @@ var fzParamsFor = map[string]map[string]fzParam{
 	"isin":                {"test_elements": fzSecond},
 	"atleast_1d":          {"ary": fzOperand},
 	"array_equal":         {"a2": fzSecond},
+}
+
+// fzMomentDType is a dtype for var and std: a float one, and none for
+// complex data (NumPy casts it to a real dtype, dropping the imaginary
+// part, with a warning).
+func fzMomentDType(g *fzGen, fn string, got map[string]fzArg) (fzArg, bool) {
+	if g.meta(fzFirst(got)).dt.IsComplex() {
+		return fzLit(nil), true
+	}
+	return fzParams["ddof_dtype"](g, fn, got)
 }
 
 func fzShapeParam(g *fzGen, _ string, _ map[string]fzArg) (fzArg, bool) {

@@ -136,6 +136,12 @@ func fuzzFoundCases() []npCase {
 		npOne("copysign of bool and 4", "np.copysign(b, 4)", ins("b", bools), func(e *E) *T { return tensor.Ufunc("copysign", e.v("b"), 4) }),
 		npOne("histogram edges of float16", "np.histogram_bin_edges(h, 3)", ins("h", halfData),
 			func(e *E) *T { return tensor.HistogramBinEdges(e.v("h"), tensor.BinCount(3)) }),
+		npOne("arange into int32 from a fractional start", "np.arange(-2.5, 1.5, 1.0, dtype=np.int32)", nil,
+			func(e *E) *T { return tensor.Arange(-2.5, 1.5, 1.0, tensor.WithDType(ndarray.Int32), e.chunks(4)) }),
+		npOne("arange into int8 with a fractional step", "np.arange(0.5, 6, 1.5, dtype=np.int8)", nil,
+			func(e *E) *T { return tensor.Arange(0.5, 6, 1.5, tensor.WithDType(ndarray.Int8), e.chunks(4)) }),
+		npOne("linspace of one sample into int64", "np.linspace(-0.5, -1.0, 1, dtype=np.int64)", nil,
+			func(e *E) *T { return tensor.Linspace(-0.5, -1.0, 1, tensor.WithDType(ndarray.Int64), e.chunks(1)) }),
 		npOne("digitize with no bins", "np.digitize(x, b)", ins("x", x, "b", noBins), func(e *E) *T { return tensor.Digitize(e.v("x"), e.v("b"), false) }),
 	}
 }

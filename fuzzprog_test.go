@@ -38,9 +38,12 @@ import (
 // shrunk and written under testdata/fuzzprog, which TestFuzzProgRegressions
 // replays in the ordinary go test.
 //
-// go test -run 'TestFuzzPrograms$' runs PHOBOS_FUZZ_N programs (default
-// 150) for the fixed seed 1 and for the seed of the day (YYYYMMDD), or for
-// PHOBOS_FUZZ_SEED alone; CI prints the counts per family.
+// PHOBOS_FUZZ_N=300 go test -run 'TestFuzzPrograms$' runs 300 programs
+// for the fixed seed 1 and for the seed of the day (YYYYMMDD), or for
+// PHOBOS_FUZZ_SEED alone (PHOBOS_FUZZ_CLUSTER=0 leaves the cluster out);
+// without PHOBOS_FUZZ_N it skips, and .ci/run runs it in a step of its
+// own that prints the counts per family. The regressions replay in the
+// local modes only.
 
 const fzRegressionDir = "testdata/fuzzprog"
 
@@ -190,6 +193,11 @@ func fzCompare(got, want *ndarray.Array, inputs ndarray.DType, family string, sc
 		if loose && (cmplx.IsNaN(gv) || cmplx.IsInf(gv) || cmplx.IsNaN(wv) || cmplx.IsInf(wv)) {
 			continue
 		}
+		if loose && fzClose(real(gv), real(wv), imag(wv), tol, scale) && fzClose(math.Abs(imag(gv)), math.Abs(imag(wv)), real(wv), tol, scale) {
+			// A zero's sign from an FFT or a factorisation picks the side
+			// of a branch cut after it (log(-1 ± 0i) = ±πi).
+			continue
+		}
 		if !fzClose(real(gv), real(wv), imag(wv), tol, scale) || !fzClose(imag(gv), imag(wv), real(wv), tol, scale) {
 			return fmt.Errorf("wrong value at flat index %d: %v, NumPy %v (tolerance %g, scale %g)", i, gv, wv, tol, scale)
 		}
@@ -245,6 +253,13 @@ func fzJudge(m fzMode, p fzProg, family string, want []*ndarray.Array, pyErr err
 	if len(want) != 1 {
 		return fzWrong, fmt.Sprintf("NumPy gave %d results", len(want))
 	}
+	if fzLoose(p) && fzFamily(p.Calls[len(p.Calls)-1].Fn) == "sets" {
+		// Equality of floats an FFT or a factorisation computed is
+		// equality to the last rounding, which differs from NumPy's.
+		if got.DType() == want[0].DType() {
+			return fzDocumented, "set operation of rounded FFT or linear algebra results"
+		}
+	}
 	if got.DType() != meta.dt {
 		return fzWrong, fmt.Sprintf("meta says %v, execution gave %v", meta.dt, got.DType())
 	}
@@ -260,17 +275,43 @@ func fzJudge(m fzMode, p fzProg, family string, want []*ndarray.Array, pyErr err
 		// complex128, as NumPy 2 does.
 		return fzDocumented, "a Python number in a set operation"
 	}
-	if last := p.Calls[len(p.Calls)-1]; !slices.Equal(got.Shape(), want[0].Shape()) && last.Fn == "linalg.solve" {
+	if !slices.Equal(got.Shape(), want[0].Shape()) && slices.ContainsFunc(p.Calls, func(c fzCall) bool { return c.Fn == "linalg.solve" }) {
 		// NumPy 1.24 reads a b of a.ndim - 1 dimensions as a stack of
 		// vectors; Phobos as a stack of matrices, as the Array API and
 		// NumPy 2 do.
 		return fzDocumented, "solve's stacked b"
 	}
 	signed := family == "ufuncs" && len(p.Calls) == 1
+	if err := fzCompare(got, want[0], fzLeastPrecise(p), family, fzScale(p), signed, fzLoose(p)); err != nil && fzCloseOfComplexInf(p) {
+		// NumPy 1.24's isclose multiplies by ones first, which makes an
+		// infinite complex number's other part NaN: x is not close to x.
+		return fzDocumented, "isclose of complex infinities"
+	}
 	if err := fzCompare(got, want[0], fzLeastPrecise(p), family, fzScale(p), signed, fzLoose(p)); err != nil {
 		return fzWrong, err.Error()
 	}
 	return fzAgree, ""
+}
+
+// fzCloseOfComplexInf reports whether p calls isclose or allclose with
+// complex inputs holding an infinity.
+func fzCloseOfComplexInf(p fzProg) bool {
+	if !slices.ContainsFunc(p.Calls, func(c fzCall) bool { return c.Fn == "isclose" || c.Fn == "allclose" }) {
+		return false
+	}
+	for _, l := range p.Leaves {
+		a, err := l.array()
+		if err != nil || !a.DType().IsComplex() {
+			continue
+		}
+		c := a.Astype(ndarray.Complex128)
+		for i := range c.Size() {
+			if cmplx.IsInf(c.ComplexAtFlat(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fzNumberArg reports whether c has a number among its positional arguments.
@@ -472,14 +513,14 @@ type fzFailure struct {
 
 // TestFuzzPrograms is the random-program differential test.
 func TestFuzzPrograms(t *testing.T) {
+	s := os.Getenv("PHOBOS_FUZZ_N")
+	if s == "" {
+		t.Skip("set PHOBOS_FUZZ_N to run the random-program test (.ci/run runs 300; 10000 for the long run)")
+	}
 	npRunner.Skip(t)
-	n := 150
-	if s := os.Getenv("PHOBOS_FUZZ_N"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("PHOBOS_FUZZ_N=%q: %v", s, err)
-		}
-		n = v
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("PHOBOS_FUZZ_N=%q: %v", s, err)
 	}
 	seeds := []uint64{1, uint64(fzDay(time.Now()))}
 	if s := os.Getenv("PHOBOS_FUZZ_SEED"); s != "" {

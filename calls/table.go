@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
@@ -200,6 +201,15 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		if hasDT {
+			if strings.HasPrefix(fn, "nan") && (t.DType().IsFloat() || t.DType().IsComplex()) {
+				// NumPy replaces the NaNs before it casts to dtype (a NaN
+				// cast to an integer first would be its minimum).
+				ident := 0.0
+				if fn == "nancumprod" {
+					ident = 1
+				}
+				t = tensor.Where(t.IsNaN(), ident, t)
+			}
 			t = t.Astype(dt)
 		}
 		axis := 0

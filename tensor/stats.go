@@ -48,9 +48,7 @@ func (t *Tensor) complexNanVar(fn string, opts []ReduceOption) *Tensor {
 	}
 	nan := t.IsNaN()
 	x := Where(nan, 0, t)
-	// NumPy divides the sum by the count in place: the mean keeps t's
-	// dtype (complex64 stays complex64).
-	avg := x.Sum(keep...).Div(nan.Not().Sum(keep...)).Astype(t.meta.DType)
+	avg := x.Sum(keep...).Div(nan.Not().Sum(keep...))
 	d := Where(nan, 0, x.Sub(avg))
 	re, im := Real(d), Imag(d)
 	sq := re.Mul(re).Add(im.Mul(im))

@@ -65,6 +65,13 @@ func (a *args) has(name string) bool {
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
+// flatAxis reports whether the axis argument name is given as null:
+// NumPy's axis=None of sort and argsort, the flattened array.
+func (a *args) flatAxis(name string) bool {
+	v, ok := a.vals[name]
+	return ok && bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
 // operand is a tensor (a reference) or a Python number or bool.
 func (a *args) operand(name string) (any, error) {
 	v, ok := a.vals[name]

@@ -208,13 +208,15 @@ func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open 
 type Function struct {
 	Name   string   `json:"name"`
 	Params []string `json:"params"`
+	// Required is how many of the first Params a call must give.
+	Required int `json:"required"`
 }
 
 // Functions lists every function a program may call, by name.
 func Functions() []Function {
 	out := make([]Function, 0, len(table))
 	for name, f := range table {
-		out = append(out, Function{Name: name, Params: f.params})
+		out = append(out, Function{Name: name, Params: f.params, Required: f.required})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -287,6 +287,7 @@ var buildCases = []buildCase{
 	{"getitem", `[@M, [@I4]]`, ``, []int{3, 4}, "float64", nil},
 	{"sort", `[@M]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor { return p[M].Sort(-1) }},
 	{"sort", `[@M]`, `{"axis":0}`, []int{3, 4}, "float64", nil},
+	{"sort", `[@M]`, `{"axis":null}`, []int{12}, "float64", func(p pre) *tensor.Tensor { return p[M].Ravel().Sort(0) }},
 	{"searchsorted", `[@V, @M]`, `{"side":"right"}`, []int{3, 4}, "int64", nil},
 	{"unique", `[@M]`, ``, []int{-1}, "float64", func(p pre) *tensor.Tensor { return tensor.Unique(p[M]) }},
 	{"isin", `[@M, @V]`, ``, []int{3, 4}, "bool", nil},

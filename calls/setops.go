@@ -46,6 +46,9 @@ func argsortFn(a *args) (*tensor.Tensor, error) {
 	if err := sortKind(a); err != nil {
 		return nil, err
 	}
+	if a.flatAxis("axis") {
+		return t.Ravel().Argsort(0), nil
+	}
 	ax, err := a.int("axis", -1)
 	if err != nil {
 		return nil, err

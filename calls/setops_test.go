@@ -10,6 +10,7 @@ func init() {
 	buildCases = append(buildCases, []buildCase{
 		{"argsort", `[@M]`, ``, []int{3, 4}, "int64", func(p pre) *tensor.Tensor { return p[M].Argsort(-1) }},
 		{"argsort", `[@M, 0]`, `{"kind":"stable"}`, []int{3, 4}, "int64", nil},
+		{"argsort", `[@M]`, `{"axis":null}`, []int{12}, "int64", nil},
 		{"partition", `[@M, 2]`, ``, []int{3, 4}, "float64", func(p pre) *tensor.Tensor { return tensor.Partition(p[M], []int{2}, -1) }},
 		{"partition", `[@M, [0, -1]]`, `{"axis":0}`, []int{3, 4}, "float64", nil},
 		{"argpartition", `[@I4, 1]`, ``, []int{3}, "int64", nil},

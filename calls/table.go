@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/rng"
@@ -181,6 +182,15 @@ func cumulative(fn string) func(*args) (*tensor.Tensor, error) {
 			return nil, err
 		}
 		if hasDT {
+			if strings.HasPrefix(fn, "nan") && (t.DType().IsFloat() || t.DType().IsComplex()) {
+				// NumPy replaces the NaNs before it casts to dtype (a NaN
+				// cast to an integer first would be its minimum).
+				ident := 0.0
+				if fn == "nancumprod" {
+					ident = 1
+				}
+				t = tensor.Where(t.IsNaN(), ident, t)
+			}
 			t = t.Astype(dt)
 		}
 		axis := 0
@@ -874,7 +884,11 @@ func take(a *args) (*tensor.Tensor, error) {
 // for NumPy's axis=None).
 func sortFn(a *args) (*tensor.Tensor, error) {
 	p := a.params()
-	t, ax := p.tensor("a"), p.int("axis", -1)
+	t := p.tensor("a")
+	if p.err == nil && a.flatAxis("axis") {
+		return t.Ravel().Sort(0), nil
+	}
+	ax := p.int("axis", -1)
 	if p.err != nil {
 		return nil, p.err
 	}

@@ -97,6 +97,9 @@ func solveStacked(a, b *tensor.Tensor) *tensor.Tensor {
 	if as[len(as)-2] != m {
 		return tensor.Error(fmt.Errorf("solve: last 2 dimensions of the array must be square"))
 	}
+	if b.NDim() == 0 {
+		return tensor.Error(fmt.Errorf("solve: b is 0-dimensional; want (..., %d) or (..., %d, K)", m, m))
+	}
 	if b.NDim() == 1 {
 		if bs[0] != m {
 			return tensor.Error(fmt.Errorf("solve: b has %d rows, a stack of %dx%d matrices needs %d", bs[0], m, m, m))

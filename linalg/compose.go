@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
@@ -68,7 +69,8 @@ func Pinv(a *tensor.Tensor, rcond ...float64) *tensor.Tensor {
 	}
 	k := s.Shape()[0]
 	if k == 0 {
-		return tensor.Zeros([]int{a.Shape()[1], a.Shape()[0]}, tensor.WithDType(s.DType()))
+		// NumPy returns an empty matrix of a's own dtype.
+		return tensor.Zeros([]int{a.Shape()[1], a.Shape()[0]}, tensor.WithDType(a.DType()))
 	}
 	inv := tensor.Where(s.Greater(s.Max().Mul(rc)), tensor.Div(1, s), 0).Astype(s.DType())
 	return vt.T().MatMul(u.T().Mul(inv.Reshape(k, 1)))
@@ -113,6 +115,10 @@ func MultiDot(ts ...*tensor.Tensor) *tensor.Tensor {
 			return e
 		}
 		first, last := i == 0, i == len(ts)-1
+		if slices.Contains(t.Shape(), -1) {
+			// Its order of products is chosen from the lengths.
+			return tensor.Error(fmt.Errorf("multi_dot: array %d has an axis of unknown length (a boolean mask's or a set operation's result): execute it first", i))
+		}
 		if !(t.NDim() == 2 || t.NDim() == 1 && (first || last)) {
 			return tensor.Error(fmt.Errorf("multi_dot: array %d is %d-dimensional; only the first and last may be 1-D, the others must be 2-D", i, t.NDim()))
 		}

@@ -30,6 +30,12 @@ func Norm(x *tensor.Tensor, ord any, axes ...int) *tensor.Tensor {
 	if err != nil {
 		return tensor.Error(err)
 	}
+	matrixOrd := ((len(axes) == 0 && nd == 2 && ord != nil) || len(axes) == 2) && (o.name == "nuc" || o.p == 2 || o.p == -2)
+	if x.DType().IsComplex() && !matrixOrd {
+		// Every other norm is one of the magnitudes |z| (NumPy squares
+		// real and imaginary parts, not z): a real result.
+		x = x.Abs()
+	}
 	norm := func(axis int) (int, error) {
 		a, err := ndarray.NormAxis(axis, nd)
 		if err != nil {

@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 
+	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -16,7 +17,10 @@ func Inner(a, b *tensor.Tensor) *tensor.Tensor {
 		}
 	}
 	if a.NDim() == 0 || b.NDim() == 0 {
-		return tensor.Mul(a, b)
+		// NumPy's inner types a 0-d operand by its dtype, not its value
+		// as multiply does.
+		dt := ndarray.Promote(a.DType(), b.DType())
+		return tensor.Mul(a.Astype(dt), b.Astype(dt))
 	}
 	if na, nb := a.Shape()[a.NDim()-1], b.Shape()[b.NDim()-1]; na != nb {
 		return tensor.Error(fmt.Errorf("inner: shapes %v and %v not aligned: %d (dim %d) != %d (dim %d)", a.Shape(), b.Shape(), na, a.NDim()-1, nb, b.NDim()-1))
@@ -24,7 +28,7 @@ func Inner(a, b *tensor.Tensor) *tensor.Tensor {
 	return tensor.TensorDot(a, b, []int{a.NDim() - 1}, []int{b.NDim() - 1})
 }
 
-// Vdot is numpy.vdot(a, b) for real tensors: the dot product of a and b
+// Vdot is numpy.vdot(a, b): the dot product of a (conjugated) and b
 // flattened, which must have the same number of elements.
 func Vdot(a, b *tensor.Tensor) *tensor.Tensor {
 	for _, t := range []*tensor.Tensor{a, b} {
@@ -34,6 +38,9 @@ func Vdot(a, b *tensor.Tensor) *tensor.Tensor {
 	}
 	if a.Size() != b.Size() {
 		return tensor.Error(fmt.Errorf("vdot: cannot reshape array of size %d into shape (%d,)", b.Size(), a.Size()))
+	}
+	if a.DType().IsComplex() {
+		a = a.Conj() // vdot conjugates its first argument
 	}
 	return tensor.Dot(a.Ravel(), b.Ravel())
 }

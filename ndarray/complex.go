@@ -157,6 +157,10 @@ func realOnlyUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	case Angle, AngleDeg:
 		// np.angle is arctan2(0, x): float16 for 8-bit integers, float32
 		// for 16-bit ones and float32, float64 otherwise (bool included).
+		// (np.angle of bool is float64: its 0 meets the bools by value.)
+		if in == Bool {
+			return Float64, Float64, nil
+		}
 		f := UfuncFloat(in)
 		return f, f, nil
 	}
@@ -395,20 +399,20 @@ func cExpm1(z complex128) complex128 {
 
 func cLog1p(z complex128) complex128 {
 	x, y := real(z), imag(z)
-	return complex(math.Log(math.Hypot(x+1, y)), math.Atan2(y, x+1))
+	return complex(math.Log(math.Hypot(x+1, y)), atan2(y, x+1))
 }
 
 func cExp2(z complex128) complex128 {
-	return cmplx.Exp(complex(real(z)*math.Ln2, imag(z)*math.Ln2))
+	return cExp(complex(real(z)*math.Ln2, imag(z)*math.Ln2))
 }
 
 func cLog2(z complex128) complex128 {
-	l := cmplx.Log(z)
+	l := cLog(z)
 	return complex(real(l)*math.Log2E, imag(l)*math.Log2E)
 }
 
 func cLog10(z complex128) complex128 {
-	l := cmplx.Log(z)
+	l := cLog(z)
 	return complex(real(l)*math.Log10E, imag(l)*math.Log10E)
 }
 
@@ -433,7 +437,7 @@ func cTanh(z complex128) complex128 {
 	if x, y := real(z), imag(z); x == 0 && (math.IsInf(y, 0) || math.IsNaN(y)) {
 		return complex(x, math.NaN())
 	}
-	return cmplx.Tanh(z)
+	return cTanhFinite(z)
 }
 
 func cTan(z complex128) complex128 {
@@ -442,7 +446,8 @@ func cTan(z complex128) complex128 {
 		w := cTanh(complex(-y, x)) // tan z = -i tanh(iz)
 		return complex(imag(w), -real(w))
 	}
-	return cmplx.Tan(z)
+	w := cTanhFinite(complex(-y, x)) // tan z = -i tanh(iz)
+	return complex(imag(w), -real(w))
 }
 
 func cAtanh(z complex128) complex128 {
@@ -517,13 +522,13 @@ func complexFunc(op UnaryOp, r cRound, big float64) func(complex128) complex128 
 	case Sqrt:
 		return cSqrt
 	case Exp:
-		return cmplx.Exp
+		return cExp
 	case Exp2:
 		return cExp2
 	case Expm1:
 		return cExpm1
 	case Log:
-		return cmplx.Log
+		return cLog
 	case Log2:
 		return cLog2
 	case Log10:
@@ -531,29 +536,29 @@ func complexFunc(op UnaryOp, r cRound, big float64) func(complex128) complex128 
 	case Log1p:
 		return cLog1p
 	case Sin:
-		return cmplx.Sin
+		return cSin
 	case Cos:
-		return cmplx.Cos
+		return cCos
 	case Tan:
 		return cTan
 	case Sinh:
-		return cmplx.Sinh
+		return cSinh
 	case Cosh:
-		return cmplx.Cosh
+		return cCosh
 	case Tanh:
 		return cTanh
 	case ArcSin:
-		return cmplx.Asin
+		return cAsinKahan
 	case ArcCos:
-		return cmplx.Acos
+		return cAcosKahan
 	case ArcTan:
-		return cAtan
+		return cAtanKahan
 	case ArcSinh:
-		return cAsinh
+		return cAsinhKahan
 	case ArcCosh:
-		return cAcosh
+		return cAcoshKahan
 	case ArcTanh:
-		return cAtanh
+		return cAtanhKahan
 	case Rint, Round:
 		return cRint
 	case NanToNum:
@@ -573,9 +578,9 @@ func complexRealFunc(op UnaryOp) func(complex128) float64 {
 	case Imag:
 		return func(z complex128) float64 { return imag(z) }
 	case Angle:
-		return func(z complex128) float64 { return math.Atan2(imag(z), real(z)) }
+		return func(z complex128) float64 { return atan2(imag(z), real(z)) }
 	case AngleDeg:
-		return func(z complex128) float64 { return math.Atan2(imag(z), real(z)) * (180 / math.Pi) }
+		return func(z complex128) float64 { return atan2(imag(z), real(z)) * (180 / math.Pi) }
 	}
 	return nil
 }

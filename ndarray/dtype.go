@@ -344,10 +344,8 @@ func MinScalarComplex(v complex128) DType {
 }
 
 // UfuncFloat is the type NumPy 1.24's float ufuncs (sqrt, exp, arctan2,
-// ...) give for inputs of type d: the float itself, float16 for 8-bit
-// integers, float32 for 16-bit ones, float64 for wider ones. NumPy gives
-// float16 for bool too; Phobos keeps float64 there, as it did before it had
-// float16.
+// ...) give for inputs of type d: the float itself, float16 for bool and
+// 8-bit integers, float32 for 16-bit ones, float64 for wider ones.
 func UfuncFloat(d DType) DType {
 	switch {
 	case d.IsFloat(), d.IsComplex():
@@ -355,7 +353,7 @@ func UfuncFloat(d DType) DType {
 	case d.IsInt():
 		return floatFor(d)
 	}
-	return Float64
+	return Float16
 }
 
 // FloatFor is the floating type NumPy computes true division, mean and

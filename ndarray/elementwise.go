@@ -125,9 +125,8 @@ func ParseUnaryOp(name string) (UnaryOp, error) {
 }
 
 // ewUnaryTypes gives the type the op computes in (the input is cast to it
-// first) and the result type, following NumPy 1.24's ufunc loops. NumPy's
-// float16 results (e.g. sqrt of bool or int8) have no Phobos type; see
-// UfuncFloat for what stands in.
+// first) and the result type, following NumPy 1.24's ufunc loops (float16
+// for bool and 8-bit integers: UfuncFloat).
 func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	if !in.Valid() {
 		return 0, 0, fmt.Errorf("ndarray: %v: invalid input dtype %v", op, in)
@@ -156,11 +155,11 @@ func ewUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 		}
 		return in, in, nil
 	case Sqrt, Exp, Log, Log1p, Sin, Cos, Tan, Tanh, Floor, Ceil:
-		f := UfuncFloat(in) // numpy: float16 for bool
+		f := UfuncFloat(in)
 		return f, f, nil
 	case Round:
 		if in == Bool {
-			return Float64, Float64, nil // numpy: float16
+			return Float16, Float16, nil
 		}
 		return in, in, nil
 	case IsNaN, IsFinite, Not:
@@ -198,12 +197,23 @@ func Unary(op UnaryOp, a *Array) (*Array, error) {
 	}
 	if ct == Float16 {
 		// NumPy's half loops: computed in float32, each result rounded once.
-		if op == Spacing || op == NanToNum {
-			return nil, &DTypeError{Msg: fmt.Sprintf("ndarray: %v: not supported for float16 (its result depends on the half format itself); cast to float32 first", op)}
+		if op == Spacing {
+			// Its result depends on the half format itself.
+			return halfUnaryBits(a, halfSpacing), nil
 		}
 		r, err := Unary(op, a.Astype(Float32))
 		if err != nil {
 			return nil, err
+		}
+		if op == NanToNum {
+			// The infinities become float16's largest finite values, not
+			// float32's (which would round back to infinity); every other
+			// value is a float16 already.
+			const maxHalf = 65504
+			d := typed[float32](r)[r.offset : r.offset+r.Size()]
+			for i, v := range d {
+				d[i] = min(max(v, -maxHalf), maxHalf)
+			}
 		}
 		return toHalf(r, rt), nil
 	}
@@ -474,7 +484,8 @@ func Binary(op BinaryOp, a, b *Array) (*Array, error) {
 		// NumPy's half loops: computed in float32, each result rounded
 		// once. ldexp's exponent stays an integer.
 		if op == NextAfter {
-			return nil, &DTypeError{Msg: "ndarray: nextafter: not supported for float16 (its result depends on the half format itself); cast to float32 first"}
+			// Its result depends on the half format itself.
+			return halfBinaryBits(a, b, shape, halfNextAfter)
 		}
 		y := b
 		if op != Ldexp {
@@ -787,6 +798,10 @@ func Clip(a, lo, hi *Array) (*Array, error) {
 			a.shape, lo.shape, hi.shape)
 	}
 	dt := Promote(Promote(a.dtype, lo.dtype), hi.dtype)
+	if Size(shape) == 0 {
+		// Nothing to clip; an empty bound has no value to read either.
+		return newArray(dt, shape), nil
+	}
 	if dt == Float16 {
 		r, err := Clip(a.Astype(Float32), lo.Astype(Float32), hi.Astype(Float32))
 		if err != nil {

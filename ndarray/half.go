@@ -145,3 +145,74 @@ func toHalf(r *Array, want DType) *Array {
 	}
 	return r
 }
+
+// halfNextAfter is the float16 next to x toward y, on the bits, as
+// NumPy's half loop of nextafter gives it.
+func halfNextAfter(x, y uint16) uint16 {
+	fx, fy := HalfToFloat64(x), HalfToFloat64(y)
+	switch {
+	case fx != fx || fy != fy:
+		return 0x7e00
+	case fx == fy:
+		return y
+	case fx == 0:
+		if fy > 0 {
+			return 1
+		}
+		return 0x8001
+	}
+	if (fx < fy) == (fx > 0) {
+		return x + 1 // away from zero
+	}
+	return x - 1
+}
+
+// halfSpacing is np.spacing of a float16 as NumPy's half loop has it: the
+// distance to the next half up (toward +inf, so positive for negative
+// values too, unlike the float loops), 2**-24 for -0, NaN for NaN and
+// the infinities, +inf past the largest half.
+func halfSpacing(h uint16) uint16 {
+	switch {
+	case h&0x7c00 == 0x7c00:
+		return 0x7e00
+	case h == 0x7bff:
+		return 0x7c00
+	case h == 0x8000:
+		return 0x0001
+	case h&0x8000 != 0:
+		return Float64ToHalf(HalfToFloat64(h-1) - HalfToFloat64(h))
+	}
+	return Float64ToHalf(HalfToFloat64(h+1) - HalfToFloat64(h))
+}
+
+// halfUnaryBits maps f over the float16 values of a (cast first) into a
+// new float16 array.
+func halfUnaryBits(a *Array, f func(uint16) uint16) *Array {
+	x := a.Astype(Float16).Contiguous()
+	out := newArray(Float16, a.shape)
+	xs, d := typed[uint16](x)[x.offset:x.offset+x.Size()], typed[uint16](out)[:out.Size()]
+	for i, v := range xs {
+		d[i] = f(v)
+	}
+	return out
+}
+
+// halfBinaryBits maps f over the broadcast float16 values of a and b.
+func halfBinaryBits(a, b *Array, shape []int, f func(x, y uint16) uint16) (*Array, error) {
+	ab, err := a.Astype(Float16).BroadcastTo(shape)
+	if err != nil {
+		return nil, err
+	}
+	bb, err := b.Astype(Float16).BroadcastTo(shape)
+	if err != nil {
+		return nil, err
+	}
+	x, y := ab.Contiguous(), bb.Contiguous()
+	out := newArray(Float16, shape)
+	n := out.Size()
+	xs, ys, d := typed[uint16](x)[x.offset:x.offset+n], typed[uint16](y)[y.offset:y.offset+n], typed[uint16](out)[:n]
+	for i := range d {
+		d[i] = f(xs[i], ys[i])
+	}
+	return out, nil
+}

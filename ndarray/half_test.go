@@ -67,11 +67,25 @@ func TestHalfRefused(t *testing.T) {
 	if _, err := MatMul(v, v); !errors.As(err, &de) {
 		t.Errorf("matmul of float16: %v, want a DTypeError", err)
 	}
-	if _, err := Unary(Spacing, v); !errors.As(err, &de) {
-		t.Errorf("spacing of float16: %v, want a DTypeError", err)
+}
+
+// spacing and nextafter of float16 work on the half format's own bits.
+func TestHalfSpacingNextAfter(t *testing.T) {
+	v, err := Scalar(Float16, 1.5).Reshape(1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Binary(NextAfter, v, v); !errors.As(err, &de) {
-		t.Errorf("nextafter of float16: %v, want a DTypeError", err)
+	s, err := Unary(Spacing, v)
+	if err != nil || s.DType() != Float16 || s.AtFlat(0) != 0x1p-10 {
+		t.Errorf("spacing(float16 1.5) = %v, %v; want float16 2**-10", s, err)
+	}
+	up, err := Binary(NextAfter, v, Scalar(Float16, 2))
+	if err != nil || up.AtFlat(0) != 1.5+0x1p-10 {
+		t.Errorf("nextafter(float16 1.5, 2) = %v, %v; want 1.5 + 2**-10", up, err)
+	}
+	down, err := Binary(NextAfter, Scalar(Float16, 0), Scalar(Float16, -1))
+	if err != nil || down.AtFlat(0) != -0x1p-24 {
+		t.Errorf("nextafter(float16 0, -1) = %v, %v; want -2**-24", down, err)
 	}
 }
 

@@ -417,11 +417,11 @@ func SortBounds(a, pivots *Array, chunk int) (*Array, error) {
 		key, pc, pj := uint64(p[3*b]), p[3*b+1], p[3*b+2]
 		// Elements with a smaller key go below, as do equal keys of an
 		// earlier chunk, or of this chunk before position pj.
-		below := lo + searchKey(c, lo, n, key)
+		below := lo + searchKey(c, lo, n, key, sortKeyAt)
 		if int64(chunk) < pc {
-			below = lo + searchKeyAbove(c, lo, n, key)
+			below = lo + searchKeyAbove(c, lo, n, key, sortKeyAt)
 		} else if int64(chunk) == pc {
-			end := lo + searchKeyAbove(c, lo, n, key)
+			end := lo + searchKeyAbove(c, lo, n, key, sortKeyAt)
 			below = min(max(below, int(pj)), end)
 		}
 		o[b+1] = int64(below)
@@ -431,11 +431,11 @@ func SortBounds(a, pivots *Array, chunk int) (*Array, error) {
 }
 
 // searchKey is the number of elements of a[lo:n] with a key below k.
-func searchKey(a *Array, lo, n int, k uint64) int {
+func searchKey(a *Array, lo, n int, k uint64, keyAt func(*Array, int) uint64) int {
 	i, j := lo, n
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if sortKeyAt(a, h) < k {
+		if keyAt(a, h) < k {
 			i = h + 1
 		} else {
 			j = h
@@ -445,11 +445,11 @@ func searchKey(a *Array, lo, n int, k uint64) int {
 }
 
 // searchKeyAbove is the number of elements of a[lo:n] with a key at most k.
-func searchKeyAbove(a *Array, lo, n int, k uint64) int {
+func searchKeyAbove(a *Array, lo, n int, k uint64, keyAt func(*Array, int) uint64) int {
 	i, j := lo, n
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if sortKeyAt(a, h) <= k {
+		if keyAt(a, h) <= k {
 			i = h + 1
 		} else {
 			j = h
@@ -505,15 +505,41 @@ func SearchCount(a, v *Array, right bool) (*Array, error) {
 	out := newArray(Int64, v.shape)
 	o := typed[int64](out)
 	for i := range vc.Size() {
-		k := sortKeyAt(vc, i)
+		k := valueKeyAt(vc, i)
 		if right {
-			o[i] = int64(searchKeyAbove(ac, 0, n, k))
+			o[i] = int64(searchKeyAbove(ac, 0, n, k, valueKeyAt))
 		} else {
-			o[i] = int64(searchKey(ac, 0, n, k))
+			o[i] = int64(searchKey(ac, 0, n, k, valueKeyAt))
 		}
 	}
 	return out, nil
 }
+
+// valueKeyAt is sortKeyAt with -0.0 keyed as 0.0: the order of values,
+// in which the zeros are equal (NumPy's searchsorted and isin), where the
+// sort order keeps them apart. A sorted array stays sorted under it, as
+// nothing lies between the two zeros.
+func valueKeyAt(a *Array, i int) uint64 {
+	k := sortKeyAt(a, i)
+	switch a.dtype {
+	case Float64:
+		if k == negZeroKey64 {
+			return negZeroKey64 + 1
+		}
+	case Float32:
+		if k == negZeroKey32 {
+			return negZeroKey32 + 1
+		}
+	}
+	return k
+}
+
+// The keys of -0.0 (key64 and key32: the complemented bits), one below
+// those of 0.0.
+const (
+	negZeroKey64 = 1<<63 - 1
+	negZeroKey32 = 1<<31 - 1
+)
 
 // keyToElement writes the element whose order key is k at element i of
 // out (of out's dtype).

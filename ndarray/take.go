@@ -244,8 +244,13 @@ func ScatterRows(x *Array, idx, values []*Array, lo, n int) (*Array, error) {
 		if va.dtype != x.dtype || va.NDim() != x.NDim() || va.shape[0] != len(vals) || !SameShape(va.shape[1:], x.shape[1:]) {
 			return nil, fmt.Errorf("ndarray: scatter: values %v%v for %d indices into rows of %v%v", va.dtype, va.shape, len(vals), x.dtype, x.shape[1:])
 		}
-		vc := va.Contiguous()
-		src := vc.buf[vc.offset*isz:]
+		var src []byte
+		if row > 0 && len(vals) > 0 {
+			// Rows of no bytes have nothing to copy, and an empty array's
+			// buffer may end before its offset.
+			vc := va.Contiguous()
+			src = vc.buf[vc.offset*isz:]
+		}
 		for k, v := range vals {
 			i, ok := takeIndex(v, n)
 			if !ok {

@@ -11,7 +11,7 @@ import (
 // (copysign, nextafter, spacing, ldexp, frexp, modf), NaN-ignoring
 // maximum/minimum, gcd/lcm and the bitwise ops. Type resolution follows
 // NumPy's loops, with the substitution of elementwise.go where NumPy
-// computes in float16 (see UfuncFloat). The scalar math is in ufunc_math.go, the loops
+// computes in float16 (UfuncFloat). The scalar math is in ufunc_math.go, the loops
 // in ufunc_loops.go.
 
 // ufuncUnaryTypes is ewUnaryTypes for the ops of this file.
@@ -19,7 +19,7 @@ func ufuncUnaryTypes(op UnaryOp, in DType) (ct, rt DType, err error) {
 	switch op {
 	case ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh, Exp2, Expm1, Log2, Log10,
 		Cbrt, Rint, Trunc, Fix, Spacing, Degrees, Radians, Deg2Rad, Rad2Deg, Fabs, FrexpMantissa, ModfFrac:
-		f := UfuncFloat(in) // numpy: float16 for bool
+		f := UfuncFloat(in)
 		return f, f, nil
 	case FrexpExponent:
 		return UfuncFloat(in), Int32, nil
@@ -56,7 +56,7 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 	p := Promote(a, b)
 	switch op {
 	case ArcTan2, Hypot, LogAddExp, LogAddExp2, CopySign, NextAfter, Heaviside:
-		f := ufuncFloat2(a, b) // numpy: float16 for two bools
+		f := ufuncFloat2(a, b)
 		return f, f, nil
 	case FloatPower:
 		return Float64, Float64, nil
@@ -64,7 +64,7 @@ func ufuncBinaryTypes(op BinaryOp, a, b DType) (ct, rt DType, err error) {
 		if b.IsFloat() {
 			return 0, 0, &DTypeError{Msg: fmt.Sprintf("ndarray: ldexp: the exponent must be an integer, not %v (numpy raises)", b)}
 		}
-		f := UfuncFloat(a) // numpy: float16 for bool
+		f := UfuncFloat(a)
 		return f, f, nil
 	case Fmod:
 		if p == Bool {

@@ -205,6 +205,15 @@ func (op ArangeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, e
 		for i := range v {
 			v[i] = int32(s + int64(op.Offset+i)*st)
 		}
+	case op.DType.IsInt() && !op.EndValue:
+		// NumPy's arange into integers casts the first two values
+		// (truncating) and steps by their difference: arange(-2.5, 1.5,
+		// 1.0, dtype=int) is -2, -1, 0, 1, not the truncations of -2.5 + i.
+		first := math.Trunc(op.Start)
+		delta := math.Trunc(op.Start+op.Step) - first
+		for i := 0; i < op.N; i++ {
+			a.SetFlat(i, first+float64(op.Offset+i)*delta)
+		}
 	default:
 		// Float values; for int dtypes NumPy's linspace (since 1.20) rounds
 		// toward -inf.

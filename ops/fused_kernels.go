@@ -254,7 +254,11 @@ func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Float64s()[0] = s.f + s.c
+		r := s.f
+		if !math.IsInf(r, 0) && r == r {
+			r += s.c
+		}
+		a.Float64s()[0] = r
 		return a, nil
 	}
 	a, err := ndarray.New(ndarray.Int64, shape...)

@@ -506,8 +506,8 @@ func monotonic(bins []float64) (decreasing bool, err error) {
 	for i < len(bins) && bins[i] == bins[i-1] {
 		i++
 	}
-	if i == len(bins) {
-		return false, nil
+	if i >= len(bins) {
+		return false, nil // no bins, one, or all equal
 	}
 	decreasing = bins[i] < bins[i-1]
 	for ; i < len(bins); i++ {

@@ -65,6 +65,11 @@ func Linspace(start, stop float64, num int, opts ...Option) *Tensor {
 	if err := c.check("arange"); err != nil {
 		return errTensor(err)
 	}
+	if num == 1 && c.dtype.IsInt() {
+		// One sample is start alone, which NumPy's linspace rounds toward
+		// -inf into integers as every other sample.
+		start = math.Floor(start)
+	}
 	return New(ops.Arange{Meta: ops.Meta{Shape: []int{num}, DType: c.dtype}, Start: start, Step: step, End: stop, EndValue: num > 1, Chunks: c.chunks})
 }
 

@@ -9,8 +9,25 @@ import (
 // bools act as NumPy scalars.
 
 func binary(name string, x, y any) *Tensor {
-	return elementwise(ops.Elementwise{Kind: "binary", Name: name}, operands(x, y))
+	ts := operands(x, y)
+	if floatBinary[name] {
+		for i, o := range []any{x, y} {
+			s, other := asTensor(o), ts[1-i]
+			if s.err == nil && s.weak && s.meta.DType == ndarray.Int64 && other.err == nil && !other.weak &&
+				other.NDim() > 0 && other.DType().IsInt() {
+				ts[i] = scalarTensor(ndarray.MinScalarInt(s.scalarInt), s.scalar, 0, s.scalarInt)
+			}
+		}
+	}
+	return elementwise(ops.Elementwise{Kind: "binary", Name: name}, ts)
 }
+
+// floatBinary are the binary float ufuncs whose loop NumPy 1.24 picks as
+// the first one both operands cast to safely, a Python int by its
+// smallest type: a uint8 array with -2 computes in float16, where the
+// promotion of the two (int16) would say float32.
+var floatBinary = map[string]bool{"arctan2": true, "hypot": true, "logaddexp": true, "logaddexp2": true,
+	"copysign": true, "nextafter": true, "heaviside": true}
 
 // elementwise makes the op, folding scalar operands into it as constants so
 // they are not chunk ops (and not inputs every chunk op must wait for).

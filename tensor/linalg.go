@@ -110,7 +110,10 @@ func Dot(a, b *Tensor) *Tensor {
 	}
 	switch {
 	case a.NDim() == 0 || b.NDim() == 0:
-		return Mul(a, b)
+		// NumPy's dot types a 0-d operand (a Python number too) by its
+		// dtype, not by value as multiply does.
+		dt := ndarray.Promote(a.DType(), b.DType())
+		return Mul(a.Astype(dt), b.Astype(dt))
 	case a.NDim() <= 2 && b.NDim() <= 2:
 		return MatMul(a, b) // same as dot here, and reads strided blocks in place
 	case b.NDim() == 1:

@@ -391,6 +391,9 @@ func (t *Tensor) Diff(n, axis int, before, after *Tensor) *Tensor {
 	if t.err != nil {
 		return t
 	}
+	if u := t.needKnown("diff"); u != nil {
+		return u
+	}
 	if n < 0 {
 		return errorf("diff: order must be non-negative but got %d", n)
 	}
@@ -448,6 +451,9 @@ func (t *Tensor) Ediff1d(toEnd, toBegin *Tensor) *Tensor {
 		return errTensor(&ndarray.DTypeError{Msg: "ediff1d: numpy boolean subtract, the `-` operator, is not supported"})
 	}
 	a := t.Ravel()
+	if a.err != nil {
+		return a
+	}
 	n := a.meta.Shape[0]
 	parts := []*Tensor{Sub(a.axisSlice(0, min(1, n), n), a.axisSlice(0, 0, max(n-1, 0)))}
 	for i, v := range []*Tensor{toBegin, toEnd} {
@@ -1033,6 +1039,9 @@ func positions(name string, obj any, n int) (pos []int, scalar bool, err error) 
 
 // flatOrAxis is t and the axis an axis-or-flattened function works on.
 func flatOrAxis(name string, t *Tensor, axis []int) (*Tensor, int, error) {
+	if u := t.needKnown(name); u != nil {
+		return nil, 0, u.err
+	}
 	a, ok, err := optAxis(name, axis)
 	if err != nil {
 		return nil, 0, err

@@ -24,7 +24,14 @@ func asBool(t *Tensor) *Tensor {
 
 // ArgWhere is numpy.argwhere(t): the (n, t.NDim()) int64 coordinates of
 // t's nonzero elements in C order.
-func ArgWhere(t *Tensor) *Tensor { return New(ops.ArgWhere{Column: -1}, t) }
+func ArgWhere(t *Tensor) *Tensor {
+	if t != nil && t.err == nil && t.NDim() == 0 {
+		// NumPy's is (n, 0), n in {0, 1}: rows of no bytes, whose count a
+		// cluster cannot tell from the bytes its workers report.
+		return errorf("argwhere of a 0-d tensor (an (n, 0) result) is not supported: use argwhere(atleast_1d(t)), which has its one column")
+	}
+	return New(ops.ArgWhere{Column: -1}, t)
+}
 
 // ArgWhere is numpy.argwhere(t).
 func (t *Tensor) ArgWhere() *Tensor { return ArgWhere(t) }

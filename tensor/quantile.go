@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -85,6 +86,17 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 	if t.err != nil {
 		return t
 	}
+	if t.meta.DType.IsComplex() {
+		// Quantiles order the values; complex ones have no order to
+		// interpolate in (ops/dtypes.go).
+		return errTensor(&ndarray.DTypeError{Msg: fmt.Sprintf("%s: not supported for %v (take the real or imaginary part or the absolute value first)", name, t.meta.DType)})
+	}
+	if op.Median && t.meta.DType == ndarray.Float16 {
+		// NumPy's median of float16 is a mean of the middle elements,
+		// accumulated in float32 and rounded once to float16: the median
+		// of the float32 values, rounded.
+		return t.Astype(ndarray.Float32).quantile(op, name, opts).Astype(ndarray.Float16)
+	}
 	var c reduceConfig
 	for _, o := range opts {
 		o(&c)
@@ -110,6 +122,20 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 		for i := range op.Axes {
 			op.Axes[i] = i
 		}
+	}
+	if op.IgnoreNaN && !op.Median && x.Size() == 0 {
+		// NumPy's nanquantile of an empty array is its nanmean along the
+		// axes, NaN, whatever q is (a q of several values adds no axis).
+		shape := withOnes(x.meta.Shape, op.Axes)
+		if !op.KeepDims {
+			shape = shape[:0]
+			for i, d := range x.meta.Shape {
+				if !slices.Contains(op.Axes, i) {
+					shape = append(shape, d)
+				}
+			}
+		}
+		return Full(shape, math.NaN(), WithDType(ndarray.FloatFor(x.meta.DType)))
 	}
 	if op.Median {
 		n := 1

@@ -303,6 +303,13 @@ func Cov(m *Tensor, opts ...CovOption) *Tensor {
 	for _, o := range opts {
 		o(&c)
 	}
+	for _, t := range []*Tensor{m, c.y} {
+		if t != nil && t.err == nil && t.meta.DType.IsComplex() {
+			// As the other statistics beyond the moments (ops/dtypes.go):
+			// complex covariances need conjugate products.
+			return errTensor(&ndarray.DTypeError{Msg: fmt.Sprintf("cov: not supported for %v (take the real or imaginary part or the absolute value first)", t.meta.DType)})
+		}
+	}
 	dt := c.dtype
 	if dt == ndarray.Invalid {
 		dt = ndarray.Float64 // np.result_type(m, y, np.float64)
@@ -493,6 +500,10 @@ func BinRule(name string) Bins { return Bins{rule: name} }
 // histEdges returns the bin edges, whether they come from the data's
 // minimum and maximum, and the data's dtype for the edges.
 func histEdges(a *Tensor, bins Bins, c histConfig) (*Tensor, bool, error) {
+	if a.meta.DType.IsComplex() {
+		// As the other statistics beyond the moments (ops/dtypes.go).
+		return nil, false, &ndarray.DTypeError{Msg: fmt.Sprintf("histogram: not supported for %v (take the real or imaginary part or the absolute value first)", a.meta.DType)}
+	}
 	et := ndarray.Float64
 	if a.meta.DType == ndarray.Float32 {
 		et = ndarray.Float32 // NumPy: result_type of the data and its edges
@@ -561,6 +572,9 @@ func HistogramBinEdges(a *Tensor, bins Bins, opts ...HistOption) *Tensor {
 	if a.err != nil {
 		return a
 	}
+	if u := a.needKnown("histogram_bin_edges"); u != nil {
+		return u
+	}
 	var c histConfig
 	for _, o := range opts {
 		o(&c)
@@ -569,7 +583,7 @@ func HistogramBinEdges(a *Tensor, bins Bins, opts ...HistOption) *Tensor {
 	if err != nil {
 		return errTensor(err)
 	}
-	return e
+	return halfEdges(a, e)
 }
 
 // Histogram is NumPy's histogram: the counts of a's elements (flattened) in
@@ -584,6 +598,9 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 	}
 	if a.err != nil {
 		return a, a
+	}
+	if u := a.needKnown("histogram"); u != nil {
+		return u, u
 	}
 	var c histConfig
 	for _, o := range opts {
@@ -606,7 +623,17 @@ func Histogram(a *Tensor, bins Bins, opts ...HistOption) (hist, edges *Tensor) {
 		h := hist.Astype(ndarray.Float64)
 		hist = h.Div(widths).Div(h.Sum())
 	}
-	return hist, e
+	return hist, halfEdges(a, e)
+}
+
+// halfEdges is edges in float16 for float16 data, as NumPy's result_type
+// of the data and its edges gives them (computed in float64, rounded
+// once, as NumPy's linspace in float16 is).
+func halfEdges(a, edges *Tensor) *Tensor {
+	if a.meta.DType == ndarray.Float16 && edges.err == nil {
+		return edges.Astype(ndarray.Float16)
+	}
+	return edges
 }
 
 // binRules are NumPy's named bin-width estimators over the (in-range) data

@@ -129,11 +129,17 @@ func NextAfter(x, y any) *Tensor { return binary("nextafter", x, y) }
 // float type of x.
 func Ldexp(x, e any) *Tensor {
 	ts := operands(x, e)
-	switch e.(type) {
+	switch et := e.(type) {
 	case int, int32, int64, bool:
 		// NumPy's ldexp loops take int32 and int64 exponents, so a Python
 		// int stays an integer rather than taking x's float type.
 		ts[1] = asTensor(e)
+	case *Tensor:
+		// Nor does a 0-d integer tensor take x's float type, as other
+		// 0-d operands do (operands): the exponent is not cast.
+		if et != nil && et.err == nil && et.NDim() == 0 && (et.DType().IsInt() || et.DType() == ndarray.Bool) {
+			ts[1] = et
+		}
 	}
 	return elementwise(ops.Elementwise{Kind: "binary", Name: "ldexp"}, ts)
 }

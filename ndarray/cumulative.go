@@ -59,16 +59,18 @@ func cumulate(name string, prod bool, a *Array, axis int) (*Array, error) {
 	case Bool:
 		cumT[uint8, int64](prod, a, ax, out)
 	case Complex64:
-		cumC[complex64](prod, a, ax, out)
+		cumC[complex64](prod, a, ax, out, round32)
 	case Complex128:
-		cumC[complex128](prod, a, ax, out)
+		cumC[complex128](prod, a, ax, out, round64)
 	}
 	return out, nil
 }
 
-// cumC is cumT for complex types: Go's complex product is NumPy's textbook
-// one, in the precision of the parts, and sums add part by part.
-func cumC[C ewComplex](prod bool, a *Array, ax int, out *Array) {
+// cumC is cumT for complex types: products are NumPy's textbook one with
+// each step rounded by r to the parts' precision (cMul: Go computes a
+// complex64 product in float64, which does not overflow where NumPy's
+// float32 steps do), and sums add part by part.
+func cumC[C ewComplex](prod bool, a *Array, ax int, out *Array, r cRound) {
 	in, o := typedAll[C](a), typedAll[C](out)
 	L, st := a.shape[ax], a.strides[ax]
 	base, _ := a.Index(ax, 0)
@@ -81,7 +83,9 @@ func cumC[C ewComplex](prod bool, a *Array, ax int, out *Array) {
 			o[oo] = acc
 			for j := 1; j < L; j++ {
 				if prod {
-					acc *= in[io+j*st]
+					x := in[io+j*st]
+					re, im := cMul(real(complex128(acc)), imag(complex128(acc)), real(complex128(x)), imag(complex128(x)), r)
+					acc = C(complex(re, im))
 				} else {
 					acc += in[io+j*st]
 				}

@@ -129,3 +129,33 @@ func TestCumulativeNumpy(t *testing.T) {
 		t.Errorf("cumsum of empty = %v, %v", r, err)
 	}
 }
+
+// TestCumProdComplex64Steps: a complex64 running product takes NumPy's
+// float32 steps: (1e30+1e30j)**2 overflows each part's products, so the
+// real part is inf - inf, NaN, where a float64 step would give 0.
+func TestCumProdComplex64Steps(t *testing.T) {
+	a, err := FromComplex64s([]int{2}, []complex64{complex(1e30, 1e30), complex(1e30, 1e30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := CumProd(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Complex64s()
+	if re, im := real(got[1]), imag(got[1]); !math.IsNaN(float64(re)) || !math.IsInf(float64(im), 1) {
+		t.Errorf("cumprod of complex64 (1e30+1e30j, 1e30+1e30j)[1] = %v, want NaN+Infj as NumPy's", got[1])
+	}
+	b, err := FromComplex128s([]int{2}, []complex128{complex(1e30, 1e30), complex(1e30, 1e30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = CumProd(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 1e30 // a variable, so the products round as float64 steps do
+	if got, want := out.Complex128s()[1], complex(x*x-x*x, x*x+x*x); got != want {
+		t.Errorf("complex128: %v, want %v", got, want)
+	}
+}

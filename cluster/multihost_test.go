@@ -133,20 +133,21 @@ func (l *lan) linkBytes(t *testing.T, i int) (sent, received int64) {
 	return read("rx_bytes"), read("tx_bytes")
 }
 
-// hostCluster is a scheduler, workers and a web service, each a process
-// on a host of its own (or all on this host's loopback with hosts nil).
+// hostCluster is an etcd, a scheduler on a ring over it, workers and a
+// web service, each a process on a host of its own (or all on this
+// host's loopback with hosts nil).
 type hostCluster struct {
-	web, sched string
-	workers    []string
-	hc         *http.Client // token and the role certificate, for /metrics and the REST API
-	session    []phobos.Option
-	token      string
-	starts     map[int]func() // restarts worker i as it was started
+	web, sched, etcd string
+	workers          []string
+	hc               *http.Client // token and the role certificate, for /metrics and the REST API
+	session          []phobos.Option
+	token            string
 }
 
 // startHostCluster runs the roles with TLS and a token: on lan's hosts 0
-// (scheduler), 1..workers (workers, listening on every interface with no
-// --advertise) and workers+1 (web), or on loopback when l is nil.
+// (etcd and the scheduler), 1..workers (workers, listening on every
+// interface with no --advertise) and workers+1 (web), or on loopback when
+// l is nil. Every role finds the others through etcd.
 func startHostCluster(t *testing.T, l *lan, workers int) *hostCluster {
 	t.Helper()
 	dir := t.TempDir()
@@ -178,21 +179,17 @@ func startHostCluster(t *testing.T, l *lan, workers int) *hostCluster {
 		}
 		return l.hosts[host].addr
 	}
-	c := &hostCluster{token: token, starts: map[int]func(){}}
-	c.sched = start(0, "scheduler", "--listen", addr(0)+":0", "--heartbeat-timeout", "1500ms").ready(t)
+	c := &hostCluster{token: token}
+	c.etcd = start(0, "etcd", "--listen", addr(0)+":0", "--data-dir", t.TempDir()).ready(t)
+	c.sched = start(0, "scheduler", "--listen", addr(0)+":0", "--etcd", c.etcd, "--id", "sched-0", "--heartbeat-timeout", "1500ms").ready(t)
 	for i := range workers {
 		listen := "0.0.0.0:0"
 		if l == nil {
 			listen = "127.0.0.1:0"
 		}
-		spill := t.TempDir()
-		run := func() {
-			c.workers = append(c.workers, start(1+i, "worker", "--scheduler", c.sched, "--listen", listen, "--slots", "1", "--memory", "1GiB", "--spill-dir", spill).ready(t))
-		}
-		c.starts[i] = run
-		run()
+		c.workers = append(c.workers, start(1+i, "worker", "--etcd", c.etcd, "--listen", listen, "--slots", "1", "--memory", "1GiB", "--spill-dir", t.TempDir()).ready(t))
 	}
-	c.web = start(workers+1, "web", "--scheduler", c.sched, "--listen", addr(workers+1)+":0").ready(t)
+	c.web = start(workers+1, "web", "--etcd", c.etcd, "--listen", addr(workers+1)+":0").ready(t)
 	cli, err := (rpc.TLSFiles{CA: certs.CA, Cert: certs.Cert, Key: certs.Key}).Client()
 	if err != nil {
 		t.Fatal(err)
@@ -281,12 +278,13 @@ func (c *hostCluster) runWorkload(t *testing.T, name string, p workloads.Params)
 }
 
 // TestMultiHost runs a cluster whose roles each live on a host of their
-// own, a network namespace on a bridge with every link limited to 1 Gbit/s:
+// own, a network namespace on a bridge with every link limited to 1 Gbit/s
+// (etcd and the scheduler, over TLS, on one host):
 // W4 and W6 give the values they give on one host, the bytes they move
 // between hosts are reported from the workers' metrics and the links'
 // counters beside the inputs' size, and a worker host whose link is cut
-// mid-graph does not change the result; once the link is back its worker,
-// restarted as an orchestrator would, rejoins.
+// mid-graph does not change the result; once the link is back its worker
+// rejoins by itself.
 func TestMultiHost(t *testing.T) {
 	needBinary(t)
 	if testing.Short() {
@@ -385,11 +383,9 @@ func TestMultiHost(t *testing.T) {
 	}
 	t.Logf("W4 %v with worker 2's link cut mid-graph: %v, the same as on one host", big, got.v)
 	l.setLink(t, 3, "up")
-	// The worker finds it is no longer counted and exits; its orchestrator
-	// starts it again.
-	lc.workers = lc.workers[:2]
-	lc.starts[2]()
-	eventually(t, 60*time.Second, "the cut host's worker back", func() bool { return lc.liveWorkers(t) == workers })
+	// The worker, dropped by the scheduler while it could not be reached,
+	// registers again by itself once the ring is in reach.
+	eventually(t, 90*time.Second, "the cut host's worker back", func() bool { return lc.liveWorkers(t) == workers })
 	if v, _, _ := lc.runWorkload(t, "W4", workloads.Params{"n": 4000, "chunk": 1000}); math.Abs(v-mustValue(t, one, "W4", workloads.Params{"n": 4000, "chunk": 1000})) > 1e-12*math.Abs(v) {
 		t.Errorf("W4 after the host rejoined: %v", v)
 	}

@@ -208,9 +208,11 @@ func TestNetworkSecurity(t *testing.T) {
 			{"worker, token, plain", []string{"worker", "--listen", listen, "--scheduler", "127.0.0.1:1", "--token-file", tokenFile}, "--insecure-no-tls"},
 			{"web, no token", []string{"web", "--listen", listen, "--scheduler", "127.0.0.1:1"}, "--insecure-no-token"},
 			{"web, token, plain", []string{"web", "--listen", listen, "--scheduler", "127.0.0.1:1", "--token-file", tokenFile}, "--insecure-no-tls"},
+			{"etcd, plain", []string{"etcd", "--listen", listen}, "--insecure-no-tls"},
+			{"etcd, TLS without a CA", []string{"etcd", "--listen", listen, "--tls-cert", certs.Cert, "--tls-key", certs.Key}, "--tls-ca"},
 		} {
 			logs := ns.start(t, c.args...).refusal(t)
-			if !strings.Contains(logs, "refusing to serve "+ns.addr) || !strings.Contains(logs, c.want) {
+			if !strings.Contains(logs, "refusing to serve") || !strings.Contains(logs, ns.addr) || !strings.Contains(logs, c.want) {
 				t.Errorf("%s: %q, want a refusal naming %s", c.name, logs, c.want)
 			}
 		}

@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return topCmd(args[1:], stdout, stderr)
 	case "certs":
 		return certsCmd(args[1:], stdout, stderr)
-	case "scheduler", "worker", "web", "cluster":
+	case "scheduler", "worker", "web", "cluster", "etcd":
 		return roleCmd(args[0], args[1:], stdout, stderr)
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "phobos %s\n%s %s/%s\nblas: %s\nlapack: %s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH, ndarray.BLASBackend(), ndarray.LAPACKBackend())

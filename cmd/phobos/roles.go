@@ -44,6 +44,7 @@ Several schedulers share the work on a consistent-hash ring kept in etcd:
   phobos scheduler --etcd URL[,URL] --id NAME --listen ADDR [--advertise HOST]
   phobos worker --etcd URL[,URL] ...                 registers with every scheduler
   phobos web --etcd URL[,URL] --listen ADDR          routes each session to its owner
+  phobos etcd --listen ADDR [--data-dir DIR]         a one-member etcd for the ring
 On an address other hosts reach, a role wants a token (--token-file FILE or $PHOBOS_TOKEN) and TLS
 (--tls-cert, --tls-key, --tls-ca: phobos certs makes them), or --insecure-no-token / --insecure-no-tls.
 phobos cluster makes a token when given none (and, on such an address, a CA) and prints it after
@@ -143,6 +144,9 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.Var(&maxReq, "max-request-bytes", "largest request body accepted (a graph with its literal data)")
 		fs.Var(&allowHosts, "allow-host", "a DNS name clients reach the REST API by (beside IP addresses, localhost and this machine's name); repeatable; * allows any")
 		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")
+	case "etcd":
+		fs.StringVar(&listen, "listen", "127.0.0.1:2379", "address etcd serves its clients (the roles) on")
+		fs.StringVar(&spillDir, "data-dir", "", "where etcd keeps its data (default: a temporary directory, removed at exit)")
 	case "cluster":
 		fs.IntVar(&workers, "workers", 2, "worker processes")
 		fs.IntVar(&schedulers, "schedulers", 1, "scheduler processes; more than 1 runs them on a consistent-hash ring over an etcd embedded in this process")
@@ -231,6 +235,28 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		case serr = <-p.Err():
 		}
 		p.Close()
+		if serr != nil {
+			return fail(serr)
+		}
+	case "etcd":
+		// etcd has no token: on an address other hosts reach, client
+		// certificates of the cluster's CA are what admits the roles.
+		if cluster.Exposed(listen) && !tlsFiles.Mutual() && !exposure.PlainHTTP {
+			return fail(fmt.Errorf("refusing to serve etcd on %s without TLS: any host that reaches it could rewrite the ring of schedulers; "+
+				"give --tls-cert, --tls-key and --tls-ca (clients then present a certificate of that CA), or accept plain HTTP with --insecure-no-tls", listen))
+		}
+		ee, err := cluster.StartEtcd(ctx, cluster.EtcdConfig{Dir: spillDir, Client: listen, TLS: tlsFiles})
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout, cluster.ReadyLine(role, ee.Endpoint()))
+		log.Info("serving", "url", ee.Endpoint())
+		var serr error
+		select {
+		case <-ctx.Done():
+		case serr = <-ee.Err():
+		}
+		ee.Close()
 		if serr != nil {
 			return fail(serr)
 		}

@@ -362,3 +362,47 @@ func TestSessionsAlone(t *testing.T) {
 		t.Errorf("GET /api/schedulers: %+v", s)
 	}
 }
+
+// TestSchedulerStopHandsOver: a scheduler of a ring that stops as SIGTERM
+// stops it (Close) revokes its lease, so another takes its sessions over
+// at once rather than after the lease's time to live: the session's next
+// graph computes there, well before the TTL, here set far beyond the
+// test's wait.
+func TestSchedulerStopHandsOver(t *testing.T) {
+	ctx := context.Background()
+	const ttl = 10 * time.Minute // a takeover by expiry would time the test out
+	_, ss, wp := ringRoles(t, 2, 1, ttl)
+	sess, err := phobos.Connect(ctx, wp.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := tensor.Arange(0, 1000, 1, tensor.Chunks(100))
+	if v, err := sess.ExecuteScalar(ctx, x.Sum()); err != nil || v != 499500 {
+		t.Fatalf("before: %v, %v", v, err)
+	}
+	var listed struct {
+		Sessions []struct {
+			Scheduler struct {
+				ID string `json:"id"`
+			} `json:"scheduler"`
+		} `json:"sessions"`
+	}
+	if code := getJSONStatus(wp.URL()+"/api/sessions", &listed); code != http.StatusOK || len(listed.Sessions) != 1 {
+		t.Fatalf("GET /api/sessions: %d %+v", code, listed)
+	}
+	owner := listed.Sessions[0].Scheduler.ID
+	i := slices.IndexFunc([]string{"s0", "s1"}, func(s string) bool { return s == owner })
+	if i < 0 {
+		t.Fatalf("owner %q", owner)
+	}
+	ss[i].Close()
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if v, err := sess.ExecuteScalar(cctx, x.Mul(2).Sum()); err != nil || v != 999000 {
+		t.Fatalf("after %s stopped: %v, %v", owner, v, err)
+	}
+	if code := getJSONStatus(wp.URL()+"/api/sessions", &listed); code != http.StatusOK || len(listed.Sessions) != 1 || listed.Sessions[0].Scheduler.ID == owner {
+		t.Errorf("after %s stopped the session is held by %+v", owner, listed)
+	}
+}

@@ -60,8 +60,8 @@ type mmOpenBLAS struct {
 //
 // OpenBLAS picks its kernels when it is loaded, from CPUID; on virtual CPUs
 // that hide their model it falls back to Haswell's AVX2 kernels even where
-// AVX-512 is there (measured here: 34 GFLOP/s per core on 1000^2 dgemm,
-// against 57 with SkylakeX's). Unless the user chose with
+// AVX-512 is there, which makes dgemm markedly slower than SkylakeX's
+// kernels would. Unless the user chose with
 // OPENBLAS_CORETYPE, the core for the instructions the CPU has is named in
 // OPENBLAS_CORETYPE, which OpenBLAS reads with getenv when it loads. That
 // is the C environment (without cgo, os.Setenv does not reach it), and

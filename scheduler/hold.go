@@ -55,8 +55,8 @@ func (c *core) holdSourceBytes() int64 {
 	return c.cfg.HoldSourceBytes
 }
 
-// DefaultSourceBatch is Config.SourceBatch's default: under a millisecond
-// of the event loop per release (W5's first step, 0.7 ms), and more than
+// DefaultSourceBatch is Config.SourceBatch's default: a release short
+// enough to keep the event loop's step under a millisecond, and more than
 // the queues of a few workers of many slots (QueuedSourcesPerSlot each).
 const DefaultSourceBatch = 8192
 

@@ -58,10 +58,8 @@ type Policy struct {
 	// heap goal: stacks, the runtime's own metadata, allocation during a
 	// collection. 0: the tuner sets no memory limit. Default sets none: a
 	// limit close above the goal makes the runtime return pages it then
-	// faults in again, and assist collections; the 2e8 sort (3 GB live)
-	// ran 13-40% slower with goal + 96 MiB and 16% slower with goal +
-	// 96 MiB + live/4, for 3% less resident memory. W5 at n=1e7,
-	// chunk=100 kept 500 MB instead of 610.
+	// faults in again, and assist collections, which slowed a large sort
+	// far more than it saved in resident memory.
 	Slack uint64
 }
 
@@ -70,16 +68,12 @@ type Policy struct {
 // and at least 256 MiB, or a sixteenth of a held budget's limit if less,
 // with no memory limit of the tuner's own.
 //
-// The sixteenth: unfused W2 with a 1 GiB budget (limit 1.125 GiB) peaked
-// at 1168-1184 MB resident, the limit, for a store of 534-610 MB; with
-// it, at 960-1053 MB (and at 741-750 MB once the buffer pool gave the
-// pages of the buffers it drops back at once). W1 with 300 MiB: 469 MB,
-// then 326 MB (278 MB).
-//
-// The 3%: on W5 with n=5e7, chunk=100 (600 MB live, nearly all graph),
-// a fixed half of the live heap took 3.5 times GOGC 400's collector CPU,
-// and 7% (quiet machine) 3.8 times it for half the resident memory, 15%
-// slower; 3% took 1.4 times it for 14% less resident memory, as fast.
+// The sixteenth keeps the headroom under a held budget in proportion to
+// it, so resident memory stays near what the store holds rather than at
+// the limit. The 3%: a fixed share of the live heap spent several times
+// GOGC 400's collector CPU on graph-heavy runs (W5's million-op graphs);
+// widening it only while the collector takes more than 3% keeps that cost
+// near GOGC 400's for less resident memory.
 func Default() Policy {
 	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.03, MaxPercent: 400, HeldFraction: 1.0 / 16}
 }

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -89,7 +88,7 @@ func (t *Tensor) quantile(op ops.Quantile, name string, opts []ReduceOption) *Te
 	if t.meta.DType.IsComplex() {
 		// Quantiles order the values; complex ones have no order to
 		// interpolate in (ops/dtypes.go).
-		return errTensor(&ndarray.DTypeError{Msg: fmt.Sprintf("%s: not supported for %v (take the real or imaginary part or the absolute value first)", name, t.meta.DType)})
+		return errTensor(&ops.DTypeError{Op: name, DType: t.meta.DType})
 	}
 	if op.Median && t.meta.DType == ndarray.Float16 {
 		// NumPy's median of float16 is a mean of the middle elements,

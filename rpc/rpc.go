@@ -44,10 +44,21 @@ func HandlerOptions() []connect.HandlerOption {
 // NewHTTPClient is the HTTP/1.1 client the roles use for RPCs and chunk
 // fetches: keep-alive connections enough for every slot of a worker, no
 // transparent gzip (chunk bytes are raw floats and compress poorly).
+//
+// A peer whose host vanished (a cut link, a powered-off machine) sends
+// neither data nor a reset, so a request on a kept-alive connection would
+// wait for the kernel's defaults, minutes: probes after 5 s of silence,
+// and unacknowledged data given up after deadPeerTimeout, bound that, so a
+// chunk read from such a peer fails and is recomputed elsewhere.
 func NewHTTPClient() *http.Client {
+	d := &net.Dialer{
+		Timeout:         5 * time.Second,
+		KeepAliveConfig: net.KeepAliveConfig{Enable: true, Idle: 5 * time.Second, Interval: 2 * time.Second, Count: 5},
+		Control:         deadPeerControl,
+	}
 	return &http.Client{Transport: &http.Transport{
 		Proxy:               nil, // loopback and cluster-internal addresses only
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         d.DialContext,
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     90 * time.Second,

@@ -47,6 +47,7 @@ var layers = map[string]int{
 	"workloads":                    10,
 	"cmd/phobos":                   11,
 	"cmd/phobos-image":             11,
+	"calls/genstubs":               7,
 	"cluster/ring":                 1,
 }
 

@@ -176,7 +176,7 @@ func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open 
 		}
 		return tensor.Full(n.Like.Shape, 0, append(opts, tensor.WithDType(dt))...), nil
 	}
-	f, ok := table[n.Fn]
+	f, ok := lookup(n.Fn)
 	if !ok {
 		return nil, &Error{Fn: n.Fn, Kind: "NotImplementedError", Err: fmt.Errorf("phobos has no function %q", n.Fn)}
 	}
@@ -214,9 +214,11 @@ type Function struct {
 
 // Functions lists every function a program may call, by name.
 func Functions() []Function {
-	out := make([]Function, 0, len(table))
-	for name, f := range table {
-		out = append(out, Function{Name: name, Params: f.params, Required: f.required})
+	out := make([]Function, 0, len(table)+len(opTable))
+	for _, t := range []map[string]function{table, opTable} {
+		for name, f := range t {
+			out = append(out, Function{Name: name, Params: f.params, Required: f.required})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -20,21 +20,8 @@ const MaxChunksPerTensor = 1 << 22
 // splits (which would itself be the allocation to avoid).
 func CheckChunkCounts(tg *graph.TileableGraph) error {
 	for i, nd := range tg.Nodes {
-		var spec ops.ChunkSpec
-		switch op := nd.Op.(type) {
-		case ops.Full:
-			spec = op.Chunks
-		case ops.Arange:
-			spec = op.Chunks
-		case ops.Eye:
-			spec = op.Chunks
-		case ops.Random:
-			spec = op.Chunks
-		case ops.Literal:
-			spec = op.Chunks
-		case ops.Rechunk:
-			spec = op.Chunks
-		default:
+		spec, ok := ops.ChunkSpecOf(nd.Op)
+		if !ok {
 			continue
 		}
 		if n := spec.Count(nd.Meta); n > MaxChunksPerTensor {

@@ -8,6 +8,18 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "argsort", Op: Argsort{}},
+		Descriptor{Name: "argsort_lanes", Op: ArgsortLanes{}},
+		Descriptor{Name: "argsort_pairs", Op: ArgsortPairs{}},
+		Descriptor{Name: "argsort_sample", Op: ArgsortSample{}},
+		Descriptor{Name: "argsort_bounds", Op: ArgsortBounds{}},
+		Descriptor{Name: "argsort_piece", Op: ArgsortPiece{}},
+		Descriptor{Name: "argsort_merge", Op: ArgsortMerge{}},
+	)
+}
+
 // Argsort is numpy.argsort(x, axis, kind='stable'): the positions along
 // Axis that sort every lane (int64; NaNs last; equal elements in the
 // order of their positions, which is also a valid answer for NumPy's

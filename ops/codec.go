@@ -134,7 +134,7 @@ func encodeOp(b *bytes.Buffer, v reflect.Value) error {
 	if !v.IsValid() {
 		return fmt.Errorf("op: nil op")
 	}
-	name, ok := registry.nameOf(v.Type())
+	name, ok := nameOfType(v.Type())
 	if !ok {
 		return fmt.Errorf("op: %v is %w", v.Type(), errNotRegistered)
 	}

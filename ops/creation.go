@@ -9,6 +9,21 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray/rng"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "full", Op: Full{}, Kinds: Half | Complex, Chunks: func(op any) ChunkSpec { return op.(Full).Chunks }},
+		Descriptor{Name: "full_chunk", Op: FullChunk{}, Fusion: FuseGenerator, Generator: true},
+		Descriptor{Name: "arange", Op: Arange{}, Kinds: Half, Chunks: func(op any) ChunkSpec { return op.(Arange).Chunks }},
+		Descriptor{Name: "arange_chunk", Op: ArangeChunk{}, Fusion: FuseGenerator1D, Generator: true},
+		Descriptor{Name: "eye", Op: Eye{}, Chunks: func(op any) ChunkSpec { return op.(Eye).Chunks }},
+		Descriptor{Name: "eye_chunk", Op: EyeChunk{}, Generator: true},
+		Descriptor{Name: "random", Op: Random{}, Chunks: func(op any) ChunkSpec { return op.(Random).Chunks }},
+		Descriptor{Name: "random_chunk", Op: RandomChunk{}, Fusion: FuseGenerator, Generator: true},
+		Descriptor{Name: "literal", Op: Literal{}, Kinds: Half | Complex, Chunks: func(op any) ChunkSpec { return op.(Literal).Chunks }},
+		Descriptor{Name: "literal_chunk", Op: LiteralChunk{}},
+	)
+}
+
 // Source ops have no inputs. Each tensor-level source op holds the output
 // shape, dtype and chunking; Tile makes one generator chunk op per chunk.
 
@@ -123,9 +138,6 @@ type FullChunk struct {
 // Type implements ChunkOp.
 func (FullChunk) Type() string { return "full_chunk" }
 
-// IsGenerator marks the op as cheap to recompute.
-func (FullChunk) IsGenerator() {}
-
 // Exec implements ChunkOp.
 func (op FullChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
 	return ndarray.FillScalar(op.DType, op.Shape, op.Value), nil
@@ -181,9 +193,6 @@ type ArangeChunk struct {
 
 // Type implements ChunkOp.
 func (ArangeChunk) Type() string { return "arange_chunk" }
-
-// IsGenerator marks the op as cheap to recompute.
-func (ArangeChunk) IsGenerator() {}
 
 // Exec implements ChunkOp.
 func (op ArangeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
@@ -275,9 +284,6 @@ type EyeChunk struct {
 // Type implements ChunkOp.
 func (EyeChunk) Type() string { return "eye_chunk" }
 
-// IsGenerator marks the op as cheap to recompute.
-func (EyeChunk) IsGenerator() {}
-
 // Exec implements ChunkOp.
 func (op EyeChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {
 	a, err := ndarray.New(op.DType, op.Shape...)
@@ -355,9 +361,6 @@ type RandomChunk struct {
 
 // Type implements ChunkOp.
 func (RandomChunk) Type() string { return "random_chunk" }
-
-// IsGenerator marks the op as cheap to recompute.
-func (RandomChunk) IsGenerator() {}
 
 // Exec implements ChunkOp.
 func (op RandomChunk) Exec(context.Context, []*ndarray.Array) (*ndarray.Array, error) {

@@ -7,6 +7,13 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "cumulative", Op: Cumulative{}, Kinds: Complex},
+		Descriptor{Name: "cum_carry", Op: CumCarry{}},
+	)
+}
+
 // Cumulative is cumsum or cumprod along one axis. It serves both levels: as
 // a tensor op it tiles into a local scan per chunk (the chunk op is the same
 // struct) plus a CumCarry chain along the axis, linear in the chunk count.

@@ -9,8 +9,10 @@ import (
 )
 
 func init() {
-	Register("eigh", Eigh{})
-	Register("eigvalsh", EigvalsH{})
+	Register(
+		Descriptor{Name: "eigh", Op: Eigh{}},
+		Descriptor{Name: "eigvalsh", Op: EigvalsH{}},
+	)
 }
 
 // Eigh is numpy.linalg.eigh of a stack (..., M, M), each matrix whole in

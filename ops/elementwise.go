@@ -8,6 +8,14 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		// Unknown: elementwise ops run on chunks of unknown length as they come, when all such operands
+		// share one axis and one chunking (they come from the same mask).
+		Descriptor{Name: "elementwise", Op: Elementwise{}, Kinds: Half | Complex, Unknown: true, Fusion: FuseElementwise},
+	)
+}
+
 // Elementwise is every op that maps aligned elements of broadcast inputs to
 // output elements. It serves both levels: it tiles a tensor op, and it is the
 // chunk op that runs on one aligned set of chunks.
@@ -128,11 +136,6 @@ func (op Elementwise) Infer(in []Meta) (Meta, error) {
 	shape[uax] = -1
 	return Meta{Shape: shape, DType: dt, Unknown: uax + 1}, nil
 }
-
-// AcceptsUnknown implements UnknownLengths: elementwise ops run on chunks
-// of unknown length as they come, when all such operands share one axis
-// and one chunking (they come from the same mask).
-func (Elementwise) AcceptsUnknown() bool { return true }
 
 // unknownBroadcastAxis is the output axis of unknown length of operands
 // broadcast together, or -1; operands unknown along different output axes

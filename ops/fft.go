@@ -12,6 +12,12 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray/fft"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "fft", Op: FFT{}, Kinds: Complex},
+	)
+}
+
 // FFT is a discrete Fourier transform along one axis, numpy.fft's kernel
 // (pocketfft's execute): a complex transform (fft, ifft), a real-input
 // forward transform (rfft, ihfft) or an inverse to real values (irfft,

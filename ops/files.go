@@ -126,25 +126,6 @@ func OpenSource(ctx context.Context, kind, path string, spec ChunkSpec) (TensorO
 	return nil, fmt.Errorf("file source %s: unknown kind %q (npy, zarr)", path, kind)
 }
 
-// FileUser is a tensor op that reads or writes files: a web service checks
-// its paths with a worker before it accepts the graph, so a path outside
-// the workers' data roots is refused at once, not when the op runs.
-type FileUser interface {
-	FilePaths() []string
-}
-
-// FilePaths implements FileUser.
-func (op NpyRead) FilePaths() []string { return []string{op.Path} }
-
-// FilePaths implements FileUser.
-func (op NpyWrite) FilePaths() []string { return []string{op.Path} }
-
-// FilePaths implements FileUser.
-func (op ZarrRead) FilePaths() []string { return []string{op.Store.Path} }
-
-// FilePaths implements FileUser.
-func (op ZarrWrite) FilePaths() []string { return []string{op.Path} }
-
 // CheckPaths refuses the first path ctx's FileAccess does not allow.
 func CheckPaths(ctx context.Context, paths []string) error {
 	for _, p := range paths {

@@ -10,6 +10,12 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "fused", Op: Fused{}},
+	)
+}
+
 // DefaultTile is the number of elements a fused kernel evaluates at once:
 // numexpr's choice, a few L1/L2-resident blocks per op.
 const DefaultTile = 4096

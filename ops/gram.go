@@ -7,6 +7,13 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "gram", Op: Gram{}},
+		Descriptor{Name: "gram_partial", Op: GramPartial{}},
+	)
+}
+
 // Gram is xᵀx of a 2-D float tensor x, or (x - s)ᵀ(x - s) when a row s is
 // given (its second input: x - x.mean(axis=0) is a centring), as
 // tensor.MatMul recognises it in x.T @ x, x @ x.T (the Gram of x.T, a view)

@@ -8,6 +8,12 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "index", Op: Index{}, Kinds: Half | Complex},
+	)
+}
+
 // Kinds of IndexItem.
 const (
 	IndexSlice   = "slice"   // keep the axis, selecting Range

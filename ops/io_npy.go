@@ -14,6 +14,18 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray/npy"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "npy_read", Op: NpyRead{}, Kinds: Half | Complex, Chunks: func(op any) ChunkSpec { return op.(NpyRead).Chunks }, Files: func(op any) []string { return []string{op.(NpyRead).Path} }},
+		Descriptor{Name: "npy_read_chunk", Op: NpyReadChunk{}},
+		Descriptor{Name: "npy_write", Op: NpyWrite{}, Kinds: Half | Complex, Files: func(op any) []string { return []string{op.(NpyWrite).Path} }},
+		Descriptor{Name: "npy_create", Op: NpyCreate{}},
+		Descriptor{Name: "npy_write_chunk", Op: NpyWriteChunk{}},
+		Descriptor{Name: "npy_count", Op: NpyCount{}},
+		Descriptor{Name: "npy_commit", Op: NpyCommit{}},
+	)
+}
+
 // .npy files as sources and sinks that run on the workers, chunk by chunk.
 //
 // Reading: NpyRead tiles into one NpyReadChunk per chunk; each reads its own
@@ -42,20 +54,6 @@ import (
 // Workers must see the same file system at the path (one machine, or a
 // shared mount), and a source file must not change while a graph reads it:
 // chunks may be read again (Rereadable).
-
-func init() {
-	for name, op := range map[string]any{
-		"npy_read":        NpyRead{},
-		"npy_read_chunk":  NpyReadChunk{},
-		"npy_write":       NpyWrite{},
-		"npy_create":      NpyCreate{},
-		"npy_write_chunk": NpyWriteChunk{},
-		"npy_count":       NpyCount{},
-		"npy_commit":      NpyCommit{},
-	} {
-		Register(name, op)
-	}
-}
 
 // Rereadable is implemented by chunk ops that read their output from a file
 // that stays in place: the store may drop such a chunk under memory pressure

@@ -11,8 +11,10 @@ import (
 )
 
 func init() {
-	Register("zarr_read", ZarrRead{})
-	Register("zarr_read_chunk", ZarrReadChunk{})
+	Register(
+		Descriptor{Name: "zarr_read", Op: ZarrRead{}, Kinds: Half | Complex, Chunks: func(op any) ChunkSpec { return op.(ZarrRead).Chunks }, Files: func(op any) []string { return []string{op.(ZarrRead).Store.Path} }},
+		Descriptor{Name: "zarr_read_chunk", Op: ZarrReadChunk{}},
+	)
 }
 
 // ZarrStore is what a worker needs to read a Zarr array's chunks: the

@@ -13,10 +13,12 @@ import (
 )
 
 func init() {
-	Register("zarr_write", ZarrWrite{})
-	Register("zarr_create", ZarrCreate{})
-	Register("zarr_write_chunk", ZarrWriteChunk{})
-	Register("zarr_commit", ZarrCommit{})
+	Register(
+		Descriptor{Name: "zarr_write", Op: ZarrWrite{}, Kinds: Half | Complex, Files: func(op any) []string { return []string{op.(ZarrWrite).Path} }},
+		Descriptor{Name: "zarr_create", Op: ZarrCreate{}},
+		Descriptor{Name: "zarr_write_chunk", Op: ZarrWriteChunk{}},
+		Descriptor{Name: "zarr_commit", Op: ZarrCommit{}},
+	)
 }
 
 // ZarrWrite writes its input as a Zarr array (format 2, or 3 when Format is

@@ -8,6 +8,13 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "tensordot", Op: TensorDot{}, Kinds: Complex},
+		Descriptor{Name: "matmul", Op: MatMul{}, Kinds: Complex},
+	)
+}
+
 // TensorDot is numpy.tensordot: the products of a and b summed over the
 // axis pairs (AAxes[i], BAxes[i]); the output has a's free axes, then b's.
 // It serves both levels: as a tensor op it tiles into one chunk-level

@@ -8,6 +8,18 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "cholesky", Op: Cholesky{}},
+		Descriptor{Name: "inv", Op: Inv{}},
+		Descriptor{Name: "det", Op: Det{}},
+		Descriptor{Name: "slogdet", Op: Slogdet{}},
+		Descriptor{Name: "solve", Op: Solve{}},
+		Descriptor{Name: "solve_triangular", Op: SolveTriangular{}},
+		Descriptor{Name: "lstsq", Op: Lstsq{}},
+	)
+}
+
 // Linear algebra on whole matrices: each matrix (the last two axes) is
 // rechunked into one chunk, up to MaxDenseElems elements, and one chunk op
 // runs the ndarray kernel (LAPACK) on it. Stacks of matrices (..., M, M)

@@ -8,6 +8,12 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "lu", Op: LU{}},
+	)
+}
+
 // LU is scipy.linalg.lu for every matrix of a (..., M, N), K = min(M, N),
 // as one tensor of shape (..., M, M+K+N) holding its three results side by
 // side: p in columns [0, M), l in [M, M+K), u in the first K rows of

@@ -9,6 +9,17 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "repeat", Op: Repeat{}, Kinds: Complex},
+		Descriptor{Name: "repeat_chunk", Op: RepeatChunk{}},
+		Descriptor{Name: "tri", Op: Tri{}, Kinds: Complex},
+		Descriptor{Name: "tri_chunk", Op: TriChunk{}},
+		Descriptor{Name: "diagonal", Op: Diagonal{}, Kinds: Complex},
+		Descriptor{Name: "diagonal_chunk", Op: DiagonalChunk{}},
+	)
+}
+
 // Array manipulation that moves data inside chunks: Repeat (each element
 // repeated along an axis, within its chunk), Tri (tril/triu: chunks wholly
 // inside the triangle are reused, chunks wholly outside are zeros, only the
@@ -450,17 +461,4 @@ func (op DiagonalChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray
 		}
 	}
 	return out, nil
-}
-
-func init() {
-	for name, op := range map[string]any{
-		"repeat":         Repeat{},
-		"repeat_chunk":   RepeatChunk{},
-		"tri":            Tri{},
-		"tri_chunk":      TriChunk{},
-		"diagonal":       Diagonal{},
-		"diagonal_chunk": DiagonalChunk{},
-	} {
-		Register(name, op)
-	}
 }

@@ -8,6 +8,21 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "transpose", Op: Transpose{}, Kinds: Half | Complex},
+		Descriptor{Name: "flip", Op: Flip{}, Kinds: Half | Complex},
+		Descriptor{Name: "squeeze", Op: Squeeze{}, Kinds: Half | Complex},
+		Descriptor{Name: "expand_dims", Op: ExpandDims{}, Kinds: Half | Complex},
+		Descriptor{Name: "broadcast_to", Op: BroadcastTo{}, Kinds: Half | Complex},
+		Descriptor{Name: "broadcast_chunk", Op: BroadcastChunk{}},
+		Descriptor{Name: "concatenate", Op: Concatenate{}, Kinds: Half | Complex},
+		Descriptor{Name: "reshape", Op: Reshape{}, Kinds: Half | Complex},
+		Descriptor{Name: "reshape_chunk", Op: ReshapeChunk{}},
+		Descriptor{Name: "reshape_assemble", Op: ReshapeAssemble{}},
+	)
+}
+
 // Shape manipulation. Wherever NumPy returns a view, the chunk kernels here
 // return ndarray views of their input chunk (the worker accounts a shared
 // buffer once), and tiling only rearranges the chunk grid: no data moves.

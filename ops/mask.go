@@ -8,6 +8,19 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "boolean_mask", Op: BooleanMask{}, Kinds: Complex},
+		Descriptor{Name: "boolean_mask_chunk", Op: MaskChunk{}},
+		// Unknown: the value has the selection's unknown length; x and the mask must be known (Infer says
+		// so).
+		Descriptor{Name: "mask_place", Op: MaskPlace{}, Kinds: Complex, Unknown: true},
+		Descriptor{Name: "mask_place_chunk", Op: MaskPlaceChunk{}},
+		Descriptor{Name: "argwhere", Op: ArgWhere{}, Kinds: Complex},
+		Descriptor{Name: "argwhere_chunk", Op: ArgWhereChunk{}},
+	)
+}
+
 // BooleanMask is NumPy's boolean indexing x[..., mask, ...]: mask (bool)
 // covers axes [Axis, Axis+mask.ndim) of x, and the result has one axis
 // there, of unknown length (Meta.Unknown), holding x's sub-arrays where
@@ -264,10 +277,6 @@ type MaskPlace struct {
 
 // Type implements TensorOp.
 func (MaskPlace) Type() string { return "mask_place" }
-
-// AcceptsUnknown implements UnknownLengths: the value has the selection's
-// unknown length; x and the mask must be known (Infer says so).
-func (MaskPlace) AcceptsUnknown() bool { return true }
 
 // Infer implements TensorOp.
 func (op MaskPlace) Infer(in []Meta) (Meta, error) {

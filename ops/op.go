@@ -51,15 +51,6 @@ func (m Meta) Fits(shape []int) bool {
 	return true
 }
 
-// UnknownLengths is implemented by tensor ops that accept inputs with an
-// axis of unknown length (Meta.Unknown): their Infer and Tile handle it.
-// Every other op is refused such an input before its Infer runs, with an
-// error that says how to get a known shape (InferChecked).
-type UnknownLengths interface {
-	TensorOp
-	AcceptsUnknown() bool
-}
-
 // UnknownShapeError is an op given an input whose length along an axis is
 // not known yet, which the op needs.
 type UnknownShapeError struct {
@@ -75,10 +66,10 @@ func (e *UnknownShapeError) Error() string {
 }
 
 // InferChecked is op.Infer, after refusing inputs with an unknown axis
-// unless op accepts them; tensors and decoded graphs are built through it.
+// unless op accepts them (Descriptor.Unknown), and dtypes op has no kernels
+// for (Descriptor.Kinds); tensors and decoded graphs are built through it.
 func InferChecked(op TensorOp, in []Meta) (Meta, error) {
-	u, ok := op.(UnknownLengths)
-	accepts := ok && u.AcceptsUnknown()
+	accepts := acceptsUnknown(op)
 	for i, m := range in {
 		if m.Unknown == 0 {
 			continue
@@ -90,17 +81,11 @@ func InferChecked(op TensorOp, in []Meta) (Meta, error) {
 			return Meta{}, &UnknownShapeError{Op: op.Type(), Input: i, Axis: m.UnknownAxis()}
 		}
 	}
-	if err := checkHalf(op, in); err != nil {
-		return Meta{}, err
-	}
-	if err := checkComplex(op, in); err != nil {
+	if err := checkKinds(op, in); err != nil {
 		return Meta{}, err
 	}
 	out, err := op.Infer(in)
-	if err == nil && out.DType == ndarray.Float16 && !halfSupported(op) {
-		return Meta{}, &DTypeError{Op: op.Type(), DType: ndarray.Float16}
-	}
-	if err == nil && out.DType.IsComplex() && !complexSupported(op) {
+	if err == nil && !supports(op, out.DType) {
 		return Meta{}, &DTypeError{Op: op.Type(), DType: out.DType}
 	}
 	return out, err
@@ -117,13 +102,6 @@ func (m Meta) String() string { return fmt.Sprintf("%v%v", m.DType, m.Shape) }
 type ChunkOp interface {
 	Type() string
 	Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error)
-}
-
-// Generator is implemented by chunk ops that create data from nothing
-// (random, ones, arange): cheap to recompute, worth fusing into consumers.
-type Generator interface {
-	ChunkOp
-	IsGenerator()
 }
 
 // ChunkRef names a chunk (the output of one chunk op) in the graph being built.

@@ -8,6 +8,18 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "qr", Op: QR{}},
+		Descriptor{Name: "svd", Op: SVD{}},
+		Descriptor{Name: "qr_factor", Op: QRFactorChunk{}},
+		Descriptor{Name: "qr_r", Op: QRRChunk{}},
+		Descriptor{Name: "qr_apply", Op: QRApply{}},
+		Descriptor{Name: "svd_small", Op: SVDSmall{}},
+		Descriptor{Name: "qr_complete", Op: QRComplete{}},
+	)
+}
+
 // Tall-skinny QR (TSQR) and the SVD through it, for 2-D tensors chunked
 // along rows. Every row chunk is factored on its own (qr_factor, a blocked
 // in-cache QR whose Householder vectors stay in the packed factor); the R

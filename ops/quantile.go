@@ -8,6 +8,17 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "quantile", Op: Quantile{}},
+		Descriptor{Name: "quantile_local", Op: QuantileLocal{}},
+		Descriptor{Name: "quantile_hist", Op: QuantileHist{}},
+		Descriptor{Name: "quantile_select", Op: QuantileSelect{}},
+		Descriptor{Name: "quantile_merge", Op: QuantileMerge{}},
+		Descriptor{Name: "quantile_finish", Op: QuantileFinish{}},
+	)
+}
+
 // Exact quantiles (median, quantile, percentile and their NaN-aware forms),
 // never an approximation merged from per-chunk quantiles, and never with a
 // lane gathered on one worker unless it fits a chunk.
@@ -458,13 +469,4 @@ func (op QuantileFinish) Exec(_ context.Context, in []*ndarray.Array) (*ndarray.
 		return nil, fmt.Errorf("quantile_finish: %d inputs, want 1", len(in))
 	}
 	return ndarray.QuantileFinish(op.Spec.nd(), op.DType, in[0], op.Shape)
-}
-
-func init() {
-	Register("quantile", Quantile{})
-	Register("quantile_local", QuantileLocal{})
-	Register("quantile_hist", QuantileHist{})
-	Register("quantile_select", QuantileSelect{})
-	Register("quantile_merge", QuantileMerge{})
-	Register("quantile_finish", QuantileFinish{})
 }

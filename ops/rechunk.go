@@ -8,6 +8,14 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "rechunk", Op: Rechunk{}, Kinds: Half | Complex, Chunks: func(op any) ChunkSpec { return op.(Rechunk).Chunks }},
+		Descriptor{Name: "assemble", Op: Assemble{}},
+		Descriptor{Name: "slice_view", Op: SliceView{}},
+	)
+}
+
 // Piece is one input chunk's part of an assembled chunk: along each axis,
 // Len elements from Src in the input go to Dst in the output.
 type Piece struct {

@@ -7,6 +7,17 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		// Unknown: a reduction over the axis of unknown length reduces its chunks as they come (Infer
+		// refuses the rest).
+		Descriptor{Name: "reduction", Op: Reduction{}, KindsOf: reductionKinds, Unknown: true},
+		Descriptor{Name: "reduce_partial", Op: ReducePartial{}, Fusion: FuseReduce},
+		Descriptor{Name: "reduce_combine", Op: ReduceCombine{}},
+		Descriptor{Name: "reduce_finish", Op: ReduceFinish{}},
+	)
+}
+
 // DefaultFanIn is how many partial results one combine step merges.
 const DefaultFanIn = 4
 
@@ -125,10 +136,6 @@ func (op Reduction) Infer(in []Meta) (Meta, error) {
 	}
 	return Meta{Shape: op.outShape(m.Shape), DType: dt}, nil
 }
-
-// AcceptsUnknown implements UnknownLengths: a reduction over the axis of
-// unknown length reduces its chunks as they come (Infer refuses the rest).
-func (Reduction) AcceptsUnknown() bool { return true }
 
 // Tile implements TensorOp.
 func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {

@@ -8,6 +8,14 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "scatter", Op: Scatter{}, Kinds: Complex},
+		Descriptor{Name: "scatter_chunk", Op: ScatterChunk{}},
+		Descriptor{Name: "check", Op: Check{}},
+	)
+}
+
 // Scatter is x with rows replaced, x[idx] = values along axis 0 (package
 // tensor moves another axis to the front and back): idx is a 1-D integer
 // tensor (negative counting from the end), values has shape (len(idx),

@@ -8,6 +8,13 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "searchsorted", Op: SearchSorted{}},
+		Descriptor{Name: "searchsorted_count", Op: SearchCountChunk{}},
+	)
+}
+
 // SearchSorted is numpy.searchsorted(a, v, side) for a sorted 1-D a: for
 // each element of v, its insertion index in a. Since a is sorted, the
 // index is the number of a's elements below v (at most v for side

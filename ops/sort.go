@@ -8,6 +8,21 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "sort", Op: Sort{}, Kinds: Complex},
+		Descriptor{Name: "sort_lanes", Op: SortLanes{}},
+		Descriptor{Name: "sort_sample", Op: SortSample{}},
+		Descriptor{Name: "sort_pivots", Op: SortPivots{}},
+		Descriptor{Name: "sort_bounds", Op: SortBounds{}},
+		Descriptor{Name: "sort_piece", Op: SortPiece{}},
+		Descriptor{Name: "sort_merge", Op: SortMerge{}},
+		Descriptor{Name: "sort_counts", Op: SortCounts{}},
+		Descriptor{Name: "sort_slice", Op: SortSlice{}},
+		Descriptor{Name: "sort_join", Op: SortJoin{}},
+	)
+}
+
 // Sort is numpy.sort(x, axis) (NaNs last). Along an axis of a tensor of
 // several dimensions, that axis is made whole and every chunk sorts its
 // lanes. A 1-D tensor is sorted by parallel sorting by regular sampling

@@ -9,6 +9,16 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "histogram", Op: Histogram{}},
+		Descriptor{Name: "histogram_chunk", Op: HistogramChunk{}},
+		Descriptor{Name: "bincount", Op: Bincount{}},
+		Descriptor{Name: "bincount_chunk", Op: BincountChunk{}},
+		Descriptor{Name: "digitize", Op: Digitize{}},
+	)
+}
+
 // Histograms and counts. Each chunk of the data computes its own partial
 // counts (a vector of the output's length), and the partials are added by
 // the tree of ReduceCombine{Func: "sum"} ops that sums use, so the data is
@@ -516,16 +526,4 @@ func monotonic(bins []float64) (decreasing bool, err error) {
 		}
 	}
 	return decreasing, nil
-}
-
-func init() {
-	for name, op := range map[string]any{
-		"histogram":       Histogram{},
-		"histogram_chunk": HistogramChunk{},
-		"bincount":        Bincount{},
-		"bincount_chunk":  BincountChunk{},
-		"digitize":        Digitize{},
-	} {
-		Register(name, op)
-	}
 }

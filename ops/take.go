@@ -8,6 +8,16 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		// Unknown: indices of unknown length (x[np.nonzero(...)]) give a result of unknown length along
+		// their axis; x itself must be known (Infer says so).
+		Descriptor{Name: "take", Op: Take{}, Kinds: Complex, Unknown: true},
+		Descriptor{Name: "take_part", Op: TakePartChunk{}},
+		Descriptor{Name: "take_join", Op: TakeJoinChunk{}},
+	)
+}
+
 // Take is numpy.take(x, indices, axis) (and x[idx] for one integer array):
 // the sub-arrays of x along Axis at the positions indices holds (negative
 // counting from the end), in the shape x.shape[:axis] + indices.shape +
@@ -53,11 +63,6 @@ func (op Take) Infer(in []Meta) (Meta, error) {
 	}
 	return m, nil
 }
-
-// AcceptsUnknown implements UnknownLengths: indices of unknown length
-// (x[np.nonzero(...)]) give a result of unknown length along their axis;
-// x itself must be known (Infer says so).
-func (Take) AcceptsUnknown() bool { return true }
 
 // Tile implements TensorOp.
 func (op Take) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {

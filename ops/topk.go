@@ -8,6 +8,15 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "topk", Op: TopK{}},
+		Descriptor{Name: "topk_partial", Op: TopKPartial{}},
+		Descriptor{Name: "topk_combine", Op: TopKCombine{}},
+		Descriptor{Name: "topk_finish", Op: TopKFinish{}},
+	)
+}
+
 // TopK is Mars's topk along the last axis: the K largest (or smallest)
 // elements of every lane, best first (ties by position), or with Indices
 // their positions. It is a reduction, never a full sort: each chunk keeps

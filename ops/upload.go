@@ -9,6 +9,13 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 )
 
+func init() {
+	Register(
+		Descriptor{Name: "uploaded", Op: Uploaded{}, Kinds: Half | Complex},
+		Descriptor{Name: "upload_chunk", Op: UploadChunk{}},
+	)
+}
+
 // Client data of any size reaches a cluster as an upload: the client sends
 // each chunk of its array, as a .npy stream, to the web service, which
 // streams it on to a worker; the worker keeps it in a file of its
@@ -18,11 +25,6 @@ import (
 // (Pinned) and reads the file; the chunk may be dropped under memory
 // pressure and read again (Rereadable). The uploads live until their
 // session is deleted or their worker stops.
-
-func init() {
-	Register("uploaded", Uploaded{})
-	Register("upload_chunk", UploadChunk{})
-}
 
 // Pinned is implemented by chunk ops that must run on one worker: their
 // data is there and nowhere else. (The fuser never absorbs them: they are

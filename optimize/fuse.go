@@ -196,12 +196,14 @@ const innerTileRuns = ops.DefaultTile / 16
 // twoLevelRoot reports whether the group rooted at v may hold an inner
 // reduction: its root is elementwise or reduces its whole iteration space.
 func twoLevelRoot(g *graph.ChunkGraph, v int) bool {
-	switch op := g.Nodes[v].Op.(type) {
-	case ops.Elementwise:
+	op := g.Nodes[v].Op
+	switch ops.FusionOf(op) {
+	case ops.FuseElementwise:
 		return true
-	case ops.ReducePartial:
+	case ops.FuseReduce:
 		in := g.Nodes[g.Nodes[v].Inputs[0]].Meta.Shape
-		mode, _ := ops.FusedReduceMode(op, in)
+		rp, _ := op.(ops.ReducePartial) // the kernel reduces as ReducePartial does
+		mode, _ := ops.FusedReduceMode(rp, in)
 		return mode == ops.ModeAll
 	}
 	return false
@@ -232,14 +234,16 @@ func innerReduction(g *graph.ChunkGraph, fin ops.ChunkRef, u int32, consumer []i
 	return int32(p), s0, true
 }
 
+// isGenerator reports whether v is recomputed in the kernels that use it
+// (ops.FuseGenerator).
 func isGenerator(g *graph.ChunkGraph, v int) bool {
-	switch g.Nodes[v].Op.(type) {
-	case ops.RandomChunk, ops.FullChunk:
-		return true
-	case ops.ArangeChunk:
-		return len(g.Nodes[v].Meta.Shape) == 1
-	}
-	return false
+	return generates(ops.FusionOf(g.Nodes[v].Op), len(g.Nodes[v].Meta.Shape))
+}
+
+// generates reports whether a chunk op of role f with a chunk of rank
+// ndim is recomputed where it is used.
+func generates(f ops.Fusion, ndim int) bool {
+	return f == ops.FuseGenerator || f == ops.FuseGenerator1D && ndim == 1
 }
 
 func in32(c ops.ChunkRef) int32 { return int32(c) }
@@ -257,12 +261,13 @@ func iterShape(g *graph.ChunkGraph, v int) ([]int, bool) {
 			return nil, false
 		}
 	}
-	switch op := nd.Op.(type) {
-	case ops.Elementwise:
+	switch ops.FusionOf(nd.Op) {
+	case ops.FuseElementwise:
 		return nd.Meta.Shape, true
-	case ops.ReducePartial:
+	case ops.FuseReduce:
 		in := g.Nodes[nd.Inputs[0]].Meta.Shape
-		if mode, _ := ops.FusedReduceMode(op, in); mode == 0 {
+		rp, _ := nd.Op.(ops.ReducePartial)
+		if mode, _ := ops.FusedReduceMode(rp, in); mode == 0 {
 			return nil, false
 		}
 		return in, true
@@ -285,13 +290,8 @@ func absorbable(g *graph.ChunkGraph, c ops.ChunkRef, u int32, consumer []int32, 
 		// (a shared read stays one chunk op, read once).
 		return ts.TileReadable()
 	}
-	switch nd.Op.(type) {
-	case ops.Elementwise, ops.RandomChunk, ops.FullChunk:
-		return true
-	case ops.ArangeChunk:
-		return len(shape) == 1
-	}
-	return false
+	f := ops.FusionOf(nd.Op)
+	return f == ops.FuseElementwise || generates(f, len(shape))
 }
 
 // buildFused makes the kernel of one group: members (and generators

@@ -374,8 +374,11 @@ func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, 
 // kernels made of them, all deterministic (counter-based random numbers),
 // and reads of files that stay in place (ops.Rereadable).
 func Regenerable(op ops.ChunkOp) bool {
+	if ops.IsGenerator(op) {
+		return true
+	}
 	switch op := op.(type) {
-	case ops.Generator, ops.Rereadable:
+	case ops.Rereadable:
 		return true
 	case ops.Fused:
 		for _, n := range op.Nodes {

@@ -219,9 +219,7 @@ func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.Chu
 func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error {
 	var paths []string
 	for _, nd := range tg.Nodes {
-		if fu, ok := nd.Op.(ops.FileUser); ok {
-			paths = append(paths, fu.FilePaths()...)
-		}
+		paths = append(paths, ops.FilePaths(nd.Op)...)
 	}
 	if len(paths) == 0 {
 		return nil

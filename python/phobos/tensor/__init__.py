@@ -18,6 +18,7 @@ import operator
 import numpy as np
 
 from ._core import Tensor, call, from_numpy, astensor, _dtype_name, _chunks, _shape, _rebind, SUPPORTED_DTYPES
+from ._core import operand as _operand
 from ._core import takes_chunk_size as _chunk_size
 from . import _compose
 from . import _manip
@@ -26,6 +27,7 @@ from . import _stats
 from . import _setops
 from . import _arrayapi
 from . import _mars
+from . import _ops
 from .. import session as _session
 from .._executable import ExecutableTuple
 
@@ -99,19 +101,10 @@ def _no_out(name, out, kw):
         raise NotImplementedError(f"phobos: {name} does not take {sorted(kw)}")
 
 
-def _operand(x):
-    """A call operand: tensors and Python numbers pass as they are (numbers
-    keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, (bool, int, float, complex, np.generic)) and np.ndim(x) == 0:
-        if isinstance(x, np.generic) and x.dtype.name not in SUPPORTED_DTYPES:
-            raise TypeError(f"phobos: dtype {x.dtype.name} is not supported")
-        return x.item() if isinstance(x, np.generic) else x
-    return from_numpy(x)
-
-
 g = globals()
+# The functions the cluster's ops declare, generated from them (_ops.py).
+for _n in _ops.NAMES:
+    g[_n] = getattr(_ops, _n)
 for _n in UNARY_UFUNCS + BINARY_UFUNCS:
     g[_n] = (_unary if _n in UNARY_UFUNCS else _binary)(_n)
 abs = absolute  # noqa: A001, F821
@@ -1002,6 +995,7 @@ REGISTRY.update({n: n for n in _stats.NAMES})
 REGISTRY["histogram_bin_count"] = "histogram"
 REGISTRY.update({n: n for n in _setops.NAMES})
 REGISTRY.update(fft.REGISTRY)
+REGISTRY.update({n: n for n in _ops.NAMES})
 
 # NumPy interoperability ----------------------------------------------------------
 
@@ -1039,7 +1033,7 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
            "fill_diagonal", "copyto", "choose", "take_along_axis", "put_along_axis", "real", "imag", "angle",
            "iscomplex", "isreal", "iscomplexobj", "isrealobj") + \
         tuple(_compose.NAMES) + tuple(_manip.NAMES) + tuple(_quantile.NAMES) + tuple(_stats.NAMES) + \
-        tuple(_setops.NAMES):
+        tuple(_setops.NAMES) + tuple(_ops.NAMES):
     if hasattr(np, _n):
         _FUNCTIONS[getattr(np, _n)] = _n
 del _n

@@ -605,6 +605,18 @@ def from_numpy(arr, chunks=None):
     return t
 
 
+def operand(x):
+    """A call operand: tensors and Python numbers pass as they are (numbers
+    keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (bool, int, float, complex, np.generic)) and np.ndim(x) == 0:
+        if isinstance(x, np.generic) and x.dtype.name not in SUPPORTED_DTYPES:
+            raise TypeError(f"phobos: dtype {x.dtype.name} is not supported")
+        return x.item() if isinstance(x, np.generic) else x
+    return from_numpy(x)
+
+
 def astensor(x):
     if isinstance(x, Tensor):
         return x

@@ -74,7 +74,13 @@ func writeStub(b *bytes.Buffer, c ops.Call) {
 	if doc == "" {
 		doc = "numpy." + c.Name + ", on the cluster."
 	}
-	fmt.Fprintf(b, "    \"\"\"%s\"\"\"\n", strings.ReplaceAll(doc, "\n", "\n    "))
+	lines := strings.Split(doc, "\n")
+	for i, l := range lines[1:] {
+		if l != "" {
+			lines[i+1] = "    " + l
+		}
+	}
+	fmt.Fprintf(b, "    \"\"\"%s\"\"\"\n", strings.Join(lines, "\n"))
 	fmt.Fprintf(b, "    return _call(%s, %s)\n", strconv.Quote(c.Name), strings.Join(args, ", "))
 }
 

@@ -4,4 +4,19 @@ one stub each; package phobos.tensor exports them."""
 
 from ._core import call as _call, operand as _operand
 
-NAMES = ()
+NAMES = ("convolve", "correlate")
+
+
+def convolve(a, v, mode="full"):
+    """numpy.convolve: the discrete linear convolution of two 1-D tensors, mode 'full', 'same' or 'valid'.
+
+    The shorter operand is gathered into one chunk; the output is chunked like the longer one and each
+    output chunk reads only the chunks of the longer operand its window overlaps. float32 and complex64
+    are summed in double precision. float16 is refused."""
+    return _call("convolve", a=_operand(a), v=_operand(v), mode=mode)
+
+
+def correlate(a, v, mode="valid"):
+    """numpy.correlate: the cross-correlation c[k] = sum_n a[n+k] * conj(v[n]) of two 1-D tensors,
+    mode 'valid', 'same' or 'full', computed as convolve is."""
+    return _call("correlate", a=_operand(a), v=_operand(v), mode=mode)

@@ -4,7 +4,7 @@ one stub each; package phobos.tensor exports them."""
 
 from ._core import call as _call, operand as _operand
 
-NAMES = ("convolve", "correlate")
+NAMES = ("convolve", "correlate", "interp")
 
 
 def convolve(a, v, mode="full"):
@@ -20,3 +20,12 @@ def correlate(a, v, mode="valid"):
     """numpy.correlate: the cross-correlation c[k] = sum_n a[n+k] * conj(v[n]) of two 1-D tensors,
     mode 'valid', 'same' or 'full', computed as convolve is."""
     return _call("correlate", a=_operand(a), v=_operand(v), mode=mode)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """numpy.interp: one-dimensional piecewise linear interpolation of the points (xp, fp) at x,
+    as float64, with NumPy's left, right and period.
+
+    x keeps its chunks; xp and fp are gathered into one chunk each, which every chunk of x reads.
+    xp must be increasing (with period, it is sorted, stably). Complex fp is refused."""
+    return _call("interp", x=_operand(x), xp=_operand(xp), fp=_operand(fp), left=left, right=right, period=period)

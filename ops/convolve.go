@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -290,9 +291,7 @@ func convolveTyped[T convNumber](ctx context.Context, op ConvolveChunk, s, l []T
 		out[i] = acc
 	}
 	if op.Rev {
-		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 		for i := range out {
 			out[i] = conjT(out[i])
 		}
@@ -332,9 +331,7 @@ func convolveBool(ctx context.Context, op ConvolveChunk, s, l []uint8) (*ndarray
 		}
 	}
 	if op.Rev {
-		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 	}
 	return ndarray.FromBools([]int{n}, out)
 }

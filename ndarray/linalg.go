@@ -367,7 +367,7 @@ const MaxGemmThreads = 64
 func GemmColumnBands(n int) int { return max(1, min(n/mmBandCols, MaxGemmThreads)) }
 
 // mmMinBandWork is the least m·k·n worth a band of its own: below it
-// (about 1 ms of gemm) starting goroutines costs more than it saves.
+// starting goroutines costs more than it saves.
 const mmMinBandWork = 1 << 24
 
 // mmBands returns the column bounds of up to threads bands of an m×k·k×n

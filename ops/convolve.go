@@ -213,7 +213,7 @@ func (op ConvolveChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray
 	case ndarray.Float64:
 		res, err = convolveTyped(ctx, op, s.Float64s(), joinL(ls, (*ndarray.Array).Float64s), ndarray.FromFloat64s)
 	case ndarray.Complex128:
-		res, err = convolveTyped(ctx, op, s.Complex128s(), joinL(ls, (*ndarray.Array).Complex128s), fromComplex128s)
+		res, err = convolveTyped(ctx, op, s.Complex128s(), joinL(ls, (*ndarray.Array).Complex128s), ndarray.FromComplex128s)
 	default:
 		return nil, &DTypeError{Op: "convolve", DType: op.DType}
 	}
@@ -247,15 +247,6 @@ func joinL[T any](ls []*ndarray.Array, get func(*ndarray.Array) []T) []T {
 		out = append(out, get(a)...)
 	}
 	return out
-}
-
-func fromComplex128s(shape []int, v []complex128) (*ndarray.Array, error) {
-	a, err := ndarray.New(ndarray.Complex128, shape...)
-	if err != nil {
-		return nil, err
-	}
-	copy(a.Complex128s(), v)
-	return a, nil
 }
 
 type convNumber interface{ int64 | float64 | complex128 }

@@ -97,9 +97,9 @@ type Config struct {
 // does.
 type Costs struct {
 	DiskWriteBytesPerSec float64 // default 1e9, below a local SSD's
-	DiskReadBytesPerSec  float64 // default 1e9 (~0.9 GB/s)
+	DiskReadBytesPerSec  float64 // default 1e9
 	// GenerateNsPerElement is the cost of one element of one generator or
-	// fused node (random numbers: ~2-3 ns in plain Go). Default 3.
+	// fused node. Default 3.
 	GenerateNsPerElement float64
 	// FileReadBytesPerSec is the first estimate of the speed of re-reading
 	// a chunk from its source file; once the store has re-read chunks, the

@@ -5,7 +5,7 @@
 // hand.
 //
 // All cases of one Eval run in a single python3 process (starting NumPy
-// costs ~100 ms; a test suite has hundreds of cases). Arrays travel as .npy
+// is slow and a test suite has hundreds of cases). Arrays travel as .npy
 // files written and read by package npy, which the round trip also tests.
 package numpytest
 

@@ -194,14 +194,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, cluster.ReadyLine(role, p.URL()))
 		log.Info("serving", "url", p.URL())
-		var serr error
-		select {
-		case <-ctx.Done():
-		case serr = <-p.Err():
-		}
-		p.Close()
-		if serr != nil {
-			return fail(serr)
+		if err := serveUntil(ctx, p.Err(), p.Close); err != nil {
+			return fail(err)
 		}
 	case "worker":
 		if slots < 1 {
@@ -229,14 +223,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, cluster.ReadyLine(role, p.URL()))
 		log.Info("serving", "url", p.URL())
-		var serr error
-		select {
-		case <-ctx.Done():
-		case serr = <-p.Err():
-		}
-		p.Close()
-		if serr != nil {
-			return fail(serr)
+		if err := serveUntil(ctx, p.Err(), p.Close); err != nil {
+			return fail(err)
 		}
 	case "etcd":
 		// etcd has no token: on an address other hosts reach, client
@@ -251,14 +239,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, cluster.ReadyLine(role, ee.Endpoint()))
 		log.Info("serving", "url", ee.Endpoint())
-		var serr error
-		select {
-		case <-ctx.Done():
-		case serr = <-ee.Err():
-		}
-		ee.Close()
-		if serr != nil {
-			return fail(serr)
+		if err := serveUntil(ctx, ee.Err(), ee.Close); err != nil {
+			return fail(err)
 		}
 	case "cluster":
 		if workers < 1 {
@@ -393,4 +375,16 @@ func (l listFlag) args(flag string) []string {
 		out = append(out, flag, v)
 	}
 	return out
+}
+
+// serveUntil waits for a signal (ctx) or a role's failure (errs), then
+// closes the role; the failure, if that was it, is the result.
+func serveUntil(ctx context.Context, errs <-chan error, close func()) error {
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+	close()
+	return err
 }

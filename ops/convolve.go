@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -144,12 +145,11 @@ func (op Convolve) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		// y[k] reads L[k-ns+1 .. k].
 		l0, l1 := max(k0-w.ns+1, 0), min(k1, w.nl)
 		ins := []ChunkRef{s.Chunks[0]}
-		first := -1
-		for i := range lt.Chunks {
-			if starts[i] < l1 && starts[i+1] > l0 && lt.NSplits[0][i] > 0 {
-				if first < 0 {
-					first = starts[i]
-				}
+		// The chunks of L that hold [l0, l1): from the one holding l0 on.
+		i := sort.Search(len(lt.Chunks), func(i int) bool { return starts[i+1] > l0 })
+		first := starts[i]
+		for ; i < len(lt.Chunks) && starts[i] < l1; i++ {
+			if lt.NSplits[0][i] > 0 {
 				ins = append(ins, lt.Chunks[i])
 			}
 		}

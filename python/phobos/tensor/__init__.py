@@ -1064,7 +1064,7 @@ def _function_dispatch(func, args, kwargs):
     if getattr(func, "__module__", "") == "numpy.linalg" and hasattr(linalg, func.__name__):
         return getattr(linalg, func.__name__)(*args, **kwargs)
     if getattr(func, "__module__", "") == "numpy.fft" and func.__name__ in fft.__all__:
-        return getattr(fft, func.__name__)(*args, **kwargs)
+        return fft.NUMPY_1_24.get(func.__name__, getattr(fft, func.__name__))(*args, **kwargs)
     name = _FUNCTIONS.get(func)
     if name is None:
         raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "

@@ -26,6 +26,7 @@ from . import _stats
 from . import _setops
 from . import _arrayapi
 from . import _mars
+from . import _duck
 from .. import session as _session
 from .._executable import ExecutableTuple
 
@@ -1045,6 +1046,9 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
 del _n
 
 
+_DUCK = _duck.dispatch_table()  # what duck-array libraries (xarray) call besides
+
+
 def _np_ndim(a):
     return a.ndim
 
@@ -1065,6 +1069,9 @@ def _function_dispatch(func, args, kwargs):
         return getattr(linalg, func.__name__)(*args, **kwargs)
     if getattr(func, "__module__", "") == "numpy.fft" and func.__name__ in fft.__all__:
         return fft.NUMPY_1_24.get(func.__name__, getattr(fft, func.__name__))(*args, **kwargs)
+    duck = _DUCK.get(func)
+    if duck is not None:
+        return duck(*args, **kwargs)
     name = _FUNCTIONS.get(func)
     if name is None:
         raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "

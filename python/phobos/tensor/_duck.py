@@ -1,0 +1,103 @@
+"""NumPy functions that duck-array libraries (xarray) call on a tensor
+through __array_function__ beyond phobos.tensor's NumPy names, each kept on
+the cluster: result_type (by dtype, never by value), sliding_window_view
+(as shifted slices stacked on a new last axis: xarray's rolling), and the
+guard that makes a library's hidden conversion of a tensor to NumPy loud.
+
+xarray 2023.01 reaches a tensor through __array_namespace__ (where,
+concat, stack, astype, isnan, reductions) and __array_function__ (the
+rest); docs/xarray.md lists what stays on the cluster."""
+
+import operator
+import sys
+import warnings
+
+import numpy as np
+
+from ._core import Tensor, astensor, call
+
+
+def _mt():
+    from .. import tensor
+    return tensor
+
+
+class ComputeWarning(UserWarning):
+    """A library converted a tensor to NumPy on its own: the tensor was
+    computed and fetched whole into the client."""
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy.result_type with tensors counted by their dtype (as arrays of
+    that dtype with dimensions: a tensor's value is not known, so NumPy
+    1.24's value-based rule for 0-d arrays does not apply to it); NumPy
+    arrays, scalars and dtypes as NumPy counts them."""
+    args = [np.empty((0,), dtype=x.dtype) if isinstance(x, Tensor) else x for x in arrays_and_dtypes]
+    return np.result_type(*args)
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """numpy.lib.stride_tricks.sliding_window_view: for each axis in axis,
+    the windows of its length along it, as a new last axis. A view in
+    NumPy; here each window offset i is the slice x[i:n-w+1+i] along the
+    axis, the w slices stacked: w times x's data, on the cluster."""
+    x = astensor(x)
+    shapes = (window_shape,) if isinstance(window_shape, (int, np.integer)) else tuple(window_shape)
+    shapes = tuple(operator.index(w) for w in shapes)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+        if len(shapes) != x.ndim:
+            raise ValueError(f"Since axis is `None`, must provide window_shape for all dimensions of `x`; "
+                             f"got {len(shapes)} window_shape elements and `x.ndim` is {x.ndim}.")
+    else:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axes = tuple(np.core.numeric.normalize_axis_index(operator.index(a), x.ndim) for a in axes)
+        if len(shapes) != len(axes):
+            raise ValueError(f"Must provide matching length window_shape and axis; got {len(shapes)} "
+                             f"window_shape elements and {len(axes)} axes elements.")
+    if any(w < 0 for w in shapes):
+        raise ValueError("`window_shape` cannot contain negative values")
+    mt = _mt()
+    out = x
+    for ax, w in zip(axes, shapes):
+        n = out.shape[ax]
+        if n < w:
+            raise ValueError("window shape cannot be larger than input array shape")
+        m = n - w + 1
+        lead = [{"slice": [None, None, None]}] * ax
+        parts = [call("getitem", out, lead + [{"slice": [i, i + m, None]}]) for i in range(w)]
+        out = mt.stack(parts, axis=out.ndim)
+    return out
+
+
+def dispatch_table():
+    """The NumPy functions above, keyed by NumPy's function objects."""
+    return {np.result_type: result_type, np.lib.stride_tricks.sliding_window_view: sliding_window_view}
+
+
+# conversions to NumPy ------------------------------------------------------------------------
+
+# The xarray functions through which a user asks for NumPy values
+# (DataArray.values, .to_numpy(), np.asarray(da), the repr): a tensor
+# fetched there is what was asked for. Any other xarray function that
+# converts a tensor does it for an operation that cannot stay lazy.
+_ASKED = {"_as_array_or_item", "to_numpy", "values", "__array__", "data", "item", "tolist", "__float__",
+          "__int__", "__bool__", "__complex__", "__index__"}
+
+
+def hidden_conversion(t):
+    """Warns (ComputeWarning) when a tensor is converted to NumPy by xarray
+    for an operation of its own rather than by the user asking for values:
+    the operation computed in the client."""
+    f = sys._getframe(2)
+    depth = 0
+    while f is not None and depth < 40:
+        mod = f.f_globals.get("__name__", "")
+        if mod.startswith("xarray."):
+            if f.f_code.co_name in _ASKED or mod == "xarray.core.formatting":
+                return
+            warnings.warn(f"phobos: xarray's {f.f_code.co_name} ({mod}) converts a tensor of shape {t._shape} to "
+                          "NumPy: it is computed and fetched whole into the client", ComputeWarning, stacklevel=3)
+            return
+        f = f.f_back
+        depth += 1

@@ -317,6 +317,16 @@ def vecdot(x1, x2, /, *, axis=-1):
     return mt.sum(prod, axis=axis if axis < 0 else axis - n, dtype=prod.dtype if prod.dtype.kind in "iu" else None)
 
 
+def _t_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """x.astype(dtype, copy=) as the standard's astype; NumPy's order,
+    casting and subok are taken (a tensor has no memory order, and any
+    cast is allowed, as NumPy's default 'unsafe')."""
+    if casting != "unsafe" and not np.can_cast(self.dtype, np.dtype(dtype), casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype} to {np.dtype(dtype)} according to the rule "
+                        f"{casting!r}")
+    return astype(self, dtype, copy=copy)
+
+
 def _copy(x):
     """A new handle with x's value. Tensors are immutable, but in-place
     syntax rebinds a handle (x += 1), so a copy must be a handle of its own
@@ -733,6 +743,6 @@ def install(ns):
     Tensor.__floordiv__ = lambda self, other: ns["floor_divide"](self, other)
     Tensor.__rfloordiv__ = lambda self, other: ns["floor_divide"](other, self)
     Tensor.__ifloordiv__ = ns["_inplace"](ns["floor_divide"])
-    Tensor.astype = lambda self, dtype, copy=True: astype(self, dtype, copy=copy)
+    Tensor.astype = _t_astype
     for name in ("sort", "argsort", "var", "std"):
         setattr(Tensor, name, ns["_method"](ns[name]))

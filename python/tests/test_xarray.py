@@ -1,0 +1,252 @@
+"""xarray (Debian's 2023.01) over Phobos tensors: each operation on a
+Phobos-backed DataArray or Dataset stays a lazy tensor (nothing fetched
+while it is built) and, computed, equals the same operation on the
+NumPy-backed one. Over chunkings with odd sizes, single elements along
+time and one chunk larger than the array. The climatology (monthly means
+of 10 years of daily data by groupby("time.month"), and the anomalies)
+fetches its results and nothing more. What cannot stay lazy warns."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray")
+pd = pytest.importorskip("pandas")
+
+import phobos.tensor as mt  # noqa: E402
+from phobos.tensor._duck import ComputeWarning  # noqa: E402
+
+CHUNKS = [(7, 4, 5), (1, 6, 5), (100, 100, 100)]
+rng = np.random.default_rng(2301)
+
+
+@pytest.fixture
+def fetched(session):
+    """The byte counts of the results fetched from the cluster, while the
+    test runs."""
+    got = []
+    orig = session._fetch_result
+
+    def counting(path):
+        v = orig(path)
+        got.append(v.nbytes)
+        return v
+    session._fetch_result = counting
+    yield got
+    session.__dict__.pop("_fetch_result", None)
+
+
+def cube(shape=(40, 6, 5), nan=True):
+    a = rng.standard_normal(shape)
+    if nan:
+        a[3, 2, 1] = np.nan
+        a[10, :, 0] = np.nan
+    return a
+
+
+def coords(shape):
+    return {"time": pd.date_range("2000-01-01", periods=shape[0], freq="D"),
+            "lat": np.linspace(-60, 60, shape[1]), "lon": np.arange(shape[2]) * 10.0}
+
+
+def pair(a, chunks):
+    """The NumPy-backed DataArray of a and the Phobos-backed one."""
+    c = coords(a.shape)
+    dims = ("time", "lat", "lon")
+    return (xr.DataArray(a, dims=dims, coords=c, name="v"),
+            xr.DataArray(mt.asarray(a, chunks=chunks), dims=dims, coords=c, name="v"))
+
+
+def values(obj):
+    if isinstance(obj, xr.Dataset):
+        return {k: np.asarray(v.values) for k, v in obj.data_vars.items()}
+    return np.asarray(obj.values)
+
+
+def same(got, want):
+    """got equals want: dims, coordinates and values (NaNs where NumPy has them)."""
+    assert type(got) is type(want)
+    if isinstance(want, xr.Dataset):
+        assert set(got.data_vars) == set(want.data_vars)
+        for k in want.data_vars:
+            same(got[k], want[k])
+        return
+    assert got.dims == want.dims and got.shape == want.shape
+    for k in want.coords:
+        np.testing.assert_array_equal(got[k].values, want[k].values)
+    g, w = values(got), values(want)
+    assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def lazy(obj):
+    """Every data variable of obj is a Phobos tensor (not computed)."""
+    arrays = [v.data for v in obj.data_vars.values()] if isinstance(obj, xr.Dataset) else [obj.data]
+    return all(isinstance(d, mt.Tensor) for d in arrays)
+
+
+WEEKDAY = xr.DataArray(np.arange(5.0), dims="lon")
+OPS = {
+    "mean over time": lambda d: d.mean("time"),
+    "sum (skipna)": lambda d: d.sum(),
+    "sum skipna=False": lambda d: d.sum(["lat", "lon"], skipna=False),
+    "sum min_count": lambda d: d.sum("time", min_count=35),
+    "std over lat": lambda d: d.std("lat"),
+    "var ddof=1": lambda d: d.var("time", ddof=1),
+    "max": lambda d: d.max("lon"),
+    "min": lambda d: d.min(),
+    "median": lambda d: d.median("time"),
+    "count": lambda d: d.count("time"),
+    "prod": lambda d: d.prod("lon"),
+    "argmax": lambda d: d.fillna(0).argmax("time"),
+    "cumsum": lambda d: d.cumsum("time"),
+    "any": lambda d: (d > 1).any("time"),
+    "where": lambda d: d.where(d > 0),
+    "where other": lambda d: d.where(d > 0, -1.0),
+    "xr.where": lambda d: xr.where(d > 0, d, 0.0),
+    "fillna": lambda d: d.fillna(0.5),
+    "isnull": lambda d: d.isnull(),
+    "notnull": lambda d: d.notnull(),
+    "concat along time": lambda d: xr.concat([d, d + 1], "time"),
+    "concat new dim": lambda d: xr.concat([d, d * 2], "run"),
+    "isel": lambda d: d.isel(time=slice(2, 19, 3), lat=[0, 3, 1]),
+    "isel points": lambda d: d.isel(time=xr.DataArray([1, 3, 7], dims="p"), lat=xr.DataArray([0, 2, 5], dims="p")),
+    "sel": lambda d: d.sel(lat=d.lat[2]),
+    "sel time slice": lambda d: d.sel(time=slice("2000-01-05", "2000-01-20")),
+    "anomaly": lambda d: d - d.mean("time"),
+    "broadcast by name": lambda d: d * xr.DataArray(np.arange(5.0), dims="lon") + xr.DataArray(np.ones(6), dims="lat"),
+    "transpose": lambda d: d.T,
+    "groupby month mean": lambda d: d.groupby("time.month").mean(),
+    "groupby weekday sum": lambda d: d.groupby("time.dayofweek").sum(),
+    "groupby anomaly": lambda d: d.groupby("time.month") - d.groupby("time.month").mean(),
+    "rolling mean": lambda d: d.rolling(time=3).mean(),
+    "rolling sum centred": lambda d: d.rolling(time=4, center=True).sum(),
+    "rolling min_periods": lambda d: d.rolling(time=3, min_periods=1).mean(),
+    "rolling 2-d": lambda d: d.rolling(time=2, lat=3).sum(),
+    "coarsen mean": lambda d: d.coarsen(time=4).mean(),
+    "coarsen trim": lambda d: d.coarsen(lat=4, lon=2, boundary="trim").sum(),
+    "resample 7D": lambda d: d.resample(time="7D").mean(),
+    "resample month start": lambda d: d.resample(time="MS").sum(),
+    "shift": lambda d: d.shift(time=2),
+    "diff": lambda d: d.diff("time"),
+    "roll": lambda d: d.roll(lon=2),
+    "pad": lambda d: d.pad(time=(1, 2)),
+    "round": lambda d: d.round(1),
+    "astype": lambda d: d.astype("float32"),
+    "clip": lambda d: d.clip(-0.5, 0.5),
+    "stack": lambda d: d.stack(z=("lat", "lon")),
+    "reduce np.sum": lambda d: d.reduce(np.sum, dim="time"),
+    "ufunc": lambda d: np.exp(d) + abs(d),
+    "dataset mean": lambda d: xr.Dataset({"v": d, "w": d * 2}).mean("time"),
+    "dataset groupby": lambda d: xr.Dataset({"v": d, "w": d - 1}).groupby("time.month").mean(),
+    "dataset arithmetic": lambda d: xr.Dataset({"v": d}) - xr.Dataset({"v": d}).mean("lat"),
+}
+
+
+@pytest.mark.parametrize("chunks", CHUNKS, ids=str)
+@pytest.mark.parametrize("op", list(OPS))
+def test_op_matches_numpy(fetched, chunks, op):
+    want_in, got_in = pair(cube(), chunks)
+    f = OPS[op]
+    with xr.set_options(use_bottleneck=False), warnings.catch_warnings():
+        warnings.simplefilter("error", ComputeWarning)
+        got = f(got_in)
+        assert lazy(got), op
+        assert fetched == [], f"{op} fetched {fetched} while building"
+        want = f(want_in)
+        same(got, want)
+
+
+def test_dropna_fetches_only_the_mask_count(fetched):
+    want_in, got_in = pair(cube(), (7, 4, 5))
+    got = got_in.dropna("time", how="any")
+    assert lazy(got)
+    # the rows to keep are found on the cluster: one count per time step
+    assert sum(fetched) <= got_in.sizes["time"] * 8, fetched
+    same(got, want_in.dropna("time", how="any"))
+
+
+def test_hidden_conversions_warn(session):
+    """Operations xarray performs in NumPy (bottleneck's moving windows,
+    interpolation) warn that the tensor is fetched whole; asking for the
+    values (.values, np.asarray, the repr) does not."""
+    want_in, got_in = pair(cube(), (7, 4, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ComputeWarning)
+        np.asarray(got_in.mean("lat"))
+        got_in.std("time").values
+        repr(got_in.max("lon"))
+    with pytest.warns(ComputeWarning, match="xarray.core.missing"):
+        r = got_in.interp(lat=[0.5, 1.5])
+    same(r, want_in.interp(lat=[0.5, 1.5]))
+    try:
+        import bottleneck  # noqa: F401
+    except ImportError:
+        return
+    with xr.set_options(use_bottleneck=True), pytest.warns(ComputeWarning, match="bottleneck"):
+        got_in.rolling(time=3).mean()
+
+
+def test_unsupported_raise(session):
+    _, got_in = pair(cube(), (7, 4, 5))
+    # xr.dot and weighted reductions write einsum with '...', which the
+    # cluster's einsum refuses: an error, not a computation in the client
+    with pytest.raises(ValueError, match="ellipses"):
+        xr.dot(got_in, got_in, dims="lon")
+
+
+def test_climatology(fetched):
+    """Monthly means of 10 years of daily (time, lat, lon) data by
+    groupby("time.month"), and the anomalies from them, on the cluster:
+    the client fetches the climatology and the anomalies' monthly spread,
+    nothing else (their bytes exactly)."""
+    time = pd.date_range("2000-01-01", "2009-12-31", freq="D")
+    shape = (len(time), 8, 12)
+    seasonal = 10 * np.sin(2 * np.pi * time.dayofyear.values / 365.25)[:, None, None]
+    a = rng.standard_normal(shape) + seasonal
+    a[100:110, 2, 3] = np.nan
+    c = {"time": time, "lat": np.linspace(-70, 70, 8), "lon": np.arange(12) * 30.0}
+    want_in = xr.DataArray(a, dims=("time", "lat", "lon"), coords=c)
+    got_in = xr.DataArray(mt.asarray(a, chunks=(365, 8, 12)), dims=("time", "lat", "lon"), coords=c)
+    del fetched[:]  # the upload sends data; count only what comes back
+
+    def clim(d):
+        return d.groupby("time.month").mean("time")
+
+    def anomalies(d):
+        return d.groupby("time.month") - clim(d)
+
+    def spread(d):
+        return anomalies(d).groupby("time.month").std("time")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ComputeWarning)
+        gc, ga, gs = clim(got_in), anomalies(got_in), spread(got_in)
+        assert lazy(gc) and lazy(ga) and lazy(gs)
+        assert fetched == []
+        same(gc, clim(want_in))
+        same(gs, spread(want_in))
+    assert sum(fetched) == gc.values.nbytes + gs.values.nbytes == 2 * 12 * 8 * 12 * 8, fetched
+    # the anomalies themselves, fetched on their own, are the anomalies' bytes
+    del fetched[:]
+    same(ga, anomalies(want_in))
+    assert sum(fetched) == a.nbytes
+
+
+def test_dataset_to_zarr_refused(session, tmp_path):
+    """Dataset.to_zarr hands each tensor to zarr-python, which needs its
+    chunks as NumPy buffers: it raises (a TypeError from zarr's codecs)
+    instead of computing the tensors in the client; the values reach a
+    Zarr store through np.asarray (the user's explicit fetch) or
+    mt.to_zarr (the workers write the chunks)."""
+    pytest.importorskip("zarr")
+    want_in, got_in = pair(cube(nan=False), (7, 4, 5))
+    ds = xr.Dataset({"v": got_in})
+    with pytest.raises(TypeError), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ComputeWarning)
+        ds.to_zarr(tmp_path / "s.zarr")
+    fetched = xr.Dataset({"v": xr.DataArray(np.asarray(got_in), dims=got_in.dims, coords=got_in.coords)})
+    fetched.to_zarr(tmp_path / "t.zarr")
+    back = xr.open_zarr(tmp_path / "t.zarr").load()
+    np.testing.assert_array_equal(back["v"].values, want_in.values)

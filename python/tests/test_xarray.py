@@ -250,3 +250,39 @@ def test_dataset_to_zarr_refused(session, tmp_path):
     fetched.to_zarr(tmp_path / "t.zarr")
     back = xr.open_zarr(tmp_path / "t.zarr").load()
     np.testing.assert_array_equal(back["v"].values, want_in.values)
+
+
+def test_deepcopy_shares_the_node(session):
+    """xarray deep-copies variables: a tensor's deep copy is a new handle on
+    the same node (its client data is not copied, so not uploaded again),
+    and in-place syntax on either leaves the other as it was."""
+    import copy
+    a = np.arange(12.0).reshape(3, 4)
+    x = mt.asarray(a, chunks=2)
+    y = copy.deepcopy(x)
+    z = copy.copy(x)
+    assert y is not x and z is not x and y._data is x._data
+    y += 1
+    z[0, 0] = -5
+    np.testing.assert_array_equal(x.fetch(), a)
+    np.testing.assert_array_equal(y.fetch(), a + 1)
+    want = a.copy()
+    want[0, 0] = -5
+    np.testing.assert_array_equal(z.fetch(), want)
+    d = xr.DataArray(x, dims=("a", "b"))
+    np.testing.assert_array_equal(d.copy(deep=True).values, a)
+
+
+@pytest.mark.parametrize("n", [5, 1100])
+def test_large_gather_in_pieces(session, n):
+    """x[idx] with a long client index array (xarray's groupby binary ops
+    and sel by label) gathers in pieces of about 8 MiB: several chunks,
+    the same value."""
+    a = rng.standard_normal((12, 64, 32))
+    idx = rng.integers(0, 12, n)
+    x = mt.asarray(a)
+    g = x[idx]
+    np.testing.assert_array_equal(g.fetch(), a[idx])
+    row = 64 * 32 * 8
+    assert len(g.nsplits[0]) == (1 if n * row <= 8 << 20 else -(-n // ((8 << 20) // row)))
+    np.testing.assert_array_equal(x[1:, idx[:3]].fetch(), a[1:, idx[:3]])

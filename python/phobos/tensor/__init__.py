@@ -13,6 +13,7 @@ Every function here is a call of a function of the cluster's registry
 (REGISTRY maps each of those to the name it has here)."""
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -710,7 +711,36 @@ def _t_getitem(self, key):
         # x[m] for a 0-d boolean m adds an axis of length 1 or 0, as in
         # NumPy: the one-element selection of x with that axis added
         return call("getitem", expand_dims(self, 0), [reshape(k, (1,))])
-    return call("getitem", self, _index_items(key))
+    return call("getitem", self, _chunk_index(self, _index_items(key)))
+
+
+# A client index array gathering more than this many bytes of a tensor is
+# sent in pieces, so that the gather's result is in as many chunks (each
+# worker gathers a part) rather than one.
+_GATHER_CHUNK_BYTES = 8 << 20
+
+
+def _chunk_index(x, items):
+    """items with a large client index array (1-d integers, the only array
+    of the key, no Ellipsis before it) chunked to about _GATHER_CHUNK_BYTES
+    of x's rows each; the value of x[key] is the same."""
+    arrays = [i for i, it in enumerate(items) if isinstance(it, Tensor)]
+    if len(arrays) != 1 or "..." in items[:arrays[0]] or None in x._shape:
+        return items
+    k = arrays[0]
+    ind = items[k]
+    if ind._fn is not None or ind._chunks is not None or ind.ndim != 1 or ind.dtype.kind not in "iu":
+        return items
+    axis = builtins.sum(1 for it in items[:k] if it is not None)
+    if axis >= x.ndim:
+        return items
+    row = x.dtype.itemsize * math.prod(d for i, d in enumerate(x._shape) if i != axis)
+    per = builtins.max(1, _GATHER_CHUNK_BYTES // builtins.max(row, 1))
+    if ind._shape[0] <= per:
+        return items
+    out = list(items)
+    out[k] = from_numpy(ind._data, chunks=per)
+    return out
 
 
 def _index_items(key):
@@ -1085,4 +1115,4 @@ def _session_functions():
     return _session.get_default_session().functions()
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "builtins", "operator", "g")]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "builtins", "math", "operator", "g")]

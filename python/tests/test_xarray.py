@@ -138,6 +138,8 @@ OPS = {
     "stack": lambda d: d.stack(z=("lat", "lon")),
     "reduce np.sum": lambda d: d.reduce(np.sum, dim="time"),
     "ufunc": lambda d: np.exp(d) + abs(d),
+    "xr.dot": lambda d: xr.dot(d, d + 1, dims="lon"),
+    "weighted mean": lambda d: d.fillna(0).weighted(xr.DataArray(np.arange(6.0), dims="lat")).mean("lat"),
     "dataset mean": lambda d: xr.Dataset({"v": d, "w": d * 2}).mean("time"),
     "dataset groupby": lambda d: xr.Dataset({"v": d, "w": d - 1}).groupby("time.month").mean(),
     "dataset arithmetic": lambda d: xr.Dataset({"v": d}) - xr.Dataset({"v": d}).mean("lat"),
@@ -189,11 +191,29 @@ def test_hidden_conversions_warn(session):
 
 
 def test_unsupported_raise(session):
+    """idxmax indexes the client's coordinate with the cluster's argmax, and
+    quantile asks for NumPy's interpolation on the client: both raise
+    rather than compute the tensor in the client."""
     _, got_in = pair(cube(), (7, 4, 5))
-    # xr.dot and weighted reductions write einsum with '...', which the
-    # cluster's einsum refuses: an error, not a computation in the client
-    with pytest.raises(ValueError, match="ellipses"):
-        xr.dot(got_in, got_in, dims="lon")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ComputeWarning)
+        with pytest.raises(TypeError):
+            got_in.fillna(0).idxmax("time")
+        with pytest.raises(TypeError):
+            got_in.quantile(0.5, dim="time")
+
+
+@pytest.mark.parametrize("sub,shapes", [
+    ("...ij,...ij->...i", [(4, 3, 5), (4, 3, 5)]), ("...ij,ij->...", [(4, 3, 5), (3, 5)]),
+    ("...j,...j", [(4, 3, 5), (3, 5)]), ("i...,i...->...", [(4, 3, 5), (4, 3, 5)]),
+    ("...ab,...b->...a", [(2, 1, 3, 5), (4, 5)]), ("...,...", [(4, 1), (1, 3)]),
+])
+def test_einsum_ellipsis(session, sub, shapes):
+    ops = [rng.standard_normal(s) for s in shapes]
+    got = mt.einsum(sub, *[mt.asarray(o, chunks=2) for o in ops])
+    want = np.einsum(sub, *ops)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.fetch(), want, rtol=1e-12, atol=1e-12)
 
 
 def test_climatology(fetched):

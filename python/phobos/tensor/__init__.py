@@ -602,11 +602,61 @@ def astype(x, dtype):
 
 
 def einsum(subscripts, *operands, out=None, optimize=False, **kw):
-    """numpy.einsum, planned as tensordot, transpose and diagonal steps
-    (no '...' broadcasting)."""
+    """numpy.einsum, planned as tensordot, transpose and diagonal steps;
+    '...' (xarray's dot and weighted reductions write it) is spelled out
+    in letters of its own, the operands broadcast over it first."""
     if out is not None or kw:
         raise NotImplementedError("phobos: einsum with out= or dtype/order/casting arguments")
-    return call("einsum", str(subscripts), *[astensor(o) for o in operands])
+    ops = [astensor(o) for o in operands]
+    subscripts = str(subscripts).replace(" ", "")
+    if "..." in subscripts:
+        subscripts, ops = _einsum_ellipsis(subscripts, ops)
+    return call("einsum", subscripts, *ops)
+
+
+def _einsum_ellipsis(subscripts, ops):
+    """subscripts with each '...' replaced by letters the subscripts do not
+    use (the last ones of the broadcast ellipsis shape, right-aligned as
+    NumPy aligns them), and ops broadcast to that shape over them."""
+    ins, arrow, outs = subscripts.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ops):
+        raise ValueError(f"einsum: {len(terms)} operands in the subscripts, {len(ops)} given")
+    shapes = []
+    for term, x in zip(terms, ops):
+        if term.count("...") > 1:
+            raise ValueError("einsum: an operand with more than one ellipsis")
+        n = x.ndim - len(term.replace("...", "")) if "..." in term else 0
+        if n < 0:
+            raise ValueError(f"einsum: operand of {x.ndim} dimensions for subscripts {term!r}")
+        shapes.append(tuple(x.shape[term.index("..."):term.index("...") + n]) if "..." in term else ())
+    ell = np.broadcast_shapes(*shapes)
+    used = set(subscripts)
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    if len(free) < len(ell):
+        raise ValueError("einsum: too many dimensions under the ellipsis")
+    letters = "".join(free[:len(ell)])
+    new_terms, new_ops = [], []
+    for term, x, sh in zip(terms, ops, shapes):
+        if "..." not in term:
+            new_terms.append(term)
+            new_ops.append(x)
+            continue
+        i = term.index("...")
+        mine = letters[len(ell) - len(sh):] if sh else ""
+        if sh != ell[len(ell) - len(sh):]:
+            # size-1 axes broadcast to the ellipsis shape's lengths
+            target = tuple(x.shape[:i]) + ell[len(ell) - len(sh):] + tuple(x.shape[i + len(sh):])
+            x = broadcast_to(x, target)
+        new_terms.append(term.replace("...", mine))
+        new_ops.append(x)
+    if arrow:
+        out = outs.replace("...", letters)
+    else:
+        # implicit output: the ellipsis, then the letters used once, sorted
+        flat = "".join(t.replace("...", "") for t in terms)
+        out = letters + "".join(sorted(c for c in set(flat) if flat.count(c) == 1))
+    return ",".join(new_terms) + "->" + out, new_ops
 
 
 def matmul(x1, x2, out=None):

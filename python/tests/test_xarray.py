@@ -306,3 +306,42 @@ def test_large_gather_in_pieces(session, n):
     row = 64 * 32 * 8
     assert len(g.nsplits[0]) == (1 if n * row <= 8 << 20 else -(-n // ((8 << 20) // row)))
     np.testing.assert_array_equal(x[1:, idx[:3]].fetch(), a[1:, idx[:3]])
+
+
+def test_phobos_xr_zarr_round_trip(session, fetched):
+    """phobos.xr.to_zarr writes a Phobos-backed Dataset as an xarray Zarr
+    store, the tensors by the workers (nothing fetched); xr.open_zarr reads
+    it equal to the NumPy-backed Dataset, and phobos.xr.open_zarr reads it
+    (and a store xarray wrote, with a fill value and a scale) as tensors."""
+    import os
+    pytest.importorskip("zarr")
+    import phobos.xr
+    want_in, got_in = pair(cube(), (7, 4, 5))
+    want = xr.Dataset({"v": want_in, "m": want_in.mean("lat")}, attrs={"title": "t"})
+    got = xr.Dataset({"v": got_in, "m": got_in.mean("lat"), "n": want_in.lat * 2}, attrs={"title": "t"})
+    got["v"].attrs["units"] = "K"
+    path = os.path.join(session.data_root, "xr.zarr")
+    phobos.xr.to_zarr(got, path, chunks={"time": 11, "lat": 4})
+    assert fetched == [8, 8]  # each sink's value, the bytes it wrote; no data
+    back = xr.open_zarr(path).load()
+    assert back.attrs == {"title": "t"} and back["v"].attrs == {"units": "K"}
+    assert back["v"].dims == ("time", "lat", "lon") and back["m"].dims == ("time", "lon")
+    np.testing.assert_array_equal(back["v"].values, want_in.values)
+    np.testing.assert_allclose(back["m"].values, want["m"].values, rtol=1e-12)
+    np.testing.assert_array_equal(back["n"].values, want_in.lat.values * 2)
+    np.testing.assert_array_equal(back["time"].values, want_in.time.values)
+    with pytest.raises(FileExistsError):
+        phobos.xr.to_zarr(got, path)
+    ours = phobos.xr.open_zarr(path)
+    assert lazy(ours[["v", "m"]])
+    same(ours["v"].mean("time"), want_in.mean("time"))
+    # a store xarray wrote, with an integer encoding (fill value, scale)
+    path2 = os.path.join(session.data_root, "xr2.zarr")
+    enc = {"v": {"dtype": "int16", "scale_factor": 0.01, "add_offset": 1.0, "_FillValue": -9999}}
+    want.to_zarr(path2, encoding=enc)
+    theirs = xr.open_zarr(path2).load()
+    ours2 = phobos.xr.open_zarr(path2)
+    assert isinstance(ours2["v"].data, mt.Tensor)
+    got_v = ours2["v"].values
+    assert got_v.dtype == theirs["v"].dtype
+    np.testing.assert_allclose(got_v, theirs["v"].values, rtol=1e-6, equal_nan=True)

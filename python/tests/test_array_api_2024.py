@@ -48,7 +48,10 @@ def test_version_and_info(session):
     info = mt.__array_namespace_info__()
     caps = info.capabilities()
     assert caps["boolean indexing"] is True and caps["data-dependent shapes"] is True
-    assert "max dimensions" in caps
+    assert caps["max dimensions"] == 32
+    assert mt.zeros((1,) * 32).ndim == 32
+    with pytest.raises((TypeError, ValueError)):
+        mt.zeros((1,) * 33)  # refused by the cluster when made
     assert info.default_device() == "cpu" and info.devices() == ["cpu"]
     d = info.default_dtypes()
     assert d == {"real floating": np.float64, "complex floating": np.complex128, "integral": np.int64,

@@ -46,6 +46,8 @@ _KINDS = {
                 "complex64", "complex128"),
 }
 _STANDARD = ("bool",) + _KINDS["numeric"]
+# The most axes a shape may have on the cluster (NumPy 1.24's limit too).
+MAX_DIMENSIONS = 32
 
 
 class Info:
@@ -57,8 +59,8 @@ class Info:
     def capabilities(self):
         # boolean indexing and data-dependent shapes give an axis of
         # length None until computed, which the standard allows; the
-        # cluster puts no limit on the number of dimensions
-        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
+        # cluster refuses shapes of more than MAX_DIMENSIONS axes
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": MAX_DIMENSIONS}
 
     def default_device(self):
         return "cpu"

@@ -344,3 +344,40 @@ def test_phobos_xr_zarr_round_trip(session, fetched):
     got_v = ours2["v"].values
     assert got_v.dtype == theirs["v"].dtype
     np.testing.assert_allclose(got_v, theirs["v"].values, rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("chunks", [1, 3, 100, None], ids=str)
+def test_duck_numpy_functions(session, chunks):
+    """The NumPy functions xarray's duck-array path calls, on tensors through
+    __array_function__, against NumPy 1.24 on the same data: each gives a
+    tensor (nothing computed in the client)."""
+    a = cube((12, 4, 5))
+    x = mt.asarray(a, chunks=chunks)
+    f32 = mt.asarray(a.astype("float32"), chunks=chunks)
+    # result_type: a tensor counts by its dtype; NumPy values as NumPy counts them
+    for args, want in [((x, np.asarray(np.nan)), np.float64), ((f32, np.asarray(np.nan)), np.float32),
+                       ((f32, x), np.float64), ((mt.asarray(np.int8(1)), np.int16), np.int16),
+                       ((f32, 1), np.float32), ((mt.asarray(np.arange(3, dtype="uint8")), -1), np.int16)]:
+        assert np.result_type(*args) == want, args
+    swv = np.lib.stride_tricks.sliding_window_view
+    for shape, axis in [(3, 0), (2, -1), ((2, 3), (0, 2)), ((7, 1, 5), None), (1, 1)]:
+        got = swv(x, shape, axis=axis)
+        assert isinstance(got, mt.Tensor)
+        np.testing.assert_array_equal(got.fetch(), swv(a, shape, axis=axis))
+    with pytest.raises(ValueError):
+        swv(x, 13, axis=0)
+    idx = np.array([4, 0, 6, 6])
+    for got, want in [
+        (np.take(x, idx, axis=0), np.take(a, idx, axis=0)), (np.concatenate([x, x], axis=1), np.concatenate([a, a], 1)),
+        (np.stack([x, x], axis=-1), np.stack([a, a], -1)), (np.where(np.isnan(x), 0.0, x), np.where(np.isnan(a), 0.0, a)),
+        (np.nanmean(x, axis=0), np.nanmean(a, axis=0)), (np.nansum(x, axis=(1, 2)), np.nansum(a, axis=(1, 2))),
+        (np.nanmax(x, axis=2), np.nanmax(a, axis=2)), (np.nanstd(x, axis=0, ddof=1), np.nanstd(a, axis=0, ddof=1)),
+        (np.pad(x, ((1, 2), (0, 0), (3, 0)), constant_values=np.nan),
+         np.pad(a, ((1, 2), (0, 0), (3, 0)), constant_values=np.nan)),
+        (np.pad(x > 0, ((2, 0), (0, 0), (0, 0)), constant_values=False),
+         np.pad(a > 0, ((2, 0), (0, 0), (0, 0)), constant_values=False)),
+    ]:
+        assert isinstance(got, mt.Tensor)
+        g = got.fetch()
+        assert g.dtype == want.dtype and g.shape == want.shape
+        np.testing.assert_allclose(g, want, rtol=1e-12, equal_nan=True)

@@ -398,3 +398,29 @@ def test_duck_numpy_functions(session, chunks):
         g = got.fetch()
         assert g.dtype == want.dtype and g.shape == want.shape
         np.testing.assert_allclose(g, want, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("chunks", [1, 3, None], ids=str)
+def test_gradient(session, chunks):
+    """np.gradient on a tensor (xarray's differentiate): uniform and
+    uneven spacing, both edge orders, one axis or all, against NumPy."""
+    a = rng.standard_normal((6, 7, 5))
+    c = np.cumsum(rng.random(7) + 0.1)
+    x = mt.asarray(a, chunks=chunks)
+    for args, kw in [((), {}), ((2.0,), {"axis": 1}), ((c,), {"axis": 1}), ((c,), {"axis": -2, "edge_order": 2}),
+                     ((0.5,), {"axis": 0, "edge_order": 2}), ((1.0, c, 2.0), {})]:
+        got, want = np.gradient(x, *args, **kw), np.gradient(a, *args, **kw)
+        for g, w in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want]):
+            assert isinstance(g, mt.Tensor)
+            np.testing.assert_allclose(g.fetch(), w, rtol=1e-12, atol=1e-12)
+    i = np.arange(12, dtype="int32").reshape(3, 4) ** 2
+    check = np.gradient(mt.asarray(i, chunks=chunks), axis=1)
+    assert check.dtype == np.float64
+    np.testing.assert_allclose(check.fetch(), np.gradient(i, axis=1))
+    f32 = a.astype("float32")
+    assert np.gradient(mt.asarray(f32), c, axis=1).dtype == np.float32
+    with pytest.raises(ValueError):
+        np.gradient(mt.asarray(a[:2]), axis=0, edge_order=2)
+    d = xr.DataArray(a, dims=("t", "y", "x"), coords={"y": c})
+    dm = xr.DataArray(x, dims=("t", "y", "x"), coords={"y": c})
+    same(dm.differentiate("y"), d.differentiate("y"))

@@ -1,8 +1,9 @@
 """NumPy functions that duck-array libraries (xarray) call on a tensor
 through __array_function__ beyond phobos.tensor's NumPy names, each kept on
 the cluster: result_type (by dtype, never by value), sliding_window_view
-(as shifted slices stacked on a new last axis: xarray's rolling), and the
-guard that makes a library's hidden conversion of a tensor to NumPy loud.
+(as shifted slices stacked on a new last axis: xarray's rolling),
+gradient (weighted slices: xarray's differentiate), and the guard that
+makes a library's hidden conversion of a tensor to NumPy loud.
 
 xarray 2023.01 reaches a tensor through __array_namespace__ (where,
 concat, stack, astype, isnan, reductions) and __array_function__ (the
@@ -70,9 +71,108 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     return out
 
 
+def _along(x, axis, start, stop):
+    lead = [{"slice": [None, None, None]}] * axis
+    return call("getitem", x, lead + [{"slice": [start, stop, None]}])
+
+
+def _spacing_shape(ndim, axis, n):
+    shape = [1] * ndim
+    shape[axis] = n
+    return shape
+
+
+def _gradient_axis(f, axis, h, edge_order):
+    """The derivative of f along axis by central differences inside and
+    one-sided ones at the two ends (of first or second order), for sample
+    spacing h: a number, or the coordinates (a NumPy array) of the
+    samples. The weights are computed in the client from the spacing;
+    the sums of weighted slices of f are the cluster's."""
+    mt = _mt()
+    n = f.shape[axis]
+    if n < edge_order + 1:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
+                         "elements are required.")
+    if np.ndim(h) == 0:
+        d = np.full(n - 1, float(h))
+        uniform = True
+    else:
+        coords = np.asarray(h, dtype=np.float64)
+        if coords.shape != (n,):
+            raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+        d = np.diff(coords)
+        uniform = bool(np.all(d == d[0]))
+
+    def w(v):
+        return mt.asarray(np.asarray(v, dtype=np.float64).reshape(_spacing_shape(f.ndim, axis, np.size(v))))
+
+    s = lambda a, b: _along(f, axis, a, b)  # noqa: E731
+    parts = []
+    if uniform:
+        lo_end = (s(1, 2) - s(0, 1)) / d[0] if edge_order == 1 else             (-1.5 / d[0]) * s(0, 1) + (2.0 / d[0]) * s(1, 2) + (-0.5 / d[0]) * s(2, 3)
+        parts.append(lo_end)
+        if n > 2:
+            parts.append((s(2, None) - s(None, -2)) / (2.0 * d[0]))
+        hi_end = (s(n - 1, n) - s(n - 2, n - 1)) / d[-1] if edge_order == 1 else             (0.5 / d[-1]) * s(n - 3, n - 2) + (-2.0 / d[-1]) * s(n - 2, n - 1) + (1.5 / d[-1]) * s(n - 1, n)
+        parts.append(hi_end)
+    else:
+        if edge_order == 1:
+            parts.append((s(1, 2) - s(0, 1)) / d[0])
+        else:
+            h1, h2 = d[0], d[1]
+            parts.append(-(2.0 * h1 + h2) / (h1 * (h1 + h2)) * s(0, 1) + (h1 + h2) / (h1 * h2) * s(1, 2)
+                         - h1 / (h2 * (h1 + h2)) * s(2, 3))
+        if n > 2:
+            h1, h2 = d[:-1], d[1:]
+            a = -h2 / (h1 * (h1 + h2))
+            b = (h2 - h1) / (h1 * h2)
+            c = h1 / (h2 * (h1 + h2))
+            parts.append(w(a) * s(None, -2) + w(b) * s(1, -1) + w(c) * s(2, None))
+        if edge_order == 1:
+            parts.append((s(n - 1, n) - s(n - 2, n - 1)) / d[-1])
+        else:
+            h1, h2 = d[-2], d[-1]
+            parts.append(h2 / (h1 * (h1 + h2)) * s(n - 3, n - 2) - (h2 + h1) / (h1 * h2) * s(n - 2, n - 1)
+                         + (2.0 * h2 + h1) / (h2 * (h1 + h2)) * s(n - 1, n))
+    return mt.concatenate(parts, axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """numpy.gradient on the cluster: spacing a number or the coordinates
+    of the samples (NumPy arrays in the client) per axis; the result has
+    f's floating dtype (float64 for integers), one tensor per axis (a list
+    for several)."""
+    f = astensor(f)
+    if edge_order not in (1, 2):
+        raise ValueError("'edge_order' greater than 2 not supported")
+    if axis is None:
+        axes = list(range(f.ndim))
+    else:
+        axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+        axes = [np.core.numeric.normalize_axis_index(operator.index(a), f.ndim) for a in axes]
+    if not varargs:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        spacing = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        spacing = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    if any(isinstance(h, Tensor) for h in spacing):
+        raise NotImplementedError("phobos: gradient with tensor spacing; give the coordinates as NumPy arrays")
+    x = f if f.dtype.kind in "fc" else f.astype("float64")
+    out = []
+    for ax, h in zip(axes, spacing):
+        g = _gradient_axis(x, ax, h, edge_order)
+        out.append(g if g.dtype == x.dtype else g.astype(x.dtype))
+    return out[0] if len(out) == 1 else out
+
+
+
 def dispatch_table():
     """The NumPy functions above, keyed by NumPy's function objects."""
-    return {np.result_type: result_type, np.lib.stride_tricks.sliding_window_view: sliding_window_view}
+    return {np.result_type: result_type, np.lib.stride_tricks.sliding_window_view: sliding_window_view,
+            np.gradient: gradient}
 
 
 # conversions to NumPy ------------------------------------------------------------------------

@@ -1127,6 +1127,7 @@ del _n
 
 
 _DUCK = _duck.dispatch_table()  # what duck-array libraries (xarray) call besides
+gradient = _duck.gradient
 
 
 def _np_ndim(a):

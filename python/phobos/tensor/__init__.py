@@ -13,7 +13,6 @@ Every function here is a call of a function of the cluster's registry
 (REGISTRY maps each of those to the name it has here)."""
 
 import builtins
-import math
 import operator
 
 import numpy as np
@@ -610,53 +609,8 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kw):
     ops = [astensor(o) for o in operands]
     subscripts = str(subscripts).replace(" ", "")
     if "..." in subscripts:
-        subscripts, ops = _einsum_ellipsis(subscripts, ops)
+        subscripts, ops = _duck.einsum_ellipsis(subscripts, ops)
     return call("einsum", subscripts, *ops)
-
-
-def _einsum_ellipsis(subscripts, ops):
-    """subscripts with each '...' replaced by letters the subscripts do not
-    use (the last ones of the broadcast ellipsis shape, right-aligned as
-    NumPy aligns them), and ops broadcast to that shape over them."""
-    ins, arrow, outs = subscripts.partition("->")
-    terms = ins.split(",")
-    if len(terms) != len(ops):
-        raise ValueError(f"einsum: {len(terms)} operands in the subscripts, {len(ops)} given")
-    shapes = []
-    for term, x in zip(terms, ops):
-        if term.count("...") > 1:
-            raise ValueError("einsum: an operand with more than one ellipsis")
-        n = x.ndim - len(term.replace("...", "")) if "..." in term else 0
-        if n < 0:
-            raise ValueError(f"einsum: operand of {x.ndim} dimensions for subscripts {term!r}")
-        shapes.append(tuple(x.shape[term.index("..."):term.index("...") + n]) if "..." in term else ())
-    ell = np.broadcast_shapes(*shapes)
-    used = set(subscripts)
-    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
-    if len(free) < len(ell):
-        raise ValueError("einsum: too many dimensions under the ellipsis")
-    letters = "".join(free[:len(ell)])
-    new_terms, new_ops = [], []
-    for term, x, sh in zip(terms, ops, shapes):
-        if "..." not in term:
-            new_terms.append(term)
-            new_ops.append(x)
-            continue
-        i = term.index("...")
-        mine = letters[len(ell) - len(sh):] if sh else ""
-        if sh != ell[len(ell) - len(sh):]:
-            # size-1 axes broadcast to the ellipsis shape's lengths
-            target = tuple(x.shape[:i]) + ell[len(ell) - len(sh):] + tuple(x.shape[i + len(sh):])
-            x = broadcast_to(x, target)
-        new_terms.append(term.replace("...", mine))
-        new_ops.append(x)
-    if arrow:
-        out = outs.replace("...", letters)
-    else:
-        # implicit output: the ellipsis, then the letters used once, sorted
-        flat = "".join(t.replace("...", "") for t in terms)
-        out = letters + "".join(sorted(c for c in set(flat) if flat.count(c) == 1))
-    return ",".join(new_terms) + "->" + out, new_ops
 
 
 def matmul(x1, x2, out=None):
@@ -761,36 +715,7 @@ def _t_getitem(self, key):
         # x[m] for a 0-d boolean m adds an axis of length 1 or 0, as in
         # NumPy: the one-element selection of x with that axis added
         return call("getitem", expand_dims(self, 0), [reshape(k, (1,))])
-    return call("getitem", self, _chunk_index(self, _index_items(key)))
-
-
-# A client index array gathering more than this many bytes of a tensor is
-# sent in pieces, so that the gather's result is in as many chunks (each
-# worker gathers a part) rather than one.
-_GATHER_CHUNK_BYTES = 8 << 20
-
-
-def _chunk_index(x, items):
-    """items with a large client index array (1-d integers, the only array
-    of the key, no Ellipsis before it) chunked to about _GATHER_CHUNK_BYTES
-    of x's rows each; the value of x[key] is the same."""
-    arrays = [i for i, it in enumerate(items) if isinstance(it, Tensor)]
-    if len(arrays) != 1 or "..." in items[:arrays[0]] or None in x._shape:
-        return items
-    k = arrays[0]
-    ind = items[k]
-    if ind._fn is not None or ind._chunks is not None or ind.ndim != 1 or ind.dtype.kind not in "iu":
-        return items
-    axis = builtins.sum(1 for it in items[:k] if it is not None)
-    if axis >= x.ndim:
-        return items
-    row = x.dtype.itemsize * math.prod(d for i, d in enumerate(x._shape) if i != axis)
-    per = builtins.max(1, _GATHER_CHUNK_BYTES // builtins.max(row, 1))
-    if ind._shape[0] <= per:
-        return items
-    out = list(items)
-    out[k] = from_numpy(ind._data, chunks=per)
-    return out
+    return call("getitem", self, _duck.chunk_index(self, _index_items(key)))
 
 
 def _index_items(key):
@@ -1166,4 +1091,4 @@ def _session_functions():
     return _session.get_default_session().functions()
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "builtins", "math", "operator", "g")]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "builtins", "operator", "g")]

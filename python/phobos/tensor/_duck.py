@@ -3,19 +3,22 @@ through __array_function__ beyond phobos.tensor's NumPy names, each kept on
 the cluster: result_type (by dtype, never by value), sliding_window_view
 (as shifted slices stacked on a new last axis: xarray's rolling),
 gradient (weighted slices: xarray's differentiate), and the guard that
-makes a library's hidden conversion of a tensor to NumPy loud.
+makes a library's hidden conversion of a tensor to NumPy loud. Also what
+phobos.tensor's own functions do for xarray's calls: einsum's '...'
+spelled out, and long client index arrays sent in pieces.
 
 xarray 2023.01 reaches a tensor through __array_namespace__ (where,
 concat, stack, astype, isnan, reductions) and __array_function__ (the
 rest); docs/xarray.md lists what stays on the cluster."""
 
+import math
 import operator
 import sys
 import warnings
 
 import numpy as np
 
-from ._core import Tensor, astensor, call
+from ._core import Tensor, astensor, call, from_numpy
 
 
 def _mt():
@@ -167,6 +170,86 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         out.append(g if g.dtype == x.dtype else g.astype(x.dtype))
     return out[0] if len(out) == 1 else out
 
+
+
+# einsum's ellipsis (xarray's dot and weighted reductions write it) -------------------------------
+
+
+def einsum_ellipsis(subscripts, ops):
+    """subscripts with each '...' replaced by letters the subscripts do not
+    use (the last ones of the broadcast ellipsis shape, right-aligned as
+    NumPy aligns them), and ops broadcast to that shape over them."""
+    ins, arrow, outs = subscripts.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ops):
+        raise ValueError(f"einsum: {len(terms)} operands in the subscripts, {len(ops)} given")
+    shapes = []
+    for term, x in zip(terms, ops):
+        if term.count("...") > 1:
+            raise ValueError("einsum: an operand with more than one ellipsis")
+        n = x.ndim - len(term.replace("...", "")) if "..." in term else 0
+        if n < 0:
+            raise ValueError(f"einsum: operand of {x.ndim} dimensions for subscripts {term!r}")
+        shapes.append(tuple(x.shape[term.index("..."):term.index("...") + n]) if "..." in term else ())
+    ell = np.broadcast_shapes(*shapes)
+    used = set(subscripts)
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    if len(free) < len(ell):
+        raise ValueError("einsum: too many dimensions under the ellipsis")
+    letters = "".join(free[:len(ell)])
+    new_terms, new_ops = [], []
+    for term, x, sh in zip(terms, ops, shapes):
+        if "..." not in term:
+            new_terms.append(term)
+            new_ops.append(x)
+            continue
+        i = term.index("...")
+        mine = letters[len(ell) - len(sh):] if sh else ""
+        if sh != ell[len(ell) - len(sh):]:
+            # size-1 axes broadcast to the ellipsis shape's lengths
+            target = tuple(x.shape[:i]) + ell[len(ell) - len(sh):] + tuple(x.shape[i + len(sh):])
+            x = _mt().broadcast_to(x, target)
+        new_terms.append(term.replace("...", mine))
+        new_ops.append(x)
+    if arrow:
+        out = outs.replace("...", letters)
+    else:
+        # implicit output: the ellipsis, then the letters used once, sorted
+        flat = "".join(t.replace("...", "") for t in terms)
+        out = letters + "".join(sorted(c for c in set(flat) if flat.count(c) == 1))
+    return ",".join(new_terms) + "->" + out, new_ops
+
+
+# gathers ------------------------------------------------------------------------------------
+
+
+# A client index array gathering more than this many bytes of a tensor is
+# sent in pieces, so that the gather's result is in as many chunks (each
+# worker gathers a part) rather than one.
+_GATHER_CHUNK_BYTES = 8 << 20
+
+
+def chunk_index(x, items):
+    """items with a large client index array (1-d integers, the only array
+    of the key, no Ellipsis before it) chunked to about _GATHER_CHUNK_BYTES
+    of x's rows each; the value of x[key] is the same."""
+    arrays = [i for i, it in enumerate(items) if isinstance(it, Tensor)]
+    if len(arrays) != 1 or "..." in items[:arrays[0]] or None in x._shape:
+        return items
+    k = arrays[0]
+    ind = items[k]
+    if ind._fn is not None or ind._chunks is not None or ind.ndim != 1 or ind.dtype.kind not in "iu":
+        return items
+    axis = sum(1 for it in items[:k] if it is not None)
+    if axis >= x.ndim:
+        return items
+    row = x.dtype.itemsize * math.prod(d for i, d in enumerate(x._shape) if i != axis)
+    per = max(1, _GATHER_CHUNK_BYTES // max(row, 1))
+    if ind._shape[0] <= per:
+        return items
+    out = list(items)
+    out[k] = from_numpy(ind._data, chunks=per)
+    return out
 
 
 def dispatch_table():

@@ -5,9 +5,11 @@ lon) float64 data, the anomalies from them, and the anomalies' monthly
 standard deviation; each system fetches the climatology and the spread.
 
     cd python && /usr/bin/python3 benchmarks/xarray_climatology.py [--lat 32] [--lon 64]
-        [--chunk 365] [--workers 2] [--threads 2] [--reps 5]
+        [--chunk 365] [--workers 1] [--threads 2] [--reps 5]
 
-The data is made with NumPy before any timing; Phobos holds it uploaded
+One worker process (using the machine's cores, as Dask's threads share
+one process) is the default; more workers on one machine move the
+groups' rows between them. The data is made with NumPy before any timing; Phobos holds it uploaded
 (the upload is not timed, as Dask's from_array is not) and Dask wraps it
 with from_array in chunks of --chunk days (whole lat and lon). The two
 results are checked equal (rtol 1e-10) and the bytes Phobos fetched are
@@ -35,7 +37,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--lat", type=int, default=32)
 ap.add_argument("--lon", type=int, default=64)
 ap.add_argument("--chunk", type=int, default=365)
-ap.add_argument("--workers", type=int, default=2)
+ap.add_argument("--workers", type=int, default=1)
 ap.add_argument("--threads", type=int, default=2)
 ap.add_argument("--reps", type=int, default=5)
 args = ap.parse_args()

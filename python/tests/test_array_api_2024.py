@@ -72,6 +72,45 @@ def test_version_and_info(session):
         info.dtypes(kind="floating")
 
 
+# The 2024.12 standard's names, by section (the main namespace, linalg and fft).
+STANDARD_2024_12 = {
+    "": """abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_left_shift bitwise_invert
+        bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign cos cosh divide equal exp expm1
+        floor floor_divide greater greater_equal hypot imag isfinite isinf isnan less less_equal log log1p
+        log2 log10 logaddexp logical_and logical_not logical_or logical_xor maximum minimum multiply negative
+        nextafter not_equal positive pow real reciprocal remainder round sign signbit sin sinh square sqrt
+        subtract tan tanh trunc arange asarray empty empty_like eye from_dlpack full full_like linspace
+        meshgrid ones ones_like tril triu zeros zeros_like astype can_cast finfo iinfo isdtype result_type
+        take take_along_axis __array_namespace_info__ matmul matrix_transpose tensordot vecdot
+        broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat reshape roll
+        squeeze stack tile unstack argmax argmin count_nonzero nonzero searchsorted where unique_all
+        unique_counts unique_inverse unique_values argsort sort cumulative_prod cumulative_sum max mean min
+        prod std sum var all any diff e inf nan newaxis pi bool int8 int16 int32 int64 uint8 uint16 uint32
+        uint64 float32 float64 complex64 complex128""",
+    "linalg": """cholesky cross det diagonal eigh eigvalsh inv matmul matrix_norm matrix_power matrix_rank
+        matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot trace vecdot vector_norm""",
+    "fft": "fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftfreq rfftfreq fftshift ifftshift",
+}
+
+
+def test_every_2024_12_name(session):
+    for section, names in STANDARD_2024_12.items():
+        ns = getattr(mt, section) if section else mt
+        missing = [n for n in names.split() if not hasattr(ns, n)]
+        assert not missing, (section, missing)
+    # the new functions as the standard calls them, keywords only where it says so
+    x = mt.asarray(np.arange(12.0).reshape(3, 4), chunks=2)
+    a = np.arange(12.0).reshape(3, 4)
+    check(mt.take(x, mt.asarray([2, 0]), axis=0), np.take(a, [2, 0], axis=0))
+    check(mt.take(mt.reshape(x, (-1,)), mt.asarray([5, 1])), a.ravel()[[5, 1]])
+    check(mt.expand_dims(x, axis=-1), a[..., None])
+    check(mt.squeeze(mt.expand_dims(x, axis=0), axis=0), a)
+    check(mt.roll(x, 1, axis=1), np.roll(a, 1, axis=1))
+    check(mt.sign(x - 5), np.sign(a - 5))
+    check(mt.round(x / 3), np.round(a / 3))
+    check(mt.trunc(x / 5), np.trunc(a / 5))
+
+
 @pytest.mark.parametrize("chunks", CHUNKS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_elementwise_additions(session, chunks, dtype):

@@ -15,7 +15,7 @@ xr = pytest.importorskip("xarray")
 pd = pytest.importorskip("pandas")
 
 import phobos.tensor as mt  # noqa: E402
-from phobos.tensor._duck import ComputeWarning  # noqa: E402
+from phobos.tensor import ComputeWarning  # noqa: E402
 
 CHUNKS = [(7, 4, 5), (1, 6, 5), (100, 100, 100)]
 rng = np.random.default_rng(2301)
@@ -159,6 +159,7 @@ OPS = {
     "rolling std": lambda d: d.rolling(time=5).std(),
     "rolling construct": lambda d: d.rolling(time=3).construct("w").mean("w"),
     "argsort": lambda d: d.fillna(0).argsort(),
+    "merge": lambda d: xr.merge([d.rename("a"), (d * 2).rename("b").isel(lon=slice(0, 3))]),
     "dataset mean": lambda d: xr.Dataset({"v": d, "w": d * 2}).mean("time"),
     "dataset groupby": lambda d: xr.Dataset({"v": d, "w": d - 1}).groupby("time.month").mean(),
     "dataset arithmetic": lambda d: xr.Dataset({"v": d}) - xr.Dataset({"v": d}).mean("lat"),

@@ -1053,6 +1053,7 @@ del _n
 
 _DUCK = _duck.dispatch_table()  # what duck-array libraries (xarray) call besides
 gradient = _duck.gradient
+ComputeWarning = _duck.ComputeWarning
 
 
 def _np_ndim(a):

@@ -1,9 +1,11 @@
 package calls
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/tensor"
@@ -201,6 +203,70 @@ func pairs[T int | float64](a *args, name string) ([][2]T, error) {
 	return out, nil
 }
 
+// constantPairs reads np.pad's constant_values as pairs does, where a
+// number may also be "nan", "inf" or "-inf" (the graph JSON's spelling of
+// values JSON has no number for: xarray pads with NaN) or a bool (xarray
+// pads a mask with false).
+func constantPairs(a *args, name string) ([][2]float64, error) {
+	raw := a.vals[name]
+	if !bytes.ContainsAny(raw, `"tf`) {
+		return pairs[float64](a, name)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, typeErr(name, err)
+	}
+	num := func(x any) (float64, bool) {
+		switch x := x.(type) {
+		case float64:
+			return x, true
+		case bool:
+			if x {
+				return 1, true
+			}
+			return 0, true
+		case string:
+			switch x {
+			case "nan", "NaN":
+				return math.NaN(), true
+			case "inf", "Infinity":
+				return math.Inf(1), true
+			case "-inf", "-Infinity":
+				return math.Inf(-1), true
+			}
+		}
+		return 0, false
+	}
+	pair := func(x any) ([2]float64, bool) {
+		if f, ok := num(x); ok {
+			return [2]float64{f, f}, true
+		}
+		l, ok := x.([]any)
+		if !ok || len(l) == 0 || len(l) > 2 {
+			return [2]float64{}, false
+		}
+		lo, ok1 := num(l[0])
+		hi, ok2 := num(l[len(l)-1])
+		return [2]float64{lo, hi}, ok1 && ok2
+	}
+	if p, ok := pair(v); ok {
+		return [][2]float64{p}, nil
+	}
+	many, ok := v.([]any)
+	if !ok || len(many) > maxRank {
+		return nil, typeErr(name, fmt.Errorf("want a number, a pair or one pair per axis, got %s", raw))
+	}
+	out := make([][2]float64, len(many))
+	for i, x := range many {
+		p, ok := pair(x)
+		if !ok {
+			return nil, valueErr("%s %s: entry %d is not a number or a pair", name, raw, i)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
 func pad(a *args) (*tensor.Tensor, error) {
 	t, err := a.tensor("array")
 	if err != nil {
@@ -215,7 +281,7 @@ func pad(a *args) (*tensor.Tensor, error) {
 	p.str("mode", &mode)
 	var constant [][2]float64
 	if a.has("constant_values") {
-		constant, err = pairs[float64](a, "constant_values")
+		constant, err = constantPairs(a, "constant_values")
 		p.keep(err)
 	}
 	if p.err != nil {

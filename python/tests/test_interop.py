@@ -130,7 +130,6 @@ UNSUPPORTED = [
     ("np.subtract.reduce", lambda t: np.subtract.reduce(t), "subtract.reduce"),
     ("np.add.reduceat", lambda t: np.add.reduceat(t, [0, 2]), "reduceat"),
     ("np.maximum.accumulate", lambda t: np.maximum.accumulate(t), "maximum.accumulate"),
-    ("np.searchsorted-sorter", lambda t: np.searchsorted(t, 0.5, sorter=[0, 1]), "searchsorted"),
     ("np.sum-where", lambda t: np.sum(t, where=t > 0), "sum"),
     ("np.linalg.eig", lambda t: np.linalg.eig(t), "eig"),
     ("np.frexp-out", lambda t: np.frexp(t, out=(np.empty((4, 5)), np.empty((4, 5), np.int32))), "frexp"),

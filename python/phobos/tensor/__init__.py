@@ -28,6 +28,7 @@ from . import _setops
 from . import _arrayapi
 from . import _mars
 from . import _ops
+from . import _duck
 from .. import session as _session
 from .._executable import ExecutableTuple
 
@@ -593,11 +594,16 @@ def astype(x, dtype):
 
 
 def einsum(subscripts, *operands, out=None, optimize=False, **kw):
-    """numpy.einsum, planned as tensordot, transpose and diagonal steps
-    (no '...' broadcasting)."""
+    """numpy.einsum, planned as tensordot, transpose and diagonal steps;
+    '...' (xarray's dot and weighted reductions write it) is spelled out
+    in letters of its own, the operands broadcast over it first."""
     if out is not None or kw:
         raise NotImplementedError("phobos: einsum with out= or dtype/order/casting arguments")
-    return call("einsum", str(subscripts), *[astensor(o) for o in operands])
+    ops = [astensor(o) for o in operands]
+    subscripts = str(subscripts).replace(" ", "")
+    if "..." in subscripts:
+        subscripts, ops = _duck.einsum_ellipsis(subscripts, ops)
+    return call("einsum", subscripts, *ops)
 
 
 def matmul(x1, x2, out=None):
@@ -702,7 +708,7 @@ def _t_getitem(self, key):
         # x[m] for a 0-d boolean m adds an axis of length 1 or 0, as in
         # NumPy: the one-element selection of x with that axis added
         return call("getitem", expand_dims(self, 0), [reshape(k, (1,))])
-    return call("getitem", self, _index_items(key))
+    return call("getitem", self, _duck.chunk_index(self, _index_items(key)))
 
 
 def _index_items(key):
@@ -1039,6 +1045,11 @@ for _n in ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "a
 del _n
 
 
+_DUCK = _duck.dispatch_table()  # what duck-array libraries (xarray) call besides
+gradient = _duck.gradient
+ComputeWarning = _duck.ComputeWarning
+
+
 def _np_ndim(a):
     return a.ndim
 
@@ -1058,7 +1069,10 @@ def _function_dispatch(func, args, kwargs):
     if getattr(func, "__module__", "") == "numpy.linalg" and hasattr(linalg, func.__name__):
         return getattr(linalg, func.__name__)(*args, **kwargs)
     if getattr(func, "__module__", "") == "numpy.fft" and func.__name__ in fft.__all__:
-        return getattr(fft, func.__name__)(*args, **kwargs)
+        return fft.NUMPY_1_24.get(func.__name__, getattr(fft, func.__name__))(*args, **kwargs)
+    duck = _DUCK.get(func)
+    if duck is not None:
+        return duck(*args, **kwargs)
     name = _FUNCTIONS.get(func)
     if name is None:
         raise NotImplementedError(f"phobos does not implement numpy.{func.__name__} "

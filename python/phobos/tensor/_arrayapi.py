@@ -1,4 +1,4 @@
-"""phobos.tensor as a Python Array API standard (2022.12) namespace, as NumPy
+"""phobos.tensor as a Python Array API standard (2024.12) namespace, as NumPy
 2's main namespace is: `x.__array_namespace__()` is phobos.tensor itself.
 
 install() adds the standard's names NumPy 1.24 spells differently (acos,
@@ -6,7 +6,8 @@ concat, permute_dims, unique_*, ...), its keywords (sort's descending and
 stable, std/var's correction, the creation functions' device), the array
 attributes and methods (mT, device, to_device, __dlpack__), the type
 functions (isdtype, finfo, iinfo, can_cast, result_type) and the linalg
-extension's names. Where NumPy 1.24 and the standard disagree the names
+extension's names; _arrayapi2024.py adds what 2023.12 and 2024.12 added.
+Where NumPy 1.24 and the standard disagree the names
 here follow the standard; docs/array-api.md lists each difference.
 
 The dtypes come from _core.SUPPORTED_DTYPES: a dtype the cluster gains is
@@ -22,12 +23,14 @@ import operator
 import numpy as np
 
 from . import _core
+from . import _arrayapi2024
 from ._core import Tensor, call, astensor
 from .._executable import executable_namedtuple
 
-API_VERSION = "2022.12"
-# Versions whose namespace this one is (2021.12 is a subset of 2022.12).
-_VERSIONS = (None, "2021.12", "2022.12")
+API_VERSION = "2024.12"
+# Versions whose namespace this one is (each a subset of the next, but for
+# sum and prod of float32, which from 2023.12 on keep float32 as NumPy does).
+_VERSIONS = (None, "2021.12", "2022.12", "2023.12", "2024.12")
 
 UniqueAllResult = executable_namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = executable_namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -307,9 +310,21 @@ def vecdot(x1, x2, /, *, axis=-1):
     if d1 != d2:
         raise ValueError(f"vecdot: the contracted axes have lengths {d1} and {d2}")
     x1, x2 = _promote_0d(x1, x2)
+    if x1.dtype.kind == "c":
+        x1 = mt.conj(x1)  # the standard's vecdot conjugates x1
     prod = mt.multiply(x1, x2)
     # the product's dtype, as the standard says (sum would widen int32)
     return mt.sum(prod, axis=axis if axis < 0 else axis - n, dtype=prod.dtype if prod.dtype.kind in "iu" else None)
+
+
+def _t_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """x.astype(dtype, copy=) as the standard's astype; NumPy's order,
+    casting and subok are taken (a tensor has no memory order, and any
+    cast is allowed, as NumPy's default 'unsafe')."""
+    if casting != "unsafe" and not np.can_cast(self.dtype, np.dtype(dtype), casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype} to {np.dtype(dtype)} according to the rule "
+                        f"{casting!r}")
+    return astype(self, dtype, copy=copy)
 
 
 def _copy(x):
@@ -716,6 +731,7 @@ def install(ns):
         ns[name] = _integer_identity(ns[name], name)
     ns["floor_divide"] = _wrap_floor_divide(ns["floor_divide"])
     _install_linalg(ns["linalg"])
+    _arrayapi2024.install(ns)
 
     Tensor.__array_namespace__ = _t_array_namespace
     Tensor.device = property(_t_device)
@@ -727,6 +743,6 @@ def install(ns):
     Tensor.__floordiv__ = lambda self, other: ns["floor_divide"](self, other)
     Tensor.__rfloordiv__ = lambda self, other: ns["floor_divide"](other, self)
     Tensor.__ifloordiv__ = ns["_inplace"](ns["floor_divide"])
-    Tensor.astype = lambda self, dtype, copy=True: astype(self, dtype, copy=copy)
+    Tensor.astype = _t_astype
     for name in ("sort", "argsort", "var", "std"):
         setattr(Tensor, name, ns["_method"](ns[name]))

@@ -257,6 +257,9 @@ class Tensor:
         return self.fetch(session, **kw)
 
     def __array__(self, dtype=None, copy=None):
+        if self._value is None and "xarray" in sys.modules:
+            from ._duck import hidden_conversion
+            hidden_conversion(self)
         v = self.fetch()
         return v if dtype is None else v.astype(dtype)
 
@@ -302,6 +305,16 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __copy__(self):
+        return _new_handle(self)
+
+    def __deepcopy__(self, memo):
+        """A new handle on the same node: a tensor's value never changes
+        (in-place syntax rebinds a handle), so a deep copy shares its data
+        and its inputs, as copy.copy does; copying the client data of a
+        tensor made from NumPy would upload it again."""
+        return _new_handle(self)
+
     # NumPy interoperability -------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         from . import _ufunc_dispatch
@@ -314,6 +327,17 @@ class Tensor:
 
 # The fields that make a tensor's node (what it computes); _rebind moves them.
 _NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits")
+
+
+def _new_handle(t):
+    """A handle of its own on t's node (same value, same inputs)."""
+    h = object.__new__(Tensor)
+    for f in _NODE:
+        setattr(h, f, getattr(t, f))
+    h._users = None
+    for x in h._inputs:
+        _add_user(x, h)
+    return h
 
 
 def _swap(v, old, new):

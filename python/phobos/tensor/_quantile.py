@@ -14,6 +14,8 @@ NAMES = ["median", "nanmedian", "quantile", "percentile", "nanquantile", "nanper
 def _axis(axis):
     if axis is None:
         return None
+    if isinstance(axis, np.ndarray) and axis.ndim == 1:
+        axis = axis.tolist()  # xarray's quantile gives its axes as an array
     if isinstance(axis, (tuple, list)):
         return [operator.index(a) for a in axis]
     return operator.index(axis)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -97,6 +98,43 @@ var registerMu sync.Mutex
 type descriptorSet struct {
 	byName map[string]*Descriptor
 	byType map[reflect.Type]*Descriptor
+	// slots is an open-addressing table by type word (typeWord) for
+	// Describe: a map keyed by reflect.Type costs several times a type
+	// switch, and fusion asks per chunk op.
+	slots []typeSlot
+	mask  uintptr
+}
+
+type typeSlot struct {
+	key uintptr
+	d   *Descriptor
+}
+
+// eface is the layout of an empty interface: its first word identifies
+// the dynamic type, and types are never freed.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+func typeWord(op any) uintptr { return uintptr((*eface)(unsafe.Pointer(&op)).typ) }
+
+// slot is where the probe for type word k starts.
+func (s *descriptorSet) slot(k uintptr) uintptr { return (k >> 4) * 0x9E3779B97F4A7C15 >> 20 & s.mask }
+
+func (s *descriptorSet) index() {
+	n := uintptr(16)
+	for n < uintptr(4*len(s.byType)) {
+		n <<= 1
+	}
+	s.slots, s.mask = make([]typeSlot, n), n-1
+	for _, d := range s.byType {
+		k := typeWord(d.Op)
+		i := s.slot(k)
+		for s.slots[i].key != 0 {
+			i = (i + 1) & s.mask
+		}
+		s.slots[i] = typeSlot{key: k, d: d}
+	}
 }
 
 // Register makes ops known by their descriptors. It is called from init
@@ -140,6 +178,7 @@ func Register(ds ...Descriptor) {
 		next.byName[d.Name] = &d
 		next.byType[t] = &d
 	}
+	next.index()
 	descriptors.Store(next)
 }
 
@@ -149,12 +188,19 @@ var noDescriptor = &Descriptor{}
 // Describe is the descriptor of op's type; an op that is not registered
 // gets an empty one (no name, no capabilities).
 func Describe(op any) *Descriptor {
-	if s := descriptors.Load(); s != nil {
-		if d, ok := s.byType[reflect.TypeOf(op)]; ok {
-			return d
+	s := descriptors.Load()
+	if s == nil || op == nil {
+		return noDescriptor
+	}
+	k := typeWord(op)
+	for i := s.slot(k); ; i = (i + 1) & s.mask {
+		switch s.slots[i].key {
+		case k:
+			return s.slots[i].d
+		case 0:
+			return noDescriptor
 		}
 	}
-	return noDescriptor
 }
 
 // Descriptors lists every registered descriptor, sorted by name.

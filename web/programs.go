@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,12 +109,33 @@ type ProgramRequest struct {
 	Program calls.Program `json:"program"`
 	Results []int         `json:"results"`
 	Fuse    *bool         `json:"fuse,omitempty"`
+	// Wait, in seconds, holds the answer until the graph ends or Wait has
+	// passed, as GET .../graphs/{gid}?wait_timeout does.
+	Wait float64 `json:"wait,omitempty"`
+	// Inline: results of at most this many bytes come in the answer, as
+	// base64 .npy, when the graph succeeded within Wait.
+	Inline int64 `json:"inline,omitempty"`
+	// Release deletes the graph once all its results came inline: a small
+	// graph is then one request, with nothing left to free.
+	Release bool `json:"release,omitempty"`
 }
+
+// stateSucceeded is the graph state (the scheduler's) with results.
+const stateSucceeded = "SUCCEEDED"
+
+// maxInline bounds ProgramRequest.Inline: bigger results stream.
+const maxInline = 1 << 20
 
 func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	var req ProgramRequest
 	if err := s.decode(w, r, &req); err != nil {
 		return err
+	}
+	if req.Wait < 0 || req.Wait > 3600 {
+		return badRequest(fmt.Errorf("wait: %v seconds, want a number from 0 to 3600", req.Wait))
+	}
+	if req.Inline < 0 || req.Inline > maxInline {
+		return badRequest(fmt.Errorf("inline: %d bytes, want 0 to %d", req.Inline, maxInline))
 	}
 	ts, err := req.Program.BuildWith(r.Context(), false, s.openSource)
 	if err != nil {
@@ -133,6 +155,8 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return programError(err)
 	}
+	// The one check of the program's files: the graph goes on as built,
+	// not searched or decoded again here.
 	if err := s.checkFiles(r.Context(), tg); err != nil {
 		return err
 	}
@@ -140,8 +164,102 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest(err)
 	}
-	return s.submit(w, r, SubmitRequest{Graph: gj, Results: ids, Fuse: req.Fuse})
+	st, err := s.submitEncoded(r, gj, ids, req.Fuse)
+	if err != nil {
+		return err
+	}
+	if req.Wait > 0 {
+		resp, err := s.cfg.Graphs.GetGraph(r.Context(), connect.NewRequest(&pb.GetGraphRequest{
+			SessionId: st.SessionId, GraphId: st.GraphId, WaitTimeoutMs: int64(req.Wait * 1000)}))
+		if err := r.Context().Err(); err != nil {
+			// The client left while it waited (Ctrl-C): it never learnt
+			// the graph's id, so the graph is cancelled here.
+			ctx := context.WithoutCancel(r.Context())
+			if _, cerr := s.cfg.Graphs.CancelGraph(ctx, connect.NewRequest(&pb.CancelGraphRequest{SessionId: st.SessionId, GraphId: st.GraphId})); cerr != nil {
+				s.log.Warn("cancelling a graph its client left", "session", st.SessionId, "graph", st.GraphId, "err", cerr)
+			}
+			return errAborted
+		}
+		if err != nil {
+			return err
+		}
+		st = resp.Msg
+	}
+	out := graphJSON(st)
+	if req.Inline > 0 && st.State == stateSucceeded {
+		if err := s.inlineResults(r, &out, req.Inline, req.Release); err != nil {
+			return err
+		}
+	}
+	w.Header().Set("Location", out.URL)
+	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
+
+// inlineResults puts the results of g of at most limit bytes into it and,
+// with release, deletes the graph when every result is there.
+func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, release bool) error {
+	all := true
+	for i := range g.Results {
+		res := &g.Results[i]
+		if n := resultBytes(res); n < 0 || n > limit {
+			all = false
+			continue
+		}
+		lay, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: g.SessionID, GraphId: g.GraphID, Index: int32(i)}))
+		if err != nil {
+			return err
+		}
+		var buf bufferWriter
+		if err := s.streamResult(r.Context(), &buf, lay.Msg, ""); err != nil {
+			if errors.Is(err, errAborted) {
+				return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
+			}
+			return err
+		}
+		res.Data = base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	if !all || !release {
+		return nil
+	}
+	if _, err := s.cfg.Graphs.CancelGraph(r.Context(), connect.NewRequest(&pb.CancelGraphRequest{SessionId: g.SessionID, GraphId: g.GraphID})); err != nil {
+		return err
+	}
+	g.Released = true
+	return nil
+}
+
+// resultBytes is the size of a result's data, -1 while a length is unknown.
+func resultBytes(r *ResultJSON) int64 {
+	var dt ndarray.DType
+	if err := dt.UnmarshalText([]byte(r.DType)); err != nil {
+		return -1
+	}
+	n := int64(dt.Size())
+	for _, d := range r.Shape {
+		if d < 0 {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// bufferWriter is an http.ResponseWriter that keeps the body: a result
+// streamed into an answer instead of a response of its own.
+type bufferWriter struct {
+	bytes.Buffer
+	header http.Header
+}
+
+func (b *bufferWriter) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+
+func (b *bufferWriter) WriteHeader(int) {}
 
 // programError is a program that cannot be built: a 400 whose kind is the
 // Python exception NumPy raises for the same mistake.

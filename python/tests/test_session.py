@@ -176,6 +176,8 @@ def test_ctrl_c_cancels_the_graph(session, monkeypatch):
         return out
 
     monkeypatch.setattr(phobos.Session, "_json", interrupting)
+    # the submission answers at once, so the client follows the graph
+    monkeypatch.setattr(session, "FIRST_WAIT", 0)
     t = mt.random.rand(2000, 2000, chunks=100).sum()
     with pytest.raises(KeyboardInterrupt):
         session.execute(t)
@@ -184,6 +186,38 @@ def test_ctrl_c_cancels_the_graph(session, monkeypatch):
     r = session._request("GET", seen["url"])
     body = json.loads(r.read())
     assert r.status == 404, body
+
+
+def test_ctrl_c_while_submitting_cancels_the_graph(session, monkeypatch):
+    # the graph before it names the one that is interrupted
+    monkeypatch.setattr(session, "FIRST_WAIT", 0)
+    first = session._json("POST", f"/api/sessions/{session.session_id}/programs",
+                          {"program": {"nodes": [{"fn": "ones", "args": [[3]]}]}, "results": [0]}, want=201)
+    monkeypatch.undo()
+    n = int(first["graph_id"][1:])
+    real = phobos.Session._request
+
+    def interrupting(self, method, path, body=None, headers=None):
+        if method == "POST" and path.endswith("/programs"):
+            # sent, then Ctrl-C while the cluster holds the answer
+            c = self._conn()
+            h = dict(headers or {})
+            if self._token:
+                h["Authorization"] = "Bearer " + self._token
+            c.request(method, path, body=body, headers=h)
+            raise KeyboardInterrupt
+        return real(self, method, path, body, headers)
+
+    monkeypatch.setattr(phobos.Session, "_request", interrupting)
+    t = mt.random.rand(4000, 4000, chunks=100).sum()
+    with pytest.raises(KeyboardInterrupt):
+        session.execute(t)
+    monkeypatch.undo()
+    path = f"/api/sessions/{session.session_id}/graphs/g{n + 1}"
+    r = session._request("GET", path + "?wait_timeout=60")
+    body = json.loads(r.read())
+    # cancelled (or, once it stopped, deleted), never computed to the end
+    assert r.status == 404 or body["state"] == "CANCELLED", body
 
 
 def test_files_on_the_workers(session):

@@ -1,0 +1,34 @@
+package phobos_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/phobos-tensor/phobos"
+	"github.com/phobos-tensor/phobos/tensor"
+)
+
+// trivial is the smallest useful graph: what an interactive round trip
+// costs beyond the computation itself.
+func trivial() *tensor.Tensor { return tensor.ArangeN(100).Mul(2).Sum() }
+
+// BenchmarkRoundTripLocal is a trivial graph built and computed on a local
+// session: building, compiling, scheduling, running and fetching one
+// scalar. docs/interactive.md has the figures beside Dask's.
+func BenchmarkRoundTripLocal(b *testing.B) {
+	sess, err := phobos.NewSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	ctx := context.Background()
+	for range b.N {
+		v, err := sess.ExecuteScalar(ctx, trivial())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v != 9900 {
+			b.Fatalf("sum = %v, want 9900", v)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import atexit
 import base64
 import collections
 import concurrent.futures
+import hashlib
 import http.client
 import io
 import json
@@ -30,9 +31,10 @@ _default_lock = threading.Lock()
 # another session on one of them (new_session(url)) needs no token passed.
 _local_tokens = {}
 
-# Client arrays above this many bytes are uploaded chunk by chunk instead of
-# travelling inside the program (the server's default request limit is 64 MiB).
-INLINE_LIMIT = 1 << 20
+# Client arrays above this many bytes are uploaded chunk by chunk, once per
+# session and content, instead of travelling inside every program that
+# uses them (the server's default request limit is 64 MiB).
+INLINE_LIMIT = 1 << 16
 _UPLOAD_STREAMS = 4
 # Results of at most this many bytes come in the answer to their graph's
 # submission instead of a request of their own.
@@ -392,12 +394,15 @@ class Session:
         return out
 
     def _upload(self, arr, chunks):
-        """Sends a client array chunk by chunk; the node that names it."""
-        key = (id(arr), json.dumps(chunks))
+        """Sends a client array chunk by chunk, unless this session holds
+        one of the same content, dtype, shape and chunks already; the node
+        that names it. The content is hashed on every call, so an array
+        changed in place since is sent again."""
+        key = (_content_key(arr), json.dumps(chunks))
         with self._upload_lock:
             hit = self._uploads.get(key)
-        if hit is not None and hit[0] is arr:
-            return hit[1]
+        if hit is not None:
+            return hit
         like = {"like": {"shape": list(arr.shape), "dtype": arr.dtype.name, "chunks": chunks}}
         splits = self._describe([like], nsplits=True)["nsplits"]
         up = self._json("POST", f"/api/sessions/{self.session_id}/uploads", want=201)
@@ -428,7 +433,7 @@ class Session:
                              "meta": {"shape": list(arr.shape), "dtype": arr.dtype.name},
                              "splits": splits, "workers": workers}}
         with self._upload_lock:
-            self._uploads[key] = (arr, node)
+            self._uploads[key] = node
         return node
 
     def dashboard_url(self):
@@ -477,6 +482,15 @@ class Session:
 
     def __repr__(self):
         return f"<phobos.Session {self.url} {self.session_id}{' (local)' if self._local else ''}>"
+
+
+def _content_key(arr):
+    """What identifies a client array's upload: its dtype, shape and a
+    BLAKE2b digest of its bytes in C order."""
+    c = np.ascontiguousarray(arr)
+    h = hashlib.blake2b(digest_size=20)
+    h.update(memoryview(c).cast("B") if c.size else b"")
+    return (c.dtype.str, c.shape, h.hexdigest())
 
 
 def _read_npy(f):

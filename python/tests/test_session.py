@@ -155,6 +155,34 @@ def test_big_arrays_travel_as_uploads(session, dtype):
     np.testing.assert_allclose(u.fetch(), data.sum(axis=0), rtol=1e-5 if dtype == "float32" else 1e-12)
 
 
+def test_client_arrays_are_sent_once_per_content(session, monkeypatch):
+    posts = []
+    real = phobos.Session._json
+
+    def counting(self, method, path, payload=None, want=200, what=None):
+        if method == "POST" and path.endswith("/uploads"):
+            posts.append(path)
+        return real(self, method, path, payload, want, what)
+
+    monkeypatch.setattr(phobos.Session, "_json", counting)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(20_000)  # 160 KB, above the inline limit
+    assert x.nbytes > phobos.session.INLINE_LIMIT
+    t = mt.tensor(x)
+    for _ in range(3):
+        assert float(t.mean()) == pytest.approx(x.mean(), rel=1e-12)
+    # another tensor of an equal copy refers to the same upload
+    assert float(mt.tensor(x.copy()).sum()) == pytest.approx(x.sum(), rel=1e-12)
+    assert len(posts) == 1, posts
+    # changed in place, the array is new content: sent again, and used
+    x[:10] = 1000.0
+    assert float(t.mean()) == pytest.approx(x.mean(), rel=1e-12)
+    assert len(posts) == 2, posts
+    # other chunks of the same content are another upload
+    assert float(mt.tensor(x, chunks=7_000).max()) == 1000.0
+    assert len(posts) == 3, posts
+
+
 def test_large_result_streams(session):
     t = mt.arange(6_000_000, chunks=1_000_000).astype("float64") * 0.5
     v = t.fetch()

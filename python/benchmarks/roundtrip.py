@@ -1,14 +1,16 @@
-"""Interactive round trips (issue 31): a trivial graph, built and computed
-from Python on a local `phobos cluster`, beside Dask threaded's .compute()
-of the same, in turns in one run.
+"""Interactive round trips (issue 31), from Python on a local `phobos
+cluster`, beside Dask threaded's .compute() of the same, in turns in one
+run.
 
     PHOBOS_BIN=/tmp/phobos /usr/bin/python3 roundtrip.py [--reps 300] [--breakdown]
 
-The graph is (arange(100) * 2).sum(): Phobos with its default chunking,
-Dask with chunks of 50. Each rep times both, one after the other, after
-warming up; prints one JSON line per system with the median and best
-milliseconds. --breakdown adds the median time of each kind of request
-the Phobos client made (what one round trip is made of)."""
+"trivial" is (arange(100) * 2).sum(): Phobos with its default chunking,
+Dask with chunks of 50. "client mean" is float(t.mean()) where t is made
+from a 400 KB NumPy array x once (mt.tensor(x); Dask: da.from_array(x) on
+every call, as code that wraps its data does). Each rep times every case,
+one after the other, after warming up; prints one JSON line per case and
+system with the median and best milliseconds. --breakdown adds the median
+time of each kind of request the Phobos client made."""
 
 import argparse
 import collections
@@ -22,6 +24,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import dask.array as da  # noqa: E402
+import numpy as np  # noqa: E402
 
 import phobos  # noqa: E402
 import phobos.session as ps  # noqa: E402
@@ -57,21 +60,36 @@ def dask_rt():
     return (da.arange(100, chunks=50) * 2).sum().compute(scheduler="threads")
 
 
+x = np.random.default_rng(31).standard_normal(50_000)
+tx = mt.tensor(x)
+
+
+def phobos_mean():
+    return float(tx.mean())
+
+
+def dask_mean():
+    return float(da.from_array(x).mean().compute(scheduler="threads"))
+
+
 assert int(phobos_rt()) == int(dask_rt())
+assert abs(phobos_mean() - dask_mean()) <= 1e-12 * abs(x).sum()
+cases = [("trivial", "phobos", phobos_rt), ("trivial", "dask", dask_rt),
+         ("client mean", "phobos", phobos_mean), ("client mean", "dask", dask_mean)]
 for _ in range(args.warmup):
-    phobos_rt()
-    dask_rt()
+    for _, _, f in cases:
+        f()
 calls.clear()
-times = {"phobos": [], "dask": []}
+times = collections.defaultdict(list)
 for _ in range(args.reps):
-    for name, f in (("phobos", phobos_rt), ("dask", dask_rt)):
+    for case, name, f in cases:
         t0 = time.perf_counter()
         f()
-        times[name].append(time.perf_counter() - t0)
-for name, ts in times.items():
-    print(json.dumps({"system": name, "graph": "(arange(100) * 2).sum()", "reps": len(ts),
+        times[(case, name)].append(time.perf_counter() - t0)
+for (case, name), ts in times.items():
+    print(json.dumps({"case": case, "system": name, "reps": len(ts),
                       "median_ms": round(statistics.median(ts) * 1e3, 3), "best_ms": round(min(ts) * 1e3, 3)}))
 for what, ts in sorted(calls.items()):
-    print(json.dumps({"request": what, "per_round_trip": round(len(ts) / args.reps, 2),
+    print(json.dumps({"request": what, "per_rep": round(len(ts) / args.reps, 2),
                       "median_ms": round(statistics.median(ts) * 1e3, 3)}))
 sess.close()

@@ -299,7 +299,7 @@ class Session:
             raise
         if st.get("released") and st["state"] == "SUCCEEDED":
             for t, res in zip(ts, st["results"]):
-                t._value = _read_npy(io.BytesIO(base64.b64decode(res["data"])))
+                t._value = self._take_result(res)
             return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
         path = st["url"]
         try:
@@ -307,10 +307,7 @@ class Session:
             if st["state"] != "SUCCEEDED":
                 raise _errors.PhobosError(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
-                if res.get("data"):
-                    t._value = _read_npy(io.BytesIO(base64.b64decode(res["data"])))
-                else:
-                    t._value = self._retrying(lambda: self._fetch_result(res["url"]))
+                t._value = self._take_result(res)
         finally:
             try:
                 r = self._request("DELETE", path)
@@ -371,6 +368,12 @@ class Session:
             _progress(st, bar)
             sys.stderr.write("\n")
         return st
+
+    def _take_result(self, res):
+        """The value of a result of a graph's state: inline, or fetched."""
+        if res.get("data"):
+            return _read_npy(io.BytesIO(base64.b64decode(res["data"])))
+        return self._retrying(lambda: self._fetch_result(res["url"]))
 
     def _fetch_result(self, path):
         """A result streamed into its array: nothing is held twice."""

@@ -67,6 +67,11 @@ class _LocalCluster:
         cmd = [_find_binary(), "cluster", "--stop-on-eof"]
         if workers:
             cmd += ["--workers", str(workers)]
+        if not any(a.lstrip("-").startswith("log-level") for a in args):
+            # Its log is drained and dropped (below): at the info level a
+            # line for each graph's start and end would cross two pipes
+            # and wake this process, twice per graph.
+            cmd += ["--log-level", "warn"]
         cmd += list(args)
         env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
         if token is not None:

@@ -321,3 +321,19 @@ def test_scalar_read_keeps_small_results(session):
     big = x + 1
     assert int(mt.sum(big > 100)) == 0
     assert big._value is None
+
+
+def test_local_cluster_logs_warnings_only_unless_asked():
+    s = phobos.new_session(default=False)
+    try:
+        args = s._local.proc.args
+        assert args[args.index("--log-level") + 1] == "warn", args
+    finally:
+        s.close()
+    s = phobos.new_session(default=False, cluster_args=["--log-level", "debug"])
+    try:
+        args = s._local.proc.args
+        assert args.count("--log-level") == 1 and args[args.index("--log-level") + 1] == "debug", args
+        assert float(mt.arange(4).sum()) == 6.0
+    finally:
+        s.close()

@@ -137,7 +137,19 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if req.Inline < 0 || req.Inline > maxInline {
 		return badRequest(fmt.Errorf("inline: %d bytes, want 0 to %d", req.Inline, maxInline))
 	}
-	ts, err := req.Program.BuildWith(r.Context(), false, s.openSource)
+	// A source a worker opened was checked against its data roots then;
+	// the check below is for the paths no worker has seen yet (writes).
+	opened := map[string]bool{}
+	open := func(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error) {
+		op, err := s.openSource(ctx, kind, path, spec)
+		if fu, ok := op.(ops.FileUser); ok && err == nil {
+			for _, p := range fu.FilePaths() {
+				opened[p] = true
+			}
+		}
+		return op, err
+	}
+	ts, err := req.Program.BuildWith(r.Context(), false, open)
 	if err != nil {
 		return programError(err)
 	}
@@ -155,9 +167,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return programError(err)
 	}
-	// The one check of the program's files: the graph goes on as built,
-	// not searched or decoded again here.
-	if err := s.checkFiles(r.Context(), tg); err != nil {
+	// The one check of each of the program's files: the graph goes on as
+	// built, not searched or decoded again here.
+	if err := s.checkFiles(r.Context(), tg, opened); err != nil {
 		return err
 	}
 	gj, err := graph.EncodeTileable(tg)
@@ -334,11 +346,16 @@ func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.Chu
 
 // checkFiles refuses a graph whose file ops name paths the workers' data
 // roots do not allow (403, the worker's words), before it is accepted.
-func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error {
+// Paths in checked were allowed already.
+func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph, checked map[string]bool) error {
 	var paths []string
 	for _, nd := range tg.Nodes {
 		if fu, ok := nd.Op.(ops.FileUser); ok {
-			paths = append(paths, fu.FilePaths()...)
+			for _, p := range fu.FilePaths() {
+				if !checked[p] {
+					paths = append(paths, p)
+				}
+			}
 		}
 	}
 	if len(paths) == 0 {

@@ -337,7 +337,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, req SubmitReques
 		// File ops: their paths are checked now. A graph that does not
 		// decode is left for the scheduler to refuse, with its reasons.
 		if tg, err := graph.DecodeTileable(req.Graph); err == nil {
-			if err := s.checkFiles(r.Context(), tg); err != nil {
+			if err := s.checkFiles(r.Context(), tg, nil); err != nil {
 				return err
 			}
 		}

@@ -10,7 +10,7 @@ import (
 // its reduction's finish in (FinishInPlace): what the worker reads of a
 // kernel to size and report it looks at the kernel, so only kernels too
 // small for either to matter are wrapped.
-const maxFinishedKernel = 1 << 16
+const maxFinishedKernel = 1 << 14
 
 // FinishInPlace runs each reduction finish whose input is the only partial
 // of its chunk (a ReducePartial, or a small fused kernel ending in one,

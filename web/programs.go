@@ -180,19 +180,22 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	answered := false
+	defer func() {
+		if !answered {
+			// No answer names the graph (the client left while it
+			// waited, as on Ctrl-C, or the wait failed): nobody could
+			// follow or free it, so it is cancelled here.
+			s.abandon(r, st)
+		}
+	}()
 	if req.Wait > 0 {
 		resp, err := s.cfg.Graphs.GetGraph(r.Context(), connect.NewRequest(&pb.GetGraphRequest{
 			SessionId: st.SessionId, GraphId: st.GraphId, WaitTimeoutMs: int64(req.Wait * 1000)}))
-		if err := r.Context().Err(); err != nil {
-			// The client left while it waited (Ctrl-C): it never learnt
-			// the graph's id, so the graph is cancelled here.
-			ctx := context.WithoutCancel(r.Context())
-			if _, cerr := s.cfg.Graphs.CancelGraph(ctx, connect.NewRequest(&pb.CancelGraphRequest{SessionId: st.SessionId, GraphId: st.GraphId})); cerr != nil {
-				s.log.Warn("cancelling a graph its client left", "session", st.SessionId, "graph", st.GraphId, "err", cerr)
-			}
-			return errAborted
-		}
 		if err != nil {
+			if r.Context().Err() != nil {
+				return errAborted
+			}
 			return err
 		}
 		st = resp.Msg
@@ -200,12 +203,24 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	out := graphJSON(st)
 	if req.Inline > 0 && st.State == stateSucceeded {
 		if err := s.inlineResults(r, &out, req.Inline, req.Release); err != nil {
+			if r.Context().Err() != nil {
+				return errAborted
+			}
 			return err
 		}
 	}
+	answered = true
 	w.Header().Set("Location", out.URL)
 	writeJSON(w, http.StatusCreated, out)
 	return nil
+}
+
+// abandon deletes a graph whose submission was not answered.
+func (s *Server) abandon(r *http.Request, st *pb.GraphStatus) {
+	ctx := context.WithoutCancel(r.Context())
+	if _, err := s.cfg.Graphs.CancelGraph(ctx, connect.NewRequest(&pb.CancelGraphRequest{SessionId: st.SessionId, GraphId: st.GraphId})); err != nil {
+		s.log.Warn("deleting a graph whose submission was not answered", "session", st.SessionId, "graph", st.GraphId, "err", err)
+	}
 }
 
 // inlineResults puts the results of g of at most limit bytes into it and,

@@ -7,6 +7,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -358,7 +359,9 @@ func (s *Server) submitEncoded(r *http.Request, gj json.RawMessage, results []in
 	for _, x := range results {
 		msg.Results = append(msg.Results, int32(min(max(x, -1), 1<<31-1)))
 	}
-	resp, err := s.cfg.Graphs.SubmitGraph(r.Context(), connect.NewRequest(msg))
+	// Not cut short by a client that leaves meanwhile: a graph the
+	// scheduler took is then known here, and can be cancelled.
+	resp, err := s.cfg.Graphs.SubmitGraph(context.WithoutCancel(r.Context()), connect.NewRequest(msg))
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func TestUndeliverableResultsStopTheWorker(t *testing.T) {
 			defer srv.Close()
 			client := phobosv1connect.NewSchedulerServiceClient(srv.Client(), srv.URL, rpc.ClientOptions()...)
 			stopped := make(chan error, 1)
-			b := newResultBatcher(3, client, slog.New(slog.DiscardHandler), 50*time.Millisecond, func(err error) { stopped <- err })
+			b := newResultBatcher(3, client, slog.New(slog.DiscardHandler), 50*time.Millisecond, func(err error) { stopped <- err }, nil)
 			defer b.close()
 			b.Report(protocol.Result{Key: protocol.ChunkKey{Graph: 1, Node: 2}, Attempt: 1, Worker: 3, Outcome: protocol.Succeeded})
 			select {

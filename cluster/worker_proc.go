@@ -228,7 +228,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 			p.interval = time.Second
 		}
 		p.deadAfter = 3 * p.interval
-		p.rep = newResultBatcher(p.id, p.sched, p.log, cfg.GiveUpAfter, p.undeliverable)
+		p.rep = newResultBatcher(p.id, p.sched, p.log, cfg.GiveUpAfter, p.undeliverable, p.busy)
 		p.load.next = p.rep
 	}
 	p.releaseGo = func() {}
@@ -627,7 +627,10 @@ func (h *httpPeers) deadReason(ctx context.Context, w int) string {
 // resultBatcher sends results to the scheduler in batches: as soon as
 // batchResults have queued, or batchDelay after the first of a batch, with
 // one message in flight so results arrive in the order they were made (a
-// Started notice must not overtake its op's outcome).
+// Started notice must not overtake its op's outcome). Results made while
+// the worker has nothing else running or queued go at once: no more are
+// coming to share their message, and a small graph alone on the cluster
+// (an interactive one) would only wait.
 type resultBatcher struct {
 	id      int
 	client  phobosv1connect.SchedulerServiceClient
@@ -635,6 +638,9 @@ type resultBatcher struct {
 	giveUp  time.Duration // how long a batch may keep failing
 	stopped func(error)   // called once when a batch cannot be delivered
 	failed  bool          // after stopped: results are dropped (the worker is leaving)
+	// busy reports whether the worker has tasks running or queued (nil:
+	// always, so batches always linger).
+	busy func() bool
 
 	mu   sync.Mutex
 	buf  []*pb.Result
@@ -649,9 +655,9 @@ const (
 	batchDelay   = time.Millisecond
 )
 
-func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log *slog.Logger, giveUp time.Duration, stopped func(error)) *resultBatcher {
+func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log *slog.Logger, giveUp time.Duration, stopped func(error), busy func() bool) *resultBatcher {
 	b := &resultBatcher{
-		id: id, client: client, log: log, giveUp: giveUp, stopped: stopped,
+		id: id, client: client, log: log, giveUp: giveUp, stopped: stopped, busy: busy,
 		kick: make(chan struct{}, 1),
 		full: make(chan struct{}, 1),
 		stop: make(chan struct{}),
@@ -674,6 +680,10 @@ func (b *resultBatcher) Report(r protocol.Result) {
 		signal(b.full)
 	}
 }
+
+// lingers reports whether a batch waits batchDelay for more results: only
+// while the worker has work that will make them.
+func (b *resultBatcher) lingers() bool { return b.busy == nil || b.busy() }
 
 func signal(c chan struct{}) {
 	select {
@@ -704,7 +714,7 @@ func (b *resultBatcher) loop() {
 			b.mu.Lock()
 			n := len(b.buf)
 			b.mu.Unlock()
-			if n > 0 && n < batchResults {
+			if n > 0 && n < batchResults && b.lingers() {
 				timer.Reset(batchDelay)
 				select {
 				case <-timer.C:
@@ -785,6 +795,18 @@ func (b *resultBatcher) fail(err error) {
 	if b.stopped != nil {
 		go b.stopped(err) // it deregisters: not on the batcher's loop
 	}
+}
+
+// busy reports whether the worker has tasks running or queued (false
+// before it has started).
+func (p *WorkerProc) busy() bool {
+	select {
+	case <-p.ready:
+	default:
+		return false
+	}
+	running, queued := p.w.Busy()
+	return running+queued > 0
 }
 
 // UploadDir is where the worker keeps the chunks clients uploaded.

@@ -150,7 +150,7 @@ func (r *workerRing) link(ctx context.Context, rec SchedulerRecord) error {
 	if l.wid >= handleBase {
 		return fmt.Errorf("scheduler %s gave worker id %d, beyond %d", rec.ID, l.wid, handleBase)
 	}
-	l.rep = newResultBatcher(l.wid, client, p.log, p.cfg.GiveUpAfter, func(err error) { r.drop(l, fmt.Errorf("results undeliverable: %w", err)) })
+	l.rep = newResultBatcher(l.wid, client, p.log, p.cfg.GiveUpAfter, func(err error) { r.drop(l, fmt.Errorf("results undeliverable: %w", err)) }, p.busy)
 	l.beat = time.Duration(resp.Msg.HeartbeatIntervalMs) * time.Millisecond
 	if l.beat <= 0 {
 		l.beat = time.Second

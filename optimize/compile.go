@@ -43,6 +43,8 @@ func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
 		cg, refs = Fuse(cg, refs)
 		p.record("fuse", cg)
 	}
+	cg, refs = FinishInPlace(cg, refs)
+	p.record("finish", cg)
 	p.Graph = cg
 	k := 0
 	for _, id := range results {

@@ -28,7 +28,11 @@ type Stats struct {
 func Summarize(pass string, g *graph.ChunkGraph) Stats {
 	s := Stats{Pass: pass, ChunkOps: len(g.Nodes)}
 	for _, nd := range g.Nodes {
-		if f, ok := nd.Op.(ops.Fused); ok {
+		op := nd.Op
+		if fin, ok := op.(ops.Finished); ok {
+			op = fin.Op // a kernel that runs its reduction's finish too
+		}
+		if f, ok := op.(ops.Fused); ok {
 			s.FusedGroups++
 			s.FusedOps += len(f.Nodes)
 			s.Recomputed += f.Recomputed

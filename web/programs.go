@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,14 +109,47 @@ type ProgramRequest struct {
 	Program calls.Program `json:"program"`
 	Results []int         `json:"results"`
 	Fuse    *bool         `json:"fuse,omitempty"`
+	// Wait, in seconds, holds the answer until the graph ends or Wait has
+	// passed, as GET .../graphs/{gid}?wait_timeout does.
+	Wait float64 `json:"wait,omitempty"`
+	// Inline: results of at most this many bytes come in the answer, as
+	// base64 .npy, when the graph succeeded within Wait.
+	Inline int64 `json:"inline,omitempty"`
+	// Release deletes the graph once all its results came inline: a small
+	// graph is then one request, with nothing left to free.
+	Release bool `json:"release,omitempty"`
 }
+
+// stateSucceeded is the graph state (the scheduler's) with results.
+const stateSucceeded = "SUCCEEDED"
+
+// maxInline bounds ProgramRequest.Inline: bigger results stream.
+const maxInline = 1 << 20
 
 func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	var req ProgramRequest
 	if err := s.decode(w, r, &req); err != nil {
 		return err
 	}
-	ts, err := req.Program.BuildWith(r.Context(), false, s.openSource)
+	if req.Wait < 0 || req.Wait > 3600 {
+		return badRequest(fmt.Errorf("wait: %v seconds, want a number from 0 to 3600", req.Wait))
+	}
+	if req.Inline < 0 || req.Inline > maxInline {
+		return badRequest(fmt.Errorf("inline: %d bytes, want 0 to %d", req.Inline, maxInline))
+	}
+	// A source a worker opened was checked against its data roots then;
+	// the check below is for the paths no worker has seen yet (writes).
+	opened := map[string]bool{}
+	open := func(ctx context.Context, kind, path string, spec ops.ChunkSpec) (ops.TensorOp, error) {
+		op, err := s.openSource(ctx, kind, path, spec)
+		if err == nil {
+			for _, p := range ops.FilePaths(op) {
+				opened[p] = true
+			}
+		}
+		return op, err
+	}
+	ts, err := req.Program.BuildWith(r.Context(), false, open)
 	if err != nil {
 		return programError(err)
 	}
@@ -133,15 +167,126 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return programError(err)
 	}
-	if err := s.checkFiles(r.Context(), tg); err != nil {
+	// The one check of each of the program's files: the graph goes on as
+	// built, not searched or decoded again here.
+	if err := s.checkFiles(r.Context(), tg, opened); err != nil {
 		return err
 	}
 	gj, err := graph.EncodeTileable(tg)
 	if err != nil {
 		return badRequest(err)
 	}
-	return s.submit(w, r, SubmitRequest{Graph: gj, Results: ids, Fuse: req.Fuse})
+	st, err := s.submitEncoded(r, gj, ids, req.Fuse)
+	if err != nil {
+		return err
+	}
+	answered := false
+	defer func() {
+		if !answered {
+			// No answer names the graph (the client left while it
+			// waited, as on Ctrl-C, or the wait failed): nobody could
+			// follow or free it, so it is cancelled here.
+			s.abandon(r, st)
+		}
+	}()
+	if req.Wait > 0 {
+		resp, err := s.cfg.Graphs.GetGraph(r.Context(), connect.NewRequest(&pb.GetGraphRequest{
+			SessionId: st.SessionId, GraphId: st.GraphId, WaitTimeoutMs: int64(req.Wait * 1000)}))
+		if err != nil {
+			if r.Context().Err() != nil {
+				return errAborted
+			}
+			return err
+		}
+		st = resp.Msg
+	}
+	out := graphJSON(st)
+	if req.Inline > 0 && st.State == stateSucceeded {
+		if err := s.inlineResults(r, &out, req.Inline, req.Release); err != nil {
+			if r.Context().Err() != nil {
+				return errAborted
+			}
+			return err
+		}
+	}
+	answered = true
+	w.Header().Set("Location", out.URL)
+	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
+
+// abandon deletes a graph whose submission was not answered.
+func (s *Server) abandon(r *http.Request, st *pb.GraphStatus) {
+	ctx := context.WithoutCancel(r.Context())
+	if _, err := s.cfg.Graphs.CancelGraph(ctx, connect.NewRequest(&pb.CancelGraphRequest{SessionId: st.SessionId, GraphId: st.GraphId})); err != nil {
+		s.log.Warn("deleting a graph whose submission was not answered", "session", st.SessionId, "graph", st.GraphId, "err", err)
+	}
+}
+
+// inlineResults puts the results of g of at most limit bytes into it and,
+// with release, deletes the graph when every result is there.
+func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, release bool) error {
+	all := true
+	for i := range g.Results {
+		res := &g.Results[i]
+		if n := resultBytes(res); n < 0 || n > limit {
+			all = false
+			continue
+		}
+		lay, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: g.SessionID, GraphId: g.GraphID, Index: int32(i)}))
+		if err != nil {
+			return err
+		}
+		var buf bufferWriter
+		if err := s.streamResult(r.Context(), &buf, lay.Msg, ""); err != nil {
+			if errors.Is(err, errAborted) {
+				return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
+			}
+			return err
+		}
+		res.Data = base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	if !all || !release {
+		return nil
+	}
+	if _, err := s.cfg.Graphs.CancelGraph(r.Context(), connect.NewRequest(&pb.CancelGraphRequest{SessionId: g.SessionID, GraphId: g.GraphID})); err != nil {
+		return err
+	}
+	g.Released = true
+	return nil
+}
+
+// resultBytes is the size of a result's data, -1 while a length is unknown.
+func resultBytes(r *ResultJSON) int64 {
+	var dt ndarray.DType
+	if err := dt.UnmarshalText([]byte(r.DType)); err != nil {
+		return -1
+	}
+	n := int64(dt.Size())
+	for _, d := range r.Shape {
+		if d < 0 {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// bufferWriter is an http.ResponseWriter that keeps the body: a result
+// streamed into an answer instead of a response of its own.
+type bufferWriter struct {
+	bytes.Buffer
+	header http.Header
+}
+
+func (b *bufferWriter) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+
+func (b *bufferWriter) WriteHeader(int) {}
 
 // programError is a program that cannot be built: a 400 whose kind is the
 // Python exception NumPy raises for the same mistake.
@@ -216,10 +361,15 @@ func (s *Server) openSource(ctx context.Context, kind, path string, spec ops.Chu
 
 // checkFiles refuses a graph whose file ops name paths the workers' data
 // roots do not allow (403, the worker's words), before it is accepted.
-func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph) error {
+// Paths in checked were allowed already.
+func (s *Server) checkFiles(ctx context.Context, tg *graph.TileableGraph, checked map[string]bool) error {
 	var paths []string
 	for _, nd := range tg.Nodes {
-		paths = append(paths, ops.FilePaths(nd.Op)...)
+		for _, p := range ops.FilePaths(nd.Op) {
+			if !checked[p] {
+				paths = append(paths, p)
+			}
+		}
 	}
 	if len(paths) == 0 {
 		return nil

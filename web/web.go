@@ -7,6 +7,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -337,23 +338,34 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, req SubmitReques
 		// File ops: their paths are checked now. A graph that does not
 		// decode is left for the scheduler to refuse, with its reasons.
 		if tg, err := graph.DecodeTileable(req.Graph); err == nil {
-			if err := s.checkFiles(r.Context(), tg); err != nil {
+			if err := s.checkFiles(r.Context(), tg, nil); err != nil {
 				return err
 			}
 		}
 	}
-	msg := &pb.SubmitGraphRequest{SessionId: r.PathValue("sid"), Graph: req.Graph, NoFuse: req.Fuse != nil && !*req.Fuse}
-	for _, x := range req.Results {
-		msg.Results = append(msg.Results, int32(min(max(x, -1), 1<<31-1)))
-	}
-	resp, err := s.cfg.Graphs.SubmitGraph(r.Context(), connect.NewRequest(msg))
+	st, err := s.submitEncoded(r, req.Graph, req.Results, req.Fuse)
 	if err != nil {
 		return err
 	}
-	st := graphJSON(resp.Msg)
-	w.Header().Set("Location", st.URL)
-	writeJSON(w, http.StatusCreated, st)
+	g := graphJSON(st)
+	w.Header().Set("Location", g.URL)
+	writeJSON(w, http.StatusCreated, g)
 	return nil
+}
+
+// submitEncoded hands a graph whose files were checked to the scheduler.
+func (s *Server) submitEncoded(r *http.Request, gj json.RawMessage, results []int, fuse *bool) (*pb.GraphStatus, error) {
+	msg := &pb.SubmitGraphRequest{SessionId: r.PathValue("sid"), Graph: gj, NoFuse: fuse != nil && !*fuse}
+	for _, x := range results {
+		msg.Results = append(msg.Results, int32(min(max(x, -1), 1<<31-1)))
+	}
+	// Not cut short by a client that leaves meanwhile: a graph the
+	// scheduler took is then known here, and can be cancelled.
+	resp, err := s.cfg.Graphs.SubmitGraph(context.WithoutCancel(r.Context()), connect.NewRequest(msg))
+	if err != nil {
+		return nil, err
+	}
+	return resp.Msg, nil
 }
 
 // GraphJSON is a graph's state in the REST API.
@@ -380,6 +392,8 @@ type ResultJSON struct {
 	DType  string  `json:"dtype"`
 	Chunks int     `json:"chunks"`
 	URL    string  `json:"url"`
+	// Data is the result as base64 .npy, when it came inline.
+	Data string `json:"data,omitempty"`
 }
 
 func graphJSON(st *pb.GraphStatus) GraphJSON {

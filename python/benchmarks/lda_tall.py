@@ -52,13 +52,13 @@ def main():
 
     session = phobos.new_session(workers=args.workers)
     fetched = []
-    fetch_result = session._fetch_result
+    take_result = session._take_result
 
-    def recording_fetch(path):
-        v = fetch_result(path)
+    def recording_take(res):
+        v = take_result(res)
         fetched.append(v.nbytes)
         return v
-    session._fetch_result = recording_fetch
+    session._take_result = recording_take
     # the largest result a fit may fetch: the classes and their counts
     # (int64 each), a rank, a 0-d float; far below one row block of X
     bound = 8 * args.n * max(args.n, args.classes)

@@ -2,7 +2,10 @@
 starts and stops."""
 
 import atexit
+import base64
+import collections
 import concurrent.futures
+import hashlib
 import http.client
 import io
 import json
@@ -28,10 +31,16 @@ _default_lock = threading.Lock()
 # another session on one of them (new_session(url)) needs no token passed.
 _local_tokens = {}
 
-# Client arrays above this many bytes are uploaded chunk by chunk instead of
-# travelling inside the program (the server's default request limit is 64 MiB).
-INLINE_LIMIT = 1 << 20
+# Client arrays above this many bytes are uploaded chunk by chunk, once per
+# session and content, instead of travelling inside every program that
+# uses them (the server's default request limit is 64 MiB).
+INLINE_LIMIT = 1 << 16
 _UPLOAD_STREAMS = 4
+# Results of at most this many bytes come in the answer to their graph's
+# submission instead of a request of their own.
+INLINE_RESULT = 1 << 16
+# Calls whose meaning depends on a file: never answered from the describe cache.
+_FILE_CALLS = frozenset(("from_npy", "from_zarr", "to_npy", "to_zarr"))
 _TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
 
 
@@ -58,6 +67,11 @@ class _LocalCluster:
         cmd = [_find_binary(), "cluster", "--stop-on-eof"]
         if workers:
             cmd += ["--workers", str(workers)]
+        if not any(a.lstrip("-").startswith("log-level") for a in args):
+            # Its log is drained and dropped (below): at the info level a
+            # line for each graph's start and end would cross two pipes
+            # and wake this process, twice per graph.
+            cmd += ["--log-level", "warn"]
         cmd += list(args)
         env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
         if token is not None:
@@ -114,6 +128,14 @@ class Session:
     # (a lease TTL and the adoption), and a computation only pauses.
     FAILOVER_WAIT = 120.0
 
+    # Seconds the request that submits a graph waits for it to end (a
+    # longer graph is then followed by long-polls, which show progress and
+    # can be interrupted).
+    FIRST_WAIT = 1.0
+
+    # Answers of /api/describe kept, the least recently used dropped first.
+    DESCRIBE_CACHE = 4096
+
     def __init__(self, url=None, token=None, workers=None, cluster_args=()):
         self._local = None
         if url is None:
@@ -129,6 +151,7 @@ class Session:
         self._token = token
         self._tls = threading.local()
         self._uploads = {}
+        self._described = collections.OrderedDict()
         self._upload_lock = threading.Lock()
         self._closed = False
         self._pool = None
@@ -149,6 +172,12 @@ class Session:
             c = cls(self._netloc, timeout=300)
             self._tls.conn = c
         return c
+
+    def _drop_conn(self):
+        c = getattr(self._tls, "conn", None)
+        self._tls.conn = None
+        if c is not None:
+            c.close()
 
     def _request(self, method, path, body=None, headers=None):
         """One request on this thread's keep-alive connection; the response,
@@ -206,10 +235,33 @@ class Session:
     # Programs -----------------------------------------------------------
 
     def _describe(self, program, nsplits=False):
+        """What the last node of program makes (its shape and dtype, and
+        with nsplits its chunk sizes), as the cluster says. What a program
+        makes depends on nothing but the program, except where it reads a
+        file: the answers to others are kept (DESCRIBE_CACHE of them), so
+        code that builds the same calls again (a loop, a fit) asks once."""
         payload = {"program": {"nodes": program}}
         if nsplits:
             payload["nsplits"] = True
-        return self._json("POST", "/api/describe", payload)["nodes"][0]
+        key = None
+        if not any(isinstance(n, dict) and n.get("fn") in _FILE_CALLS for n in program):
+            try:
+                key = json.dumps(payload, sort_keys=True, allow_nan=False)
+            except (TypeError, ValueError):
+                key = None
+        if key is not None:
+            with self._upload_lock:
+                hit = self._described.get(key)
+                if hit is not None:
+                    self._described.move_to_end(key)
+                    return dict(hit)
+        meta = self._json("POST", "/api/describe", payload)["nodes"][0]
+        if key is not None:
+            with self._upload_lock:
+                self._described[key] = dict(meta)
+                while len(self._described) > self.DESCRIBE_CACHE:
+                    self._described.popitem(last=False)
+        return meta
 
     def functions(self):
         """The functions the cluster builds, and its ufuncs."""
@@ -235,17 +287,32 @@ class Session:
         if not ts:
             return ExecutableTuple()
         nodes, roots = ts[0]._phobos_program(ts, self)
-        # A 503 is a refusal (nothing started): retried like a pause.
-        st = self._retrying(lambda: self._json(
-            "POST", f"/api/sessions/{self.session_id}/programs",
-            {"program": {"nodes": nodes}, "results": roots, "fuse": fuse}, want=201))
+        # One request for a small graph: the cluster answers once the graph
+        # ended (or after FIRST_WAIT), with small results inline, and frees
+        # the graph when they all came. A 503 is a refusal (nothing
+        # started): retried like a pause.
+        try:
+            st = self._retrying(lambda: self._json(
+                "POST", f"/api/sessions/{self.session_id}/programs",
+                {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
+                 "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": True}, want=201))
+        except KeyboardInterrupt:
+            # Interrupted while the cluster waits for the graph: closing
+            # the connection tells it the client left, and it cancels
+            # the graph (whose id never came back).
+            self._drop_conn()
+            raise
+        if st.get("released") and st["state"] == "SUCCEEDED":
+            for t, res in zip(ts, st["results"]):
+                t._value = self._take_result(res)
+            return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
         path = st["url"]
         try:
             st = self._wait(st, show_progress)
             if st["state"] != "SUCCEEDED":
                 raise _errors.PhobosError(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
-                t._value = self._retrying(lambda: self._fetch_result(res["url"]))
+                t._value = self._take_result(res)
         finally:
             try:
                 r = self._request("DELETE", path)
@@ -307,6 +374,12 @@ class Session:
             sys.stderr.write("\n")
         return st
 
+    def _take_result(self, res):
+        """The value of a result of a graph's state: inline, or fetched."""
+        if res.get("data"):
+            return _read_npy(io.BytesIO(base64.b64decode(res["data"])))
+        return self._retrying(lambda: self._fetch_result(res["url"]))
+
     def _fetch_result(self, path):
         """A result streamed into its array: nothing is held twice."""
         r = self._request("GET", path)
@@ -329,12 +402,15 @@ class Session:
         return out
 
     def _upload(self, arr, chunks):
-        """Sends a client array chunk by chunk; the node that names it."""
-        key = (id(arr), json.dumps(chunks))
+        """Sends a client array chunk by chunk, unless this session holds
+        one of the same content, dtype, shape and chunks already; the node
+        that names it. The content is hashed on every call, so an array
+        changed in place since is sent again."""
+        key = (_content_key(arr), json.dumps(chunks))
         with self._upload_lock:
             hit = self._uploads.get(key)
-        if hit is not None and hit[0] is arr:
-            return hit[1]
+        if hit is not None:
+            return hit
         like = {"like": {"shape": list(arr.shape), "dtype": arr.dtype.name, "chunks": chunks}}
         splits = self._describe([like], nsplits=True)["nsplits"]
         up = self._json("POST", f"/api/sessions/{self.session_id}/uploads", want=201)
@@ -365,7 +441,7 @@ class Session:
                              "meta": {"shape": list(arr.shape), "dtype": arr.dtype.name},
                              "splits": splits, "workers": workers}}
         with self._upload_lock:
-            self._uploads[key] = (arr, node)
+            self._uploads[key] = node
         return node
 
     def dashboard_url(self):
@@ -414,6 +490,20 @@ class Session:
 
     def __repr__(self):
         return f"<phobos.Session {self.url} {self.session_id}{' (local)' if self._local else ''}>"
+
+
+def _content_key(arr):
+    """What identifies a client array's upload: its dtype, shape and a
+    BLAKE2b digest of its bytes in C order."""
+    c = np.ascontiguousarray(arr)
+    h = hashlib.blake2b(digest_size=20)
+    h.update(memoryview(c).cast("B") if c.size else b"")
+    return (c.dtype.str, c.shape, h.hexdigest())
+
+
+def _read_npy(f):
+    """An array from a .npy stream."""
+    return np.lib.format.read_array(f, allow_pickle=False)
 
 
 def _progress(st, bar):

@@ -155,6 +155,34 @@ def test_big_arrays_travel_as_uploads(session, dtype):
     np.testing.assert_allclose(u.fetch(), data.sum(axis=0), rtol=1e-5 if dtype == "float32" else 1e-12)
 
 
+def test_client_arrays_are_sent_once_per_content(session, monkeypatch):
+    posts = []
+    real = phobos.Session._json
+
+    def counting(self, method, path, payload=None, want=200, what=None):
+        if method == "POST" and path.endswith("/uploads"):
+            posts.append(path)
+        return real(self, method, path, payload, want, what)
+
+    monkeypatch.setattr(phobos.Session, "_json", counting)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(20_000)  # 160 KB, above the inline limit
+    assert x.nbytes > phobos.session.INLINE_LIMIT
+    t = mt.tensor(x)
+    for _ in range(3):
+        assert float(t.mean()) == pytest.approx(x.mean(), rel=1e-12)
+    # another tensor of an equal copy refers to the same upload
+    assert float(mt.tensor(x.copy()).sum()) == pytest.approx(x.sum(), rel=1e-12)
+    assert len(posts) == 1, posts
+    # changed in place, the array is new content: sent again, and used
+    x[:10] = 1000.0
+    assert float(t.mean()) == pytest.approx(x.mean(), rel=1e-12)
+    assert len(posts) == 2, posts
+    # other chunks of the same content are another upload
+    assert float(mt.tensor(x, chunks=7_000).max()) == 1000.0
+    assert len(posts) == 3, posts
+
+
 def test_large_result_streams(session):
     t = mt.arange(6_000_000, chunks=1_000_000).astype("float64") * 0.5
     v = t.fetch()
@@ -176,6 +204,8 @@ def test_ctrl_c_cancels_the_graph(session, monkeypatch):
         return out
 
     monkeypatch.setattr(phobos.Session, "_json", interrupting)
+    # the submission answers at once, so the client follows the graph
+    monkeypatch.setattr(session, "FIRST_WAIT", 0)
     t = mt.random.rand(2000, 2000, chunks=100).sum()
     with pytest.raises(KeyboardInterrupt):
         session.execute(t)
@@ -184,6 +214,37 @@ def test_ctrl_c_cancels_the_graph(session, monkeypatch):
     r = session._request("GET", seen["url"])
     body = json.loads(r.read())
     assert r.status == 404, body
+
+
+def test_ctrl_c_while_submitting_cancels_the_graph(session, monkeypatch):
+    # a session of its own: its first graph is g1
+    s2 = phobos.new_session(session.url, token=session._token, default=False)
+    real = phobos.Session._request
+
+    def interrupting(self, method, path, body=None, headers=None):
+        if method == "POST" and path.endswith("/programs"):
+            # sent, then Ctrl-C while the cluster holds the answer
+            c = self._conn()
+            h = dict(headers or {})
+            if self._token:
+                h["Authorization"] = "Bearer " + self._token
+            c.request(method, path, body=body, headers=h)
+            raise KeyboardInterrupt
+        return real(self, method, path, body, headers)
+
+    try:
+        monkeypatch.setattr(phobos.Session, "_request", interrupting)
+        t = mt.random.rand(4000, 4000, chunks=100).sum()
+        with pytest.raises(KeyboardInterrupt):
+            s2.execute(t)
+        monkeypatch.undo()
+        r = s2._request("GET", f"/api/sessions/{s2.session_id}/graphs/g1?wait_timeout=60")
+        body = json.loads(r.read())
+        # cancelled (or, once it stopped, deleted), never computed to the end
+        assert r.status == 404 or body["state"] == "CANCELLED", body
+    finally:
+        monkeypatch.undo()
+        s2.close()
 
 
 def test_files_on_the_workers(session):
@@ -260,3 +321,19 @@ def test_scalar_read_keeps_small_results(session):
     big = x + 1
     assert int(mt.sum(big > 100)) == 0
     assert big._value is None
+
+
+def test_local_cluster_logs_warnings_only_unless_asked():
+    s = phobos.new_session(default=False)
+    try:
+        args = s._local.proc.args
+        assert args[args.index("--log-level") + 1] == "warn", args
+    finally:
+        s.close()
+    s = phobos.new_session(default=False, cluster_args=["--log-level", "debug"])
+    try:
+        args = s._local.proc.args
+        assert args.count("--log-level") == 1 and args[args.index("--log-level") + 1] == "debug", args
+        assert float(mt.arange(4).sum()) == 6.0
+    finally:
+        s.close()

@@ -21,20 +21,20 @@ def _data(n, d, classes, seed):
 def _count_fetches(session):
     """The sizes in bytes of the results the client fetches from now on."""
     sizes = []
-    orig = session._fetch_result
+    orig = session._take_result
 
-    def fetch(path):
-        v = orig(path)
+    def take(res):
+        v = orig(res)
         sizes.append(v.nbytes)
         return v
-    session._fetch_result = fetch
+    session._take_result = take
     return sizes
 
 
 @pytest.fixture
 def session(session):
     yield session
-    session.__dict__.pop("_fetch_result", None)  # undo _count_fetches
+    session.__dict__.pop("_take_result", None)  # undo _count_fetches
 
 
 @pytest.mark.parametrize("n, d, classes, chunks", [(300, 5, 3, None), (257, 7, 4, 50), (64, 3, 2, 7)])

@@ -1,0 +1,82 @@
+package optimize
+
+import (
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// maxFinishedKernel bounds the iteration shape of a fused kernel that takes
+// its reduction's finish in (FinishInPlace): what the worker reads of a
+// kernel to size and report it looks at the kernel, so only kernels too
+// small for either to matter are wrapped.
+const maxFinishedKernel = 1 << 14
+
+// FinishInPlace runs each reduction finish whose input is the only partial
+// of its chunk (a ReducePartial, or a small fused kernel ending in one,
+// read by nothing else and not a result itself) in the same chunk op as
+// that partial (ops.Finished). A reduction within one chunk then costs one
+// chunk op: one dispatch and one report, which is most of what a small
+// graph costs on a cluster. Order is kept; O(V+E).
+func FinishInPlace(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
+	n := len(g.Nodes)
+	users := make([]int32, n)
+	for _, nd := range g.Nodes {
+		for _, in := range nd.Inputs {
+			users[in]++
+		}
+	}
+	for _, r := range results {
+		users[r]++ // a result is read by the client
+	}
+	// merged[p] = the finish that takes partial p in.
+	merged := make(map[ops.ChunkRef]bool)
+	for _, nd := range g.Nodes {
+		if _, ok := nd.Op.(ops.ReduceFinish); !ok || len(nd.Inputs) != 1 {
+			continue
+		}
+		if p := nd.Inputs[0]; users[p] == 1 && finishable(g.Nodes[p].Op) {
+			merged[p] = true
+		}
+	}
+	if len(merged) == 0 {
+		return g, append([]ops.ChunkRef(nil), results...)
+	}
+	remap := make([]ops.ChunkRef, n)
+	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n-len(merged)), MaxOps: g.MaxOps}
+	for i, nd := range g.Nodes {
+		if merged[ops.ChunkRef(i)] {
+			remap[i] = -1
+			continue
+		}
+		op, ins := nd.Op, nd.Inputs
+		if fin, ok := op.(ops.ReduceFinish); ok && len(ins) == 1 && merged[ins[0]] {
+			p := g.Nodes[ins[0]]
+			op, ins = ops.Finished{Op: p.Op, Finish: fin}, p.Inputs
+		}
+		mapped := make([]ops.ChunkRef, len(ins))
+		for j, in := range ins {
+			mapped[j] = remap[in]
+		}
+		remap[i] = out.AddChunk(op, mapped, nd.Meta)
+	}
+	res := make([]ops.ChunkRef, len(results))
+	for i, r := range results {
+		res[i] = remap[r]
+	}
+	return out, res
+}
+
+// finishable: op makes a reduction's partial and may take its finish in.
+func finishable(op ops.ChunkOp) bool {
+	if ops.FusionOf(op) == ops.FuseReduce {
+		return true
+	}
+	if o, ok := op.(ops.Fused); ok {
+		if len(o.Nodes) == 0 || len(o.Shape1) > 0 || ndarray.Size(o.Shape) > maxFinishedKernel {
+			return false
+		}
+		return ops.FusionOf(o.Nodes[len(o.Nodes)-1].Op) == ops.FuseReduce
+	}
+	return false
+}

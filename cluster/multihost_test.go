@@ -358,6 +358,8 @@ func TestMultiHost(t *testing.T) {
 		v, err := wl.Eval(ctx, sess, params, 11)
 		done <- outcome{v, err}
 	}()
+	// Worker 2 holds tasks of the graph (running, or queued behind its one
+	// slot): a poll may fall between its short tasks, not in a queue.
 	eventually(t, 60*time.Second, "worker 2 running chunk ops", func() bool {
 		resp, err := lc.hc.Get(lc.web + "/api/workers")
 		if err != nil {
@@ -367,9 +369,10 @@ func TestMultiHost(t *testing.T) {
 		var got struct {
 			Workers []struct {
 				Running int `json:"running"`
+				Queued  int `json:"queued"`
 			} `json:"workers"`
 		}
-		return json.NewDecoder(resp.Body).Decode(&got) == nil && len(got.Workers) == workers && got.Workers[2].Running > 0
+		return json.NewDecoder(resp.Body).Decode(&got) == nil && len(got.Workers) == workers && got.Workers[2].Running+got.Workers[2].Queued > 0
 	})
 	l.setLink(t, 3, "down") // host 3 is worker 2's
 	var got outcome

@@ -273,23 +273,32 @@ def _coerce_boundary(ndim, boundary):
 
 
 def _min_chunks(size, chunks):
-    """Chunks of at least size each, merging small ones into their
-    neighbours, as Dask's overlap does when it may rechunk."""
+    """Chunks of at least size each, the blocks Dask's overlap makes when
+    it may rechunk (so that functions see the same blocks): a chunk
+    shorter than size joins the run of chunks before it, or, when that run
+    can spare it, takes what it lacks from the run's end."""
     if size <= min(chunks):
         return tuple(chunks)
-    if size > sum(chunks):
-        raise ValueError(f"The overlapping depth {size} is larger than your array {sum(chunks)}.")
-    out, acc = [], 0
+    out, run = [], 0
     for c in chunks:
-        acc += c
-        if acc >= size:
-            out.append(acc)
-            acc = 0
-    if acc:
-        if out:
-            out[-1] += acc
-        else:
-            out.append(acc)
+        if c < size:
+            lack = size - c
+            if run > size + lack:
+                out.append(run - lack)
+                run = size
+            else:
+                run += c
+        if run >= size:
+            out.append(run)
+            run = 0
+        if c >= size:
+            run += c
+    if run >= size:
+        out.append(run)
+    elif out:
+        out[-1] += run
+    else:
+        raise ValueError(f"The overlapping depth {size} is larger than your array {sum(chunks)}.")
     return tuple(out)
 
 

@@ -15,7 +15,7 @@ import (
 // as Dask does.
 func init() {
 	table["user_blocks"] = function{
-		params:   []string{"arrays", "payload", "label", "dtype", "nsplits", "in_axes", "block_id", "block_info"},
+		params:   []string{"arrays", "payload", "label", "dtype", "nsplits", "in_axes", "block_id", "block_info", "paths"},
 		required: 6,
 		build:    userBlocks,
 	}
@@ -38,6 +38,11 @@ func userBlocks(a *args) (*tensor.Tensor, error) {
 	}
 	if err := json.Unmarshal(a.vals["in_axes"], &op.InAxes); err != nil {
 		return nil, typeErr("in_axes", errors.New("want a list of lists of output axes"))
+	}
+	if a.has("paths") {
+		if err := json.Unmarshal(a.vals["paths"], &op.Paths); err != nil {
+			return nil, typeErr("paths", errors.New("want a list of file paths"))
+		}
 	}
 	if len(op.Payload) > ops.MaxUserPayload {
 		return nil, &Error{Kind: "ValueError", Err: errors.New("the pickled function is larger than the limit of 4 MiB: pass large data as arrays, not in the function's closure")}

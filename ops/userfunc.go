@@ -47,10 +47,17 @@ type UserBlocks struct {
 	// block_id= and block_info= keywords do.
 	BlockID   bool `json:"block_id,omitempty"`
 	BlockInfo bool `json:"block_info,omitempty"`
+	// Paths are files the function reads (from_array over an HDF5 file):
+	// they must lie under the workers' data roots, checked when the graph
+	// is submitted (FileUser) and again before each call.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // Type implements TensorOp.
 func (UserBlocks) Type() string { return "user_blocks" }
+
+// FilePaths implements FileUser.
+func (op UserBlocks) FilePaths() []string { return op.Paths }
 
 func (op UserBlocks) check(in []Meta) error {
 	name := "user function " + op.Label
@@ -189,7 +196,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			info, err = json.Marshal(extra)
 		}
 		meta := Meta{Shape: shape, DType: op.DType}
-		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Info: info, InBytes: inBytes}
+		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Info: info, InBytes: inBytes, Paths: op.Paths}
 		res.Chunks = append(res.Chunks, b.AddChunk(c, refs, meta))
 	})
 	if err != nil {
@@ -208,7 +215,8 @@ type UserBlock struct {
 	Info    json.RawMessage `json:"info,omitempty"`
 	// InBytes is the inputs' size: an executor holds a copy of them in
 	// shared memory while the function runs.
-	InBytes int64 `json:"in_bytes,omitempty"`
+	InBytes int64    `json:"in_bytes,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -224,6 +232,11 @@ func (op UserBlock) ScratchBytes(out Meta) int64 { return op.InBytes + out.Nbyte
 // Exec implements ChunkOp.
 func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
 	out := Meta{Shape: op.Shape, DType: op.DType}
+	for _, p := range op.Paths {
+		if err := checkPath(ctx, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Label(), err)
+		}
+	}
 	var res *ndarray.Array
 	var err error
 	if op.GoFunc != "" {

@@ -36,3 +36,51 @@ class BlockFn:
             hi = d if (outer or b < n - 1) else 0
             sl.append(slice(lo, res.shape[ax] - hi))
         return res[tuple(sl)]
+
+
+class Slicer:
+    """from_array's function: the block of obj at the output block's
+    location (obj sliced on the worker, so the data never pass through the
+    client)."""
+
+    def __init__(self, obj, dtype):
+        self.obj = obj
+        self.dtype = dtype
+
+    def __call__(self, block_info=None):
+        import numpy as np
+        loc = block_info[None]["array-location"]
+        return np.asarray(self.obj[tuple(slice(a, b) for a, b in loc)], dtype=self.dtype)
+
+
+_h5_files = {}
+
+
+class H5Dataset:
+    """An h5py dataset by file name and path, reopened (read-only) in the
+    executor that slices it: h5py objects do not pickle."""
+
+    def __init__(self, filename, name):
+        self.filename = filename
+        self.name = name
+
+    def __getitem__(self, key):
+        import h5py
+        f = _h5_files.get(self.filename)
+        if f is None:
+            f = _h5_files[self.filename] = h5py.File(self.filename, "r")
+        return f[self.name][key]
+
+
+class Writer:
+    """store's function: writes the block into target at its location and
+    returns how many elements it wrote (one per block)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __call__(self, block, block_info=None):
+        import numpy as np
+        loc = block_info[0]["array-location"]
+        self.target[tuple(slice(a, b) for a, b in loc)] = block
+        return np.full((1,) * block.ndim, block.size, dtype="int64")

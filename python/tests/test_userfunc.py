@@ -244,3 +244,32 @@ def test_time_limit_and_refusal():
             t.map_blocks(lambda b: b, dtype="float64").execute(session=s)
     finally:
         s.close()
+
+
+def test_from_array_h5py_and_store(session, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    rng = np.random.default_rng(38)
+    x = rng.standard_normal((37, 11))
+    path = os.path.join(session.data_root, "from_array.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("grp/x", data=x)
+    with h5py.File(path, "r") as f:
+        t = mt.from_array(f["grp/x"], chunks=(10, 4))
+        assert t.shape == (37, 11) and t.nsplits == ((10, 10, 10, 7), (4, 4, 3))
+        _same(t.execute().fetch(), x)
+        _same((t * 2).sum(axis=0).execute().fetch(), (x * 2).sum(axis=0))
+    # A file outside the workers' data roots is refused, naming the flag.
+    outside = str(tmp_path / "outside.h5")
+    with h5py.File(outside, "w") as f:
+        f.create_dataset("x", data=x)
+    with h5py.File(outside, "r") as f:
+        with pytest.raises(PermissionError, match="--data-root"):
+            mt.from_array(f["x"], chunks=10).execute()
+    # Any sliceable object that pickles.
+    _same(mt.from_array(x.tolist() and np.asarray(x), chunks=5).execute().fetch(), x)
+    # store into a Zarr array the workers write.
+    zarr = pytest.importorskip("zarr")
+    target = zarr.open(os.path.join(session.data_root, "stored.zarr"), mode="w", shape=x.shape, chunks=(10, 4),
+                       dtype="float64")
+    mt.tensor(x, chunks=(10, 4)).store(target)
+    _same(target[...], x)

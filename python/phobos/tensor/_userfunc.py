@@ -453,3 +453,78 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     res = _blockwise(func, out_ind, pairs, dtype=dtype, new_axes={**new_axes, **out_sizes}, kwargs=kwargs,
                      fname="apply_gufunc", meta=meta)
     return res
+
+
+def _normalize_chunks(chunks, shape, itemsize):
+    if chunks is None or chunks == "auto":
+        # Blocks of about 64 MiB, whole along every axis but the first.
+        row = max(int(np.prod(shape[1:], dtype=np.int64)) * itemsize, 1)
+        chunks = (max(1, (64 << 20) // row),) + tuple(shape[1:])
+    if isinstance(chunks, numbers.Integral):
+        chunks = (int(chunks),) * len(shape)
+    chunks = tuple(chunks)
+    if len(chunks) != len(shape):
+        raise ValueError(f"Chunks and shape must be of the same length/dimension. Got chunks={chunks}, shape={shape}")
+    out = []
+    for c, n in zip(chunks, shape):
+        if isinstance(c, numbers.Integral) or c is None:
+            c = n if c is None or c == -1 else int(c)
+            c = max(min(c, n), 1) if n else 1
+            out.append(tuple([c] * (n // c) + ([n % c] if n % c else [])) or (0,))
+        else:
+            c = tuple(int(v) for v in c)
+            if sum(c) != n:
+                raise ValueError(f"Chunks do not add up to shape. Got chunks={chunks}, shape={shape}")
+            out.append(c)
+    return out
+
+
+def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
+               inline_array=False):
+    """dask.array.from_array over any object with shape, dtype and slicing
+    that pickles (an h5py dataset travels as its file name and path and is
+    reopened by the workers, whose --data-root must hold the file): each
+    chunk is sliced from it on a worker."""
+    if isinstance(x, np.ndarray):
+        from ._core import from_numpy
+        return from_numpy(x, chunks=None if chunks == "auto" else chunks)
+    shape = tuple(int(n) for n in x.shape)
+    dtype = np.dtype(x.dtype)
+    paths = []
+    obj = x
+    mod = type(x).__module__ or ""
+    if mod.startswith("h5py"):
+        import os
+        from .._blockfn import H5Dataset
+        fname = os.path.abspath(x.file.filename)
+        obj = H5Dataset(fname, x.name)
+        paths = [fname]
+    from .._blockfn import Slicer
+    nsplits = _normalize_chunks(chunks, shape, dtype.itemsize)
+    fn = Slicer(obj, dtype)
+    return call("user_blocks", [], _payload(BlockFn(fn, [], {}, ("block_info",))), "from_array(" + type(x).__name__ + ")",
+                dtype.name, [list(s) for s in nsplits], [], block_id=True, block_info=True, paths=paths or None)
+
+
+def store(sources, targets, lock=True, regions=None, compute=True, return_stored=False, **kwargs):
+    """dask.array.store: each source written block by block into its
+    target (any sliceable object that pickles and takes writes from several
+    processes, as a Zarr array does), from the workers."""
+    if isinstance(sources, Tensor):
+        sources, targets = [sources], [targets]
+    if len(sources) != len(targets):
+        raise ValueError("Different number of sources [%d] and targets [%d]" % (len(sources), len(targets)))
+    if regions is not None:
+        raise NotImplementedError("phobos: store(regions=...)")
+    from .._blockfn import Writer
+    outs = []
+    for s, t in zip(sources, targets):
+        s = astensor(s)
+        ind = tuple(range(s.ndim))
+        ones = [(1,) * len(sp) for sp in s.nsplits]
+        outs.append(_blockwise(Writer(t), ind, [(s, ind)], dtype="int64", fname="store", out_chunks=ones))
+    if not compute:
+        return outs
+    from ._core import _default_session
+    _default_session().execute(*outs)
+    return None

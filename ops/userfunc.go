@@ -36,11 +36,13 @@ type UserBlocks struct {
 	// GoFunc names a function registered with RegisterBlockFunc.
 	GoFunc string        `json:"go_func,omitempty"`
 	DType  ndarray.DType `json:"dtype"`
-	// NSplits is the output's chunk sizes along each axis.
+	// NSplits is the output's chunk sizes along each axis; nil: the first
+	// input's shape and chunks (every input of that shape, lined up axis
+	// by axis).
 	NSplits [][]int `json:"nsplits"`
 	// InAxes is, for each input and each of its axes, the output axis whose
 	// blocks it lines up with, or -1 for an axis the function consumes
-	// (the input must be one chunk along it).
+	// (the input must be one chunk along it); nil with NSplits nil.
 	InAxes [][]int `json:"in_axes"`
 	// BlockID and BlockInfo hand the function its block's position (and,
 	// with BlockInfo, every input's and the output's locations), as Dask's
@@ -69,6 +71,17 @@ func (op UserBlocks) check(in []Meta) error {
 	}
 	if !op.DType.Valid() {
 		return fmt.Errorf("%s: invalid output dtype", name)
+	}
+	if op.NSplits == nil {
+		if len(in) == 0 || op.InAxes != nil {
+			return fmt.Errorf("%s: without output chunks, the output is shaped as the first input: give at least one input and no axis maps", name)
+		}
+		for i, m := range in {
+			if !slices.Equal(m.Shape, in[0].Shape) {
+				return fmt.Errorf("%s: input %d has shape %v, input 0 %v: the blocks of inputs of one shape are lined up", name, i, m.Shape, in[0].Shape)
+			}
+		}
+		return nil
 	}
 	if len(in) != len(op.InAxes) {
 		return fmt.Errorf("%s: %d inputs but %d input axis maps", name, len(in), len(op.InAxes))
@@ -100,6 +113,9 @@ func (op UserBlocks) check(in []Meta) error {
 func (op UserBlocks) Infer(in []Meta) (Meta, error) {
 	if err := op.check(in); err != nil {
 		return Meta{}, err
+	}
+	if op.NSplits == nil {
+		return Meta{Shape: slices.Clone(in[0].Shape), DType: op.DType}, nil
 	}
 	shape := make([]int, len(op.NSplits))
 	for k, s := range op.NSplits {
@@ -141,6 +157,19 @@ func location(nsplits [][]int, idx []int) [][2]int {
 // Tile implements TensorOp.
 func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	name := "user function " + op.Label
+	if op.NSplits == nil {
+		op.NSplits = in[0].NSplits
+		op.InAxes = make([][]int, len(in))
+		for i, t := range in {
+			if i > 0 && !slices.EqualFunc(t.NSplits, in[0].NSplits, slices.Equal[[]int]) {
+				return nil, fmt.Errorf("%s: input %d is chunked %v, input 0 %v: rechunk the inputs alike", name, i, t.NSplits, in[0].NSplits)
+			}
+			op.InAxes[i] = make([]int, len(t.NSplits))
+			for ax := range op.InAxes[i] {
+				op.InAxes[i][ax] = ax
+			}
+		}
+	}
 	grid := make([]int, len(op.NSplits))
 	for k, s := range op.NSplits {
 		grid[k] = len(s)

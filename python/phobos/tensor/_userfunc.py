@@ -302,36 +302,54 @@ def _min_chunks(size, chunks):
     return tuple(out)
 
 
-_PAD = {"reflect": "symmetric", "periodic": "wrap", "nearest": "edge"}
-
-
 def _extend(x, ax, d, bnd):
-    """x with each chunk along ax extended by d elements of its neighbours
-    (or of the boundary), built from slices and one concatenate: only the
-    borders move."""
-    from . import concatenate, pad
+    """x with each chunk along ax extended by d elements of its neighbours,
+    or of the boundary at the array's ends (Dask's 'reflect' mirrors the
+    edge element too, 'periodic' wraps, 'nearest' repeats the edge, a
+    number is a constant; 'none' extends nothing there): the pieces are
+    views, one concatenate lines them up and one rechunk joins each block
+    with its borders, so only borders move between workers."""
+    from . import concatenate, flip, full
     splits = x.nsplits[ax]
     starts = _boundaries(splits)
     n = x.shape[ax]
-    idx = [slice(None)] * x.ndim
-    pieces, chunks = [], []
-    if bnd == "none":
-        src, off = x, 0
-    else:
-        width = [(0, 0)] * x.ndim
-        width[ax] = (d, d)
-        if bnd in _PAD:
-            src = pad(x, width, mode=_PAD[bnd])
-        else:
-            src = pad(x, width, mode="constant", constant_values=bnd)
-        off = d
-    for b in range(len(splits)):
-        lo, hi = starts[b] - d + off, starts[b + 1] + d + off
-        if bnd == "none":
-            lo, hi = max(lo, 0), min(hi, n)
+
+    def part(lo, hi):
+        idx = [slice(None)] * x.ndim
         idx[ax] = slice(lo, hi)
-        pieces.append(src[tuple(idx)])
-        chunks.append(hi - lo)
+        return x[tuple(idx)]
+
+    def edge(left):
+        if bnd == "reflect":
+            return flip(part(0, d) if left else part(n - d, n), axis=ax)
+        if bnd == "periodic":
+            return part(n - d, n) if left else part(0, d)
+        if bnd == "nearest":
+            e = part(0, 1) if left else part(n - 1, n)
+            return concatenate([e] * d, axis=ax)
+        shape = list(x.shape)
+        shape[ax] = d
+        return full(tuple(shape), bnd, dtype=x.dtype)
+
+    pieces, chunks = [], []
+    last = len(splits) - 1
+    for b in range(len(splits)):
+        lo, hi = starts[b], starts[b + 1]
+        size = hi - lo
+        if b > 0:
+            pieces.append(part(lo - d, lo))
+            size += d
+        elif bnd != "none":
+            pieces.append(edge(True))
+            size += d
+        pieces.append(part(lo, hi))
+        if b < last:
+            pieces.append(part(hi, hi + d))
+            size += d
+        elif bnd != "none":
+            pieces.append(edge(False))
+            size += d
+        chunks.append(size)
     y = concatenate(pieces, axis=ax)
     want = list(x.nsplits)
     want[ax] = tuple(chunks)

@@ -38,6 +38,8 @@ type executor struct {
 	arena      []byte // mapped; grows by replacement
 	arenaFresh bool   // its file is still linked: the executor has not opened it yet
 
+	closeOnce sync.Once
+
 	mu      sync.Mutex
 	dead    bool
 	waitErr error
@@ -210,7 +212,8 @@ func (e *executor) cause() string {
 	return "exited with status 0"
 }
 
-// kill ends the process and frees the arena; safe to call twice.
+// kill ends the process; safe to call twice and from any goroutine. The
+// arena stays mapped until release: a call may still be copying into it.
 func (e *executor) kill() {
 	e.mu.Lock()
 	dead := e.dead
@@ -220,9 +223,12 @@ func (e *executor) kill() {
 		_ = e.cmd.Process.Kill()
 	}
 	<-e.done
-	e.w.Close()
-	e.dropArena()
+	e.closeOnce.Do(func() { e.w.Close() })
 }
+
+// release unmaps the arena of a dead executor; only its user calls it,
+// once no call runs on it.
+func (e *executor) release() { e.dropArena() }
 
 func (e *executor) dropArena() {
 	if e.arena != nil {

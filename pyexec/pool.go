@@ -100,7 +100,16 @@ func (p *Pool) Close() error {
 	for e := range all {
 		e.kill()
 	}
-	return nil
+	// Idle executors are nobody's: their arenas go now. Running ones are
+	// released by their calls, which see them dead.
+	for {
+		select {
+		case e := <-p.idle:
+			e.release()
+		default:
+			return nil
+		}
+	}
 }
 
 // ExecutorDiedError is an executor process that ended during a call
@@ -176,6 +185,7 @@ func (p *Pool) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array
 
 func (p *Pool) forget(e *executor) {
 	e.kill()
+	e.release()
 	p.mu.Lock()
 	delete(p.all, e)
 	p.mu.Unlock()
@@ -198,6 +208,7 @@ func (p *Pool) start() (*executor, error) {
 	if p.closed {
 		p.mu.Unlock()
 		e.kill()
+		e.release()
 		return nil, errors.New("python executor pool closed")
 	}
 	p.all[e] = true

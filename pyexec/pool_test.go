@@ -239,3 +239,51 @@ func TestRunBlockConcurrent(t *testing.T) {
 		t.Fatalf("started %d executors for 2 slots", n)
 	}
 }
+
+// TestCloseDuringCall closes the pool under a running call and an idle
+// executor: the call ends with an error, nothing crashes or races.
+func TestCloseDuringCall(t *testing.T) {
+	p := newPool(t, Config{Slots: 2})
+	quick := pickle(t, "def f(a): return a", false, false)
+	if _, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: quick,
+		Inputs: []*ndarray.Array{arange(t, 2)}, Out: ops.Meta{Shape: []int{2}, DType: ndarray.Float64}}); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		// Close may come before, during or after the call starts: each
+		// must end it with an error.
+		close(started)
+		_, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: pickle(t, "import time\ndef f(a):\n    time.sleep(3600)", false, false),
+			Inputs: []*ndarray.Array{arange(t, 1000)}, Out: ops.Meta{Shape: []int{1000}, DType: ndarray.Float64}})
+		done <- err
+	}()
+	<-started
+	p.Close()
+	if err := <-done; err == nil {
+		t.Fatal("a call under Close succeeded")
+	}
+	if _, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: quick,
+		Inputs: []*ndarray.Array{arange(t, 2)}, Out: ops.Meta{Shape: []int{2}, DType: ndarray.Float64}}); err == nil {
+		t.Fatal("a closed pool ran a call")
+	}
+}
+
+func BenchmarkRunBlockSmall(b *testing.B) {
+	t := &testing.T{}
+	p := New(Config{Slots: 1, PythonPath: pythonPath()})
+	defer p.Close()
+	payload := pickle(t, "def f(a): return a + 1", false, false)
+	x := arange(t, 8)
+	call := ops.BlockCall{Op: "user_block(f)", Payload: payload, Inputs: []*ndarray.Array{x}, Out: ops.Meta{Shape: []int{8}, DType: ndarray.Float64}}
+	if _, err := p.RunBlock(context.Background(), call); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.RunBlock(context.Background(), call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

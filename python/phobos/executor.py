@@ -166,7 +166,8 @@ def main():
         res = np.ascontiguousarray(res)
         if req.get("vm"):
             held = res
-            _write_frame(wf, {"ok": True, "addr": res.ctypes.data if res.nbytes else 0, "nbytes": res.nbytes})
+            _write_frame(wf, {"ok": True, "addr": res.__array_interface__["data"][0] if res.nbytes else 0,
+                              "nbytes": res.nbytes})
         else:
             out_file = os.path.join(os.path.dirname(req["arena"]) or "/dev/shm", "phobos-out-%d" % os.getpid())
             with open(out_file, "wb") as f:

@@ -1010,6 +1010,7 @@ REGISTRY.update({n: n for n in _stats.NAMES})
 REGISTRY["histogram_bin_count"] = "histogram"
 REGISTRY.update({n: n for n in _setops.NAMES})
 REGISTRY.update(fft.REGISTRY)
+REGISTRY["user_blocks"] = "map_blocks"  # and blockwise, map_overlap, from_array, ... (_userfunc.py)
 
 # NumPy interoperability ----------------------------------------------------------
 

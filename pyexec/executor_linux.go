@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -98,7 +99,13 @@ func startExecutor(cfg Config) (*executor, error) {
 		return nil, err
 	}
 	cmd := exec.Command(cfg.Python, "-m", "phobos.executor")
-	cmd.Env = os.Environ()
+	// The cluster's token stays with the worker: a user's function has
+	// no use for it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PHOBOS_TOKEN=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	if cfg.PythonPath != "" {
 		pp := cfg.PythonPath
 		if old := os.Getenv("PYTHONPATH"); old != "" {

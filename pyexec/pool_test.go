@@ -287,3 +287,19 @@ func BenchmarkRunBlockSmall(b *testing.B) {
 		}
 	}
 }
+
+// TestExecutorEnvironment: the executor does not inherit the cluster's
+// token.
+func TestExecutorEnvironment(t *testing.T) {
+	t.Setenv("PHOBOS_TOKEN", "secret")
+	p := newPool(t, Config{Slots: 1})
+	src := "import os, numpy as np\ndef f(a): return np.full(a.shape, float('PHOBOS_TOKEN' in os.environ))"
+	out, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: pickle(t, src, false, false),
+		Inputs: []*ndarray.Array{arange(t, 2)}, Out: ops.Meta{Shape: []int{2}, DType: ndarray.Float64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Float64s()[0] != 0 {
+		t.Fatal("the executor sees PHOBOS_TOKEN")
+	}
+}

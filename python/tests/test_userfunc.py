@@ -273,3 +273,17 @@ def test_from_array_h5py_and_store(session, tmp_path):
                        dtype="float64")
     mt.tensor(x, chunks=(10, 4)).store(target)
     _same(target[...], x)
+
+
+def test_vectorize_as_numpy():
+    x = np.arange(10.0) - 4.5
+    t = mt.tensor(x, chunks=3)
+
+    @mt.vectorize
+    def clip_step(v):
+        return 0.0 if v < 0 else v * 2
+
+    _same(clip_step(t).execute().fetch(), np.vectorize(lambda v: 0.0 if v < 0 else v * 2)(x))
+    m = np.arange(12.0).reshape(4, 3)
+    norm = mt.vectorize(lambda row: np.sqrt((row ** 2).sum()), signature="(n)->()", otypes=["float64"])
+    _same(norm(mt.tensor(m, chunks=(2, 3))).execute().fetch(), np.sqrt((m ** 2).sum(axis=1)))

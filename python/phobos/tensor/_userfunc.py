@@ -546,3 +546,23 @@ def store(sources, targets, lock=True, regions=None, compute=True, return_stored
     from ._core import _default_session
     _default_session().execute(*outs)
     return None
+
+
+def vectorize(pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, signature=None):
+    """numpy.vectorize over tensors: the vectorized function runs block by
+    block on the workers (apply_gufunc with a signature, map_blocks
+    without); usable as a decorator."""
+    if pyfunc is None:
+        return lambda f: vectorize(f, otypes=otypes, doc=doc, excluded=excluded, cache=cache, signature=signature)
+    vf = np.vectorize(pyfunc, otypes=otypes, doc=doc, excluded=excluded, cache=cache, signature=signature)
+    dtype = np.dtype(otypes[0]) if otypes else None
+
+    def apply(*args):
+        if signature is not None:
+            return apply_gufunc(vf, signature, *args, output_dtypes=dtype)
+        ts = [astensor(a) if isinstance(a, (Tensor, np.ndarray)) else a for a in args]
+        return map_blocks(vf, *ts, dtype=dtype)
+
+    apply.__name__ = getattr(pyfunc, "__name__", "vectorized")
+    apply.__doc__ = vf.__doc__
+    return apply

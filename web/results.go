@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -189,88 +188,10 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, lay *p
 	for ax := range shape {
 		segs[ax] = segments(sel[ax], nsplits[ax])
 	}
-	rowBytes := dt.Size()
-	for ax := 1; ax < len(shape); ax++ {
-		rowBytes *= sel[ax].n
-	}
-	small := len(segs[0]) > 1
-	for _, s0 := range segs[0] {
-		small = small && (s0.hi-s0.lo)*rowBytes <= aheadBandBytes
-	}
-	if small {
-		if err := s.writeBandsAhead(ctx, w, dt, lay, grid, sel, segs); err != nil {
-			s.log.Warn("result stream cut short", "err", err)
-			return errAborted
-		}
-		return nil
-	}
 	for _, s0 := range segs[0] {
 		if err := s.writeBand(ctx, w, dt, lay, grid, sel, segs, s0); err != nil {
 			s.log.Warn("result stream cut short", "err", err)
 			return errAborted
-		}
-	}
-	return nil
-}
-
-// Small bands (a result of many small row chunks) are fetched a few ahead
-// of the one being written: one after the other, each chunk would cost
-// the stream a round trip to its worker.
-const (
-	aheadBandBytes = 1 << 20
-	aheadBands     = 8
-)
-
-type bandBytes struct {
-	b   []byte
-	err error
-}
-
-// writeBandsAhead writes the bands in order, each fetched into memory by
-// one of at most aheadBands goroutines started in order.
-func (s *Server) writeBandsAhead(ctx context.Context, w io.Writer, dt ndarray.DType, lay *pb.ResultLayout, grid []int, sel []axisSel, segs [][]segment) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel() // fetches ahead of a failure stop
-		wg.Wait()
-	}()
-	out := make([]chan bandBytes, len(segs[0]))
-	for i := range out {
-		out[i] = make(chan bandBytes, 1)
-	}
-	sem := make(chan struct{}, aheadBands)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i, s0 := range segs[0] {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var buf bytes.Buffer
-				err := s.writeBand(ctx, &buf, dt, lay, grid, sel, segs, s0)
-				out[i] <- bandBytes{buf.Bytes(), err}
-			}()
-		}
-	}()
-	for i := range out {
-		var r bandBytes
-		select {
-		case r = <-out[i]:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		<-sem
-		if r.err != nil {
-			return r.err
-		}
-		if _, err := w.Write(r.b); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"internal/prioq":               0,
 	"graph":                        3,
 	"protocol":                     3,
+	"pyexec":                       3,
 	"tensor":                       4,
 	"linalg":                       5,
 	"optimize":                     4,

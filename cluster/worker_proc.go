@@ -21,6 +21,7 @@ import (
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/pyexec"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
@@ -71,7 +72,12 @@ type WorkerConfig struct {
 	// Exposure accepts serving a non-loopback Listen address without a
 	// token or without TLS (refused by default).
 	Exposure Exposure
-	Logger   *slog.Logger
+	// UserCode is whether users' Python functions run here (see UserCode;
+	// --allow-user-code); UserCodeTimeout bounds one call of one (0: no
+	// limit; --user-code-timeout).
+	UserCode        UserCode
+	UserCodeTimeout time.Duration
+	Logger          *slog.Logger
 }
 
 // WorkerProc is the worker role: a worker.Worker fed by the scheduler over
@@ -96,6 +102,7 @@ type WorkerProc struct {
 	load      loadTracker
 	uploads   *ops.UploadStore
 	stats     *metrics.Worker
+	pyexec    *pyexec.Pool // nil: user code refused
 
 	releaseGo func() // undoes the Go memory limit held for the store
 
@@ -129,6 +136,10 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	files, err := ops.NewFileAccess(cfg.DataRoots)
 	if err != nil {
 		return nil, fmt.Errorf("worker: --data-root: %w", err)
+	}
+	userCode, err := allowUserCode(cfg.UserCode, cfg.Listen, cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
 	}
 	var schedURL string
 	if len(cfg.Etcd) == 0 {
@@ -238,7 +249,12 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	p.w = worker.New(worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}, store, &p.load, peers)
+	wcfg := worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}
+	if userCode {
+		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log})
+		wcfg.Blocks = p.pyexec
+	}
+	p.w = worker.New(wcfg, store, &p.load, peers)
 	if err := p.stats.Register(p.id, workerFigures{p.w}); err != nil {
 		// Only a bug makes the series clash: serve without them.
 		p.log.Error("worker metrics", "worker", p.id, "err", err)
@@ -319,6 +335,9 @@ func (p *WorkerProc) Close() {
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.w.Close()
+	if p.pyexec != nil {
+		p.pyexec.Close()
+	}
 	if p.ring != nil {
 		p.ring.close()
 	} else {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -61,6 +62,9 @@ func TestDescriptors(t *testing.T) {
 	if p := FilePaths(NpyRead{Path: "/d/x.npy"}); !slices.Equal(p, []string{"/d/x.npy"}) {
 		t.Errorf("NpyRead's files: %v", p)
 	}
+	if p := FilePaths(UserBlocks{Paths: []string{"/d/a.h5"}}); !slices.Equal(p, []string{"/d/a.h5"}) {
+		t.Errorf("UserBlocks's files: %v", p)
+	}
 	if p := FilePaths(Transpose{}); p != nil {
 		t.Errorf("Transpose's files: %v", p)
 	}
@@ -75,6 +79,19 @@ func TestDescriptors(t *testing.T) {
 	}
 	if !acceptsUnknown(Take{}) || acceptsUnknown(Sort{}) {
 		t.Error("unknown lengths: Take takes them, Sort does not")
+	}
+}
+
+// TestNoCapabilityMethods fails on an op that still spells a capability
+// as a method of the interfaces descriptors replaced: nothing would call
+// it, so the capability would silently be lost.
+func TestNoCapabilityMethods(t *testing.T) {
+	for _, d := range Descriptors() {
+		for _, m := range []string{"FilePaths", "AcceptsUnknown", "IsGenerator"} {
+			if _, ok := reflect.TypeOf(d.Op).MethodByName(m); ok {
+				t.Errorf("%s: method %s; declare it in the op's Descriptor instead", d.Name, m)
+			}
+		}
 	}
 }
 

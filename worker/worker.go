@@ -55,6 +55,9 @@ type Config struct {
 	Files *ops.FileAccess
 	// Uploads, when set, holds the chunks clients uploaded to this worker.
 	Uploads *ops.UploadStore
+	// Blocks, when set, runs users' Python functions (ops.UserBlock);
+	// without it such ops fail, saying how to allow them.
+	Blocks ops.BlockRunner
 	// Observer, when set, sees every task's end (metrics): it keeps
 	// Prometheus and its kin out of this package.
 	Observer Observer
@@ -280,6 +283,9 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			}
 			if w.cfg.Uploads != nil {
 				base = ops.WithUploads(base, w.cfg.Uploads)
+			}
+			if w.cfg.Blocks != nil {
+				base = ops.WithBlockRunner(base, w.cfg.Blocks)
 			}
 			ctx, cancel := context.WithCancel(base)
 			g = &graphState{ctx: ctx, cancel: cancel}
@@ -1115,7 +1121,10 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		discard(t.Op, out)
 	}
 	if err != nil {
-		return fail(err, false)
+		// An op whose process died under it (a user function's executor)
+		// may succeed on another attempt; any other kernel error would
+		// only happen again.
+		return fail(err, ops.IsRetryable(err))
 	}
 	if out.DType() != t.Meta.DType || !t.Meta.Fits(out.Shape()) {
 		discard(t.Op, out)

@@ -114,7 +114,11 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		schedID                     string
 		leaseTTL                    time.Duration
 		schedulers                  int
+		userCodeFlag                string
+		userCodeTimeout             time.Duration
 	)
+	userCodeUsage := "run users' Python functions (map_blocks, map_overlap, ...) on the workers: auto (only on a cluster listening on loopback addresses, with a token), true or false"
+	userTimeoutUsage := "longest one call of a user's Python function may run on one chunk before its executor is killed (0: no limit)"
 	etcdUsage := "etcd endpoints (comma-separated or repeated) of a ring of schedulers; none: one scheduler"
 	switch role {
 	case "scheduler":
@@ -137,6 +141,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&spillDir, "spill-dir", "", "where chunks spill to disk (default: a temporary directory)")
 		fs.Var(&dataRoots, "data-root", "a directory file ops (FromNpy, ToNpy) may read and write under; repeatable; none: file ops are refused")
 		fs.Var(&etcd, "etcd", etcdUsage+" (replaces --scheduler)")
+		fs.StringVar(&userCodeFlag, "allow-user-code", "auto", userCodeUsage)
+		fs.DurationVar(&userCodeTimeout, "user-code-timeout", 0, userTimeoutUsage)
 	case "web":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:7103", "address of the REST API")
@@ -156,6 +162,8 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address of the REST API")
 		fs.Var(&dataRoots, "data-root", "a directory the workers' file ops may use (passed to each worker); repeatable")
 		fs.Var(&allowHosts, "allow-host", "a DNS name clients reach the REST API by (beside IP addresses, localhost and this machine's name); repeatable; * allows any")
+		fs.StringVar(&userCodeFlag, "allow-user-code", "auto", userCodeUsage)
+		fs.DurationVar(&userCodeTimeout, "user-code-timeout", 0, userTimeoutUsage)
 		fs.BoolVar(&stopOnEOF, "stop-on-eof", false, "also stop when stdin ends: a parent holding the other end of a pipe (the Python client) has gone, however it went")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -166,6 +174,11 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "phobos %s: unexpected argument %q\n", role, fs.Arg(0))
+		return exitUsage
+	}
+	userCode, err := cluster.ParseUserCode(userCodeFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "phobos %s: %v\n", role, err)
 		return exitUsage
 	}
 	log, err := roleLogger(stderr, *logLevel, *logFormat, role)
@@ -202,7 +215,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "phobos worker: --slots must be at least 1\n")
 			return exitUsage
 		}
-		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Exposure: exposure, Logger: log})
+		p, err := cluster.StartWorker(ctx, cluster.WorkerConfig{Scheduler: schedAddr, Etcd: etcd.split(), Listen: listen, Advertise: advertise, Slots: slots, Memory: mem.v, SpillDir: spillDir, DataRoots: dataRoots, Token: token, TLS: tlsFiles, Exposure: exposure, UserCode: userCode, UserCodeTimeout: userCodeTimeout, Logger: log})
 		if err != nil {
 			return fail(err)
 		}
@@ -285,9 +298,18 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 				stop()
 			}()
 		}
+		// The workers listen on loopback either way: whether users' code
+		// runs is decided by the address clients reach the cluster at.
+		if userCode == cluster.UserCodeAuto && cluster.Exposed(listen) {
+			userCode = cluster.UserCodeOff
+		}
+		workerArgs := slices.Concat(logArgs, dataRoots.args("--data-root"), []string{"--allow-user-code=" + userCode.String()})
+		if userCodeTimeout > 0 {
+			workerArgs = append(workerArgs, "--user-code-timeout="+userCodeTimeout.String())
+		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles, Exposure: exposure, AllowedHosts: allowHosts.split(),
-			ExtraArgs: map[string][]string{"scheduler": logArgs, "worker": slices.Concat(logArgs, dataRoots.args("--data-root")), "web": logArgs},
+			ExtraArgs: map[string][]string{"scheduler": logArgs, "worker": workerArgs, "web": logArgs},
 		})
 		if err != nil {
 			return fail(err)

@@ -56,3 +56,30 @@ def from_response(status, body, what):
     if status == 503:
         return Unavailable(f"{msg} (HTTP 503)")
     return PhobosError(f"{msg} (HTTP {status})")
+
+
+_USER_RAISED = " user function raised "
+
+
+def graph_error(msg):
+    """The exception for a failed graph: the user's own exception class when
+    a user function raised it (the message keeps the function's traceback),
+    else PhobosError."""
+    import importlib
+    import re
+    m = re.search(r"user function raised ([\w.]+): ", msg)
+    if m:
+        name = m.group(1)
+        mod, _, cls = name.rpartition(".")
+        try:
+            obj = importlib.import_module(mod or "builtins")
+            for part in cls.split("."):
+                obj = getattr(obj, part)
+            if isinstance(obj, type) and issubclass(obj, BaseException):
+                try:
+                    return obj(msg)
+                except Exception:  # noqa: BLE001 - a class that wants other arguments
+                    pass
+        except (ImportError, AttributeError):
+            pass
+    return PhobosError(msg)

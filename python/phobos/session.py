@@ -74,6 +74,8 @@ class _LocalCluster:
             cmd += ["--log-level", "warn"]
         cmd += list(args)
         env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
+        # The workers' Python executors (user functions) import this package.
+        env.setdefault("PHOBOS_PYTHONPATH", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         if token is not None:
             env["PHOBOS_TOKEN"] = token
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -310,7 +312,7 @@ class Session:
         try:
             st = self._wait(st, show_progress)
             if st["state"] != "SUCCEEDED":
-                raise _errors.PhobosError(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
+                raise _errors.graph_error(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
                 t._value = self._take_result(res)
         finally:

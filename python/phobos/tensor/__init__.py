@@ -941,6 +941,14 @@ Tensor.copy = _method(_compose.copy)
 Tensor.round = _method(_round)
 del _f
 
+from ._userfunc import map_blocks, map_overlap, blockwise, apply_gufunc, from_array, store, vectorize  # noqa: E402
+from . import _userfunc  # noqa: E402
+Tensor.map_blocks = lambda self, func, *args, **kwargs: map_blocks(func, self, *args, **kwargs)
+Tensor.map_overlap = lambda self, func, depth, boundary=None, trim=True, **kwargs: map_overlap(
+    func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
+Tensor.map_chunk = _userfunc.map_chunk
+Tensor.store = lambda self, target, **kwargs: store([self], [target], **kwargs)
+
 from . import random, linalg, fft  # noqa: E402
 
 for _n in _compose.NAMES:
@@ -1002,6 +1010,7 @@ REGISTRY["histogram_bin_count"] = "histogram"
 REGISTRY.update({n: n for n in _setops.NAMES})
 REGISTRY.update(fft.REGISTRY)
 REGISTRY.update({n: n for n in _ops.NAMES})
+REGISTRY["user_blocks"] = "map_blocks"  # and blockwise, map_overlap, from_array, ... (_userfunc.py)
 
 # NumPy interoperability ----------------------------------------------------------
 

@@ -1,0 +1,28 @@
+//go:build !linux
+
+package pyexec
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// executor is not available off Linux: the shared arenas and the reads of
+// an executor's memory are Linux's.
+type executor struct{}
+
+func startExecutor(Config) (*executor, error) {
+	return nil, errors.New("python executors run on Linux only")
+}
+
+func (e *executor) run(context.Context, ops.BlockCall, time.Duration) (*ndarray.Array, error) {
+	return nil, errors.New("python executors run on Linux only")
+}
+
+func (e *executor) isDead() bool { return true }
+func (e *executor) kill()        {}
+func (e *executor) release()     {}

@@ -1,0 +1,86 @@
+"""Wrappers around users' functions, pickled with them (by reference, so
+an executor imports this small module, not the client): the arrays' blocks
+are put back among the other positional arguments, keywords the function
+does not take are dropped, and map_overlap's borders are trimmed from each
+result block."""
+
+
+class BlockFn:
+    """func called on one block: spec lists each positional argument as
+    (True, None) for the next block or (False, value); want names the
+    block keywords func takes; trim is map_overlap's (depth, trim outer
+    edges?, blocks) per axis, or None."""
+
+    def __init__(self, func, spec, kwargs=None, want=(), trim=None, index_first=False):
+        self.func = func
+        self.spec = spec
+        self.kwargs = dict(kwargs or {})
+        self.want = tuple(want)
+        self.trim = trim
+        self.index_first = index_first
+
+    def __call__(self, *blocks, **kw):
+        it = iter(blocks)
+        full = [next(it) if is_block else v for is_block, v in self.spec]
+        block_id = kw.get("block_id")
+        extra = {k: v for k, v in kw.items() if k in self.want}
+        if self.index_first:
+            full.insert(0, block_id)
+        res = self.func(*full, **self.kwargs, **extra)
+        if self.trim is None:
+            return res
+        sl = []
+        for ax, (d, outer, n) in enumerate(self.trim):
+            b = block_id[ax]
+            lo = d if (outer or b > 0) else 0
+            hi = d if (outer or b < n - 1) else 0
+            sl.append(slice(lo, res.shape[ax] - hi))
+        return res[tuple(sl)]
+
+
+class Slicer:
+    """from_array's function: the block of obj at the output block's
+    location (obj sliced on the worker, so the data never pass through the
+    client)."""
+
+    def __init__(self, obj, dtype):
+        self.obj = obj
+        self.dtype = dtype
+
+    def __call__(self, block_info=None):
+        import numpy as np
+        loc = block_info[None]["array-location"]
+        return np.asarray(self.obj[tuple(slice(a, b) for a, b in loc)], dtype=self.dtype)
+
+
+_h5_files = {}
+
+
+class H5Dataset:
+    """An h5py dataset by file name and path, reopened (read-only) in the
+    executor that slices it: h5py objects do not pickle."""
+
+    def __init__(self, filename, name):
+        self.filename = filename
+        self.name = name
+
+    def __getitem__(self, key):
+        import h5py
+        f = _h5_files.get(self.filename)
+        if f is None:
+            f = _h5_files[self.filename] = h5py.File(self.filename, "r")
+        return f[self.name][key]
+
+
+class Writer:
+    """store's function: writes the block into target at its location and
+    returns how many elements it wrote (one per block)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __call__(self, block, block_info=None):
+        import numpy as np
+        loc = block_info[0]["array-location"]
+        self.target[tuple(slice(a, b) for a, b in loc)] = block
+        return np.full((1,) * block.ndim, block.size, dtype="int64")

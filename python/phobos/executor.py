@@ -1,0 +1,190 @@
+"""A Phobos worker's Python executor: runs users' functions on chunks.
+
+Started by the worker (package pyexec) as ``python3 -m phobos.executor``,
+one per slot. Requests come on fd 3 and answers go on fd 4, each a 4-byte
+little-endian length and a JSON document (the pickled function, when asked
+for, as raw bytes). Input blocks are NumPy arrays over a shared-memory
+arena the worker filled (no copy here); the result stays in this process's
+memory until the next request, and the worker reads it from there
+(process_vm_readv), or from a shared file when ``vm`` is false.
+"""
+
+import json
+import mmap
+import os
+import struct
+import sys
+import traceback
+
+import numpy as np
+
+_MAX_CACHED = 64
+
+
+def _read_exact(f, n):
+    buf = bytearray()
+    while len(buf) < n:
+        b = f.read(n - len(buf))
+        if not b:
+            raise EOFError
+        buf += b
+    return bytes(buf)
+
+
+def _read_frame(f):
+    (n,) = struct.unpack("<I", _read_exact(f, 4))
+    return _read_exact(f, n)
+
+
+def _write_frame(f, obj):
+    b = json.dumps(obj).encode()
+    f.write(struct.pack("<I", len(b)) + b)
+    f.flush()
+
+
+def _tuples(x):
+    return tuple(x)
+
+
+def _block_extra(info, out_dtype, want_id, want_info):
+    """Dask's block_id= and block_info= from the op's JSON."""
+    kw = {}
+    if info is None:
+        return kw
+    if want_id:
+        kw["block_id"] = tuple(info.get("block_id", ()))
+    if want_info:
+        bi = {}
+        for i, loc in enumerate(info.get("inputs") or ()):
+            bi[i] = {
+                "shape": tuple(loc["shape"]),
+                "num-chunks": tuple(loc["num-chunks"]),
+                "chunk-location": tuple(loc["chunk-location"]),
+                "array-location": [tuple(a) for a in loc["array-location"]],
+            }
+        out = info.get("output")
+        if out is not None:
+            bi[None] = {
+                "shape": tuple(out["shape"]),
+                "num-chunks": tuple(out["num-chunks"]),
+                "chunk-location": tuple(out["chunk-location"]),
+                "array-location": [tuple(a) for a in out["array-location"]],
+                "chunk-shape": tuple(b - a for a, b in out["array-location"]),
+                "dtype": out_dtype,
+            }
+        kw["block_info"] = bi
+    return kw
+
+
+class _Arena:
+    def __init__(self):
+        self.path = None
+        self.mm = None
+
+    def view(self, path, size):
+        if path != self.path:
+            old = self.mm
+            fd = os.open(path, os.O_RDWR)
+            try:
+                self.mm = mmap.mmap(fd, size)
+            finally:
+                os.close(fd)
+            self.path = path
+            if old is not None:
+                try:
+                    old.close()
+                except BufferError:
+                    pass  # a user function kept a block: the mapping lives on with it
+        return self.mm
+
+
+def main():
+    import cloudpickle
+
+    rf = os.fdopen(3, "rb", buffering=1 << 16)
+    wf = os.fdopen(4, "wb", buffering=0)
+    probe = np.frombuffer(b"phobos-executor-probe", dtype=np.uint8).copy()
+    _write_frame(wf, {"pid": os.getpid(), "probe_addr": probe.ctypes.data,
+                      "probe": probe.tobytes().decode()})
+    cache = {}
+    arena = _Arena()
+    held = None  # the last result, read by the worker before the next request
+    out_file = None
+    while True:
+        try:
+            req = json.loads(_read_frame(rf))
+        except EOFError:
+            return
+        held = None
+        if out_file is not None:
+            try:
+                os.unlink(out_file)
+            except OSError:
+                pass
+            out_file = None
+        mm = None
+        if req["inputs"]:
+            # Mapped before any answer: the worker unlinks the arena's name
+            # once it has one.
+            mm = arena.view(req["arena"], req["arena_size"])
+        key = req["key"]
+        entry = cache.get(key)
+        if entry is None:
+            _write_frame(wf, {"need": True})
+            payload = _read_frame(rf)
+            try:
+                entry = cloudpickle.loads(payload)
+            except BaseException as e:  # noqa: BLE001 - reported to the client
+                _write_frame(wf, _error(e))
+                continue
+            if len(cache) >= _MAX_CACHED:
+                cache.pop(next(iter(cache)))
+            cache[key] = entry
+        fn, args, kwargs, want_id, want_info = entry
+        want_dtype = np.dtype(req["dtype"])
+        want_shape = tuple(req["shape"])
+        try:
+            blocks = []
+            if mm is not None:
+                for d in req["inputs"]:
+                    dt = np.dtype(d["dtype"])
+                    shape = tuple(d["shape"])
+                    blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
+            extra = _block_extra(req.get("info"), want_dtype, want_id, want_info)
+            res = fn(*blocks, *args, **kwargs, **extra)
+            del blocks
+            if isinstance(res, np.generic):
+                res = np.asarray(res)
+            if not isinstance(res, np.ndarray):
+                raise TypeError("%s returned %s, not a NumPy array" % (req["op"], type(res).__name__))
+        except BaseException as e:  # noqa: BLE001 - reported to the client
+            _write_frame(wf, _error(e))
+            continue
+        if res.dtype != want_dtype or res.shape != want_shape:
+            _write_frame(wf, {"mismatch": {"dtype": str(res.dtype), "shape": list(res.shape)}})
+            continue
+        res = np.ascontiguousarray(res)
+        if req.get("vm"):
+            held = res
+            _write_frame(wf, {"ok": True, "addr": res.__array_interface__["data"][0] if res.nbytes else 0,
+                              "nbytes": res.nbytes})
+        else:
+            out_file = os.path.join(os.path.dirname(req["arena"]) or "/dev/shm", "phobos-out-%d" % os.getpid())
+            with open(out_file, "wb") as f:
+                f.write(res.data)
+            _write_frame(wf, {"ok": True, "file": out_file, "nbytes": res.nbytes})
+
+
+def _error(e):
+    cls = type(e)
+    mod = cls.__module__
+    name = cls.__qualname__ if mod == "builtins" else "%s.%s" % (mod, cls.__qualname__)
+    tb = e.__traceback__
+    if tb is not None and tb.tb_frame.f_code is main.__code__:
+        tb = tb.tb_next  # the executor's own frame is no help to the user
+    tb = "".join(traceback.format_exception(cls, e, tb))
+    return {"error": {"type": name, "message": str(e), "traceback": tb}}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,568 @@
+"""Users' own functions on chunks, as Dask and Mars spell them:
+map_blocks, blockwise, map_overlap, apply_gufunc (on map_blocks) and
+Tensor.map_chunk. The function is pickled with cloudpickle and runs on the
+workers, in the Python executors beside each one (docs/user-functions.md);
+everything here only plans: the inputs' chunks are lined up with rechunks,
+the output's chunks and dtype computed, and one `user_blocks` call made.
+"""
+
+import base64
+import inspect
+import numbers
+import operator
+
+import numpy as np
+
+from .._blockfn import BlockFn
+from ._core import Tensor, call, astensor
+
+# The cluster's bound on a pickled function (ops.MaxUserPayload).
+MAX_PAYLOAD = 4 << 20
+
+
+def _has_keyword(func, name):
+    try:
+        return name in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _label(func):
+    name = getattr(func, "__name__", None) or type(func).__name__
+    return name if name != "<lambda>" else "lambda"
+
+
+def _payload(fn):
+    try:
+        import cloudpickle
+    except ImportError as e:  # pragma: no cover - Debian's python3-cloudpickle
+        raise ImportError("phobos: user functions need cloudpickle (apt-get install python3-cloudpickle)") from e
+    b = cloudpickle.dumps((fn, (), {}, True, True))
+    if len(b) > MAX_PAYLOAD:
+        raise ValueError(f"phobos: the pickled function is {len(b)} bytes, over the limit of {MAX_PAYLOAD}: "
+                         "pass large data as arrays, not in the function's closure")
+    return base64.b64encode(b).decode()
+
+
+def _boundaries(splits):
+    out, pos = [0], 0
+    for c in splits:
+        pos += c
+        out.append(pos)
+    return out
+
+
+def _unify(arrays, inds):
+    """Dask's unify_chunks: each index's chunks become the common
+    refinement of the arrays' chunks along it (arrays of length 1 there
+    broadcast); returns the chunks per index and the rechunked arrays."""
+    lengths, bounds = {}, {}
+    for a, ind in zip(arrays, inds):
+        for ax, i in enumerate(ind):
+            n = a.shape[ax]
+            if n == 1 and len(a.nsplits[ax]) == 1:
+                lengths.setdefault(i, 1)
+                continue
+            if lengths.get(i, 1) not in (1, n):
+                raise ValueError(f"Shapes do not align: {dict((k, v) for k, v in lengths.items())} vs {i}: {n}")
+            lengths[i] = n
+            bounds.setdefault(i, set()).update(_boundaries(a.nsplits[ax]))
+    chunks = {}
+    for i, n in lengths.items():
+        b = sorted(bounds.get(i, {0, n}))
+        chunks[i] = tuple(b[k + 1] - b[k] for k in range(len(b) - 1)) or (n,)
+    out = []
+    for a, ind in zip(arrays, inds):
+        want = []
+        for ax, i in enumerate(ind):
+            if a.shape[ax] == 1 and lengths[i] != 1:
+                want.append((1,))
+            else:
+                want.append(chunks[i])
+        want = tuple(want)
+        out.append(a if tuple(a.nsplits) == want else a.rechunk(want))
+    return chunks, out
+
+
+def _infer_dtype(func, arrays, spec, kwargs, fname):
+    """Dask's apply_infer_dtype: the function called on tiny arrays of the
+    inputs' dtypes in the client."""
+    blocks = [np.ones((1,) * a.ndim, dtype=a.dtype) for a in arrays]
+    bit = iter(blocks)
+    full = [next(bit) if is_block else v for is_block, v in spec]
+    try:
+        res = func(*full, **kwargs)
+    except Exception as e:
+        import traceback
+        tb = "".join(traceback.format_exception_only(type(e), e)).strip()
+        raise ValueError(f"`dtype` inference failed in `{fname}`.\n\n"
+                         "Please specify the dtype explicitly using the `dtype` kwarg.\n\n"
+                         f"Original error is below:\n------------------------\n{tb}") from None
+    return np.asarray(res).dtype
+
+
+def _dtype_name(dt):
+    return np.dtype(dt).name
+
+
+def blockwise(func, out_ind, *args, name=None, token=None, dtype=None, adjust_chunks=None, new_axes=None,
+              align_arrays=True, concatenate=None, meta=None, **kwargs):
+    """dask.array.blockwise: func on the blocks of arrays lined up by index
+    letters; an index absent from out_ind is contracted (its blocks
+    concatenated, as Dask's concatenate=True does)."""
+    if len(args) % 2:
+        raise ValueError("blockwise takes (array, index) pairs after out_ind")
+    pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+    return _blockwise(func, tuple(out_ind), pairs, dtype=dtype, adjust_chunks=adjust_chunks, new_axes=new_axes,
+                      kwargs=kwargs, fname="blockwise", meta=meta)
+
+
+def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=None, kwargs=None,
+               fname="blockwise", meta=None, trim=None, out_chunks=None, index_first=False):
+    kwargs = dict(kwargs or {})
+    new_axes = dict(new_axes or {})
+    spec, arrays, inds = [], [], []
+    for a, ind in pairs:
+        if ind is None:
+            spec.append((False, a))
+            continue
+        a = astensor(a)
+        ind = tuple(ind)
+        if len(ind) != a.ndim:
+            raise ValueError(f"Index string {ind} does not match array dimension {a.ndim}")
+        spec.append((True, None))
+        arrays.append(a)
+        inds.append(ind)
+    if not arrays:
+        raise ValueError(f"phobos: {fname} needs at least one array")
+    chunks, arrays = _unify(arrays, inds)
+    # Contracted indices: the function sees them whole (one chunk).
+    for k, (a, ind) in enumerate(zip(arrays, inds)):
+        if any(i not in out_ind for i in ind):
+            want = tuple((a.shape[ax],) if i not in out_ind else tuple(a.nsplits[ax]) for ax, i in enumerate(ind))
+            if tuple(a.nsplits) != want:
+                arrays[k] = a.rechunk(want)
+    for i in out_ind:
+        if i not in chunks and i not in new_axes:
+            raise ValueError(f"phobos: output index {i!r} is neither an input's nor in new_axes")
+    nsplits = []
+    for i in out_ind:
+        if i in new_axes:
+            n = new_axes[i]
+            nsplits.append(tuple(n) if isinstance(n, (tuple, list)) else (operator.index(n),))
+        else:
+            nsplits.append(tuple(chunks[i]))
+    if adjust_chunks:
+        for i, adj in adjust_chunks.items():
+            if i not in out_ind:
+                continue
+            k = out_ind.index(i)
+            if callable(adj):
+                nsplits[k] = tuple(adj(c) for c in nsplits[k])
+            elif isinstance(adj, numbers.Integral):
+                nsplits[k] = (int(adj),) * len(nsplits[k])
+            else:
+                adj = tuple(adj)
+                if len(adj) != len(nsplits[k]):
+                    raise ValueError("Dimension {0} has {1} blocks, adjust_chunks specified with {2} blocks".format(
+                        i, len(nsplits[k]), len(adj)))
+                nsplits[k] = adj
+    if out_chunks is not None:
+        nsplits = [tuple(c) for c in out_chunks]
+    want = tuple(k for k in ("block_id", "block_info") if _has_keyword(func, k))
+    if dtype is None:
+        if meta is not None:
+            dtype = getattr(meta, "dtype", None)
+        if dtype is None:
+            dtype = _infer_dtype(func, arrays, spec, kwargs, fname)
+    wrapped = BlockFn(func, spec, kwargs, want, trim=trim, index_first=index_first)
+    in_axes = [[out_ind.index(i) if i in out_ind else -1 for i in ind] for ind in inds]
+    return call("user_blocks", arrays, _payload(wrapped), _label(func), _dtype_name(dtype),
+                [list(s) for s in nsplits], in_axes,
+                block_id=bool(want) or trim is not None or index_first, block_info="block_info" in want)
+
+
+def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop_axis=None, new_axis=None,
+               meta=None, **kwargs):
+    """dask.array.map_blocks: func on each block of the arrays among args
+    (lined up from their last axes, chunks unified by rechunking); other
+    arguments are passed as they are."""
+    if not callable(func):
+        raise TypeError("First argument must be callable function, not {}\n"
+                        "Usage:   da.map_blocks(function, x)\n"
+                        "   or:   da.map_blocks(function, x, y, z)".format(type(func).__name__))
+    arrs = [a for a in args if isinstance(a, Tensor)]
+    if not arrs:
+        raise ValueError("phobos: map_blocks needs at least one tensor among its arguments")
+    nd = max(a.ndim for a in arrs)
+    if drop_axis is None:
+        drop_axis = []
+    elif isinstance(drop_axis, numbers.Integral):
+        drop_axis = [drop_axis]
+    drop_axis = sorted(int(d) % nd if nd else int(d) for d in drop_axis)
+    if new_axis is None:
+        new_axis = []
+    elif isinstance(new_axis, numbers.Integral):
+        new_axis = [new_axis]
+    out_ind = [i for i in range(nd) if i not in drop_axis]
+    n_out = len(out_ind) + len(new_axis)
+    new_labels = {}
+    for k, ax in enumerate(sorted(int(a) % n_out for a in new_axis)):
+        label = nd + k
+        out_ind.insert(ax, label)
+        new_labels[label] = 1
+    pairs = [(a, tuple(range(nd - a.ndim, nd))) if isinstance(a, Tensor) else (a, None) for a in args]
+    out_chunks = None
+    if chunks is not None:
+        if len(chunks) != len(out_ind):
+            raise ValueError(f"Provided chunks have {len(chunks)} dims; expected {len(out_ind)} dims")
+        # The grid is the inputs'; chunks says each block's length.
+        base = _blockwise_grid(pairs, out_ind, new_labels)
+        out_chunks = []
+        for c, nb in zip(chunks, base):
+            if isinstance(c, numbers.Integral):
+                out_chunks.append((int(c),) * nb)
+            else:
+                c = tuple(c)
+                if len(c) != nb and nb != 1:
+                    raise ValueError(f"Provided chunks {c} do not match the {nb} blocks of that axis")
+                out_chunks.append(c)
+        for label in new_labels:
+            k = out_ind.index(label)
+            new_labels[label] = out_chunks[k]
+    return _blockwise(func, tuple(out_ind), pairs, dtype=dtype, new_axes=new_labels, kwargs=kwargs,
+                      fname="map_blocks", meta=meta, out_chunks=out_chunks)
+
+
+def _blockwise_grid(pairs, out_ind, new_labels):
+    grid = {}
+    for a, ind in pairs:
+        if ind is None:
+            continue
+        for ax, i in enumerate(ind):
+            grid[i] = max(grid.get(i, 1), len(_unify_splits(a, ax)))
+    return [grid.get(i, 1) if i not in new_labels else 1 for i in out_ind]
+
+
+def _unify_splits(a, ax):
+    return a.nsplits[ax]
+
+
+def _coerce_depth(ndim, depth):
+    if isinstance(depth, numbers.Integral):
+        depth = (depth,) * ndim
+    if isinstance(depth, tuple):
+        depth = dict(zip(range(ndim), depth))
+    out = {}
+    for ax in range(ndim):
+        d = depth.get(ax, 0) if isinstance(depth, dict) else 0
+        if isinstance(d, tuple):
+            raise NotImplementedError("phobos: map_overlap with asymmetric depths")
+        out[ax] = int(d)
+    return out
+
+
+def _coerce_boundary(ndim, boundary):
+    if boundary is None:
+        boundary = "none"
+    if not isinstance(boundary, (tuple, dict)):
+        boundary = (boundary,) * ndim
+    if isinstance(boundary, tuple):
+        boundary = dict(zip(range(ndim), boundary))
+    return {ax: boundary.get(ax, "none") for ax in range(ndim)}
+
+
+def _min_chunks(size, chunks):
+    """Chunks of at least size each, the blocks Dask's overlap makes when
+    it may rechunk (so that functions see the same blocks): a chunk
+    shorter than size joins the run of chunks before it, or, when that run
+    can spare it, takes what it lacks from the run's end."""
+    if size <= min(chunks):
+        return tuple(chunks)
+    out, run = [], 0
+    for c in chunks:
+        if c < size:
+            lack = size - c
+            if run > size + lack:
+                out.append(run - lack)
+                run = size
+            else:
+                run += c
+        if run >= size:
+            out.append(run)
+            run = 0
+        if c >= size:
+            run += c
+    if run >= size:
+        out.append(run)
+    elif out:
+        out[-1] += run
+    else:
+        raise ValueError(f"The overlapping depth {size} is larger than your array {sum(chunks)}.")
+    return tuple(out)
+
+
+def _extend(x, ax, d, bnd):
+    """x with each chunk along ax extended by d elements of its neighbours,
+    or of the boundary at the array's ends (Dask's 'reflect' mirrors the
+    edge element too, 'periodic' wraps, 'nearest' repeats the edge, a
+    number is a constant; 'none' extends nothing there): the pieces are
+    views, one concatenate lines them up and one rechunk joins each block
+    with its borders, so only borders move between workers."""
+    from . import concatenate, flip, full
+    splits = x.nsplits[ax]
+    starts = _boundaries(splits)
+    n = x.shape[ax]
+
+    def part(lo, hi):
+        idx = [slice(None)] * x.ndim
+        idx[ax] = slice(lo, hi)
+        return x[tuple(idx)]
+
+    def edge(left):
+        if bnd == "reflect":
+            return flip(part(0, d) if left else part(n - d, n), axis=ax)
+        if bnd == "periodic":
+            return part(n - d, n) if left else part(0, d)
+        if bnd == "nearest":
+            e = part(0, 1) if left else part(n - 1, n)
+            return concatenate([e] * d, axis=ax)
+        shape = list(x.shape)
+        shape[ax] = d
+        return full(tuple(shape), bnd, dtype=x.dtype)
+
+    pieces, chunks = [], []
+    last = len(splits) - 1
+    for b in range(len(splits)):
+        lo, hi = starts[b], starts[b + 1]
+        size = hi - lo
+        if b > 0:
+            pieces.append(part(lo - d, lo))
+            size += d
+        elif bnd != "none":
+            pieces.append(edge(True))
+            size += d
+        pieces.append(part(lo, hi))
+        if b < last:
+            pieces.append(part(hi, hi + d))
+            size += d
+        elif bnd != "none":
+            pieces.append(edge(False))
+            size += d
+        chunks.append(size)
+    y = concatenate(pieces, axis=ax)
+    want = list(x.nsplits)
+    want[ax] = tuple(chunks)
+    return y.rechunk(tuple(want))
+
+
+def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=True, allow_rechunk=True,
+                **kwargs):
+    """dask.array.map_overlap: func on each block extended by depth
+    elements of its neighbours (boundary 'reflect', 'periodic', 'nearest',
+    'none' or a constant at the array's edges), the extension trimmed from
+    each result block when trim."""
+    if isinstance(func, Tensor):
+        func, args = args[0], (func,) + tuple(args[1:])
+    if not callable(func):
+        raise TypeError("First argument must be callable function, not {}\n"
+                        "Usage:   da.map_overlap(function, x)\n"
+                        "   or:   da.map_overlap(function, x, y, z)".format(type(func).__name__))
+    if not all(isinstance(x, Tensor) for x in args):
+        raise TypeError("All variadic arguments must be arrays, not {}\n"
+                        "Usage:   da.map_overlap(function, x)\n"
+                        "   or:   da.map_overlap(function, x, y, z)".format([type(x).__name__ for x in args]))
+    if len(args) != 1:
+        raise NotImplementedError("phobos: map_overlap of several arrays")
+    x = args[0]
+    depths = _coerce_depth(x.ndim, depth if depth is not None else 0)
+    bnds = _coerce_boundary(x.ndim, boundary)
+    if all(d == 0 for d in depths.values()):
+        return map_blocks(func, x, **kwargs)
+    splits = list(x.nsplits)
+    for ax, d in depths.items():
+        if d and min(splits[ax]) < d:
+            if not allow_rechunk:
+                raise ValueError("Overlap depth is larger than smallest chunksize.\n"
+                                 "Please set allow_rechunk=True to rechunk automatically.\n"
+                                 f"Overlap depths required: {list(depths.values())}\n"
+                                 f"Input chunks: {tuple(x.nsplits)}\n")
+            splits[ax] = _min_chunks(d, splits[ax])
+    if tuple(splits) != tuple(x.nsplits):
+        x = x.rechunk(tuple(splits))
+    y = x
+    for ax, d in depths.items():
+        if d:
+            y = _extend(y, ax, d, bnds[ax])
+    if trim:
+        tr = [(depths[ax], bnds[ax] != "none", len(splits[ax])) for ax in range(x.ndim)]
+        out_chunks = [tuple(s) for s in splits]
+    else:
+        tr, out_chunks = None, [tuple(s) for s in y.nsplits]
+    ind = tuple(range(x.ndim))
+    return _blockwise(func, ind, [(y, ind)], dtype=kwargs.pop("dtype", None), kwargs=kwargs,
+                      fname="map_overlap", meta=kwargs.pop("meta", None), trim=tr, out_chunks=out_chunks)
+
+
+def map_chunk(t, func, args=(), kwargs=None, elementwise=None, dtype=None, with_chunk_index=False):
+    """Mars's Tensor.map_chunk: func(chunk, *args, **kwargs) on each chunk
+    (with_chunk_index: func(chunk_index, chunk, ...)). Each output chunk
+    must have its input chunk's shape: outputs of other shapes (unknown
+    lengths, in Mars) are refused, naming the op."""
+    t = astensor(t)
+    spec = [(True, None)] + [(False, a) for a in args]
+    ind = tuple(range(t.ndim))
+    if dtype is None:
+        dtype = _infer_dtype(func if not with_chunk_index else (lambda *a, **k: func(ind, *a, **k)),
+                             [t], spec, kwargs or {}, "map_chunk")
+    return _blockwise(func, ind, [(t, ind)] + [(a, None) for a in args], dtype=dtype, kwargs=kwargs,
+                      fname="map_chunk", index_first=with_chunk_index)
+
+
+def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
+                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
+    """dask.array.apply_gufunc for one output: the core dimensions whole
+    in each block (a chunked core dimension is refused unless
+    allow_rechunk), the loop dimensions blockwise."""
+    import re
+    if axes is not None or axis is not None or keepdims:
+        raise NotImplementedError("phobos: apply_gufunc with axes=, axis= or keepdims=")
+    m = re.fullmatch(r"\s*(.*?)\s*->\s*(.*?)\s*", signature)
+    if not m:
+        raise ValueError(f"Not a valid gufunc signature: {signature}")
+    ins = re.findall(r"\(([^()]*)\)", m.group(1))
+    outs = re.findall(r"\(([^()]*)\)", m.group(2))
+    if len(outs) != 1:
+        raise NotImplementedError("phobos: apply_gufunc with several outputs")
+    core_in = [tuple(d.strip() for d in s.split(",") if d.strip()) for s in ins]
+    core_out = tuple(d.strip() for d in outs[0].split(",") if d.strip())
+    if len(core_in) != len(args):
+        raise ValueError(f"According to `signature`, `func` requires {len(core_in)} arguments, but {len(args)} given")
+    if vectorize:
+        func = np.vectorize(func, signature=signature, otypes=[np.dtype(output_dtypes).char] if output_dtypes else None)
+    arrays = [astensor(a) for a in args]
+    loop_nd = max(a.ndim - len(c) for a, c in zip(arrays, core_in))
+    loop = tuple(f"__loop{i}" for i in range(loop_nd))
+    pairs = []
+    for a, c in zip(arrays, core_in):
+        nl = a.ndim - len(c)
+        for ax, name in enumerate(c):
+            if len(a.nsplits[nl + ax]) > 1 and not allow_rechunk:
+                raise ValueError(f"Core dimension `'{name}'` consists of multiple chunks. To fix, rechunk into a single "
+                                 f"chunk along this dimension or set `allow_rechunk=True`, but beware that this may "
+                                 f"increase memory usage significantly.")
+        pairs.append((a, loop[loop_nd - nl:] + c))
+    sizes = {}
+    for a, c in zip(arrays, core_in):
+        for ax, name in enumerate(c):
+            sizes[name] = a.shape[a.ndim - len(c) + ax]
+    new_axes = {}
+    for name in core_out:
+        if name not in sizes:
+            if not output_sizes or name not in output_sizes:
+                raise ValueError(f"Dimension `'{name}'` in output signature is not in an input; give its size in output_sizes")
+            new_axes[name] = output_sizes[name]
+    out_ind = loop + core_out
+    dtype = output_dtypes
+    if isinstance(dtype, (list, tuple)):
+        dtype = dtype[0]
+    # Core dimensions of the output that are an input's: one whole chunk.
+    out_sizes = {name: (sizes[name],) for name in core_out if name in sizes}
+    res = _blockwise(func, out_ind, pairs, dtype=dtype, new_axes={**new_axes, **out_sizes}, kwargs=kwargs,
+                     fname="apply_gufunc", meta=meta)
+    return res
+
+
+def _normalize_chunks(chunks, shape, itemsize):
+    if chunks is None or chunks == "auto":
+        # Blocks of about 64 MiB, whole along every axis but the first.
+        row = max(int(np.prod(shape[1:], dtype=np.int64)) * itemsize, 1)
+        chunks = (max(1, (64 << 20) // row),) + tuple(shape[1:])
+    if isinstance(chunks, numbers.Integral):
+        chunks = (int(chunks),) * len(shape)
+    chunks = tuple(chunks)
+    if len(chunks) != len(shape):
+        raise ValueError(f"Chunks and shape must be of the same length/dimension. Got chunks={chunks}, shape={shape}")
+    out = []
+    for c, n in zip(chunks, shape):
+        if isinstance(c, numbers.Integral) or c is None:
+            c = n if c is None or c == -1 else int(c)
+            c = max(min(c, n), 1) if n else 1
+            out.append(tuple([c] * (n // c) + ([n % c] if n % c else [])) or (0,))
+        else:
+            c = tuple(int(v) for v in c)
+            if sum(c) != n:
+                raise ValueError(f"Chunks do not add up to shape. Got chunks={chunks}, shape={shape}")
+            out.append(c)
+    return out
+
+
+def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
+               inline_array=False):
+    """dask.array.from_array over any object with shape, dtype and slicing
+    that pickles (an h5py dataset travels as its file name and path and is
+    reopened by the workers, whose --data-root must hold the file): each
+    chunk is sliced from it on a worker."""
+    if isinstance(x, np.ndarray):
+        from ._core import from_numpy
+        return from_numpy(x, chunks=None if chunks == "auto" else chunks)
+    shape = tuple(int(n) for n in x.shape)
+    dtype = np.dtype(x.dtype)
+    paths = []
+    obj = x
+    mod = type(x).__module__ or ""
+    if mod.startswith("h5py"):
+        import os
+        from .._blockfn import H5Dataset
+        fname = os.path.abspath(x.file.filename)
+        obj = H5Dataset(fname, x.name)
+        paths = [fname]
+    from .._blockfn import Slicer
+    nsplits = _normalize_chunks(chunks, shape, dtype.itemsize)
+    fn = Slicer(obj, dtype)
+    return call("user_blocks", [], _payload(BlockFn(fn, [], {}, ("block_info",))), "from_array(" + type(x).__name__ + ")",
+                dtype.name, [list(s) for s in nsplits], [], block_id=True, block_info=True, paths=paths or None)
+
+
+def store(sources, targets, lock=True, regions=None, compute=True, return_stored=False, **kwargs):
+    """dask.array.store: each source written block by block into its
+    target (any sliceable object that pickles and takes writes from several
+    processes, as a Zarr array does), from the workers."""
+    if isinstance(sources, Tensor):
+        sources, targets = [sources], [targets]
+    if len(sources) != len(targets):
+        raise ValueError("Different number of sources [%d] and targets [%d]" % (len(sources), len(targets)))
+    if regions is not None:
+        raise NotImplementedError("phobos: store(regions=...)")
+    from .._blockfn import Writer
+    outs = []
+    for s, t in zip(sources, targets):
+        s = astensor(s)
+        ind = tuple(range(s.ndim))
+        ones = [(1,) * len(sp) for sp in s.nsplits]
+        outs.append(_blockwise(Writer(t), ind, [(s, ind)], dtype="int64", fname="store", out_chunks=ones))
+    if not compute:
+        return outs
+    from ._core import _default_session
+    _default_session().execute(*outs)
+    return None
+
+
+def vectorize(pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, signature=None):
+    """numpy.vectorize over tensors: the vectorized function runs block by
+    block on the workers (apply_gufunc with a signature, map_blocks
+    without); usable as a decorator."""
+    if pyfunc is None:
+        return lambda f: vectorize(f, otypes=otypes, doc=doc, excluded=excluded, cache=cache, signature=signature)
+    vf = np.vectorize(pyfunc, otypes=otypes, doc=doc, excluded=excluded, cache=cache, signature=signature)
+    dtype = np.dtype(otypes[0]) if otypes else None
+
+    def apply(*args):
+        if signature is not None:
+            return apply_gufunc(vf, signature, *args, output_dtypes=dtype)
+        ts = [astensor(a) if isinstance(a, (Tensor, np.ndarray)) else a for a in args]
+        return map_blocks(vf, *ts, dtype=dtype)
+
+    apply.__name__ = getattr(pyfunc, "__name__", "vectorized")
+    apply.__doc__ = vf.__doc__
+    return apply

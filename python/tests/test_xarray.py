@@ -26,15 +26,15 @@ def fetched(session):
     """The byte counts of the results fetched from the cluster, while the
     test runs."""
     got = []
-    orig = session._fetch_result
+    orig = session._take_result  # every result's value, inline or fetched
 
-    def counting(path):
-        v = orig(path)
+    def counting(res):
+        v = orig(res)
         got.append(v.nbytes)
         return v
-    session._fetch_result = counting
+    session._take_result = counting
     yield got
-    session.__dict__.pop("_fetch_result", None)
+    session.__dict__.pop("_take_result", None)
 
 
 def cube(shape=(40, 6, 5), nan=True):

@@ -225,6 +225,13 @@ func (c fzCall) pyCall() string {
 		s = fmt.Sprintf("_setitem(%s, %s, %s)", args[0], args[1], args[2])
 	case "astype":
 		s = fmt.Sprintf("%s.astype(%s)", args[0], args[1])
+	case "argsort":
+		// Phobos's argsort is stable; NumPy's default quicksort orders ties
+		// as it happens to, so the reference is NumPy's stable sort.
+		if _, ok := c.Kwargs["kind"]; !ok {
+			kw = append(kw, "kind='stable'")
+		}
+		s = "np.argsort(" + strings.Join(append(args, kw...), ", ") + ")"
 	case "place", "putmask", "put", "fill_diagonal":
 		// NumPy changes its first argument in place; Phobos returns it.
 		s = "_inplace(np." + c.Fn + ", " + strings.Join(append(args, kw...), ", ") + ")"

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -127,9 +126,6 @@ func (e *ArgError) Unwrap() error { return e.Err }
 func ValueErrorf(format string, args ...any) error {
 	return &ArgError{Kind: "ValueError", Err: fmt.Errorf(format, args...)}
 }
-
-// errOneD is a call's operand that must be one-dimensional.
-var errOneD = errors.New("must be one-dimensional")
 
 // resultType is NumPy's result type of inputs' dtypes.
 func resultType(in []Meta) ndarray.DType {

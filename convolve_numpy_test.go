@@ -13,6 +13,7 @@ import (
 // first operand shorter, longer and as long as the second (NumPy swaps and
 // reverses there), lengths of 1, complex operands (correlate conjugates
 // the second), integers that overflow (both wrap), booleans, mixed dtypes,
+// 0-d operands (convolve reads one as one element, correlate refuses it),
 // and NumPy's refusals (empty, 2-D, an unknown mode).
 func convolveCases() []npCase {
 	var cs []npCase
@@ -50,6 +51,11 @@ func convolveCases() []npCase {
 		conv("empty v", "correlate", "valid", npR(dF64, 1518, 4), npR(dF64, 1519, 0)).fails(),
 		conv("2-D", "convolve", "full", npR(dF64, 1520, 3, 4), npR(dF64, 1521, 2)).fails(),
 		conv("bad mode", "convolve", "middle", npR(dF64, 1522, 5), npR(dF64, 1523, 2)).fails(),
+		// numpy.convolve reads a 0-d operand as one element; correlate refuses it.
+		conv("0-d a", "convolve", "full", npR(dF64, 1524), npR(dF64, 1525, 6)),
+		conv("0-d v", "convolve", "same", npI(dI64, 1526, -9, 9, 7), npI(dI64, 1527, -9, 9)),
+		conv("0-d both", "convolve", "valid", npR(dF64, 1528), npC(dC128, 1529)),
+		conv("0-d", "correlate", "full", npR(dF64, 1530), npR(dF64, 1531, 4)).fails(),
 	)
 	return cs
 }

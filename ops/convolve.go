@@ -55,7 +55,14 @@ func (op Convolve) Infer(in []Meta) (Meta, error) {
 	if len(in) != 2 {
 		return Meta{}, fmt.Errorf("%s: want 2 inputs, got %d", op.Type(), len(in))
 	}
+	in = slices.Clone(in)
 	for i, m := range in {
+		if m.NDim() == 0 && !op.Correlate {
+			// numpy.convolve reads a 0-d operand as one element
+			// (ndmin=1); numpy.correlate refuses it.
+			m.Shape = []int{1}
+			in[i] = m
+		}
 		if m.NDim() != 1 {
 			return Meta{}, fmt.Errorf("%s: %s must be one-dimensional, got shape %v", op.Type(), "av"[i:i+1], m.Shape)
 		}
@@ -115,6 +122,7 @@ func (op Convolve) window(na, nv int) (convWindow, error) {
 // Tile implements TensorOp: S in one chunk; the output chunked like L;
 // each output chunk from the chunks of L its window overlaps.
 func (op Convolve) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
+	in = []*Tiled{oneElement(in[0]), oneElement(in[1])}
 	w, err := op.window(in[0].Meta.Shape[0], in[1].Meta.Shape[0])
 	if err != nil {
 		return nil, err
@@ -160,6 +168,17 @@ func (op Convolve) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	return res, nil
 }
 
+// oneElement reads a 0-d operand (one chunk) as a 1-D one of one element;
+// its chunk stays 0-d, which ConvolveChunk reads as one element too.
+func oneElement(t *Tiled) *Tiled {
+	if t.Meta.NDim() != 0 {
+		return t
+	}
+	m := t.Meta
+	m.Shape = []int{1}
+	return &Tiled{Meta: m, NSplits: [][]int{{1}}, Chunks: t.Chunks}
+}
+
 // ConvolveChunk computes outputs [K0, K0+N) of the convolution of L with S: input 0 is S whole, the others consecutive
 // chunks of L starting at L's element LOff (of NL). SRev and SConj reverse
 // and conjugate S first; Rev writes the outputs backwards, conjugated.
@@ -181,6 +200,16 @@ func (ConvolveChunk) Type() string { return "convolve_chunk" }
 func (op ConvolveChunk) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
 	if len(in) < 2 {
 		return nil, fmt.Errorf("convolve_chunk: want S and at least one chunk of L, got %d inputs", len(in))
+	}
+	in = slices.Clone(in)
+	for i, a := range in {
+		if a.NDim() == 0 {
+			r, err := a.Reshape(1)
+			if err != nil {
+				return nil, fmt.Errorf("convolve_chunk: %w", err)
+			}
+			in[i] = r
+		}
 	}
 	nL := 0
 	for _, a := range in[1:] {

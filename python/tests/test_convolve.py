@@ -34,3 +34,13 @@ def test_refusals():
         mt.convolve(mt.tensor(np.ones(4)), np.ones(0)).execute()
     with pytest.raises(ValueError, match="one-dimensional"):
         mt.correlate(mt.tensor(np.ones((2, 2))), np.ones(2)).execute()
+
+
+def test_zero_d_operands():
+    # numpy.convolve reads a 0-d operand as one element; numpy.correlate refuses it.
+    v = np.arange(1.0, 6.0)
+    np.testing.assert_array_equal(mt.convolve(3.0, mt.tensor(v, chunks=2)).execute().fetch(), np.convolve(3.0, v))
+    np.testing.assert_array_equal(mt.convolve(mt.tensor(v, chunks=2), mt.tensor(np.float64(2.0)), mode="same").execute().fetch(),
+                                  np.convolve(v, 2.0, mode="same"))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        mt.correlate(mt.tensor(np.float64(2.0)), v).execute()

@@ -50,6 +50,7 @@ var layers = map[string]int{
 	"cmd/phobos-image":             11,
 	"calls/genstubs":               7,
 	"cluster/ring":                 1,
+	"cluster/ha":                   5,
 }
 
 // apart lists, beside the ranks, packages a package must not import

@@ -18,6 +18,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
@@ -161,10 +162,10 @@ type graphRec struct {
 	runID    protocol.GraphID
 	types    []*pb.TypeCount
 	chunkDag *pb.Dag
-	skelMu   sync.Mutex     // guards skel, apart from mu: building it takes long
-	skel     *pb.Dag        // the shape of the chunk DAG's summary, once made
-	record   *GraphRecord   // what etcd holds of it (nil alone, or once deleted)
-	fence    protocol.Fence // its session's, when it was submitted or adopted
+	skelMu   sync.Mutex      // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag         // the shape of the chunk DAG's summary, once made
+	record   *ha.GraphRecord // what etcd holds of it (nil alone, or once deleted)
+	fence    protocol.Fence  // its session's, when it was submitted or adopted
 	// recMu orders the writes of the record, so a state written late
 	// cannot bring back a record deleted meanwhile.
 	recMu sync.Mutex

@@ -8,6 +8,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -75,16 +76,16 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	var wr *webRing
 	var schedMetrics prometheus.Gatherer // the scheduler's series, forwarded; with a ring each scheduler serves its own
 	if len(cfg.Etcd) > 0 {
-		cli, err := dialEtcd(cfg.Etcd, cfg.TLS)
+		cli, err := ha.DialEtcd(cfg.Etcd, cfg.TLS)
 		if err != nil {
 			return nil, fmt.Errorf("web: --etcd: %w", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		ro := &ringRouter{members: newMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
+		ro := &ringRouter{members: ha.NewMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
 		wr = &webRing{cancel: cancel, done: make(chan struct{}), cli: cli}
 		go func() {
 			defer close(wr.done)
-			ro.members.watch(ctx, cli, log)
+			ro.members.Watch(ctx, cli, log)
 		}()
 		wcfg.Graphs, wcfg.Scheduler, wcfg.Dashboard, wcfg.Ring = ro, ringSched{ro}, ringDash{ro}, ro.ring
 	} else {

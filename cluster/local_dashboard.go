@@ -25,7 +25,7 @@ const LocalSessionID = "local"
 // maxLocalGraphs bounds the executions a local dashboard remembers.
 const maxLocalGraphs = 200
 
-// LocalDashboard is the dashboard's source (web.Source) for an in-process
+// LocalDashboard is the dashboard's source (dashboard.Source) for an in-process
 // cluster: its workers, and the graphs a local session executes, as graphs
 // g1, g2, ... of session LocalSessionID. It shows what the cluster's
 // dashboard shows, from the same scheduler data.
@@ -147,7 +147,7 @@ func (g *localGraph) view(withDags bool) (run *scheduler.Run, types []*pb.TypeCo
 	return run, types, chunks
 }
 
-// ListWorkers implements web.Source.
+// ListWorkers implements dashboard.Source.
 func (d *LocalDashboard) ListWorkers(ctx context.Context) (*pb.ListWorkersResponse, error) {
 	out := &pb.ListWorkersResponse{}
 	for i, w := range d.l.Workers {
@@ -162,7 +162,7 @@ func (d *LocalDashboard) ListWorkers(ctx context.Context) (*pb.ListWorkersRespon
 	return out, nil
 }
 
-// Overview implements web.Source.
+// Overview implements dashboard.Source.
 func (d *LocalDashboard) Overview(ctx context.Context) (*pb.OverviewResponse, error) {
 	d.mu.Lock()
 	gs := append([]*localGraph(nil), d.graphs...)
@@ -175,7 +175,7 @@ func (d *LocalDashboard) Overview(ctx context.Context) (*pb.OverviewResponse, er
 	return out, nil
 }
 
-// GraphDetail implements web.Source.
+// GraphDetail implements dashboard.Source.
 func (d *LocalDashboard) GraphDetail(ctx context.Context, req *pb.GraphDetailRequest) (*pb.GraphDetailResponse, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {
@@ -185,7 +185,7 @@ func (d *LocalDashboard) GraphDetail(ctx context.Context, req *pb.GraphDetailReq
 	return &pb.GraphDetailResponse{Status: g.status(), Types: types, Tileable: g.tile, Chunks: chunks}, nil
 }
 
-// GraphOps implements web.Source.
+// GraphOps implements dashboard.Source.
 func (d *LocalDashboard) GraphOps(ctx context.Context, req *pb.GraphOpsRequest) (*pb.GraphOpsResponse, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {
@@ -198,7 +198,7 @@ func (d *LocalDashboard) GraphOps(ctx context.Context, req *pb.GraphOpsRequest) 
 	return opsOf(run, req)
 }
 
-// WorkerTasks implements web.Source.
+// WorkerTasks implements dashboard.Source.
 func (d *LocalDashboard) WorkerTasks(ctx context.Context, req *pb.WorkerTasksRequest) (*pb.WorkerTasksResponse, error) {
 	act, err := d.l.Scheduler.Tasks(int(req.Worker))
 	if err != nil {
@@ -218,7 +218,7 @@ func (d *LocalDashboard) WorkerTasks(ctx context.Context, req *pb.WorkerTasksReq
 	return tasksOf(act, names), nil
 }
 
-// CancelGraph implements web.Source: the execution returns cancelled.
+// CancelGraph implements dashboard.Source: the execution returns cancelled.
 func (d *LocalDashboard) CancelGraph(ctx context.Context, req *pb.CancelGraphRequest) (*pb.GraphStatus, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
@@ -332,7 +333,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no live workers: start one with `phobos worker --scheduler "+p.URL()+"`"))
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: tileableDag(tg)}
+	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: dashboard.TileableDag(tg)}
 	p.mu.Lock()
 	ss, ok := p.mu.sessions[m.SessionId]
 	if !ok {
@@ -459,9 +460,9 @@ func (g *graphRec) snapshotLocked(withDag bool) {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
-	g.types = typeCounts(g.run)
+	g.types = dashboard.TypeCounts(g.run)
 	if withDag {
-		g.chunkDag = chunkDag(g.run, nil)
+		g.chunkDag = dashboard.ChunkDag(g.run, nil)
 	}
 	g.run = nil
 }

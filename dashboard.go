@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -49,7 +50,7 @@ func (s *Session) DashboardLogin() (string, error) {
 
 // localDashboard serves a local session's dashboard.
 type localDashboard struct {
-	src   *cluster.LocalDashboard
+	src   *dashboard.LocalSource
 	srv   *http.Server
 	guard *web.Guarded
 	url   string
@@ -71,8 +72,8 @@ func startDashboard(addr string, l *cluster.Local) (*localDashboard, error) {
 		ln.Close()
 		return nil, fmt.Errorf("phobos: a local session's dashboard serves loopback addresses only, not %s: reach it from another host through an SSH tunnel, or run phobos cluster with TLS", addr)
 	}
-	d := &localDashboard{src: cluster.NewLocalDashboard(l), url: "http://" + ln.Addr().String()}
-	d.guard = web.Guard(web.GuardConfig{Token: token}, web.NewDashboard(d.src, nil))
+	d := &localDashboard{src: dashboard.NewLocalSource(l.Scheduler, l.Workers), url: "http://" + ln.Addr().String()}
+	d.guard = web.Guard(web.GuardConfig{Token: token}, dashboard.NewHandler(d.src, nil))
 	d.srv = &http.Server{Handler: d.guard, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = d.srv.Serve(ln) }()
 	return d, nil

@@ -13,7 +13,7 @@ import (
 
 // layers ranks every package; a package may import only packages of a
 // lower rank (ndarray <- ops <- tensor/graph/optimize <-
-// scheduler/worker/linalg/execution <- calls <- web <- cluster <- phobos <- cmd). A new package must be
+// scheduler/worker/linalg/execution <- calls <- web <- dashboard <- cluster <- phobos <- cmd). A new package must be
 // ranked here, so the layering is decided, not drifted into.
 var layers = map[string]int{
 	"ndarray":                      0,
@@ -43,13 +43,15 @@ var layers = map[string]int{
 	"internal/metrics":             5,
 	"calls":                        6,
 	"web":                          7,
-	"cluster":                      8,
-	".":                            9,
-	"workloads":                    10,
-	"cmd/phobos":                   11,
-	"cmd/phobos-image":             11,
+	"dashboard":                    8,
+	"cluster":                      9,
+	".":                            10,
+	"workloads":                    11,
+	"cmd/phobos":                   12,
+	"cmd/phobos-image":             12,
 	"calls/genstubs":               7,
 	"cluster/ring":                 1,
+	"cluster/ha":                   5,
 }
 
 // apart lists, beside the ranks, packages a package must not import

@@ -19,6 +19,7 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -543,13 +544,13 @@ func TestLocalDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 10*time.Second, "the local cluster's figures", `document.getElementById("fig-workers").textContent === "2 / 2"`)
-	if got := js[string](t, ctx, `[...document.querySelectorAll("#schedulers-table tr[data-scheduler]")].map((r) => r.dataset.scheduler + " " + r.querySelector('td[data-fig="graphs"]').textContent).join()`); got != cluster.LocalSessionID+" 1" {
+	if got := js[string](t, ctx, `[...document.querySelectorAll("#schedulers-table tr[data-scheduler]")].map((r) => r.dataset.scheduler + " " + r.querySelector('td[data-fig="graphs"]').textContent).join()`); got != dashboard.LocalSessionID+" 1" {
 		t.Errorf("the local session's schedulers table: %q, want its one scheduler holding 1 graph", got)
 	}
 	if got := text(t, ctx, "fig-slots"); got != "0 / 2" {
 		t.Errorf("slots: %q, want 0 / 2", got)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/#/graph/"+cluster.LocalSessionID+"/g1")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/#/graph/"+dashboard.LocalSessionID+"/g1")); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 10*time.Second, "the local graph's DAG", fmt.Sprintf(`document.querySelectorAll("#dag-chunks g.node[data-state]").length === %d`, ops))

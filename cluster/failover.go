@@ -13,6 +13,7 @@ import (
 	"connectrpc.com/connect"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -65,7 +66,7 @@ func (t *takeovers) has(sid string) bool {
 // a change missed while etcd was unreachable is caught up).
 func (p *SchedulerProc) watchOrphans(ctx context.Context) {
 	for {
-		r, _, changed := p.ring.members.snapshot()
+		r, _, changed := p.ring.members.Snapshot()
 		if r.Has(p.ringID()) && p.serving() == nil {
 			if err := p.takeOverOrphans(ctx); err != nil && ctx.Err() == nil {
 				p.log.Warn("looking for sessions to take over", "err", err)
@@ -89,7 +90,7 @@ func (p *SchedulerProc) watchOrphans(ctx context.Context) {
 // out of the ring, or is this scheduler's id without the session held
 // (a restart under the same id, faster than the lease).
 func (p *SchedulerProc) orphaned(sid, owner string) bool {
-	r, _, _ := p.ring.members.snapshot()
+	r, _, _ := p.ring.members.Snapshot()
 	self := p.ringID()
 	if r.Owner(sid) != self {
 		return false
@@ -106,14 +107,14 @@ func (p *SchedulerProc) orphaned(sid, owner string) bool {
 // takeOverOrphans lists the sessions in etcd and takes over, one after
 // the other, those orphaned here.
 func (p *SchedulerProc) takeOverOrphans(ctx context.Context) error {
-	lctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	resp, err := p.ring.cli.Get(lctx, sessionsPrefix, clientv3.WithPrefix())
+	lctx, cancel := context.WithTimeout(ctx, ha.RecordTimeout)
+	resp, err := p.ring.cli.Get(lctx, ha.SessionsPrefix, clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return fmt.Errorf("listing the sessions in etcd: %w", err)
 	}
 	for _, kv := range resp.Kvs {
-		var rec SessionRecord
+		var rec ha.SessionRecord
 		if err := json.Unmarshal(kv.Value, &rec); err != nil || rec.Session == "" {
 			p.log.Warn("a session record that does not decode", "key", string(kv.Key), "err", err)
 			continue
@@ -145,7 +146,7 @@ var errOwnerAlive = errors.New("its owner is registered in etcd")
 
 // takeOver makes this scheduler the owner of a session whose owner is
 // gone: it raises the session's token in etcd, then adopts its graphs.
-func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int64) error {
+func (p *SchedulerProc) takeOver(ctx context.Context, rec ha.SessionRecord, rev int64) error {
 	start := time.Now()
 	from := rec.Scheduler
 	rec.Scheduler = p.ringID()
@@ -154,18 +155,18 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 	if err != nil {
 		return err
 	}
-	key := sessionsPrefix + rec.Session
+	key := ha.SessionsPrefix + rec.Session
 	// The ring and the session records come from separate watches, so a
 	// session can be seen before its owner's registration; the owner must
 	// then still be absent from etcd itself, or a live owner would lose
 	// its session. A record naming this scheduler (a restart under the
 	// same id, or a session handed back) is ours to take.
 	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", rev)}
-	ownerKey := schedulersPrefix + from
+	ownerKey := ha.SchedulersPrefix + from
 	if from != p.ringID() {
 		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(ownerKey), "=", 0))
 	}
-	tctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	tctx, cancel := context.WithTimeout(ctx, ha.RecordTimeout)
 	tr, err := p.ring.cli.Txn(tctx).If(cmps...).Then(clientv3.OpPut(key, string(val))).Else(clientv3.OpGet(ownerKey, clientv3.WithCountOnly())).Commit()
 	cancel()
 	if err != nil {
@@ -178,14 +179,14 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 		return errTakenOver
 	}
 	fence := protocol.Fence{Scope: rec.Session, Token: rec.Fence}
-	gctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	resp, err := p.ring.cli.Get(gctx, graphsPrefix+rec.Session+"/", clientv3.WithPrefix())
+	gctx, cancel := context.WithTimeout(ctx, ha.RecordTimeout)
+	resp, err := p.ring.cli.Get(gctx, ha.GraphsPrefix+rec.Session+"/", clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return fmt.Errorf("reading the graphs of session %s: %w", rec.Session, err)
 	}
-	lctx, cancel := context.WithTimeout(ctx, recordTimeout)
-	lresp, err := p.ring.cli.Get(lctx, literalsPrefix+rec.Session+"/", clientv3.WithPrefix())
+	lctx, cancel := context.WithTimeout(ctx, ha.RecordTimeout)
+	lresp, err := p.ring.cli.Get(lctx, ha.LiteralsPrefix+rec.Session+"/", clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return fmt.Errorf("reading the client arrays of session %s: %w", rec.Session, err)
@@ -194,9 +195,9 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 	for _, kv := range lresp.Kvs {
 		lits[string(kv.Key)] = kv.Value
 	}
-	var recs []GraphRecord
+	var recs []ha.GraphRecord
 	for _, kv := range resp.Kvs {
-		var gr GraphRecord
+		var gr ha.GraphRecord
 		if err := json.Unmarshal(kv.Value, &gr); err != nil || gr.Graph == "" {
 			p.log.Warn("a graph record that does not decode", "key", string(kv.Key), "err", err)
 			continue
@@ -229,7 +230,7 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 			ss.finished = append(ss.finished, g)
 			continue
 		}
-		tg, err := recordedGraph(gr, lits)
+		tg, err := ha.RecordedGraph(gr, lits)
 		if err != nil {
 			g.state, g.err = StateFailed, fmt.Errorf("taking over graph %s from scheduler %s: %w", gr.Graph, from, err)
 			close(g.done)
@@ -293,7 +294,7 @@ func (p *SchedulerProc) takeOver(ctx context.Context, rec SessionRecord, rev int
 // workers (each scheduler of a ring numbers them its own way, so the
 // inventory is asked for by this scheduler's members, not read from the
 // previous owner's).
-func (p *SchedulerProc) gatherInventory(ctx context.Context, fence protocol.Fence, recs []GraphRecord) (*rpc.Inventory, error) {
+func (p *SchedulerProc) gatherInventory(ctx context.Context, fence protocol.Fence, recs []ha.GraphRecord) (*rpc.Inventory, error) {
 	var ids []protocol.GraphID
 	for _, gr := range recs {
 		if gr.Run != 0 && !(terminal(gr.State) && gr.State != StateSucceeded) {
@@ -326,57 +327,6 @@ func (p *SchedulerProc) gatherInventory(ctx context.Context, fence protocol.Fenc
 	return inv, nil
 }
 
-// recordedGraph decodes a graph record's tileable graph with the client
-// arrays sent inside it put back from their own records (lits, by key).
-// Arrays too large to be kept there cannot be, so such a graph cannot be
-// rebuilt.
-func recordedGraph(gr GraphRecord, lits map[string][]byte) (*graph.TileableGraph, error) {
-	if n := len(gr.StrippedLiterals) - len(gr.RecordedLiterals); n > 0 {
-		return nil, fmt.Errorf("it holds %d client arrays of over %d bytes sent inside the graph, which graph records leave out; submit it again (arrays uploaded to the workers survive failover)", n, maxLiteralRecord)
-	}
-	doc := gr.Tileable
-	if len(gr.RecordedLiterals) > 0 {
-		// Splice each literal's op into the JSON: a literal without its
-		// data does not decode.
-		var g struct {
-			Version int                          `json:"version"`
-			Nodes   []map[string]json.RawMessage `json:"nodes"`
-		}
-		if err := json.Unmarshal(gr.Tileable, &g); err != nil {
-			return nil, fmt.Errorf("decoding its record: %w", err)
-		}
-		for _, i := range gr.RecordedLiterals {
-			key := literalKey(gr.Session, gr.Graph, i)
-			b, ok := lits[key]
-			if !ok {
-				return nil, fmt.Errorf("the client array of tensor %d is missing from etcd (%s)", i, key)
-			}
-			var lg struct {
-				Nodes []map[string]json.RawMessage `json:"nodes"`
-			}
-			if err := json.Unmarshal(b, &lg); err != nil || len(lg.Nodes) != 1 || i < 0 || i >= len(g.Nodes) {
-				return nil, fmt.Errorf("the client array record %s names no tensor of the graph (%v)", key, err)
-			}
-			g.Nodes[i]["op"] = lg.Nodes[0]["op"]
-			g.Nodes[i]["meta"] = lg.Nodes[0]["meta"]
-		}
-		var err error
-		if doc, err = json.Marshal(g); err != nil {
-			return nil, err
-		}
-	}
-	tg, err := graph.DecodeTileable(doc)
-	if err != nil {
-		return nil, fmt.Errorf("decoding its record: %w", err)
-	}
-	for _, i := range gr.RecordedLiterals {
-		if _, ok := tg.Nodes[i].Op.(ops.Literal); !ok {
-			return nil, fmt.Errorf("the client array record of tensor %d holds a %s, not a literal", i, tg.Nodes[i].Op.Type())
-		}
-	}
-	return tg, nil
-}
-
 // adoption is what adopting one graph kept and made.
 type adoption struct {
 	tiled         []*ops.Tiled
@@ -386,7 +336,7 @@ type adoption struct {
 // adoptGraph recompiles a recorded graph (deterministic: the same chunk
 // ops under the same indexes) and adopts its run under the recorded id
 // from what the workers hold of it.
-func (p *SchedulerProc) adoptGraph(ctx context.Context, gr GraphRecord, tg *graph.TileableGraph, held map[int][]rpc.HeldChunk, fence protocol.Fence) (*scheduler.Run, adoption, error) {
+func (p *SchedulerProc) adoptGraph(ctx context.Context, gr ha.GraphRecord, tg *graph.TileableGraph, held map[int][]rpc.HeldChunk, fence protocol.Fence) (*scheduler.Run, adoption, error) {
 	ex, err := p.compile(ctx, tg, gr.Results, !gr.NoFuse)
 	if err != nil {
 		return nil, adoption{}, fmt.Errorf("recompiling: %w", err)
@@ -419,7 +369,7 @@ func (p *SchedulerProc) rewriteRecord(g *graphRec) {
 	}
 	rec := *g.record
 	g.mu.Unlock()
-	_ = p.ring.records.put(context.Background(), graphKey(g.sid, g.id), rec, false)
+	_ = p.ring.records.Put(context.Background(), ha.GraphKey(g.sid, g.id), rec, false)
 }
 
 // missingSession is the answer about a session this scheduler does not
@@ -435,16 +385,16 @@ func (p *SchedulerProc) missingSession(ctx context.Context, sid string) error {
 		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("session %q is being taken over by scheduler %s; try again shortly", sid, p.ringID()))
 	}
 	gctx, cancel := context.WithTimeout(ctx, time.Second)
-	resp, err := p.ring.cli.Get(gctx, sessionsPrefix+sid)
+	resp, err := p.ring.cli.Get(gctx, ha.SessionsPrefix+sid)
 	cancel()
 	if err != nil || len(resp.Kvs) == 0 {
 		return errNoSession(sid)
 	}
-	var rec SessionRecord
+	var rec ha.SessionRecord
 	if json.Unmarshal(resp.Kvs[0].Value, &rec) != nil {
 		return errNoSession(sid)
 	}
-	r, _, _ := p.ring.members.snapshot()
+	r, _, _ := p.ring.members.Snapshot()
 	if rec.Scheduler == p.ringID() || !r.Has(rec.Scheduler) {
 		return connect.NewError(connect.CodeUnavailable, fmt.Errorf("session %q: its scheduler %s is gone and scheduler %s takes it over; try again shortly", sid, rec.Scheduler, r.Owner(sid)))
 	}
@@ -457,7 +407,7 @@ func (p *SchedulerProc) missingSession(ctx context.Context, sid string) error {
 // moving work in flight. A session with a graph preparing or running
 // stays; the next change of the ring, or the next TTL, tries again.
 func (p *SchedulerProc) handBack(ctx context.Context) {
-	r, _, _ := p.ring.members.snapshot()
+	r, _, _ := p.ring.members.Snapshot()
 	self := p.ringID()
 	type cand struct {
 		ss *session
@@ -512,8 +462,8 @@ func (p *SchedulerProc) handOver(ctx context.Context, ss *session, to string) er
 	if busy(graphs) {
 		return keep(nil)
 	}
-	key := sessionsPrefix + ss.id
-	gctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	key := ha.SessionsPrefix + ss.id
+	gctx, cancel := context.WithTimeout(ctx, ha.RecordTimeout)
 	defer cancel()
 	resp, err := p.ring.cli.Get(gctx, key)
 	if err != nil {
@@ -522,7 +472,7 @@ func (p *SchedulerProc) handOver(ctx context.Context, ss *session, to string) er
 	if len(resp.Kvs) == 0 {
 		return keep(errors.New("the session has no record"))
 	}
-	var rec SessionRecord
+	var rec ha.SessionRecord
 	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil {
 		return keep(fmt.Errorf("the session's record: %w", err))
 	}
@@ -567,13 +517,13 @@ func (p *SchedulerProc) releaseWhenFenced(ss *session, graphs []*graphRec) {
 		case <-ctx.Done():
 		}
 	}()
-	key := sessionsPrefix + ss.id
+	key := ha.SessionsPrefix + ss.id
 	for ctx.Err() == nil {
-		gctx, gcancel := context.WithTimeout(ctx, recordTimeout)
+		gctx, gcancel := context.WithTimeout(ctx, ha.RecordTimeout)
 		resp, err := p.ring.cli.Get(gctx, key)
 		gcancel()
 		if err == nil {
-			var rec SessionRecord
+			var rec ha.SessionRecord
 			if len(resp.Kvs) == 0 || (json.Unmarshal(resp.Kvs[0].Value, &rec) == nil && rec.Fence > ss.fence.Token) {
 				// Fenced by the successor, or the session was closed.
 				for _, g := range graphs {

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"github.com/phobos-tensor/phobos/cluster/ha"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,7 +23,7 @@ import (
 // is held a request for it is Unavailable (a pause), not "no session".
 func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	ctx := context.Background()
-	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir()})
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	}
 	t.Cleanup(p.Close)
 	deadline := time.Now().Add(30 * time.Second)
-	for r, _, changed := p.ring.members.snapshot(); !r.Has("s0"); r, _, changed = p.ring.members.snapshot() {
+	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s0"); r, _, changed = p.ring.members.Snapshot() {
 		select {
 		case <-changed:
 		case <-time.After(time.Until(deadline)):
@@ -42,21 +44,21 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	cli := p.ring.cli
 	// "s1" is registered (without a scheduler behind it), so no watcher
 	// takes the session over by itself.
-	s1, _ := json.Marshal(SchedulerRecord{ID: "s1", Address: "127.0.0.1:9", PID: 1})
-	if _, err := cli.Put(ctx, schedulersPrefix+"s1", string(s1)); err != nil {
+	s1, _ := json.Marshal(ha.SchedulerRecord{ID: "s1", Address: "127.0.0.1:9", PID: 1})
+	if _, err := cli.Put(ctx, ha.SchedulersPrefix+"s1", string(s1)); err != nil {
 		t.Fatal(err)
 	}
 	// s0 must see s1 in its ring before the session appears: a session
 	// record seen first names a scheduler s0 does not know, which s0
 	// would take over itself (seen in CI under load).
-	for r, _, changed := p.ring.members.snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.snapshot() {
+	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.Snapshot() {
 		<-changed
 	}
 	// A session of s1, which is registered: not orphaned, and a takeover
 	// (as from a ring that had not seen s1 yet) is refused by etcd.
-	live := SessionRecord{Session: "sl", Scheduler: "s1", Created: time.Now(), Fence: 1}
+	live := ha.SessionRecord{Session: "sl", Scheduler: "s1", Created: time.Now(), Fence: 1}
 	val, _ := json.Marshal(live)
-	put, err := cli.Put(ctx, sessionsPrefix+"sl", string(val))
+	put, err := cli.Put(ctx, ha.SessionsPrefix+"sl", string(val))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if err := p.takeOver(ctx, live, put.Header.Revision); !errors.Is(err, errOwnerAlive) {
 		t.Errorf("taking over a live scheduler's session: %v, want errOwnerAlive", err)
 	}
-	if got, err := cli.Get(ctx, sessionsPrefix+"sl"); err != nil || len(got.Kvs) != 1 || got.Kvs[0].ModRevision != put.Header.Revision {
+	if got, err := cli.Get(ctx, ha.SessionsPrefix+"sl"); err != nil || len(got.Kvs) != 1 || got.Kvs[0].ModRevision != put.Header.Revision {
 		t.Errorf("the live session's record changed: %v %v", got, err)
 	}
 	p.mu.Lock()
@@ -78,16 +80,16 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 
 	// Two takeovers of a session whose owner (s9) is gone but which the
 	// ring maps to s1, so s0's watcher leaves it alone.
-	r, _, _ := p.ring.members.snapshot()
+	r, _, _ := p.ring.members.Snapshot()
 	sid := ""
 	for i := 0; sid == ""; i++ {
 		if c := "sx" + strconv.Itoa(i); r.Owner(c) == "s1" {
 			sid = c
 		}
 	}
-	rec := SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
+	rec := ha.SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
 	val, _ = json.Marshal(rec)
-	put, err = cli.Put(ctx, sessionsPrefix+sid, string(val))
+	put, err = cli.Put(ctx, ha.SessionsPrefix+sid, string(val))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,11 +118,11 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("%d takeovers succeeded (%v), want 1", won, errs)
 	}
-	got, err := cli.Get(ctx, sessionsPrefix+sid)
+	got, err := cli.Get(ctx, ha.SessionsPrefix+sid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var after SessionRecord
+	var after ha.SessionRecord
 	if err := json.Unmarshal(got.Kvs[0].Value, &after); err != nil {
 		t.Fatal(err)
 	}
@@ -137,15 +139,15 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	// A session whose owner is gone from the ring: orphaned here (a ring
 	// of s0 and s1 maps it to one of them; with s1 gone, to s0), and
 	// Unavailable until it is taken over.
-	gone := SessionRecord{Session: "sy", Scheduler: "s9", Created: time.Now(), Fence: 4}
+	gone := ha.SessionRecord{Session: "sy", Scheduler: "s9", Created: time.Now(), Fence: 4}
 	val, _ = json.Marshal(gone)
-	if _, err := cli.Put(ctx, sessionsPrefix+"sy", string(val)); err != nil {
+	if _, err := cli.Put(ctx, ha.SessionsPrefix+"sy", string(val)); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wch := cli.Watch(wctx, sessionsPrefix+"sy")
-	if _, err := cli.Delete(ctx, schedulersPrefix+"s1"); err != nil {
+	wch := cli.Watch(wctx, ha.SessionsPrefix+"sy")
+	if _, err := cli.Delete(ctx, ha.SchedulersPrefix+"s1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.missingSession(ctx, "nosuch"); connect.CodeOf(err) != connect.CodeNotFound {
@@ -160,7 +162,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 			t.Fatal("the watch of sy ended")
 		}
 		for _, ev := range wr.Events {
-			var r SessionRecord
+			var r ha.SessionRecord
 			if json.Unmarshal(ev.Kv.Value, &r) == nil && r.Scheduler == "s0" {
 				if r.Fence != 5 {
 					t.Errorf("sy taken over under token %d, want 5", r.Fence)

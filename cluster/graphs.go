@@ -18,6 +18,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
@@ -161,10 +163,10 @@ type graphRec struct {
 	runID    protocol.GraphID
 	types    []*pb.TypeCount
 	chunkDag *pb.Dag
-	skelMu   sync.Mutex     // guards skel, apart from mu: building it takes long
-	skel     *pb.Dag        // the shape of the chunk DAG's summary, once made
-	record   *GraphRecord   // what etcd holds of it (nil alone, or once deleted)
-	fence    protocol.Fence // its session's, when it was submitted or adopted
+	skelMu   sync.Mutex      // guards skel, apart from mu: building it takes long
+	skel     *pb.Dag         // the shape of the chunk DAG's summary, once made
+	record   *ha.GraphRecord // what etcd holds of it (nil alone, or once deleted)
+	fence    protocol.Fence  // its session's, when it was submitted or adopted
 	// recMu orders the writes of the record, so a state written late
 	// cannot bring back a record deleted meanwhile.
 	recMu sync.Mutex
@@ -331,7 +333,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no live workers: start one with `phobos worker --scheduler "+p.URL()+"`"))
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: tileableDag(tg)}
+	g := &graphRec{sid: m.SessionId, state: StatePreparing, cancel: cancel, submitted: time.Now(), done: make(chan struct{}), tile: dashboard.TileableDag(tg)}
 	p.mu.Lock()
 	ss, ok := p.mu.sessions[m.SessionId]
 	if !ok {
@@ -458,9 +460,9 @@ func (g *graphRec) snapshotLocked(withDag bool) {
 		g.progress[state.String()] = n
 	}
 	g.moved, g.recomputed = g.run.MovedBytes(), g.run.Recomputed()
-	g.types = typeCounts(g.run)
+	g.types = dashboard.TypeCounts(g.run)
 	if withDag {
-		g.chunkDag = chunkDag(g.run, nil)
+		g.chunkDag = dashboard.ChunkDag(g.run, nil)
 	}
 	g.run = nil
 }

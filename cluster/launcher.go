@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/rpc"
 )
 
@@ -76,7 +77,7 @@ type ProcCluster struct {
 	// SchedulerURLs are the schedulers of a ring, by index; Etcd its
 	// coordination service (nil with one scheduler).
 	SchedulerURLs []string
-	Etcd          *EmbeddedEtcd
+	Etcd          *ha.EmbeddedEtcd
 	WorkerURLs    []string
 
 	children []*child
@@ -134,7 +135,7 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 	// Where workers and the web service find the scheduler(s).
 	var find []string
 	if cfg.Schedulers > 1 {
-		if c.Etcd, err = StartEtcd(ctx, EtcdConfig{}); err != nil {
+		if c.Etcd, err = ha.StartEtcd(ctx, ha.EtcdConfig{}); err != nil {
 			return fail(err)
 		}
 		find = []string{"--etcd", c.Etcd.Endpoint()}

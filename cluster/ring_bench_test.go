@@ -11,6 +11,7 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -139,7 +140,7 @@ func benchCluster(b *testing.B, n int, onRing bool, workers int) benchRoles {
 		return r
 	}
 	r := benchRoles{}
-	ee, err := cluster.StartEtcd(ctx, cluster.EtcdConfig{Dir: b.TempDir()})
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/tensor"
 	"github.com/phobos-tensor/phobos/workloads"
 )
@@ -21,7 +21,7 @@ import (
 // numbers them differently from s1 and s2: ringRoles' phantom worker);
 // and a worker's page holds the tasks every scheduler ran on it.
 func TestRingDashboard(t *testing.T) {
-	_, _, wp := ringRoles(t, 3, 2, cluster.DefaultLeaseTTL)
+	_, _, wp := ringRoles(t, 3, 2, ha.DefaultLeaseTTL)
 	base := wp.URL()
 	const nSessions = 9
 	runW1Sessions(t, api{t: t, base: base}, nSessions)
@@ -167,7 +167,7 @@ func TestRingDashboard(t *testing.T) {
 // worker page served through the session's scheduler and all of them.
 func TestRingDashboardInBrowser(t *testing.T) {
 	ctx := browser(t)
-	_, _, wp := ringRoles(t, 3, 2, cluster.DefaultLeaseTTL)
+	_, _, wp := ringRoles(t, 3, 2, ha.DefaultLeaseTTL)
 	base := wp.URL()
 	a := api{t: t, base: base}
 	type held struct{ sid, gid, owner string }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/cluster/ring"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -29,10 +30,10 @@ import (
 // s0..s{n-1} registered in it, workers that register with all of them,
 // and a web service routing by the ring; it returns once every scheduler
 // serves in a ring of n and sees every worker.
-func ringRoles(t *testing.T, schedulers, workers int, ttl time.Duration) (*cluster.EmbeddedEtcd, []*cluster.SchedulerProc, *cluster.WebProc) {
+func ringRoles(t *testing.T, schedulers, workers int, ttl time.Duration) (*ha.EmbeddedEtcd, []*cluster.SchedulerProc, *cluster.WebProc) {
 	t.Helper()
 	ctx := context.Background()
-	ee, err := cluster.StartEtcd(ctx, cluster.EtcdConfig{Dir: t.TempDir()})
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func getJSONStatus(url string, v any) int {
 // names each session's owner.
 func TestRingInProcess(t *testing.T) {
 	ctx := context.Background()
-	_, _, wp := ringRoles(t, 3, 2, cluster.DefaultLeaseTTL)
+	_, _, wp := ringRoles(t, 3, 2, ha.DefaultLeaseTTL)
 	local, err := phobos.NewSession(phobos.WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestRingEtcdOutage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "etcd") {
 		t.Fatalf("a graph submitted while etcd is down: %v, want a refusal naming etcd", err)
 	}
-	ee2, err := cluster.StartEtcd(ctx, cfg)
+	ee2, err := ha.StartEtcd(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,20 +255,20 @@ func post(url string) (int, string) {
 // its results), its record follows its state to SUCCEEDED, and records go
 // with their session.
 func TestRingGraphRecords(t *testing.T) {
-	ee, _, wp := ringRoles(t, 2, 1, cluster.DefaultLeaseTTL)
+	ee, _, wp := ringRoles(t, 2, 1, ha.DefaultLeaseTTL)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ee.Endpoint()}, DialTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	get := func(key string) (cluster.GraphRecord, bool) {
+	get := func(key string) (ha.GraphRecord, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		resp, err := cli.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec cluster.GraphRecord
+		var rec ha.GraphRecord
 		if len(resp.Kvs) == 0 {
 			return rec, false
 		}

@@ -13,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -67,7 +68,7 @@ type SchedulerConfig struct {
 	ID string
 	// LeaseTTL is how long its membership outlives its last renewal, and
 	// so how long etcd may be unreachable before the scheduler stops
-	// taking graphs (default DefaultLeaseTTL; etcd rounds to seconds).
+	// taking graphs (default ha.DefaultLeaseTTL; etcd rounds to seconds).
 	LeaseTTL time.Duration
 	Logger   *slog.Logger
 }
@@ -122,7 +123,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		cfg.MaxFinishedGraphs = DefaultMaxFinishedGraphs
 	}
 	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = DefaultLeaseTTL
+		cfg.LeaseTTL = ha.DefaultLeaseTTL
 	}
 	srvTLS, hc, err := roleHTTP(cfg.Token, cfg.TLS, true)
 	if err != nil {
@@ -191,8 +192,8 @@ func (p *SchedulerProc) ready(context.Context) error {
 		return err
 	}
 	if p.ring != nil {
-		if r, _, _ := p.ring.members.snapshot(); !r.Has(p.ring.lease.rec.ID) {
-			return fmt.Errorf("scheduler %q is not in the ring yet", p.ring.lease.rec.ID)
+		if r, _, _ := p.ring.members.Snapshot(); !r.Has(p.ring.lease.Rec.ID) {
+			return fmt.Errorf("scheduler %q is not in the ring yet", p.ring.lease.Rec.ID)
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"github.com/phobos-tensor/phobos/cluster/ha"
+
 	"context"
 	"errors"
 	"os"
@@ -18,9 +20,9 @@ import (
 // scheduler and web service builds the same ring from.
 type ringMember struct {
 	cli     *clientv3.Client
-	lease   *lease
-	members *members
-	records *recordWriter
+	lease   *ha.Lease
+	members *ha.Members
+	records *ha.RecordWriter
 	// takeover holds the sessions being taken over (failover.go).
 	takeover *takeovers
 	cancel   context.CancelFunc
@@ -31,7 +33,7 @@ type ringMember struct {
 // (so every request sees p.ring set); startRing joins once its URL is
 // known.
 func (p *SchedulerProc) newRing() error {
-	cli, err := dialEtcd(p.cfg.Etcd, p.cfg.TLS)
+	cli, err := ha.DialEtcd(p.cfg.Etcd, p.cfg.TLS)
 	if err != nil {
 		return err
 	}
@@ -42,9 +44,9 @@ func (p *SchedulerProc) newRing() error {
 	}
 	p.ring = &ringMember{
 		cli:      cli,
-		lease:    &lease{cli: cli, rec: SchedulerRecord{ID: id, PID: os.Getpid()}, ttl: p.cfg.LeaseTTL, log: p.log},
-		members:  newMembers(),
-		records:  newRecordWriter(cli, p.log),
+		lease:    ha.NewLease(cli, ha.SchedulerRecord{ID: id, PID: os.Getpid()}, p.cfg.LeaseTTL, p.log),
+		members:  ha.NewMembers(),
+		records:  ha.NewRecordWriter(cli, p.log),
 		takeover: &takeovers{sid: map[string]bool{}},
 		done:     make(chan struct{}),
 	}
@@ -56,11 +58,11 @@ func (p *SchedulerProc) newRing() error {
 // graphs (serving says why).
 func (p *SchedulerProc) startRing() {
 	r := p.ring
-	r.lease.rec.Address = p.URL()
+	r.lease.Rec.Address = p.URL()
 	if p.cfg.Advertise == "" {
 		// Told nothing, a listener on every interface is recorded by
 		// this host's address on the route to etcd.
-		r.lease.rec.Address = towards(p.URL(), p.cfg.Listen, p.cfg.Etcd[0])
+		r.lease.Rec.Address = towards(p.URL(), p.cfg.Listen, p.cfg.Etcd[0])
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -69,14 +71,14 @@ func (p *SchedulerProc) startRing() {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			r.members.watch(ctx, r.cli, p.log)
+			r.members.Watch(ctx, r.cli, p.log)
 		}()
 		orphans := make(chan struct{})
 		go func() {
 			defer close(orphans)
 			p.watchOrphans(ctx)
 		}()
-		r.lease.run(ctx)
+		r.lease.Run(ctx)
 		<-done
 		<-orphans
 	}()
@@ -88,7 +90,7 @@ func (p *SchedulerProc) leaveRing() {
 	if p.ring == nil {
 		return
 	}
-	p.ring.records.close()
+	p.ring.records.Close()
 	if p.ring.cancel != nil {
 		p.ring.cancel()
 		<-p.ring.done
@@ -101,7 +103,7 @@ func (p *SchedulerProc) ringID() string {
 	if p.ring == nil {
 		return ""
 	}
-	return p.ring.lease.rec.ID
+	return p.ring.lease.Rec.ID
 }
 
 // serving is nil when the scheduler may take sessions and graphs: always
@@ -112,7 +114,7 @@ func (p *SchedulerProc) serving() error {
 	if p.ring == nil {
 		return nil
 	}
-	if err := p.ring.lease.check(time.Now()); err != nil {
+	if err := p.ring.lease.Check(time.Now()); err != nil {
 		return connect.NewError(connect.CodeUnavailable, err)
 	}
 	return nil
@@ -125,8 +127,8 @@ func (p *SchedulerProc) newSessionID() string {
 	if p.ring == nil {
 		return newID()
 	}
-	r, _, _ := p.ring.members.snapshot()
-	self := p.ring.lease.rec.ID
+	r, _, _ := p.ring.members.Snapshot()
+	self := p.ring.lease.Rec.ID
 	if !r.Has(self) {
 		return newID()
 	}
@@ -146,13 +148,13 @@ func (p *SchedulerProc) info() *pb.SchedulerInfo {
 	if p.ring == nil {
 		return si
 	}
-	si.Id = p.ring.lease.rec.ID
-	r, _, _ := p.ring.members.snapshot()
+	si.Id = p.ring.lease.Rec.ID
+	r, _, _ := p.ring.members.Snapshot()
 	si.RingMembers = int32(r.Len())
 	if err := p.serving(); err != nil {
-		var nl *errNoLease
+		var nl *ha.ErrNoLease
 		if errors.As(err, &nl) {
-			si.State = "not serving: " + nl.reason
+			si.State = "not serving: " + nl.Reason
 		} else {
 			si.State = err.Error()
 		}

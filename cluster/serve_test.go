@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/internal/pki"
 	"github.com/phobos-tensor/phobos/rpc"
 )
@@ -123,7 +124,7 @@ func TestSchedulerAdvertise(t *testing.T) {
 // its route's address, and a worker finding it there registers with it.
 func TestSchedulerAdvertiseInRing(t *testing.T) {
 	ctx := t.Context()
-	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir()})
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestSchedulerAdvertiseInRing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	cli, err := dialEtcd(etcd, rpc.TLSFiles{})
+	cli, err := ha.DialEtcd(etcd, rpc.TLSFiles{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestSchedulerAdvertiseInRing(t *testing.T) {
 		t.Fatalf("a worker registering through the ring: %v", err)
 	}
 	defer w.Close()
-	resp, err := cli.Get(ctx, schedulersPrefix+"sched-0")
+	resp, err := cli.Get(ctx, ha.SchedulersPrefix+"sched-0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestEtcdTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := rpc.TLSFiles{Cert: f.Cert, Key: f.Key, CA: f.CA}
-	ee, err := StartEtcd(ctx, EtcdConfig{Dir: t.TempDir(), TLS: files})
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir(), TLS: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestEtcdTLS(t *testing.T) {
 	}
 	etcd := []string{ee.Endpoint()}
 	put := func(files rpc.TLSFiles) error {
-		cli, err := dialEtcd(etcd, files)
+		cli, err := ha.DialEtcd(etcd, files)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -45,10 +47,11 @@ type WebConfig struct {
 	Logger       *slog.Logger
 }
 
-// WebProc is the web role: the REST API in front of a scheduler.
+// WebProc is the web role: the REST API and the dashboard in front of a
+// scheduler.
 type WebProc struct {
 	srv  *server
-	web  *web.Server
+	dash *dashboard.Dashboard
 	ring *webRing // nil: one scheduler
 }
 
@@ -73,20 +76,22 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		Logger:          log,
 	}
 	var wr *webRing
-	var schedMetrics prometheus.Gatherer // the scheduler's series, forwarded; with a ring each scheduler serves its own
+	var dash phobosv1connect.DashboardServiceClient // the dashboard's data: the scheduler's service, or the ring's merge
+	var schedMetrics prometheus.Gatherer            // the scheduler's series, forwarded; with a ring each scheduler serves its own
 	if len(cfg.Etcd) > 0 {
-		cli, err := dialEtcd(cfg.Etcd, cfg.TLS)
+		cli, err := ha.DialEtcd(cfg.Etcd, cfg.TLS)
 		if err != nil {
 			return nil, fmt.Errorf("web: --etcd: %w", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		ro := &ringRouter{members: newMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
+		ro := &ringRouter{members: ha.NewMembers(), http: hc, secure: cfg.TLS.Enabled(), clients: map[string]*schedClients{}}
 		wr = &webRing{cancel: cancel, done: make(chan struct{}), cli: cli}
 		go func() {
 			defer close(wr.done)
-			ro.members.watch(ctx, cli, log)
+			ro.members.Watch(ctx, cli, log)
 		}()
-		wcfg.Graphs, wcfg.Scheduler, wcfg.Dashboard, wcfg.Ring = ro, ringSched{ro}, ringDash{ro}, ro.ring
+		wcfg.Graphs, wcfg.Scheduler, wcfg.Ring = ro, ringSched{ro}, ro.ring
+		dash = ringDash{ro}
 	} else {
 		schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 		if err != nil {
@@ -94,10 +99,13 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		}
 		wcfg.Graphs = phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		wcfg.Scheduler = phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...)
-		wcfg.Dashboard = phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		dash = phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		schedMetrics = metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_")
 	}
 	s := web.New(wcfg)
+	// The dashboard beside the REST API, on its mux.
+	d := dashboard.New(dashboard.ClientSource(wcfg.Scheduler, dash, wcfg.Graphs), s.SchedulerStates, log)
+	d.Register(s)
 	// GET /metrics beside the REST API: the mux sets the matched route on
 	// the request, which the REST API's own mux then refines, so requests
 	// are counted by the REST route they took.
@@ -110,7 +118,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		wr.close()
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv, web: s, ring: wr}, nil
+	return &WebProc{srv: srv, dash: d, ring: wr}, nil
 }
 
 // webReady is the web service's answer to GET /readyz: nil while a
@@ -132,7 +140,7 @@ func (p *WebProc) Err() <-chan error { return p.srv.errc }
 
 // Close stops serving.
 func (p *WebProc) Close() {
-	p.web.CloseStreams()
+	p.dash.CloseStreams()
 	p.srv.shutdown()
 	p.ring.close()
 }

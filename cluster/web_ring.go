@@ -13,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
@@ -24,7 +25,7 @@ import (
 // calls to the scheduler the ring maps the session to (a scheduler makes
 // only ids it owns), and the calls about no session to any scheduler.
 type ringRouter struct {
-	members *members
+	members *ha.Members
 	http    *http.Client
 	secure  bool
 	next    atomic.Uint64 // round robin of CreateSession alone, so other calls cannot skew it
@@ -44,7 +45,7 @@ var (
 	_ phobosv1connect.SchedulerServiceClient = ringSched{}
 )
 
-func (ro *ringRouter) clientsOf(rec SchedulerRecord) *schedClients {
+func (ro *ringRouter) clientsOf(rec ha.SchedulerRecord) *schedClients {
 	ro.mu.Lock()
 	defer ro.mu.Unlock()
 	c := ro.clients[rec.Address]
@@ -67,10 +68,10 @@ func (ro *ringRouter) clientsOf(rec SchedulerRecord) *schedClients {
 // order), then the schedulers seen before that are
 // out of the ring now (etcd unreachable, or their leases lapsed: they may
 // still hold sessions), or an Unavailable error when there are none.
-func (ro *ringRouter) ordered(key string) ([]SchedulerRecord, error) {
-	r, by, _ := ro.members.snapshot()
+func (ro *ringRouter) ordered(key string) ([]ha.SchedulerRecord, error) {
+	r, by, _ := ro.members.Snapshot()
 	ids := r.Members()
-	out := make([]SchedulerRecord, 0, len(ids))
+	out := make([]ha.SchedulerRecord, 0, len(ids))
 	if len(ids) > 0 {
 		first := 0
 		if key != "" {
@@ -80,7 +81,7 @@ func (ro *ringRouter) ordered(key string) ([]SchedulerRecord, error) {
 			out = append(out, by[ids[(first+i)%len(ids)]])
 		}
 	}
-	out = append(out, ro.members.formerly()...)
+	out = append(out, ro.members.Formerly()...)
 	if len(out) == 0 {
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("no scheduler is registered in etcd: start one with `phobos scheduler --etcd ...`"))
 	}
@@ -91,7 +92,7 @@ func (ro *ringRouter) ordered(key string) ([]SchedulerRecord, error) {
 // seen before.
 func (ro *ringRouter) ring() []web.RingMember {
 	recs, _ := ro.ordered("")
-	slices.SortFunc(recs, func(a, b SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(recs, func(a, b ha.SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
 	var out []web.RingMember
 	for _, rec := range recs {
 		out = append(out, web.RingMember{ID: rec.ID, Address: rec.Address, PID: rec.PID, Graphs: ro.clientsOf(rec).graphs})
@@ -165,7 +166,7 @@ func (ro *ringRouter) CreateSession(ctx context.Context, req *connect.Request[pb
 	}
 	// New sessions go round the ring's members (those seen before stay
 	// last: they serve only sessions they already hold).
-	r, _, _ := ro.members.snapshot()
+	r, _, _ := ro.members.Snapshot()
 	if n := min(r.Len(), len(recs)); n > 1 {
 		k := int(ro.next.Add(1) % uint64(n))
 		recs = slices.Concat(recs[k:n], recs[:k], recs[n:])
@@ -290,11 +291,11 @@ func (rs ringSched) any(ctx context.Context) (phobosv1connect.SchedulerServiceCl
 	// No session: always the same scheduler (the first by id), so GET
 	// /api/workers shows one numbering of the workers from call to call.
 	// ordered lists the ring's members before those seen before.
-	r, _, _ := rs.ro.members.snapshot()
+	r, _, _ := rs.ro.members.Snapshot()
 	if n := r.Len(); n > 0 && n <= len(recs) {
 		recs = recs[:n]
 	}
-	first := slices.MinFunc(recs, func(a, b SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
+	first := slices.MinFunc(recs, func(a, b ha.SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
 	return rs.ro.clientsOf(first).sched, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/scheduler"
@@ -30,12 +31,12 @@ var _ phobosv1connect.DashboardServiceClient = ringDash{}
 
 // members are the schedulers to merge: the ring's, then those seen
 // before that may still hold sessions.
-func (rd ringDash) members() ([]SchedulerRecord, error) {
+func (rd ringDash) members() ([]ha.SchedulerRecord, error) {
 	recs, err := rd.ro.ordered("")
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(recs, func(a, b SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(recs, func(a, b ha.SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
 	return recs, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"connectrpc.com/connect"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -27,7 +28,7 @@ import (
 type workerRing struct {
 	p       *WorkerProc
 	cli     *clientv3.Client
-	members *members
+	members *ha.Members
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -70,19 +71,19 @@ const maxRoutedGraphs = 1 << 16
 // joinRing watches the schedulers in etcd and registers with each of them;
 // it returns once it is registered with at least one (within ctx).
 func (p *WorkerProc) joinRing(ctx context.Context) (*workerRing, error) {
-	cli, err := dialEtcd(p.cfg.Etcd, p.cfg.TLS)
+	cli, err := ha.DialEtcd(p.cfg.Etcd, p.cfg.TLS)
 	if err != nil {
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	r := &workerRing{
-		p: p, cli: cli, members: newMembers(), ctx: wctx, cancel: cancel,
+		p: p, cli: cli, members: ha.NewMembers(), ctx: wctx, cancel: cancel,
 		links: map[string]*schedLink{}, graphs: map[protocol.GraphID]*schedLink{}, handles: map[peerRef]int{},
 	}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		r.members.watch(wctx, cli, p.log)
+		r.members.Watch(wctx, cli, p.log)
 	}()
 	fail := func(err error) (*workerRing, error) {
 		cancel()
@@ -91,7 +92,7 @@ func (p *WorkerProc) joinRing(ctx context.Context) (*workerRing, error) {
 		return nil, err
 	}
 	for {
-		_, by, changed := r.members.snapshot()
+		_, by, changed := r.members.Snapshot()
 		var errs []error
 		for _, rec := range by {
 			if err := r.link(ctx, rec); err != nil {
@@ -123,7 +124,7 @@ func (p *WorkerProc) joinRing(ctx context.Context) (*workerRing, error) {
 
 // link registers with one scheduler, unless already registered at its
 // address.
-func (r *workerRing) link(ctx context.Context, rec SchedulerRecord) error {
+func (r *workerRing) link(ctx context.Context, rec ha.SchedulerRecord) error {
 	p := r.p
 	url, err := baseURL(rec.Address, p.cfg.TLS.Enabled())
 	if err != nil {
@@ -173,7 +174,7 @@ func (r *workerRing) start() {
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
-			_, by, changed := r.members.snapshot()
+			_, by, changed := r.members.Snapshot()
 			for _, rec := range by {
 				ctx, cancel := context.WithTimeout(r.ctx, r.p.cfg.RegisterTimeout)
 				if err := r.link(ctx, rec); err != nil && r.ctx.Err() == nil {

@@ -57,7 +57,7 @@ func Guard(cfg GuardConfig, h http.Handler) *Guarded {
 		cfg.LoginTTL = 10 * time.Minute
 	}
 	hostname, _ := os.Hostname()
-	g := &Guarded{cfg: cfg, assets: assetHandler(), hostname: strings.ToLower(hostname), logins: map[[32]byte]time.Time{}}
+	g := &Guarded{cfg: cfg, assets: h, hostname: strings.ToLower(hostname), logins: map[[32]byte]time.Time{}}
 	inner := http.NewServeMux()
 	inner.HandleFunc("POST /api/login-links", g.issue)
 	inner.Handle("/", h)
@@ -68,7 +68,7 @@ func Guard(cfg GuardConfig, h http.Handler) *Guarded {
 // Guarded is a handler behind Guard's checks.
 type Guarded struct {
 	cfg      GuardConfig
-	assets   http.Handler
+	assets   http.Handler // h, which serves the dashboard's pages without the token
 	guarded  http.Handler
 	hostname string
 

@@ -119,18 +119,9 @@ func (s *Server) getSchedulers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// SchedulerLister is what a dashboard Source without scheduler services
-// (a local session's) implements to list its scheduler.
-type SchedulerLister interface {
-	Schedulers(ctx context.Context) []SchedulerStateJSON
-}
-
 // schedulerStates lists the schedulers by id, each with its state and
 // counts; one that does not answer is listed as unreachable.
 func (s *Server) schedulerStates(ctx context.Context) []SchedulerStateJSON {
-	if sl, ok := s.src.(SchedulerLister); ok {
-		return sl.Schedulers(ctx)
-	}
 	out := []SchedulerStateJSON{}
 	for _, m := range s.members() {
 		if m.Graphs == nil {

@@ -35,8 +35,6 @@ const DefaultMaxRequestBytes = 64 << 20
 type Config struct {
 	Graphs    phobosv1connect.GraphServiceClient
 	Scheduler phobosv1connect.SchedulerServiceClient
-	// Dashboard serves the dashboard's data (nil: its pages say so).
-	Dashboard phobosv1connect.DashboardServiceClient
 	// HTTP fetches chunks from workers.
 	HTTP *http.Client
 	// MaxRequestBytes bounds a request body (default 64 MiB).
@@ -53,12 +51,10 @@ type Config struct {
 
 // Server serves the REST API.
 type Server struct {
-	cfg    Config
-	http   *http.Client
-	log    *slog.Logger
-	mux    *http.ServeMux
-	src    Source // the dashboard's data
-	events *hub   // the dashboard's event streams
+	cfg  Config
+	http *http.Client
+	log  *slog.Logger
+	mux  *http.ServeMux
 }
 
 // New makes a Server.
@@ -73,10 +69,7 @@ func New(cfg Config) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.src = clientSource{sched: cfg.Scheduler, dash: cfg.Dashboard, graph: cfg.Graphs}
-	s.events = newHub(s)
 	m := http.NewServeMux()
-	s.registerDashboard(m)
 	m.HandleFunc("GET /api", s.handle(s.getAPI))
 	m.HandleFunc("GET /api/workers", s.handle(s.getWorkers))
 	m.HandleFunc("GET /api/sessions", s.handle(s.getSessions))

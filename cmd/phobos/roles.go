@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/cluster"
+	"github.com/phobos-tensor/phobos/cluster/ha"
 	"github.com/phobos-tensor/phobos/rpc"
 	"github.com/phobos-tensor/phobos/scheduler"
 	"github.com/phobos-tensor/phobos/storage"
@@ -131,7 +132,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.DurationVar(&progressTimeout, "progress-timeout", scheduler.DefaultProgressTimeout, "fail a graph in which no chunk op changed state for this long (naming what it waits for); 0 never")
 		fs.Var(&etcd, "etcd", etcdUsage)
 		fs.StringVar(&schedID, "id", "", "this scheduler's name in the ring (default: host name and a random suffix); a restart under the same name gets the same share")
-		fs.DurationVar(&leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "how long etcd may be unreachable before this scheduler stops taking graphs (whole seconds)")
+		fs.DurationVar(&leaseTTL, "lease-ttl", ha.DefaultLeaseTTL, "how long etcd may be unreachable before this scheduler stops taking graphs (whole seconds)")
 	case "worker":
 		fs.StringVar(&schedAddr, "scheduler", "127.0.0.1:7100", "the scheduler's address")
 		fs.StringVar(&listen, "listen", "127.0.0.1:0", "address to serve tasks and chunks on")
@@ -246,7 +247,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			return fail(fmt.Errorf("refusing to serve etcd on %s without TLS: any host that reaches it could rewrite the ring of schedulers; "+
 				"give --tls-cert, --tls-key and --tls-ca (clients then present a certificate of that CA), or accept plain HTTP with --insecure-no-tls", listen))
 		}
-		ee, err := cluster.StartEtcd(ctx, cluster.EtcdConfig{Dir: spillDir, Client: listen, TLS: tlsFiles})
+		ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: spillDir, Client: listen, TLS: tlsFiles})
 		if err != nil {
 			return fail(err)
 		}

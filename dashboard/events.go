@@ -1,18 +1,16 @@
-package web
+package dashboard
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
 
-	"connectrpc.com/connect"
-
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/web"
 )
 
 // Live updates: each dashboard page opens one server-sent event stream
@@ -52,7 +50,7 @@ type WorkerSample struct {
 // hub holds the samplers of the views being watched and the history of
 // samples.
 type hub struct {
-	s *Server
+	s *Dashboard
 
 	mu    sync.Mutex
 	views map[string]*view
@@ -74,13 +72,13 @@ type view struct {
 	stop chan struct{}
 }
 
-func newHub(s *Server) *hub {
+func newHub(s *Dashboard) *hub {
 	return &hub{s: s, views: map[string]*view{}, closed: make(chan struct{})}
 }
 
 // CloseStreams ends the dashboard's event streams, so a server shutting
 // down need not wait for browsers that would keep them open for ever.
-func (s *Server) CloseStreams() { s.events.closeOnce.Do(func() { close(s.events.closed) }) }
+func (s *Dashboard) CloseStreams() { s.events.closeOnce.Do(func() { close(s.events.closed) }) }
 
 // cluster reads the cluster's figures and records a sample.
 func (h *hub) cluster(ctx context.Context) (ClusterJSON, error) {
@@ -98,7 +96,7 @@ func (h *hub) cluster(ctx context.Context) (ClusterJSON, error) {
 		c.Workers = append(c.Workers, dashWorker(wi))
 	}
 	for _, g := range ov.Graphs {
-		c.Graphs = append(c.Graphs, GraphSummaryJSON{GraphJSON: graphJSON(g.Status), Types: typeCountsJSON(g.Types)})
+		c.Graphs = append(c.Graphs, GraphSummaryJSON{GraphJSON: web.GraphOf(g.Status), Types: typeCountsJSON(g.Types)})
 	}
 	c.OpsPerSec = h.record(now, c)
 	return c, nil
@@ -158,7 +156,7 @@ func (h *hub) worker(ctx context.Context, id int) (WorkerViewJSON, error) {
 	}
 	i := slices.IndexFunc(c.Workers, func(w DashWorkerJSON) bool { return w.ID == id })
 	if i < 0 {
-		return WorkerViewJSON{}, &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no worker %d (there are %d)", id, len(c.Workers))}
+		return WorkerViewJSON{}, web.Error(http.StatusNotFound, fmt.Sprintf("no worker %d (there are %d)", id, len(c.Workers)))
 	}
 	t, err := h.s.src.WorkerTasks(ctx, &pb.WorkerTasksRequest{Worker: int32(id)})
 	if err != nil {
@@ -201,14 +199,14 @@ func (h *hub) viewOf(r *http.Request) (string, func(context.Context, bool) (any,
 		sid, gid := q.Get("session"), q.Get("graph")
 		for _, id := range []string{sid, gid} {
 			if !validID(id) {
-				return "", nil, badRequest(fmt.Errorf("view=graph: session and graph must be ids (letters, digits, '-' and '_'), not %q", id))
+				return "", nil, web.BadRequest(fmt.Errorf("view=graph: session and graph must be ids (letters, digits, '-' and '_'), not %q", id))
 			}
 		}
 		return "graph/" + sid + "/" + gid, func(ctx context.Context, _ bool) (any, error) {
 			return h.s.graphDetail(ctx, sid, gid)
 		}, nil
 	default:
-		return "", nil, badRequest(fmt.Errorf("view=%q: want cluster, worker (&worker=ID) or graph (&session=SID&graph=GID)", v))
+		return "", nil, web.BadRequest(fmt.Errorf("view=%q: want cluster, worker (&worker=ID) or graph (&session=SID&graph=GID)", v))
 	}
 }
 
@@ -226,7 +224,7 @@ func validID(id string) bool {
 	return true
 }
 
-var errTooManyStreams = &httpError{code: http.StatusServiceUnavailable, msg: fmt.Sprintf("too many dashboard streams open (at most %d, over %d views)", maxSubscribers, maxViews)}
+var errTooManyStreams = web.Error(http.StatusServiceUnavailable, fmt.Sprintf("too many dashboard streams open (at most %d, over %d views)", maxSubscribers, maxViews))
 
 // subscribe adds a stream to view key, starting its sampler if it is the
 // first.
@@ -294,15 +292,7 @@ func (h *hub) sample(v *view, read func(context.Context, bool) (any, error)) {
 func (h *hub) event(data any, err error) []byte {
 	name := "update"
 	if err != nil {
-		code, msg := http.StatusBadGateway, err.Error()
-		var he *httpError
-		var ce *connect.Error
-		switch {
-		case errors.As(err, &he):
-			code = he.code
-		case errors.As(err, &ce):
-			code, msg = statusOf(err), ce.Message()
-		}
+		code, msg := web.StatusOf(err, http.StatusBadGateway)
 		name, data = "failure", map[string]any{"error": msg, "status": code}
 	}
 	b, merr := json.Marshal(data)
@@ -314,7 +304,7 @@ func (h *hub) event(data any, err error) []byte {
 
 // serveEvents is GET /api/events: a page's stream. The first event comes
 // at once (with the history of the plots); then one each EventInterval.
-func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) error {
 	key, read, err := s.events.viewOf(r)
 	if err != nil {
 		return err

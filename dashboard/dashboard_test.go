@@ -1,4 +1,4 @@
-package web
+package dashboard
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/web"
 )
 
 // fakeSource is a Source with two workers and one graph, counting reads.
@@ -69,7 +70,7 @@ func (f *fakeSource) CancelGraph(ctx context.Context, req *pb.CancelGraphRequest
 
 func dashServer(t *testing.T) (*fakeSource, *httptest.Server) {
 	src := &fakeSource{}
-	srv := httptest.NewServer(NewDashboard(src, nil))
+	srv := httptest.NewServer(NewHandler(src, nil))
 	t.Cleanup(srv.Close)
 	return src, srv
 }
@@ -231,7 +232,7 @@ func TestEventsBadViews(t *testing.T) {
 
 func TestEventsBounded(t *testing.T) {
 	src := &fakeSource{}
-	s := &Server{src: src}
+	s := &Dashboard{src: src}
 	s.events = newHub(s)
 	read := func(context.Context, bool) (any, error) { return nil, nil }
 	var chans []chan []byte
@@ -271,7 +272,7 @@ func TestEventsBounded(t *testing.T) {
 
 func TestLoginCookie(t *testing.T) {
 	const tok = "s3cret"
-	srv := httptest.NewServer(Guard(GuardConfig{Token: tok}, NewDashboard(&fakeSource{}, nil)))
+	srv := httptest.NewServer(web.Guard(web.GuardConfig{Token: tok}, NewHandler(&fakeSource{}, nil)))
 	defer srv.Close()
 	// The page loads without the token; the data does not.
 	if resp, err := http.Get(srv.URL + "/"); err != nil || resp.StatusCode != 200 {

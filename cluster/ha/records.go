@@ -1,11 +1,10 @@
-package cluster
+package ha
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -18,7 +17,7 @@ import (
 )
 
 // GraphRecord is what etcd keeps of a graph submitted to a scheduler of a
-// ring, at graphsPrefix + session + "/" + graph: enough for the scheduler
+// ring, at GraphsPrefix + session + "/" + graph: enough for the scheduler
 // the ring moves the session to (failover) to find the graph, read it
 // again and rebuild its state from the chunks the workers hold. The owner
 // writes it before it acknowledges the submission and rewrites it at
@@ -40,7 +39,7 @@ type GraphRecord struct {
 	Tileable         json.RawMessage `json:"tileable"`
 	StrippedLiterals []int           `json:"stripped_literals,omitempty"`
 	// RecordedLiterals are the stripped literals whose data is kept beside
-	// the record, each at literalKey (those of up to maxLiteralRecord
+	// the record, each at LiteralKey (those of up to MaxLiteralRecord
 	// bytes encoded: the Python client sends arrays of up to 1 MiB inline).
 	// A graph whose other stripped literals are missing cannot be rebuilt.
 	RecordedLiterals []int     `json:"recorded_literals,omitempty"`
@@ -49,7 +48,7 @@ type GraphRecord struct {
 	Submitted        time.Time `json:"submitted"`
 }
 
-// SessionRecord is a session of a ring in etcd, at sessionsPrefix + id.
+// SessionRecord is a session of a ring in etcd, at SessionsPrefix + id.
 type SessionRecord struct {
 	Session   string    `json:"session"`
 	Scheduler string    `json:"scheduler"`
@@ -60,43 +59,43 @@ type SessionRecord struct {
 	Fence uint64 `json:"fence"`
 }
 
-func graphKey(sid, gid string) string { return graphsPrefix + sid + "/" + gid }
+func GraphKey(sid, gid string) string { return GraphsPrefix + sid + "/" + gid }
 
-// literalKey is where the data of literal node of graph gid is kept: a
+// LiteralKey is where the data of literal node of graph gid is kept: a
 // one-node tileable graph holding that literal. Literals live under their
 // own prefix, so reading a session's graph records reads no client data.
-func literalKey(sid, gid string, node int) string {
-	return literalsPrefix + sid + "/" + gid + "/" + strconv.Itoa(node)
+func LiteralKey(sid, gid string, node int) string {
+	return LiteralsPrefix + sid + "/" + gid + "/" + strconv.Itoa(node)
 }
 
-// maxLiteralRecord bounds one literal's record: etcd refuses requests
+// MaxLiteralRecord bounds one literal's record: etcd refuses requests
 // over 1.5 MiB by default, and the Python client's largest inline array
 // (1 MiB) takes about 1.34 MiB encoded.
-const maxLiteralRecord = 1_450_000
+const MaxLiteralRecord = 1_450_000
 
 // maxTxnBytes bounds the keys and values of one transaction (one write
 // alone may be larger, up to etcd's request limit).
 const maxTxnBytes = 1 << 20
 
-// recordTimeout bounds the wait for a record: a scheduler that cannot
+// RecordTimeout bounds the wait for a record: a scheduler that cannot
 // write one within it refuses the submission rather than acknowledge what
 // it did not record.
-const recordTimeout = 3 * time.Second
+const RecordTimeout = 3 * time.Second
 
 // maxTxnOps is etcd's default limit of operations in one transaction.
 const maxTxnOps = 128
 
-// recordWriter writes a scheduler's records to etcd in group commits: what
+// RecordWriter writes a scheduler's records to etcd in group commits: what
 // is queued while one transaction is in flight goes in the next, so the
 // records of many graphs submitted at once cost one raft entry, not one
 // each. Writes apply in the order they were queued (a key written twice,
 // or a range deleted, starts a new transaction).
-type recordWriter struct {
+type RecordWriter struct {
 	cli *clientv3.Client
 	log *slog.Logger
 
 	mu    sync.Mutex
-	queue []recordOp
+	queue []RecordOp
 	kick  chan struct{}
 	// urgent is signalled when a write someone waits for is queued: it
 	// ends a linger at once.
@@ -116,7 +115,7 @@ type recordWriter struct {
 // failover reads the workers' chunks, not the state.
 const recordLinger = 20 * time.Millisecond
 
-type recordOp struct {
+type RecordOp struct {
 	key    string
 	val    string
 	del    bool
@@ -124,25 +123,28 @@ type recordOp struct {
 	done   chan error // nil: nobody waits (logged on failure)
 }
 
-func newRecordWriter(cli *clientv3.Client, log *slog.Logger) *recordWriter {
-	w := &recordWriter{cli: cli, log: log, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+// PutOp is the write of val at key, one of a PutAll.
+func PutOp(key, val string) RecordOp { return RecordOp{key: key, val: val} }
+
+func NewRecordWriter(cli *clientv3.Client, log *slog.Logger) *RecordWriter {
+	w := &RecordWriter{cli: cli, log: log, kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.loop()
 	return w
 }
 
 // put queues a write of v as JSON at key; wait says whether to wait
-// (within ctx and recordTimeout) for etcd to have it.
-func (w *recordWriter) put(ctx context.Context, key string, v any, wait bool) error {
+// (within ctx and RecordTimeout) for etcd to have it.
+func (w *RecordWriter) Put(ctx context.Context, key string, v any, wait bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return w.enqueue(ctx, recordOp{key: key, val: string(b)}, wait)
+	return w.enqueue(ctx, RecordOp{key: key, val: string(b)}, wait)
 }
 
 // putAll queues the writes of ops (values already JSON) and waits, within
-// ctx and recordTimeout, for etcd to have them all.
-func (w *recordWriter) putAll(ctx context.Context, ops []recordOp) error {
+// ctx and RecordTimeout, for etcd to have them all.
+func (w *RecordWriter) PutAll(ctx context.Context, ops []RecordOp) error {
 	for i := range ops {
 		ops[i].done = make(chan error, 1)
 	}
@@ -151,7 +153,7 @@ func (w *recordWriter) putAll(ctx context.Context, ops []recordOp) error {
 	w.mu.Unlock()
 	signal(w.kick)
 	signal(w.urgent)
-	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
 	defer cancel()
 	for _, op := range ops {
 		select {
@@ -169,11 +171,11 @@ func (w *recordWriter) putAll(ctx context.Context, ops []recordOp) error {
 }
 
 // del queues the deletion of key (every key under it with prefix).
-func (w *recordWriter) del(key string, prefix bool) {
-	_ = w.enqueue(context.Background(), recordOp{key: key, del: true, prefix: prefix}, false)
+func (w *RecordWriter) Del(key string, prefix bool) {
+	_ = w.enqueue(context.Background(), RecordOp{key: key, del: true, prefix: prefix}, false)
 }
 
-func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) error {
+func (w *RecordWriter) enqueue(ctx context.Context, op RecordOp, wait bool) error {
 	if wait {
 		op.done = make(chan error, 1)
 	}
@@ -187,7 +189,7 @@ func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) erro
 		return nil
 	}
 	signal(w.urgent)
-	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
 	defer cancel()
 	select {
 	case err := <-op.done:
@@ -207,7 +209,7 @@ func (w *recordWriter) enqueue(ctx context.Context, op recordOp, wait bool) erro
 // that ran and was deleted while its earlier states waited costs one
 // write, not three. It looks back no further than a range deletion (which
 // must stay between what came before and after it).
-func (w *recordWriter) coalesceLocked(op recordOp) bool {
+func (w *RecordWriter) coalesceLocked(op RecordOp) bool {
 	if op.prefix || op.done != nil {
 		return false
 	}
@@ -228,12 +230,12 @@ func (w *recordWriter) coalesceLocked(op recordOp) bool {
 }
 
 // close writes what is queued (for a moment at most), then stops.
-func (w *recordWriter) close() {
+func (w *RecordWriter) Close() {
 	close(w.stop)
 	<-w.done
 }
 
-func (w *recordWriter) loop() {
+func (w *RecordWriter) loop() {
 	defer close(w.done)
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
@@ -276,7 +278,7 @@ func (w *recordWriter) loop() {
 }
 
 // waitedFor: someone waits for a queued write.
-func (w *recordWriter) waitedFor() bool {
+func (w *RecordWriter) waitedFor() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, op := range w.queue {
@@ -290,7 +292,7 @@ func (w *recordWriter) waitedFor() bool {
 // txnLen is how many of ops, from the first, go in one transaction: at
 // most maxTxnOps and maxTxnBytes (at least one), no key twice, a range
 // deletion alone.
-func txnLen(ops []recordOp) int {
+func txnLen(ops []RecordOp) int {
 	if ops[0].prefix {
 		return 1
 	}
@@ -306,8 +308,8 @@ func txnLen(ops []recordOp) int {
 	return len(ops)
 }
 
-func (w *recordWriter) commit(ops []recordOp, stopping bool) {
-	timeout := recordTimeout
+func (w *RecordWriter) commit(ops []RecordOp, stopping bool) {
+	timeout := RecordTimeout
 	if stopping {
 		timeout = time.Second
 	}
@@ -336,21 +338,21 @@ func (w *recordWriter) commit(ops []recordOp, stopping bool) {
 	}
 }
 
-// tileableRecord is tg's JSON with client arrays left out, the nodes of
+// TileableRecord is tg's JSON with client arrays left out, the nodes of
 // those arrays, and the records of those small enough to keep aside: each
 // a one-node graph of the literal, by node.
-func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, map[int][]byte, error) {
+func TileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, map[int][]byte, error) {
 	stripped := &graph.TileableGraph{Nodes: slices.Clone(tg.Nodes)}
 	var lits []int
 	kept := map[int][]byte{}
 	for i, nd := range stripped.Nodes {
 		if lit, ok := nd.Op.(ops.Literal); ok && lit.Data != nil {
-			if int64(lit.Data.Size())*int64(lit.Data.DType().Size()) <= maxLiteralRecord {
+			if int64(lit.Data.Size())*int64(lit.Data.DType().Size()) <= MaxLiteralRecord {
 				b, err := graph.EncodeTileable(&graph.TileableGraph{Nodes: []graph.TensorNode{nd}})
 				if err != nil {
 					return nil, nil, nil, fmt.Errorf("tensor %d: %w", i, err)
 				}
-				if len(b) <= maxLiteralRecord {
+				if len(b) <= MaxLiteralRecord {
 					kept[i] = b
 				}
 			}
@@ -363,101 +365,61 @@ func tileableRecord(tg *graph.TileableGraph) (json.RawMessage, []int, map[int][]
 	return b, lits, kept, err
 }
 
-// recordGraph writes a new graph's record; the submission is refused
-// when it cannot be written.
-func (p *SchedulerProc) recordGraph(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, noFuse bool) error {
-	if p.ring == nil {
-		return nil
+// RecordedGraph decodes a graph record's tileable graph with the client
+// arrays sent inside it put back from their own records (lits, by key).
+// Arrays too large to be kept there cannot be, so such a graph cannot be
+// rebuilt.
+func RecordedGraph(gr GraphRecord, lits map[string][]byte) (*graph.TileableGraph, error) {
+	if n := len(gr.StrippedLiterals) - len(gr.RecordedLiterals); n > 0 {
+		return nil, fmt.Errorf("it holds %d client arrays of over %d bytes sent inside the graph, which graph records leave out; submit it again (arrays uploaded to the workers survive failover)", n, MaxLiteralRecord)
 	}
-	tj, lits, kept, err := tileableRecord(tg)
+	doc := gr.Tileable
+	if len(gr.RecordedLiterals) > 0 {
+		// Splice each literal's op into the JSON: a literal without its
+		// data does not decode.
+		var g struct {
+			Version int                          `json:"version"`
+			Nodes   []map[string]json.RawMessage `json:"nodes"`
+		}
+		if err := json.Unmarshal(gr.Tileable, &g); err != nil {
+			return nil, fmt.Errorf("decoding its record: %w", err)
+		}
+		for _, i := range gr.RecordedLiterals {
+			key := LiteralKey(gr.Session, gr.Graph, i)
+			b, ok := lits[key]
+			if !ok {
+				return nil, fmt.Errorf("the client array of tensor %d is missing from etcd (%s)", i, key)
+			}
+			var lg struct {
+				Nodes []map[string]json.RawMessage `json:"nodes"`
+			}
+			if err := json.Unmarshal(b, &lg); err != nil || len(lg.Nodes) != 1 || i < 0 || i >= len(g.Nodes) {
+				return nil, fmt.Errorf("the client array record %s names no tensor of the graph (%v)", key, err)
+			}
+			g.Nodes[i]["op"] = lg.Nodes[0]["op"]
+			g.Nodes[i]["meta"] = lg.Nodes[0]["meta"]
+		}
+		var err error
+		if doc, err = json.Marshal(g); err != nil {
+			return nil, err
+		}
+	}
+	tg, err := graph.DecodeTileable(doc)
 	if err != nil {
-		return fmt.Errorf("encoding the graph's record: %w", err)
+		return nil, fmt.Errorf("decoding its record: %w", err)
 	}
-	rec := GraphRecord{Session: g.sid, Graph: g.id, Scheduler: p.ringID(), State: StatePreparing, Tileable: tj, StrippedLiterals: lits,
-		Results: results, NoFuse: noFuse, Submitted: g.submitted}
-	if len(kept) > 0 {
-		// The literals go first, in the order queued: a record that names
-		// them is never in etcd without them.
-		rec.RecordedLiterals = slices.Sorted(maps.Keys(kept))
-		puts := make([]recordOp, 0, len(kept))
-		for _, i := range rec.RecordedLiterals {
-			puts = append(puts, recordOp{key: literalKey(g.sid, g.id, i), val: string(kept[i])})
-		}
-		if err := p.ring.records.putAll(ctx, puts); err != nil {
-			// An etcd with a smaller request limit than its default
-			// refuses large arrays: the graph still runs, and only its
-			// takeover would fail, saying why. An etcd that is down
-			// fails the record's own write below.
-			p.log.Warn("client arrays of a graph not kept in etcd; the graph cannot be taken over by another scheduler", "session", g.sid, "graph", g.id, "err", err)
-			rec.RecordedLiterals = nil
+	for _, i := range gr.RecordedLiterals {
+		if _, ok := tg.Nodes[i].Op.(ops.Literal); !ok {
+			return nil, fmt.Errorf("the client array record of tensor %d holds a %s, not a literal", i, tg.Nodes[i].Op.Type())
 		}
 	}
-	g.recMu.Lock()
-	defer g.recMu.Unlock()
-	g.mu.Lock()
-	g.record = &rec
-	g.mu.Unlock()
-	return p.ring.records.put(ctx, graphKey(g.sid, g.id), rec, true)
+	return tg, nil
 }
 
-// recordState rewrites a graph's record with its new state. It is best
-// effort (the graph goes on; the scheduler logs what it could not write):
-// a record one state behind is repaired by the next, and failover reads
-// the workers' chunks, not the state, to know what is done.
-func (p *SchedulerProc) recordState(g *graphRec) {
-	if p.ring == nil {
-		return
+// signal wakes the writer's loop without blocking.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
-	g.recMu.Lock()
-	defer g.recMu.Unlock()
-	g.mu.Lock()
-	if g.record == nil || g.record.State == g.state {
-		g.mu.Unlock()
-		return
-	}
-	rec := *g.record
-	rec.State = g.state
-	if g.run != nil {
-		rec.Run = uint64(g.run.ID())
-	}
-	if g.err != nil {
-		rec.Error = g.err.Error()
-	}
-	g.record = &rec
-	g.mu.Unlock()
-	if err := p.ring.records.put(context.Background(), graphKey(g.sid, g.id), rec, false); err != nil {
-		p.log.Warn("graph record not updated", "session", g.sid, "graph", g.id, "state", rec.State, "err", err)
-	}
-}
-
-// dropGraphRecord deletes the record of a graph whose record went.
-func (p *SchedulerProc) dropGraphRecord(g *graphRec) {
-	if p.ring == nil {
-		return
-	}
-	g.recMu.Lock()
-	defer g.recMu.Unlock()
-	g.mu.Lock()
-	g.record = nil
-	g.mu.Unlock()
-	p.ring.records.del(graphKey(g.sid, g.id), false)
-	p.ring.records.del(literalsPrefix+g.sid+"/"+g.id+"/", true)
-}
-
-// recordSession writes a new session's record.
-func (p *SchedulerProc) recordSession(ctx context.Context, ss *session) error {
-	if p.ring == nil {
-		return nil
-	}
-	return p.ring.records.put(ctx, sessionsPrefix+ss.id, SessionRecord{Session: ss.id, Scheduler: p.ringID(), Created: ss.created, Fence: ss.fence.Token}, true)
-}
-
-// dropSessionRecord deletes a closed session's record and its graphs'.
-func (p *SchedulerProc) dropSessionRecord(sid string) {
-	if p.ring == nil {
-		return
-	}
-	p.ring.records.del(sessionsPrefix+sid, false)
-	p.ring.records.del(graphsPrefix+sid+"/", true)
-	p.ring.records.del(literalsPrefix+sid+"/", true)
 }

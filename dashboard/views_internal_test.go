@@ -1,4 +1,4 @@
-package cluster
+package dashboard
 
 import (
 	"fmt"
@@ -20,13 +20,13 @@ func TestSummarise(t *testing.T) {
 			}
 	}
 	typ, in := chain(MaxDrawnOps)
-	d := summarise(MaxDrawnOps, typ, in, nil, nil)
+	d := Summarise(MaxDrawnOps, typ, in, nil, nil)
 	if d.Summarised || len(d.Nodes) != MaxDrawnOps || len(d.Edges) != MaxDrawnOps-1 || d.Ops != MaxDrawnOps {
 		t.Fatalf("%d ops: summarised %v, %d nodes, %d edges", MaxDrawnOps, d.Summarised, len(d.Nodes), len(d.Edges))
 	}
 	n := MaxDrawnOps + 1
 	typ, in = chain(n)
-	d = summarise(n, typ, in, nil, nil)
+	d = Summarise(n, typ, in, nil, nil)
 	if !d.Summarised || len(d.Nodes) != 2 || d.Ops != int64(n) {
 		t.Fatalf("%d ops: summarised %v, %d nodes", n, d.Summarised, len(d.Nodes))
 	}
@@ -36,7 +36,7 @@ func TestSummarise(t *testing.T) {
 		t.Errorf("edges %s, want %s", got, want)
 	}
 	// Edges within a type are not drawn.
-	d = summarise(n, func(int) string { return "same" }, in, nil, nil)
+	d = Summarise(n, func(int) string { return "same" }, in, nil, nil)
 	if len(d.Nodes) != 1 || len(d.Edges) != 0 {
 		t.Errorf("one type: %d nodes, %d edges", len(d.Nodes), len(d.Edges))
 	}

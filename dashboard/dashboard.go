@@ -1,4 +1,4 @@
-package web
+package dashboard
 
 import (
 	"context"
@@ -17,20 +17,15 @@ import (
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+	"github.com/phobos-tensor/phobos/web"
 )
 
-// The dashboard: pages embedded in the binary (dashboard/), the JSON they
-// read and a server-sent event stream per page (events.go). Its data comes
-// from a Source: the scheduler's services for the web role, the embedded
-// cluster for a local session (phobos.WithDashboard); both serve these
-// same routes and files.
-
-//go:embed dashboard
+//go:embed pages
 var dashboardFiles embed.FS
 
 // assets are the dashboard's files under their URL paths.
 var assets = func() fs.FS {
-	sub, err := fs.Sub(dashboardFiles, "dashboard")
+	sub, err := fs.Sub(dashboardFiles, "pages")
 	if err != nil {
 		panic(err) // the embed directive guarantees the directory
 	}
@@ -98,35 +93,87 @@ func (c clientSource) CancelGraph(ctx context.Context, req *pb.CancelGraphReques
 	return unwrap(c.graph.CancelGraph(ctx, connect.NewRequest(req)))
 }
 
-var errNoDashboard = &httpError{code: http.StatusServiceUnavailable, msg: "this web service was started without the scheduler's dashboard service"}
+var errNoDashboard = web.Error(http.StatusServiceUnavailable, "this web service was started without the scheduler's dashboard service")
 
-// NewDashboard serves the dashboard alone over src, for a local session:
-// the pages, their data, the event streams and the cancel of the REST API.
-func NewDashboard(src Source, log *slog.Logger) http.Handler {
-	s := &Server{src: src, log: log}
+// ClientSource reads the scheduler's services over the network (the web
+// role's source; on a ring, services that route to the ring's members).
+// dash may be nil: the pages then say the scheduler has no dashboard.
+func ClientSource(sched phobosv1connect.SchedulerServiceClient, dash phobosv1connect.DashboardServiceClient, graphs phobosv1connect.GraphServiceClient) Source {
+	return clientSource{sched: sched, dash: dash, graph: graphs}
+}
+
+// SchedulerLister is what a Source without scheduler services (a local
+// session's) implements to list its scheduler.
+type SchedulerLister interface {
+	Schedulers(ctx context.Context) []web.SchedulerStateJSON
+}
+
+// Dashboard serves the pages, their data and the event streams over a
+// Source.
+type Dashboard struct {
+	src        Source
+	log        *slog.Logger
+	events     *hub
+	schedulers func(context.Context) []web.SchedulerStateJSON
+}
+
+// New makes a dashboard over src. schedulers lists the schedulers for the
+// cluster view (the web service's SchedulerStates) unless src is a
+// SchedulerLister; nil lists none.
+func New(src Source, schedulers func(context.Context) []web.SchedulerStateJSON, log *slog.Logger) *Dashboard {
+	s := &Dashboard{src: src, log: log, schedulers: schedulers}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.events = newHub(s)
+	return s
+}
+
+// Mux is where the dashboard's routes go: an http.ServeMux, or the REST
+// API's (web.Server), beside which the web role serves them.
+type Mux interface {
+	Handle(pattern string, h http.Handler)
+}
+
+// NewHandler serves the dashboard alone over src, for a local session:
+// the pages, their data, the event streams and the cancel of the REST API.
+func NewHandler(src Source, log *slog.Logger) http.Handler {
+	s := New(src, nil, log)
 	m := http.NewServeMux()
-	s.registerDashboard(m)
-	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelFromSource))
-	m.HandleFunc("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return &httpError{code: http.StatusNotFound, msg: fmt.Sprintf("no such endpoint: %s %s (this is a local session's dashboard)", r.Method, r.URL.Path)}
+	s.Register(m)
+	m.Handle("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelFromSource))
+	m.Handle("/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return web.Error(http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (this is a local session's dashboard)", r.Method, r.URL.Path))
 	}))
 	return m
 }
 
-// registerDashboard adds the dashboard's routes to m.
-func (s *Server) registerDashboard(m *http.ServeMux) {
+// Register adds the dashboard's routes to m.
+func (s *Dashboard) Register(m Mux) {
 	m.Handle("GET /{$}", assetHandler())
 	m.Handle("GET /static/", assetHandler())
-	m.HandleFunc("POST /api/login", s.handle(s.login))
-	m.HandleFunc("GET /api/dashboard/cluster", s.handle(s.getCluster))
-	m.HandleFunc("GET /api/dashboard/workers/{wid}", s.handle(s.getWorkerView))
-	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/dag", s.handle(s.getGraphDetail))
-	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/ops", s.handle(s.getGraphOps))
-	m.HandleFunc("GET /api/events", s.handle(s.serveEvents))
+	m.Handle("POST /api/login", s.handle(s.login))
+	m.Handle("GET /api/dashboard/cluster", s.handle(s.getCluster))
+	m.Handle("GET /api/dashboard/workers/{wid}", s.handle(s.getWorkerView))
+	m.Handle("GET /api/sessions/{sid}/graphs/{gid}/dag", s.handle(s.getGraphDetail))
+	m.Handle("GET /api/sessions/{sid}/graphs/{gid}/ops", s.handle(s.getGraphOps))
+	m.Handle("GET /api/events", s.handle(s.serveEvents))
+}
+
+// handle serves fn as the REST API serves its handlers.
+func (s *Dashboard) handle(fn func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return web.HandleFunc(s.log, fn)
+}
+
+// schedulerStates lists the schedulers for the cluster view.
+func (s *Dashboard) schedulerStates(ctx context.Context) []web.SchedulerStateJSON {
+	if sl, ok := s.src.(SchedulerLister); ok {
+		return sl.Schedulers(ctx)
+	}
+	if s.schedulers == nil {
+		return []web.SchedulerStateJSON{}
+	}
+	return s.schedulers(ctx)
 }
 
 // assetHandler serves the embedded pages; / is index.html.
@@ -151,19 +198,19 @@ func assetHandler() http.Handler {
 // rpc.RequireTokenOrCookie accepts): the page asks for the token once and
 // posts it in the Authorization header. The cookie is HttpOnly (scripts
 // cannot read it) and SameSite=Strict (other sites cannot use it).
-func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) login(w http.ResponseWriter, r *http.Request) error {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if ok && tok != "" {
 		http.SetCookie(w, &http.Cookie{Name: rpc.TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true, "token": ok && tok != ""})
+	web.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true, "token": ok && tok != ""})
 	return nil
 }
 
 // DashWorkerJSON is a worker as the dashboard shows it: GET /api/workers'
 // figures and the store's limit and spill figures.
 type DashWorkerJSON struct {
-	WorkerJSON
+	web.WorkerJSON
 	LimitBytes   int64 `json:"limit_bytes"`
 	DiskBytes    int64 `json:"disk_bytes"`
 	SpilledBytes int64 `json:"spilled_bytes"`
@@ -171,7 +218,7 @@ type DashWorkerJSON struct {
 }
 
 func dashWorker(wi *pb.WorkerInfo) DashWorkerJSON {
-	wj := DashWorkerJSON{WorkerJSON: WorkerJSON{
+	wj := DashWorkerJSON{WorkerJSON: web.WorkerJSON{
 		ID: int(wi.Id), URL: wi.Url, Slots: int(wi.Slots), MemoryBytes: wi.MemoryBytes, SpillDir: wi.SpillDir,
 		Alive: wi.Alive, DeadReason: wi.DeadReason, LastHeartbeat: wi.LastHeartbeatMsAgo, PID: int(wi.Pid),
 	}}
@@ -212,7 +259,7 @@ func statesMap(counts []int64) map[string]int64 {
 // GraphSummaryJSON is a graph in the dashboard's list: its REST state and
 // its progress by op type.
 type GraphSummaryJSON struct {
-	GraphJSON
+	web.GraphJSON
 	Types []TypeCountJSON `json:"types"`
 }
 
@@ -227,7 +274,7 @@ type ClusterJSON struct {
 	GraphsTotal int                `json:"graphs_total"`
 	// Schedulers: the ring's members, or the one scheduler (cluster view
 	// only).
-	Schedulers []SchedulerStateJSON `json:"schedulers,omitempty"`
+	Schedulers []web.SchedulerStateJSON `json:"schedulers,omitempty"`
 	// History holds the samples of the last minutes (events: the first
 	// of a stream only).
 	History []Sample `json:"history,omitempty"`
@@ -265,7 +312,7 @@ func dagJSON(d *pb.Dag) *DagJSON {
 // GraphDetailJSON is the body of GET .../graphs/{gid}/dag and the graph
 // page's event.
 type GraphDetailJSON struct {
-	GraphJSON
+	web.GraphJSON
 	Types    []TypeCountJSON `json:"types"`
 	Tileable *DagJSON        `json:"tileable"`
 	Chunks   *DagJSON        `json:"chunks"`
@@ -317,14 +364,14 @@ func tasksJSON(evs []*pb.TaskEvent) []TaskJSON {
 	return out
 }
 
-func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) getCluster(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.events.cluster(r.Context())
 	if err != nil {
 		return err
 	}
 	c.History = s.events.history(-1)
 	c.Schedulers = s.schedulerStates(r.Context())
-	writeJSON(w, http.StatusOK, c)
+	web.WriteJSON(w, http.StatusOK, c)
 	return nil
 }
 
@@ -336,12 +383,12 @@ func workerID(r *http.Request) (int, error) {
 	}
 	id, err := strconv.Atoi(v)
 	if err != nil || id < 0 || id > 1<<20 {
-		return 0, badRequest(fmt.Errorf("worker %q: want a worker's id, a non-negative integer", v))
+		return 0, web.BadRequest(fmt.Errorf("worker %q: want a worker's id, a non-negative integer", v))
 	}
 	return id, nil
 }
 
-func (s *Server) getWorkerView(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) getWorkerView(w http.ResponseWriter, r *http.Request) error {
 	id, err := workerID(r)
 	if err != nil {
 		return err
@@ -351,46 +398,46 @@ func (s *Server) getWorkerView(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v.History = s.events.history(id)
-	writeJSON(w, http.StatusOK, v)
+	web.WriteJSON(w, http.StatusOK, v)
 	return nil
 }
 
 // graphDetail reads a graph's detail from the source.
-func (s *Server) graphDetail(ctx context.Context, sid, gid string) (GraphDetailJSON, error) {
+func (s *Dashboard) graphDetail(ctx context.Context, sid, gid string) (GraphDetailJSON, error) {
 	d, err := s.src.GraphDetail(ctx, &pb.GraphDetailRequest{SessionId: sid, GraphId: gid})
 	if err != nil {
 		return GraphDetailJSON{}, err
 	}
-	return GraphDetailJSON{GraphJSON: graphJSON(d.Status), Types: typeCountsJSON(d.Types), Tileable: dagJSON(d.Tileable), Chunks: dagJSON(d.Chunks)}, nil
+	return GraphDetailJSON{GraphJSON: web.GraphOf(d.Status), Types: typeCountsJSON(d.Types), Tileable: dagJSON(d.Tileable), Chunks: dagJSON(d.Chunks)}, nil
 }
 
-func (s *Server) getGraphDetail(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) getGraphDetail(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.graphDetail(r.Context(), r.PathValue("sid"), r.PathValue("gid"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, d)
+	web.WriteJSON(w, http.StatusOK, d)
 	return nil
 }
 
 // maxOpsQuery bounds the ops one GET .../ops names.
 const maxOpsQuery = protocol.MaxOpInfos
 
-func (s *Server) getGraphOps(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) getGraphOps(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	req := &pb.GraphOpsRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid"), Type: q.Get("type")}
 	if len(req.Type) > 200 {
-		return badRequest(errors.New("type: at most 200 bytes"))
+		return web.BadRequest(errors.New("type: at most 200 bytes"))
 	}
 	if v := q.Get("nodes"); v != "" {
 		parts := strings.Split(v, ",")
 		if len(parts) > maxOpsQuery {
-			return badRequest(fmt.Errorf("nodes: %d ops, at most %d at once", len(parts), maxOpsQuery))
+			return web.BadRequest(fmt.Errorf("nodes: %d ops, at most %d at once", len(parts), maxOpsQuery))
 		}
 		for _, p := range parts {
 			n, err := strconv.ParseInt(p, 10, 32)
 			if err != nil || n < 0 {
-				return badRequest(fmt.Errorf("nodes: %q is not a chunk op's index", p))
+				return web.BadRequest(fmt.Errorf("nodes: %q is not a chunk op's index", p))
 			}
 			req.Nodes = append(req.Nodes, int32(n))
 		}
@@ -413,17 +460,17 @@ func (s *Server) getGraphOps(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Ops = append(out.Ops, oj)
 	}
-	writeJSON(w, http.StatusOK, out)
+	web.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // cancelFromSource is DELETE .../graphs/{gid} for a local session's
 // dashboard.
-func (s *Server) cancelFromSource(w http.ResponseWriter, r *http.Request) error {
+func (s *Dashboard) cancelFromSource(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.src.CancelGraph(r.Context(), &pb.CancelGraphRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid")})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, graphJSON(st))
+	web.WriteJSON(w, http.StatusOK, web.GraphOf(st))
 	return nil
 }

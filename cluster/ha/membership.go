@@ -1,4 +1,4 @@
-package cluster
+package ha
 
 import (
 	"context"
@@ -23,15 +23,15 @@ import (
 // The etcd keys of a cluster. A scheduler's record lives under its lease,
 // so it goes when the scheduler stops renewing it.
 const (
-	schedulersPrefix = "/phobos/schedulers/"
-	graphsPrefix     = "/phobos/graphs/"
-	sessionsPrefix   = "/phobos/sessions/"
-	literalsPrefix   = "/phobos/literals/"
+	SchedulersPrefix = "/phobos/schedulers/"
+	GraphsPrefix     = "/phobos/graphs/"
+	SessionsPrefix   = "/phobos/sessions/"
+	LiteralsPrefix   = "/phobos/literals/"
 )
 
 // DefaultLeaseTTL is how long a scheduler's membership outlives its last
 // renewal. A scheduler that cannot renew for this long stops taking
-// graphs; failover (failover.go) moves its sessions after it.
+// graphs; failover (cluster's failover.go) moves its sessions after it.
 const DefaultLeaseTTL = 5 * time.Second
 
 // SchedulerRecord is a scheduler's membership record in etcd, and how the
@@ -42,8 +42,8 @@ type SchedulerRecord struct {
 	PID     int    `json:"pid"`
 }
 
-// dialEtcd is an etcd client of endpoints ("host:port" or URLs).
-func dialEtcd(endpoints []string, files rpc.TLSFiles) (*clientv3.Client, error) {
+// DialEtcd is an etcd client of endpoints ("host:port" or URLs).
+func DialEtcd(endpoints []string, files rpc.TLSFiles) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no etcd endpoints")
 	}
@@ -76,7 +76,7 @@ func dialEtcd(endpoints []string, files rpc.TLSFiles) (*clientv3.Client, error) 
 
 // members is a live view of the schedulers registered in etcd and the ring
 // they make. Every role that watches the same etcd builds the same ring.
-type members struct {
+type Members struct {
 	mu   sync.Mutex
 	byID map[string]SchedulerRecord
 	// known holds every scheduler seen since, at its last address: when
@@ -88,14 +88,14 @@ type members struct {
 	changed chan struct{} // closed (and replaced) at each change
 }
 
-func newMembers() *members {
+func NewMembers() *Members {
 	r, _ := ring.New(nil, 0)
-	return &members{byID: map[string]SchedulerRecord{}, known: map[string]SchedulerRecord{}, ring: r, changed: make(chan struct{})}
+	return &Members{byID: map[string]SchedulerRecord{}, known: map[string]SchedulerRecord{}, ring: r, changed: make(chan struct{})}
 }
 
 // snapshot is the current ring, the records by id, and a channel closed
 // at the next change.
-func (m *members) snapshot() (*ring.Ring, map[string]SchedulerRecord, <-chan struct{}) {
+func (m *Members) Snapshot() (*ring.Ring, map[string]SchedulerRecord, <-chan struct{}) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.ring, m.byID, m.changed
@@ -103,7 +103,7 @@ func (m *members) snapshot() (*ring.Ring, map[string]SchedulerRecord, <-chan str
 
 // formerly are the schedulers seen before that are not in the ring now,
 // by id.
-func (m *members) formerly() []SchedulerRecord {
+func (m *Members) Formerly() []SchedulerRecord {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []SchedulerRecord
@@ -117,7 +117,7 @@ func (m *members) formerly() []SchedulerRecord {
 }
 
 // set replaces the membership; the maps given are not kept by callers.
-func (m *members) set(by map[string]SchedulerRecord) {
+func (m *Members) set(by map[string]SchedulerRecord) {
 	ids := make([]string, 0, len(by))
 	for id := range by {
 		ids = append(ids, id)
@@ -136,10 +136,10 @@ func (m *members) set(by map[string]SchedulerRecord) {
 	m.mu.Unlock()
 }
 
-// watch keeps m in step with the records under schedulersPrefix until ctx
+// watch keeps m in step with the records under SchedulersPrefix until ctx
 // ends: a listing, then a watch from the listing's revision; when the
 // watch breaks (etcd unreachable, history compacted) it lists again.
-func (m *members) watch(ctx context.Context, cli *clientv3.Client, log *slog.Logger) {
+func (m *Members) Watch(ctx context.Context, cli *clientv3.Client, log *slog.Logger) {
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
 		err := m.watchOnce(ctx, cli)
@@ -156,9 +156,9 @@ func (m *members) watch(ctx context.Context, cli *clientv3.Client, log *slog.Log
 	}
 }
 
-func (m *members) watchOnce(ctx context.Context, cli *clientv3.Client) error {
+func (m *Members) watchOnce(ctx context.Context, cli *clientv3.Client) error {
 	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	resp, err := cli.Get(lctx, schedulersPrefix, clientv3.WithPrefix())
+	resp, err := cli.Get(lctx, SchedulersPrefix, clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (m *members) watchOnce(ctx context.Context, cli *clientv3.Client) error {
 	// client its connection), rather than leaving it silent.
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	for wr := range cli.Watch(wctx, schedulersPrefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1)) {
+	for wr := range cli.Watch(wctx, SchedulersPrefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1)) {
 		if err := wr.Err(); err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func (m *members) watchOnce(ctx context.Context, cli *clientv3.Client) error {
 		}
 		m.mu.Unlock()
 		for _, ev := range wr.Events {
-			id := strings.TrimPrefix(string(ev.Kv.Key), schedulersPrefix)
+			id := strings.TrimPrefix(string(ev.Kv.Key), SchedulersPrefix)
 			if ev.Type == clientv3.EventTypeDelete {
 				delete(next, id)
 			} else if rec, ok := decodeRecord(ev.Kv.Key, ev.Kv.Value); ok {
@@ -201,7 +201,7 @@ func (m *members) watchOnce(ctx context.Context, cli *clientv3.Client) error {
 // whose id is not its key's, is skipped (it cannot be routed to).
 func decodeRecord(key, value []byte) (SchedulerRecord, bool) {
 	var rec SchedulerRecord
-	if json.Unmarshal(value, &rec) != nil || rec.ID == "" || rec.Address == "" || schedulersPrefix+rec.ID != string(key) {
+	if json.Unmarshal(value, &rec) != nil || rec.ID == "" || rec.Address == "" || SchedulersPrefix+rec.ID != string(key) {
 		return SchedulerRecord{}, false
 	}
 	return rec, true
@@ -211,9 +211,9 @@ func decodeRecord(key, value []byte) (SchedulerRecord, bool) {
 // knows whether the scheduler may act as a member: only while the lease is
 // surely alive in etcd. Renewals are counted from when they were sent, so
 // the local deadline never outlasts etcd's.
-type lease struct {
+type Lease struct {
 	cli *clientv3.Client
-	rec SchedulerRecord
+	Rec SchedulerRecord
 	ttl time.Duration
 	log *slog.Logger
 
@@ -224,19 +224,25 @@ type lease struct {
 	lapsed  bool // the lapse was logged
 }
 
-// errNoLease is the typed refusal of a scheduler without a live lease.
-type errNoLease struct {
-	id     string
-	reason string
+// NewLease is the lease that keeps rec in etcd, renewed within ttl once
+// Run is called; rec's address may be set until then.
+func NewLease(cli *clientv3.Client, rec SchedulerRecord, ttl time.Duration, log *slog.Logger) *Lease {
+	return &Lease{cli: cli, Rec: rec, ttl: ttl, log: log}
 }
 
-func (e *errNoLease) Error() string {
-	return fmt.Sprintf("scheduler %s is not serving: %s; it takes no graphs until it is back in the ring (the cluster's etcd must be reachable)", e.id, e.reason)
+// ErrNoLease is the typed refusal of a scheduler without a live lease.
+type ErrNoLease struct {
+	id     string
+	Reason string // why it must not take work
+}
+
+func (e *ErrNoLease) Error() string {
+	return fmt.Sprintf("scheduler %s is not serving: %s; it takes no graphs until it is back in the ring (the cluster's etcd must be reachable)", e.id, e.Reason)
 }
 
 // check is nil while the lease is alive, else why the scheduler must not
 // take work.
-func (l *lease) check(now time.Time) error {
+func (l *Lease) Check(now time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.id != 0 && now.Before(l.until) {
@@ -249,12 +255,12 @@ func (l *lease) check(now time.Time) error {
 	if l.lastErr != nil {
 		reason += ": " + l.lastErr.Error()
 	}
-	return &errNoLease{id: l.rec.ID, reason: reason}
+	return &ErrNoLease{id: l.Rec.ID, Reason: reason}
 }
 
 // run registers and renews until ctx ends, then revokes the lease (best
 // effort), taking the record out of etcd at once.
-func (l *lease) run(ctx context.Context) {
+func (l *Lease) Run(ctx context.Context) {
 	every := l.ttl / 4
 	for {
 		l.renew(ctx)
@@ -277,7 +283,7 @@ func (l *lease) run(ctx context.Context) {
 // renew extends the lease, or grants a new one and writes the record
 // under it when there is none (first start, or it expired in etcd while
 // unreachable).
-func (l *lease) renew(ctx context.Context) {
+func (l *Lease) renew(ctx context.Context) {
 	sent := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, l.ttl/3)
 	defer cancel()
@@ -291,7 +297,7 @@ func (l *lease) renew(ctx context.Context) {
 		if resp, err = l.cli.KeepAliveOnce(rctx, id); err == nil {
 			ttl = time.Duration(resp.TTL) * time.Second
 		} else if errors.Is(err, rpctypes.ErrLeaseNotFound) {
-			l.log.Warn("the scheduler's etcd lease expired; registering again", "scheduler", l.rec.ID)
+			l.log.Warn("the scheduler's etcd lease expired; registering again", "scheduler", l.Rec.ID)
 			id = 0
 		}
 	}
@@ -307,24 +313,24 @@ func (l *lease) renew(ctx context.Context) {
 		}
 		if !l.lapsed && !time.Now().Before(l.until) {
 			l.lapsed = true
-			l.log.Error("no live etcd lease; the scheduler takes no graphs", "scheduler", l.rec.ID, "err", err)
+			l.log.Error("no live etcd lease; the scheduler takes no graphs", "scheduler", l.Rec.ID, "err", err)
 		}
 		return
 	}
 	if l.lapsed || l.until.IsZero() {
-		l.log.Info("the scheduler is in the ring", "scheduler", l.rec.ID, "address", l.rec.Address)
+		l.log.Info("the scheduler is in the ring", "scheduler", l.Rec.ID, "address", l.Rec.Address)
 	}
 	l.id, l.until, l.lastErr, l.lapsed = id, sent.Add(ttl), nil, false
 }
 
-func (l *lease) register(ctx context.Context) (clientv3.LeaseID, time.Duration, error) {
+func (l *Lease) register(ctx context.Context) (clientv3.LeaseID, time.Duration, error) {
 	g, err := l.cli.Grant(ctx, int64(max(1, l.ttl/time.Second)))
 	if err != nil {
 		return 0, 0, fmt.Errorf("granting a lease: %w", err)
 	}
-	val, _ := json.Marshal(l.rec)
-	if _, err := l.cli.Put(ctx, schedulersPrefix+l.rec.ID, string(val), clientv3.WithLease(g.ID)); err != nil {
-		return 0, 0, fmt.Errorf("writing %s: %w", schedulersPrefix+l.rec.ID, err)
+	val, _ := json.Marshal(l.Rec)
+	if _, err := l.cli.Put(ctx, SchedulersPrefix+l.Rec.ID, string(val), clientv3.WithLease(g.ID)); err != nil {
+		return 0, 0, fmt.Errorf("writing %s: %w", SchedulersPrefix+l.Rec.ID, err)
 	}
 	return g.ID, time.Duration(g.TTL) * time.Second, nil
 }

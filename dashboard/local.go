@@ -1,4 +1,4 @@
-package cluster
+package dashboard
 
 import (
 	"context"
@@ -16,21 +16,33 @@ import (
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/scheduler"
 	"github.com/phobos-tensor/phobos/web"
+	"github.com/phobos-tensor/phobos/worker"
 )
 
 // LocalSessionID is the session the dashboard of a local session shows its
 // executions in.
 const LocalSessionID = "local"
 
+// A local execution's states, named as the REST API names a graph's
+// (cluster's State constants), so the pages show both alike.
+const (
+	stateRunning    = "RUNNING"
+	stateSucceeded  = "SUCCEEDED"
+	stateFailed     = "FAILED"
+	stateCancelling = "CANCELLING"
+	stateCancelled  = "CANCELLED"
+)
+
 // maxLocalGraphs bounds the executions a local dashboard remembers.
 const maxLocalGraphs = 200
 
-// LocalDashboard is the dashboard's source (web.Source) for an in-process
+// LocalSource is the dashboard's source (Source) for an in-process
 // cluster: its workers, and the graphs a local session executes, as graphs
 // g1, g2, ... of session LocalSessionID. It shows what the cluster's
 // dashboard shows, from the same scheduler data.
-type LocalDashboard struct {
-	l *Local
+type LocalSource struct {
+	sched   *scheduler.Scheduler
+	workers []*worker.Worker
 
 	mu     sync.Mutex
 	graphs []*localGraph // oldest first, at most maxLocalGraphs
@@ -56,18 +68,21 @@ type localGraph struct {
 	progress map[string]int64
 	moved    int64
 	recomp   int64
-	skelMu   sync.Mutex // guards skel (see chunkDag)
+	skelMu   sync.Mutex // guards skel (see ChunkDag)
 	skel     *pb.Dag
 }
 
-// NewLocalDashboard shows l's work.
-func NewLocalDashboard(l *Local) *LocalDashboard { return &LocalDashboard{l: l} }
+// NewLocalSource shows the work of an in-process cluster: its scheduler
+// and workers.
+func NewLocalSource(sched *scheduler.Scheduler, workers []*worker.Worker) *LocalSource {
+	return &LocalSource{sched: sched, workers: workers}
+}
 
 // Started records an execution that began running (tg as built, prepared
 // in prepare); the returned func records its end with the run's error.
-func (d *LocalDashboard) Started(tg *graph.TileableGraph, run *scheduler.Run, submitted time.Time, prepare time.Duration) (ended func(error)) {
-	g := &localGraph{tile: tileableDag(tg), chunkOps: len(run.Graph().Nodes), submitted: submitted, prepare: prepare,
-		run: run, state: StateRunning, runStart: time.Now()}
+func (d *LocalSource) Started(tg *graph.TileableGraph, run *scheduler.Run, submitted time.Time, prepare time.Duration) (ended func(error)) {
+	g := &localGraph{tile: TileableDag(tg), chunkOps: len(run.Graph().Nodes), submitted: submitted, prepare: prepare,
+		run: run, state: stateRunning, runStart: time.Now()}
 	d.mu.Lock()
 	d.next++
 	g.id = "g" + strconv.Itoa(d.next)
@@ -82,13 +97,13 @@ func (d *LocalDashboard) Started(tg *graph.TileableGraph, run *scheduler.Run, su
 		g.runTime = time.Since(g.runStart)
 		switch {
 		case err == nil:
-			g.state = StateSucceeded
+			g.state = stateSucceeded
 		case errors.Is(err, context.Canceled):
-			g.state = StateCancelled
+			g.state = stateCancelled
 		default:
-			g.state, g.err = StateFailed, err
+			g.state, g.err = stateFailed, err
 		}
-		g.types, g.chunks = typeCounts(g.run), chunkDag(g.run, nil)
+		g.types, g.chunks = TypeCounts(g.run), ChunkDag(g.run, nil)
 		g.progress = map[string]int64{}
 		for st, n := range g.run.Counts() {
 			g.progress[st.String()] = n
@@ -98,7 +113,7 @@ func (d *LocalDashboard) Started(tg *graph.TileableGraph, run *scheduler.Run, su
 	}
 }
 
-func (d *LocalDashboard) lookup(sid, gid string) (*localGraph, error) {
+func (d *LocalSource) lookup(sid, gid string) (*localGraph, error) {
 	if sid != LocalSessionID {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no session %q: a local session's graphs are in session %q", sid, LocalSessionID))
 	}
@@ -142,19 +157,19 @@ func (g *localGraph) view(withDags bool) (run *scheduler.Run, types []*pb.TypeCo
 	run, types, chunks = g.run, g.types, g.chunks
 	g.mu.Unlock()
 	if run != nil {
-		types, chunks = liveView(run, withDags, &g.skelMu, &g.skel, chunks)
+		types, chunks = LiveView(run, withDags, &g.skelMu, &g.skel, chunks)
 	}
 	return run, types, chunks
 }
 
-// ListWorkers implements web.Source.
-func (d *LocalDashboard) ListWorkers(ctx context.Context) (*pb.ListWorkersResponse, error) {
+// ListWorkers implements dashboard.Source.
+func (d *LocalSource) ListWorkers(ctx context.Context) (*pb.ListWorkersResponse, error) {
 	out := &pb.ListWorkersResponse{}
-	for i, w := range d.l.Workers {
+	for i, w := range d.workers {
 		st := w.Store().Stats()
 		load := &pb.WorkerLoad{StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 			LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
-		if act, err := d.l.Scheduler.Tasks(i); err == nil {
+		if act, err := d.sched.Tasks(i); err == nil {
 			load.Running, load.Queued = int32(len(act.Running)), int32(act.Queued)
 		}
 		out.Workers = append(out.Workers, &pb.WorkerInfo{Id: int32(i), Url: "in-process", Slots: int32(w.Slots()), MemoryBytes: st.Limit, Alive: true, Load: load})
@@ -162,12 +177,12 @@ func (d *LocalDashboard) ListWorkers(ctx context.Context) (*pb.ListWorkersRespon
 	return out, nil
 }
 
-// Overview implements web.Source.
-func (d *LocalDashboard) Overview(ctx context.Context) (*pb.OverviewResponse, error) {
+// Overview implements dashboard.Source.
+func (d *LocalSource) Overview(ctx context.Context) (*pb.OverviewResponse, error) {
 	d.mu.Lock()
 	gs := append([]*localGraph(nil), d.graphs...)
 	d.mu.Unlock()
-	out := &pb.OverviewResponse{OpsDone: d.l.Scheduler.OpsDone(), GraphsTotal: int32(len(gs))}
+	out := &pb.OverviewResponse{OpsDone: d.sched.OpsDone(), GraphsTotal: int32(len(gs))}
 	for _, g := range gs {
 		_, types, _ := g.view(false)
 		out.Graphs = append(out.Graphs, &pb.GraphSummary{Status: g.status(), Types: types})
@@ -175,8 +190,8 @@ func (d *LocalDashboard) Overview(ctx context.Context) (*pb.OverviewResponse, er
 	return out, nil
 }
 
-// GraphDetail implements web.Source.
-func (d *LocalDashboard) GraphDetail(ctx context.Context, req *pb.GraphDetailRequest) (*pb.GraphDetailResponse, error) {
+// GraphDetail implements dashboard.Source.
+func (d *LocalSource) GraphDetail(ctx context.Context, req *pb.GraphDetailRequest) (*pb.GraphDetailResponse, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {
 		return nil, err
@@ -185,8 +200,8 @@ func (d *LocalDashboard) GraphDetail(ctx context.Context, req *pb.GraphDetailReq
 	return &pb.GraphDetailResponse{Status: g.status(), Types: types, Tileable: g.tile, Chunks: chunks}, nil
 }
 
-// GraphOps implements web.Source.
-func (d *LocalDashboard) GraphOps(ctx context.Context, req *pb.GraphOpsRequest) (*pb.GraphOpsResponse, error) {
+// GraphOps implements dashboard.Source.
+func (d *LocalSource) GraphOps(ctx context.Context, req *pb.GraphOpsRequest) (*pb.GraphOpsResponse, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {
 		return nil, err
@@ -195,31 +210,31 @@ func (d *LocalDashboard) GraphOps(ctx context.Context, req *pb.GraphOpsRequest) 
 	if run == nil {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("graph %q has ended: a local session keeps no ops of ended graphs", req.GraphId))
 	}
-	return opsOf(run, req)
+	return OpsOf(run, req)
 }
 
-// WorkerTasks implements web.Source.
-func (d *LocalDashboard) WorkerTasks(ctx context.Context, req *pb.WorkerTasksRequest) (*pb.WorkerTasksResponse, error) {
-	act, err := d.l.Scheduler.Tasks(int(req.Worker))
+// WorkerTasks implements dashboard.Source.
+func (d *LocalSource) WorkerTasks(ctx context.Context, req *pb.WorkerTasksRequest) (*pb.WorkerTasksResponse, error) {
+	act, err := d.sched.Tasks(int(req.Worker))
 	if err != nil {
 		return nil, connect.NewError(connect.CodeNotFound, err)
 	}
-	names := map[protocol.GraphID]graphName{}
+	names := map[protocol.GraphID]GraphName{}
 	d.mu.Lock()
 	gs := append([]*localGraph(nil), d.graphs...)
 	d.mu.Unlock()
 	for _, g := range gs {
 		g.mu.Lock()
 		if g.run != nil {
-			names[g.run.ID()] = graphName{LocalSessionID, g.id}
+			names[g.run.ID()] = GraphName{Session: LocalSessionID, Graph: g.id}
 		}
 		g.mu.Unlock()
 	}
-	return tasksOf(act, names), nil
+	return TasksOf(act, names), nil
 }
 
-// CancelGraph implements web.Source: the execution returns cancelled.
-func (d *LocalDashboard) CancelGraph(ctx context.Context, req *pb.CancelGraphRequest) (*pb.GraphStatus, error) {
+// CancelGraph implements dashboard.Source: the execution returns cancelled.
+func (d *LocalSource) CancelGraph(ctx context.Context, req *pb.CancelGraphRequest) (*pb.GraphStatus, error) {
 	g, err := d.lookup(req.SessionId, req.GraphId)
 	if err != nil {
 		return nil, err
@@ -227,7 +242,7 @@ func (d *LocalDashboard) CancelGraph(ctx context.Context, req *pb.CancelGraphReq
 	g.mu.Lock()
 	run := g.run
 	if run != nil {
-		g.state = StateCancelling
+		g.state = stateCancelling
 	}
 	g.mu.Unlock()
 	if run != nil {
@@ -238,12 +253,12 @@ func (d *LocalDashboard) CancelGraph(ctx context.Context, req *pb.CancelGraphReq
 
 // Schedulers implements web.SchedulerLister: a local session has one
 // scheduler, in this process.
-func (d *LocalDashboard) Schedulers(ctx context.Context) []web.SchedulerStateJSON {
+func (d *LocalSource) Schedulers(ctx context.Context) []web.SchedulerStateJSON {
 	d.mu.Lock()
 	graphs := len(d.graphs)
 	d.mu.Unlock()
 	return []web.SchedulerStateJSON{{
 		SchedulerJSON: web.SchedulerJSON{ID: LocalSessionID, Address: "in-process", PID: os.Getpid()},
-		State:         "serving", RingMembers: 1, LiveWorkers: len(d.l.Workers), Sessions: 1, Graphs: graphs,
+		State:         "serving", RingMembers: 1, LiveWorkers: len(d.workers), Sessions: 1, Graphs: graphs,
 	}}
 }

@@ -947,6 +947,7 @@ Tensor.map_blocks = lambda self, func, *args, **kwargs: map_blocks(func, self, *
 Tensor.map_overlap = lambda self, func, depth, boundary=None, trim=True, **kwargs: map_overlap(
     func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
 Tensor.map_chunk = _userfunc.map_chunk
+Tensor.compute_chunk_sizes = _userfunc.compute_chunk_sizes
 Tensor.store = lambda self, target, **kwargs: store([self], [target], **kwargs)
 
 from . import random, linalg, fft  # noqa: E402

@@ -8,6 +8,7 @@ the output's chunks and dtype computed, and one `user_blocks` call made.
 
 import base64
 import inspect
+import math
 import numbers
 import operator
 
@@ -167,8 +168,9 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
                     raise ValueError("Dimension {0} has {1} blocks, adjust_chunks specified with {2} blocks".format(
                         i, len(nsplits[k]), len(adj)))
                 nsplits[k] = adj
+    unknown = None
     if out_chunks is not None:
-        nsplits = [tuple(c) for c in out_chunks]
+        nsplits, unknown = _bounded(out_chunks, out_ind, chunks, fname)
     want = tuple(k for k in ("block_id", "block_info") if _has_keyword(func, k))
     if dtype is None:
         if meta is not None:
@@ -179,7 +181,36 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
     in_axes = [[out_ind.index(i) if i in out_ind else -1 for i in ind] for ind in inds]
     return call("user_blocks", arrays, _payload(wrapped), _label(func), _dtype_name(dtype),
                 [list(s) for s in nsplits], in_axes,
-                block_id=bool(want) or trim is not None or index_first, block_info="block_info" in want)
+                block_id=bool(want) or trim is not None or index_first, block_info="block_info" in want,
+                unknown=unknown)
+
+
+def _is_unknown(c):
+    return c is None or (isinstance(c, float) and math.isnan(c))
+
+
+def _bounded(out_chunks, out_ind, chunks, fname):
+    """The output's chunks, where Dask's NaN lengths (or None) become
+    bounds: the lengths of the input blocks along the same index, which a
+    block's actual length may fall short of; and the one axis of unknown
+    length, or None."""
+    nsplits, unknown = [], None
+    for k, c in enumerate(out_chunks):
+        c = tuple(c)
+        if not any(_is_unknown(v) for v in c):
+            nsplits.append(tuple(int(v) for v in c))
+            continue
+        if unknown is not None:
+            raise NotImplementedError(f"phobos: {fname} with chunks of unknown length along more than one axis "
+                                      f"(axes {unknown} and {k}): Phobos tracks one such axis")
+        unknown = k
+        src = chunks.get(out_ind[k])
+        if src is None or len(src) != len(c):
+            raise ValueError(f"phobos: {fname}: chunks of unknown length along output axis {k} must line up with an "
+                             f"input's blocks along it (their lengths bound the function's blocks); got chunks={c}")
+        nsplits.append(tuple(int(b) if _is_unknown(v) else int(v) for v, b in zip(c, src)))
+    return nsplits, unknown
+
 
 
 def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop_axis=None, new_axis=None,
@@ -220,8 +251,8 @@ def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop
         base = _blockwise_grid(pairs, out_ind, new_labels)
         out_chunks = []
         for c, nb in zip(chunks, base):
-            if isinstance(c, numbers.Integral):
-                out_chunks.append((int(c),) * nb)
+            if isinstance(c, numbers.Integral) or _is_unknown(c):
+                out_chunks.append((c,) * nb)
             else:
                 c = tuple(c)
                 if len(c) != nb and nb != 1:
@@ -406,17 +437,75 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
 
 def map_chunk(t, func, args=(), kwargs=None, elementwise=None, dtype=None, with_chunk_index=False):
     """Mars's Tensor.map_chunk: func(chunk, *args, **kwargs) on each chunk
-    (with_chunk_index: func(chunk_index, chunk, ...)). Each output chunk
-    must have its input chunk's shape: outputs of other shapes (unknown
-    lengths, in Mars) are refused, naming the op."""
+    (with_chunk_index: func(chunk_index, chunk, ...)). With elementwise,
+    each output chunk has its input chunk's shape; without, the output's
+    length along the first axis is known only once computed (Mars's
+    unknown shape; Phobos tracks one such axis, so the other axes keep
+    the input chunk's lengths), and a chunk may be at most as long as its
+    input chunk along it."""
     t = astensor(t)
     spec = [(True, None)] + [(False, a) for a in args]
     ind = tuple(range(t.ndim))
     if dtype is None:
         dtype = _infer_dtype(func if not with_chunk_index else (lambda *a, **k: func(ind, *a, **k)),
                              [t], spec, kwargs or {}, "map_chunk")
+    out_chunks = None
+    if not elementwise and t.ndim:
+        out_chunks = [(math.nan,) * len(t.nsplits[0])] + [tuple(s) for s in t.nsplits[1:]]
     return _blockwise(func, ind, [(t, ind)] + [(a, None) for a in args], dtype=dtype, kwargs=kwargs,
-                      fname="map_chunk", index_first=with_chunk_index)
+                      fname="map_chunk", index_first=with_chunk_index, out_chunks=out_chunks)
+
+
+def _known_blocks(t):
+    """t, a user_blocks call with an output axis of unknown length, as the
+    same call with that axis's lengths known: the function runs once on
+    the cluster to tell each block's length (one number per block comes
+    back; the blocks stay), as Dask's compute_chunk_sizes does; it runs
+    again when the value is computed. None for any other tensor."""
+    if t._fn != "user_blocks" or t._kwargs.get("unknown") is None:
+        return None
+    import cloudpickle
+    arrays, payload, label, _, nsplits, in_axes = t._args[:6]
+    ax = t._kwargs["unknown"]
+    fn = cloudpickle.loads(base64.b64decode(payload))
+    ones = [[1] * len(s) for s in nsplits]
+    kw = {k: v for k, v in t._kwargs.items() if k in ("block_id", "block_info", "paths")}
+    lens = call("user_blocks", arrays, _payload(_Lengths(fn, ax, len(nsplits))), label, "int64", ones, in_axes,
+                **kw).fetch()
+    lengths = []
+    for b in range(lens.shape[ax]):
+        slab = np.take(lens, b, axis=ax)
+        if slab.size and (slab != slab.flat[0]).any():
+            raise ValueError(f"phobos: {label} returned blocks of lengths {sorted(set(slab.flat))} along axis {ax} "
+                             f"in block row {b}: the blocks of one row must agree")
+        lengths.append(int(slab.flat[0]) if slab.size else 0)
+    known = [list(s) for s in nsplits]
+    known[ax] = lengths
+    kwargs = {k: v for k, v in t._kwargs.items() if k != "unknown"}
+    return call("user_blocks", arrays, payload, label, *t._args[3:4], known, in_axes, *t._args[6:], **kwargs)
+
+
+class _Lengths:
+    """A block function's length along one axis, as a block of one element
+    per block."""
+
+    def __init__(self, entry, ax, ndim):
+        self.fn = entry[0]
+        self.ax = ax
+        self.ndim = ndim
+
+    def __call__(self, *blocks, **kw):
+        res = self.fn(*blocks, **kw)
+        return np.full((1,) * self.ndim, np.shape(res)[self.ax], dtype="int64")
+
+
+def compute_chunk_sizes(t):
+    """Dask's compute_chunk_sizes: t's lengths of unknown size computed
+    (the function runs once on the cluster to tell them) and given to t in
+    place; returns t."""
+    from ._core import _resolve
+    _resolve(t)
+    return t
 
 
 def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,

@@ -84,3 +84,29 @@ class Writer:
         loc = block_info[0]["array-location"]
         self.target[tuple(slice(a, b) for a, b in loc)] = block
         return np.full((1,) * block.ndim, block.size, dtype="int64")
+
+
+class Lengths:
+    """compute_chunk_sizes's function: the length of fn's block along one
+    axis, as a block of one element."""
+
+    def __init__(self, fn, ax, ndim):
+        self.fn = fn
+        self.ax = ax
+        self.ndim = ndim
+
+    def __call__(self, *blocks, **kw):
+        import numpy as np
+        res = self.fn(*blocks, **kw)
+        return np.full((1,) * self.ndim, np.shape(res)[self.ax], dtype="int64")
+
+
+class Pick:
+    """One output of a function of several (apply_gufunc's), as a block."""
+
+    def __init__(self, fn, k):
+        self.fn = fn
+        self.k = k
+
+    def __call__(self, *args, **kw):
+        return self.fn(*args, **kw)[self.k]

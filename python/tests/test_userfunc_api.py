@@ -106,3 +106,89 @@ def test_map_chunk_unknown_shape_as_mars():
     _same(e.execute().fetch(), -x)
     with_idx = mt.tensor(np.arange(7.0), chunks=3).map_chunk(lambda idx, c: c[: idx[0] + 1], with_chunk_index=True)
     _same(with_idx.execute().fetch(), np.array([0.0, 3, 4, 6]))
+
+
+def _stats(a):
+    return a.mean(axis=-1), a.std(axis=-1)
+
+
+@pytest.mark.parametrize("kw", [{}, {"axis": 1}, {"axes": [(0,), (), ()]}, {"keepdims": True},
+                                {"axis": 0, "keepdims": True}])
+def test_apply_gufunc_several_outputs_vs_dask(kw):
+    rng = np.random.default_rng(310)
+    for _ in range(3):
+        shape = tuple(int(n) for n in rng.integers(1, 7, size=3))
+        x = rng.standard_normal(shape)
+        core = kw.get("axis", kw.get("axes", [(-1,)])[0])
+        core = core[0] if isinstance(core, tuple) else core
+        ch = tuple((n,) if ax == core % 3 else _chunking(rng, n) for ax, n in enumerate(shape))
+        t, d = mt.tensor(x, chunks=ch), da.from_array(x, chunks=ch)
+        got = mt.apply_gufunc(_stats, "(i)->(),()", t, output_dtypes=["float64", "float64"], **kw)
+        want = da.apply_gufunc(_stats, "(i)->(),()", d, output_dtypes=["float64", "float64"], **kw)
+        assert isinstance(got, tuple) and len(got) == 2
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            _same(g.execute().fetch(), w.compute())
+
+
+def test_apply_gufunc_new_core_dims_and_vectorize_vs_dask():
+    rng = np.random.default_rng(311)
+    x = rng.standard_normal((5, 3, 4))
+    ch = ((2, 2, 1), (1, 2), (4,))
+    t, d = mt.tensor(x, chunks=ch), da.from_array(x, chunks=ch)
+
+    def spread(a):
+        return np.stack([a, a * 2, a - 1], axis=-1)
+    # output_sizes= for the new core dimension k, and axes= for the output's.
+    got = mt.apply_gufunc(spread, "(i)->(i,k)", t, output_sizes={"k": 3}, axes=[(2,), (0, 1)])
+    want = da.apply_gufunc(spread, "(i)->(i,k)", d, output_sizes={"k": 3}, axes=[(2,), (0, 1)])
+    assert got.shape == want.shape
+    _same(got.execute().fetch(), want.compute())
+
+    def span(v):
+        return v.max() - v.min(), int(v.argmax())
+    # vectorize=True, dtypes inferred as Dask infers them.
+    got = mt.apply_gufunc(span, "(i)->(),()", t, vectorize=True)
+    want = da.apply_gufunc(span, "(i)->(),()", d, vectorize=True)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        _same(g.execute().fetch(), w.compute())
+    # Two inputs, loop dimensions broadcast.
+    y = rng.standard_normal((3, 4))
+    ty, dy = mt.tensor(y, chunks=((1, 2), (4,))), da.from_array(y, chunks=((1, 2), (4,)))
+    f = lambda a, b: ((a * b).sum(-1), (a - b).max(-1))  # noqa: E731
+    for g, w in zip(mt.apply_gufunc(f, "(i),(i)->(),()", t, ty, output_dtypes=("float64", "float64")),
+                    da.apply_gufunc(f, "(i),(i)->(),()", d, dy, output_dtypes=("float64", "float64"))):
+        _same(g.execute().fetch(), w.compute())
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda m, x: m.apply_gufunc(_stats, "(i)->(),()", x, output_dtypes=["float64"]), "of 2 items"),
+    (lambda m, x: m.apply_gufunc(_stats, "(i)->(),()", x, axis=0, axes=[(0,)]), "Only one of `axis` or `axes`"),
+    (lambda m, x: m.apply_gufunc(_stats, "(i)->(),()", x, axes=(0,)), "`axes` has to be of type list"),
+    (lambda m, x: m.apply_gufunc(lambda a: a, "(i)->(i)", x, keepdims=True), "`keepdims` can only be used"),
+    (lambda m, x: m.apply_gufunc(lambda a: a, "(i,j)->()", x, axis=0), "`axis` can be used only"),
+    (lambda m, x: m.apply_gufunc(_stats, "(i)->(),()", x, axes=[(0,), (1,)]), "number of `axes` entries"),
+    (lambda m, x: m.apply_gufunc(_stats, "i->()", x), "Not a valid gufunc signature"),
+])
+def test_apply_gufunc_errors_as_dask(call, match):
+    x = np.ones((4, 3))
+    with pytest.raises(ValueError, match=match):
+        call(da, da.from_array(x, chunks=(2, 3)))
+    with pytest.raises(ValueError, match=match):
+        call(mt, mt.tensor(x, chunks=(2, 3)))
+
+
+def test_xarray_apply_ufunc_parallelized_several_outputs():
+    xr = pytest.importorskip("xarray")
+    rng = np.random.default_rng(312)
+    x = rng.standard_normal((6, 5))
+    a = xr.DataArray(mt.tensor(x, chunks=(2, 5)), dims=("y", "x"))
+    b = xr.DataArray(da.from_array(x, chunks=(2, 5)), dims=("y", "x"))
+    kw = dict(input_core_dims=[["x"]], output_core_dims=[[], []], dask="parallelized",
+              output_dtypes=[float, float])
+    got = xr.apply_ufunc(_stats, a, **kw)
+    want = xr.apply_ufunc(_stats, b, **kw)
+    for g, w in zip(got, want):
+        assert isinstance(g.data, mt.Tensor) and g.dims == w.dims == ("y",)
+        _same(np.asarray(g.data), w.values)

@@ -192,3 +192,72 @@ def test_xarray_apply_ufunc_parallelized_several_outputs():
     for g, w in zip(got, want):
         assert isinstance(g.data, mt.Tensor) and g.dims == w.dims == ("y",)
         _same(np.asarray(g.data), w.values)
+
+
+def _mix(a, b):
+    return a * 2 - np.roll(b, 1, axis=0) + np.roll(a, -1, axis=-1) * b
+
+
+@pytest.mark.parametrize("depth, boundary", [
+    (1, "reflect"),
+    ([1, 1], ["periodic", "nearest"]),            # per array
+    ([{0: 2, 1: 1}] * 2, [1.5, "reflect"]),        # per axis and per array; deeper than some chunks
+    ({0: 0, 1: 3}, "none"),
+])
+def test_map_overlap_several_arrays_vs_dask(depth, boundary):
+    rng = np.random.default_rng(320)
+    for _ in range(3):
+        shape = (int(rng.integers(4, 10)), int(rng.integers(4, 9)))
+        x, y = rng.standard_normal(shape), rng.standard_normal(shape)
+        ch = tuple(_chunking(rng, n) for n in shape)
+        ch2 = tuple(_chunking(rng, n) for n in shape)  # unified as Dask unifies them
+        t1, t2 = mt.tensor(x, chunks=ch), mt.tensor(y, chunks=ch2)
+        d1, d2 = da.from_array(x, chunks=ch), da.from_array(y, chunks=ch2)
+        got = mt.map_overlap(_mix, t1, t2, depth=depth, boundary=boundary).execute().fetch()
+        want = da.map_overlap(_mix, d1, d2, depth=depth, boundary=boundary).compute()
+        _same(got, want)
+
+
+def test_map_overlap_broadcast_and_own_depths():
+    rng = np.random.default_rng(321)
+    x = rng.standard_normal((9, 8))
+    v = rng.standard_normal(8)
+    t, d = mt.tensor(x, chunks=((4, 5), (3, 5))), da.from_array(x, chunks=((4, 5), (3, 5)))
+    tv, dv = mt.tensor(v, chunks=((2, 6),)), da.from_array(v, chunks=((2, 6),))
+    # A 1-D array lined up with the last axis (its chunks unified with x's).
+    h = lambda a, b: a * b + np.roll(a, 1, axis=0)  # noqa: E731
+    _same(mt.map_overlap(h, t, tv, depth=[{0: 1, 1: 0}, 0], boundary="reflect").execute().fetch(),
+          da.map_overlap(h, d, dv, depth=[{0: 1, 1: 0}, 0], boundary="reflect").compute())
+    # Arrays of their own depths (Dask 2022.12 refuses the blocks' shapes
+    # there): each block of y comes with its border, x's without; the
+    # output is trimmed as x (the first of the highest rank).
+    y = rng.standard_normal((9, 8))
+    ty = mt.tensor(y, chunks=((4, 5), (3, 5)))
+    got = mt.map_overlap(lambda a, b: a + b[1:-1, 1:-1], t, ty, depth=[0, 1], boundary="reflect")
+    _same(got.execute().fetch(), x + y)
+
+
+def test_map_blocks_align_arrays_vs_dask():
+    rng = np.random.default_rng(322)
+    x, y = rng.standard_normal((7, 4)), rng.standard_normal((7, 4))
+    t, d = mt.tensor(x, chunks=((3, 4), (4,))), da.from_array(x, chunks=((3, 4), (4,)))
+    ty, dy = mt.tensor(y, chunks=((2, 5), (4,))), da.from_array(y, chunks=((2, 5), (4,)))
+    # Unified (the default): blocks of the common refinement (Dask 2022.12
+    # refuses these grids or hands their blocks over misaligned: NumPy
+    # says what the value is).
+    y3 = rng.standard_normal((7, 4))
+    t3 = mt.tensor(y3, chunks=((2, 2, 3), (4,)))
+    _same(mt.map_blocks(lambda a, b: a * 3 - b, t, t3).execute().fetch(), x * 3 - y3)
+    # blockwise's align_arrays=False: the blocks as they are, lined up by
+    # position (the output chunked as the first array).
+    g = lambda a, b: np.full((len(a), 4), len(a) * 10 + len(b), dtype="float64")  # noqa: E731
+    _same(mt.blockwise(g, "ij", t, "ij", ty, "ij", align_arrays=False, dtype="float64").execute().fetch(),
+          da.blockwise(g, "ij", d, "ij", dy, "ij", align_arrays=False, dtype="float64").compute())
+    # ... and aligned (the default): the common refinement, as Dask's.
+    _same(mt.blockwise(g, "ij", t, "ij", ty, "ij", dtype="float64").execute().fetch(),
+          da.blockwise(g, "ij", d, "ij", dy, "ij", dtype="float64").compute())
+    # Broadcasting of chunks: a length-1 axis lines up with any chunks.
+    z = rng.standard_normal((1, 4))
+    tz, dz = mt.tensor(z), da.from_array(z)
+    _same(mt.map_blocks(lambda a, b: a + b, t, tz).execute().fetch(),
+          da.map_blocks(lambda a, b: a + b, d, dz).compute())

@@ -115,11 +115,11 @@ def blockwise(func, out_ind, *args, name=None, token=None, dtype=None, adjust_ch
         raise ValueError("blockwise takes (array, index) pairs after out_ind")
     pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
     return _blockwise(func, tuple(out_ind), pairs, dtype=dtype, adjust_chunks=adjust_chunks, new_axes=new_axes,
-                      kwargs=kwargs, fname="blockwise", meta=meta)
+                      kwargs=kwargs, fname="blockwise", meta=meta, aligned=not align_arrays)
 
 
 def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=None, kwargs=None,
-               fname="blockwise", meta=None, trim=None, out_chunks=None, index_first=False):
+               fname="blockwise", meta=None, trim=None, out_chunks=None, index_first=False, aligned=False):
     kwargs = dict(kwargs or {})
     new_axes = dict(new_axes or {})
     spec, arrays, inds = [], [], []
@@ -136,7 +136,16 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
         inds.append(ind)
     if not arrays:
         raise ValueError(f"phobos: {fname} needs at least one array")
-    chunks, arrays = _unify(arrays, inds)
+    if aligned:
+        # The caller lined the blocks up (map_overlap's arrays, each
+        # extended by its own depth): same grids, blocks as they are.
+        chunks = {}
+        for a, ind in zip(arrays, inds):
+            for ax, i in enumerate(ind):
+                if i not in chunks or (len(chunks[i]) == 1 and len(a.nsplits[ax]) > 1):
+                    chunks[i] = tuple(a.nsplits[ax])
+    else:
+        chunks, arrays = _unify(arrays, inds)
     # Contracted indices: the function sees them whole (one chunk).
     for k, (a, ind) in enumerate(zip(arrays, inds)):
         if any(i not in out_ind for i in ind):
@@ -214,9 +223,10 @@ def _bounded(out_chunks, out_ind, chunks, fname):
 
 
 def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop_axis=None, new_axis=None,
-               meta=None, **kwargs):
+               enforce_ndim=False, meta=None, **kwargs):
     """dask.array.map_blocks: func on each block of the arrays among args
-    (lined up from their last axes, chunks unified by rechunking); other
+    (lined up from their last axes, chunks unified by rechunking: Dask
+    2022.12 hands blocks of other lengths over as they are); other
     arguments are passed as they are."""
     if not callable(func):
         raise TypeError("First argument must be callable function, not {}\n"
@@ -403,36 +413,59 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
         raise TypeError("All variadic arguments must be arrays, not {}\n"
                         "Usage:   da.map_overlap(function, x)\n"
                         "   or:   da.map_overlap(function, x, y, z)".format([type(x).__name__ for x in args]))
-    if len(args) != 1:
-        raise NotImplementedError("phobos: map_overlap of several arrays")
-    x = args[0]
-    depths = _coerce_depth(x.ndim, depth if depth is not None else 0)
-    bnds = _coerce_boundary(x.ndim, boundary)
-    if all(d == 0 for d in depths.values()):
-        return map_blocks(func, x, **kwargs)
-    splits = list(x.nsplits)
-    for ax, d in depths.items():
-        if d and min(splits[ax]) < d:
-            if not allow_rechunk:
-                raise ValueError("Overlap depth is larger than smallest chunksize.\n"
-                                 "Please set allow_rechunk=True to rechunk automatically.\n"
-                                 f"Overlap depths required: {list(depths.values())}\n"
-                                 f"Input chunks: {tuple(x.nsplits)}\n")
-            splits[ax] = _min_chunks(d, splits[ax])
-    if tuple(splits) != tuple(x.nsplits):
-        x = x.rechunk(tuple(splits))
-    y = x
-    for ax, d in depths.items():
-        if d:
-            y = _extend(y, ax, d, bnds[ax])
+    xs = list(args)
+
+    def per_array(arg, coerce):
+        # One setting for every array, or a list of one per array (Dask's).
+        if not isinstance(arg, list):
+            arg = [arg] * len(xs)
+        return [coerce(x.ndim, a) for x, a in zip(xs, arg)]
+
+    depths = per_array(depth if depth is not None else 0, _coerce_depth)
+    bnds = per_array(boundary, _coerce_boundary)
+    nd = max(x.ndim for x in xs)
+    inds = [tuple(range(nd - x.ndim, nd)) for x in xs]  # lined up from their last axes
+    if align_arrays and len(xs) > 1:
+        _, xs = _unify(xs, inds)
+    if all(d == 0 for ds in depths for d in ds.values()):
+        return map_blocks(func, *xs, **kwargs)
+    # Chunks at least as long as the deepest overlap along each index, for
+    # every array that is not broadcast along it.
+    need = {}
+    for x, ind, ds in zip(xs, inds, depths):
+        for ax, i in enumerate(ind):
+            if ds[ax] and min(x.nsplits[ax]) < ds[ax]:
+                if not allow_rechunk:
+                    raise ValueError("Overlap depth is larger than smallest chunksize.\n"
+                                     "Please set allow_rechunk=True to rechunk automatically.\n"
+                                     f"Overlap depths required: {list(ds.values())}\n"
+                                     f"Input chunks: {tuple(x.nsplits)}\n")
+                need[i] = max(need.get(i, 0), ds[ax])
+    for k, (x, ind) in enumerate(zip(xs, inds)):
+        splits = [tuple(s) if i not in need or (x.shape[ax] == 1 and len(xs) > 1) else _min_chunks(need[i], s)
+                  for ax, (i, s) in enumerate(zip(ind, x.nsplits))]
+        if tuple(splits) != tuple(x.nsplits):
+            xs[k] = x.rechunk(tuple(splits))
+    ys = []
+    for x, ds, bs in zip(xs, depths, bnds):
+        y = x
+        for ax, d in ds.items():
+            if d:
+                y = _extend(y, ax, d, bs[ax])
+        ys.append(y)
+    # The output is trimmed by the depth and boundary of the array of the
+    # highest rank (the first of them), as Dask's is.
+    top = max(range(len(xs)), key=lambda k: (xs[k].ndim, -k))
+    x = xs[top]
     if trim:
-        tr = [(depths[ax], bnds[ax] != "none", len(splits[ax])) for ax in range(x.ndim)]
-        out_chunks = [tuple(s) for s in splits]
+        tr = [(depths[top][ax], bnds[top][ax] != "none", len(x.nsplits[ax])) for ax in range(x.ndim)]
+        out_chunks = [tuple(s) for s in x.nsplits]
     else:
-        tr, out_chunks = None, [tuple(s) for s in y.nsplits]
-    ind = tuple(range(x.ndim))
-    return _blockwise(func, ind, [(y, ind)], dtype=kwargs.pop("dtype", None), kwargs=kwargs,
-                      fname="map_overlap", meta=kwargs.pop("meta", None), trim=tr, out_chunks=out_chunks)
+        tr, out_chunks = None, [tuple(s) for s in ys[top].nsplits]
+    ind = tuple(range(nd))
+    return _blockwise(func, ind, list(zip(ys, inds)), dtype=kwargs.pop("dtype", None), kwargs=kwargs,
+                      fname="map_overlap", meta=kwargs.pop("meta", None), trim=tr, out_chunks=out_chunks,
+                      aligned=True)
 
 
 def map_chunk(t, func, args=(), kwargs=None, elementwise=None, dtype=None, with_chunk_index=False):

@@ -73,17 +73,73 @@ class H5Dataset:
 
 
 class Writer:
-    """store's function: writes the block into target at its location and
-    returns how many elements it wrote (one per block)."""
+    """store's function: writes the block into target at its location
+    (within region, a tuple of slice starts and ints, when given), under
+    lock when given, and returns the block (return_stored) or how many
+    elements it wrote (one per block)."""
 
-    def __init__(self, target):
+    def __init__(self, target, region=None, lock=None, return_stored=False):
         self.target = target
+        self.region = region
+        self.lock = lock
+        self.return_stored = return_stored
+
+    def _index(self, loc):
+        if self.region is None:
+            return tuple(slice(a, b) for a, b in loc)
+        out, it = [], iter(loc)
+        for r in self.region:
+            if isinstance(r, int):
+                out.append(r)
+            else:
+                a, b = next(it)
+                out.append(slice(r.start + a, r.start + b))
+        out.extend(slice(a, b) for a, b in it)
+        return tuple(out)
 
     def __call__(self, block, block_info=None):
         import numpy as np
-        loc = block_info[0]["array-location"]
-        self.target[tuple(slice(a, b) for a, b in loc)] = block
+        idx = self._index(block_info[0]["array-location"])
+        if self.lock is not None:
+            self.lock.acquire()
+        try:
+            self.target[idx] = block
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+        if self.return_stored:
+            return block
         return np.full((1,) * block.ndim, block.size, dtype="int64")
+
+
+class FileLock:
+    """store's lock=True: one lock for the writes into one target, shared
+    by the executors of a machine (an advisory lock on a file in the
+    temporary directory); it pickles by its name."""
+
+    def __init__(self, name):
+        self.name = name
+        self._fd = None
+
+    def __getstate__(self):
+        return {"name": self.name}
+
+    def __setstate__(self, state):
+        self.name = state["name"]
+        self._fd = None
+
+    def acquire(self):
+        import fcntl
+        import os
+        import tempfile
+        if self._fd is None:
+            self._fd = os.open(os.path.join(tempfile.gettempdir(), self.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return True
+
+    def release(self):
+        import fcntl
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
 class Lengths:

@@ -4,6 +4,7 @@ compared with Dask 2022.12 (Debian's python3-dask) on random shapes and
 odd chunkings (chunks of 1, uneven last chunks, empty axes), bit for bit."""
 
 import math
+import os
 import sys
 
 import numpy as np
@@ -261,3 +262,71 @@ def test_map_blocks_align_arrays_vs_dask():
     tz, dz = mt.tensor(z), da.from_array(z)
     _same(mt.map_blocks(lambda a, b: a + b, t, tz).execute().fetch(),
           da.map_blocks(lambda a, b: a + b, d, dz).compute())
+
+
+class _CountingLock:
+    """A lock that pickles (a user's own): it records each acquire in a
+    file, so that the test sees the workers took it."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def acquire(self):
+        with open(self.path, "a") as f:
+            f.write("a")
+        return True
+
+    def release(self):
+        pass
+
+
+def test_store_regions_lock_and_compute_false_vs_dask(session, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(330)
+    x = rng.standard_normal((7, 5))
+    y = rng.standard_normal((3, 5))
+    ch = ((1, 4, 2), (3, 2))
+
+    def targets(tag):
+        root = os.path.join(session.data_root, f"store-{tag}")
+        a = zarr.open(root + "-a.zarr", mode="w", shape=(10, 6), chunks=(3, 3), dtype="float64", fill_value=-1.0)
+        b = zarr.open(root + "-b.zarr", mode="w", shape=(2, 3, 5), chunks=(1, 3, 5), dtype="float64",
+                      fill_value=-1.0)
+        return a, b
+
+    regions = [(slice(2, 9), slice(1, 6)), (1, slice(None), slice(None))]
+    pa, pb = targets("phobos")
+    task = mt.store([mt.tensor(x, chunks=ch), mt.tensor(y, chunks=2)], [pa, pb], regions=regions, compute=False)
+    # compute=False: nothing is written until the task is computed.
+    assert (pa[...] == -1).all() and (pb[...] == -1).all()
+    assert task.compute() is None
+    da_, db = targets("dask")
+    da.store([da.from_array(x, chunks=ch), da.from_array(y, chunks=2)], [da_, db], regions=regions)
+    _same(pa[...], da_[...])
+    _same(pb[...], db[...])
+    # lock=False, and a lock of the user's that pickles (taken once a
+    # block, locking nothing): blocks that match the target's chunks, as
+    # writes without a lock need (the misaligned ones above share Zarr
+    # chunks, which only the lock keeps from losing writes).
+    marks = str(tmp_path / "lock-marks")
+    for lock in (False, _CountingLock(marks)):
+        pa, _ = targets("lock")
+        mt.store(mt.tensor(x, chunks=((3, 3, 1), (3, 2))), pa, regions=(slice(3, 10), slice(0, 5)), lock=lock)
+        _same(pa[3:10, 0:5], x)
+    assert open(marks).read() == "a" * 6
+    # return_stored: tensors of the stored data, which write when computed.
+    pa, _ = targets("stored")
+    (stored,) = mt.store([mt.tensor(x, chunks=ch)], [pa], regions=[regions[0]], return_stored=True, compute=False)
+    assert (pa[...] == -1).all()
+    _same(stored.execute().fetch(), x)
+    _same(pa[2:9, 1:6], x)
+    # Errors as Dask's.
+    import threading
+    with pytest.raises(ValueError, match=r"Different number of sources \[1\] and targets \[2\]"):
+        mt.store([mt.tensor(x)], [pa, pb])
+    with pytest.raises(ValueError, match=r"than regions \[2\]"):
+        mt.store([mt.tensor(x)], [pa], regions=[regions[0], regions[0]])
+    with pytest.raises(ValueError, match="All sources must be"):
+        mt.store([x], [pa])
+    with pytest.raises(TypeError, match="lock"):
+        mt.store(mt.tensor(x), pa, lock=threading.Lock())

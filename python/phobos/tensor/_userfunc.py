@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from .._blockfn import BlockFn, Lengths, Pick
+from .._blockfn import BlockFn, FileLock, Lengths, Pick, Writer
 from ._core import Tensor, call, astensor
 
 # The cluster's bound on a pickled function (ops.MaxUserPayload).
@@ -758,27 +758,109 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
                 dtype.name, [list(s) for s in nsplits], [], block_id=True, block_info=True, paths=paths or None)
 
 
+def _region(region, ndim):
+    """A store region as (start or int index) per target axis it names:
+    Dask's tuple of slices (ints drop an axis); steps other than 1 are not
+    taken."""
+    if region is None:
+        return None
+    out = []
+    for r in region:
+        if isinstance(r, numbers.Integral):
+            out.append(int(r))
+        elif isinstance(r, slice):
+            if r.step not in (None, 1):
+                raise NotImplementedError(f"phobos: store regions with a step ({r}): give slices of step 1")
+            if r.start is not None and r.start < 0:
+                raise NotImplementedError(f"phobos: store regions counted from the end ({r}): give non-negative starts")
+            out.append(slice(r.start or 0, r.stop))
+        else:
+            raise TypeError(f"regions: a region is a tuple of slices and integers, not {type(r).__name__}")
+    return tuple(out)
+
+
+class StoreTask:
+    """What store(..., compute=False) returns, as Dask's Delayed: nothing
+    is written until compute() (or execute()) runs it on the cluster."""
+
+    def __init__(self, tensors):
+        self._tensors = tensors
+
+    def compute(self, session=None, **kw):
+        """Writes every block of the sources into the targets; returns None."""
+        from ._core import _default_session
+        (session or _default_session()).execute(*self._tensors, **kw)
+        return None
+
+    execute = compute
+
+    def __repr__(self):
+        return f"StoreTask <{len(self._tensors)} source(s), not yet stored>"
+
+
 def store(sources, targets, lock=True, regions=None, compute=True, return_stored=False, **kwargs):
     """dask.array.store: each source written block by block into its
     target (any sliceable object that pickles and takes writes from several
-    processes, as a Zarr array does), from the workers."""
+    processes, as a Zarr array does), from the workers. regions= places
+    each source in a part of its target; lock=True serialises the writes
+    into one target on each machine (a file lock the executors share),
+    False writes at once, or any lock object that pickles (acquire and
+    release). compute=False returns a StoreTask that writes when computed;
+    return_stored=True returns tensors of the stored data (computed when
+    compute is true), which write the blocks when they are computed."""
     if isinstance(sources, Tensor):
         sources, targets = [sources], [targets]
+    sources = list(sources)
+    targets = list(targets)
+    if any(not isinstance(s, Tensor) for s in sources):
+        raise ValueError("All sources must be dask array objects")
     if len(sources) != len(targets):
         raise ValueError("Different number of sources [%d] and targets [%d]" % (len(sources), len(targets)))
-    if regions is not None:
-        raise NotImplementedError("phobos: store(regions=...)")
-    from .._blockfn import Writer
+    if isinstance(regions, tuple) or regions is None:
+        regions = [regions] * len(sources)
+    else:
+        regions = list(regions)
+        if len(sources) != len(regions):
+            raise ValueError(f"Different number of sources [{len(sources)}] and targets [{len(targets)}] "
+                             f"than regions [{len(regions)}]")
+    locks = [None] * len(targets)
+    if lock is True:
+        # One file lock per target, named by the target's pickle (a Zarr
+        # array pickles as its store and path): the executors that write
+        # into one target on a machine take turns.
+        import cloudpickle
+        import hashlib
+        locks = [FileLock("phobos-store-" + hashlib.sha256(cloudpickle.dumps(t)).hexdigest()[:24]) for t in targets]
+        lock = None
+    elif lock is False or lock is None:
+        lock = None
+    elif not (hasattr(lock, "acquire") and hasattr(lock, "release")):
+        raise TypeError(f"lock: want True, False or a lock with acquire and release, not {type(lock).__name__}")
+    else:
+        try:
+            import cloudpickle
+            cloudpickle.dumps(lock)
+        except Exception as e:
+            raise TypeError(f"lock: the lock travels to the workers and must pickle ({type(lock).__name__} does not: "
+                            f"{e}); pass True for Phobos's own file lock") from None
     outs = []
-    for s, t in zip(sources, targets):
-        s = astensor(s)
+    for s, t, r, lk in zip(sources, targets, regions, locks):
         ind = tuple(range(s.ndim))
-        ones = [(1,) * len(sp) for sp in s.nsplits]
-        outs.append(_blockwise(Writer(t), ind, [(s, ind)], dtype="int64", fname="store", out_chunks=ones))
+        w = Writer(t, region=_region(r, s.ndim), lock=lk or lock, return_stored=return_stored)
+        if return_stored:
+            outs.append(_blockwise(w, ind, [(s, ind)], dtype=s.dtype, fname="store"))
+        else:
+            ones = [(1,) * len(sp) for sp in s.nsplits]
+            outs.append(_blockwise(w, ind, [(s, ind)], dtype="int64", fname="store", out_chunks=ones))
+    if return_stored:
+        if compute:
+            from ._core import _default_session
+            _default_session().execute(*outs, **kwargs)
+        return tuple(outs)
     if not compute:
-        return outs
+        return StoreTask(outs)
     from ._core import _default_session
-    _default_session().execute(*outs)
+    _default_session().execute(*outs, **kwargs)
     return None
 
 

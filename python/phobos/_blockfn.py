@@ -157,12 +157,49 @@ class Lengths:
         return np.full((1,) * self.ndim, np.shape(res)[self.ax], dtype="int64")
 
 
-class Pick:
-    """One output of a function of several (apply_gufunc's), as a block."""
+class Packed:
+    """apply_gufunc's function of several outputs, run once per block: its
+    outputs' core values for each loop element, as bytes side by side
+    along a last axis (Unpack takes each back out). cores is each output's
+    (core shape, dtype name)."""
 
-    def __init__(self, fn, k):
+    def __init__(self, fn, cores):
         self.fn = fn
-        self.k = k
+        self.cores = cores
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        self.__name__ = "lambda" if name == "<lambda>" else name
 
     def __call__(self, *args, **kw):
-        return self.fn(*args, **kw)[self.k]
+        import numpy as np
+        res = self.fn(*args, **kw)
+        if not isinstance(res, (tuple, list)) or len(res) != len(self.cores):
+            raise TypeError("the function returned %s, not a tuple of %d outputs as its signature says"
+                            % (type(res).__name__, len(self.cores)))
+        parts = []
+        for k, (r, (core, dt)) in enumerate(zip(res, self.cores)):
+            r = np.asarray(r)
+            if r.dtype != np.dtype(dt):
+                raise TypeError("output %d is %s, but %s was declared (output_dtypes)" % (k, r.dtype, dt))
+            loop = r.shape[:r.ndim - len(core)]
+            n = 1
+            for d in core:
+                n *= d
+            parts.append(np.ascontiguousarray(r).reshape(loop + (n,)).view(np.uint8))
+        return np.concatenate(parts, axis=-1)
+
+
+class Unpack:
+    """One output of a Packed block: its bytes, viewed as its dtype and
+    shaped as its core dimensions after the loop ones."""
+
+    def __init__(self, start, stop, core, dtype):
+        self.start = start
+        self.stop = stop
+        self.core = tuple(core)
+        self.dtype = dtype
+        self.__name__ = "apply_gufunc_output"
+
+    def __call__(self, block):
+        import numpy as np
+        part = np.ascontiguousarray(block[..., self.start:self.stop])
+        return part.view(np.dtype(self.dtype)).reshape(block.shape[:-1] + self.core)

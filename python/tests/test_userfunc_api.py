@@ -330,3 +330,27 @@ def test_store_regions_lock_and_compute_false_vs_dask(session, tmp_path):
         mt.store([x], [pa])
     with pytest.raises(TypeError, match="lock"):
         mt.store(mt.tensor(x), pa, lock=threading.Lock())
+
+
+def test_apply_gufunc_several_outputs_run_once_per_block(tmp_path):
+    rng = np.random.default_rng(313)
+    x = rng.standard_normal((7, 3, 4))
+    ch = ((2, 4, 1), (1, 2), (4,))
+    t, d = mt.tensor(x, chunks=ch), da.from_array(x, chunks=ch)
+    marks = str(tmp_path / "calls")
+
+    def parts(a):
+        with open(marks, "a") as f:
+            f.write("c")
+        return (a > 0).any(axis=-1), np.fft.fft(a, axis=-1)[..., :2], a.sum(axis=-1).astype("int16")
+
+    kw = dict(output_dtypes=["bool", "complex128", "int16"], output_sizes={"k": 2})
+    got = mt.apply_gufunc(parts, "(i)->(),(k),()", t, **kw)
+    want = da.apply_gufunc(parts, "(i)->(),(k),()", d, **kw)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+    from phobos.tensor._core import _default_session
+    _default_session().execute(*got)
+    assert len(open(marks).read()) == 6  # 3 x 2 blocks, each once for its three outputs
+    for g, w in zip(got, want):
+        _same(g.fetch(), w.compute())

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from .._blockfn import BlockFn, FileLock, Lengths, Pick, Writer
+from .._blockfn import BlockFn, FileLock, Lengths, Packed, Unpack, Writer
 from ._core import Tensor, call, astensor
 
 # The cluster's bound on a pickled function (ops.MaxUserPayload).
@@ -679,19 +679,36 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     loop_nd = max((a.ndim - len(c) for a, c in zip(arrays, core_in)), default=0)
     loop = tuple(f"__loop{i}" for i in range(loop_nd))
     pairs = [(a, loop[loop_nd - (a.ndim - len(c)):] + c) for a, c in zip(arrays, core_in)]
-    results = []
-    for k, (ocd, oax, dt) in enumerate(zip(outs if not keepdims else [()] * len(outs), out_axes, dtypes)):
-        new_axes = {}
+    cores = outs if not keepdims else [()] * len(outs)
+    core_len = {}
+    for ocd in cores:
         for name in ocd:
             if name in lengths:
-                new_axes[name] = (lengths[name],)  # whole in each block
+                core_len[name] = lengths[name]  # whole in each block
             elif name in sizes:
-                new_axes[name] = sizes[name]
+                n = sizes[name]
+                core_len[name] = int(n if isinstance(n, numbers.Integral) else sum(n))
             else:
                 raise ValueError(f"Dimension `'{name}'` in the output signature is not an input's: "
                                  "give its length in `output_sizes`")
-        f = func if nout is None else Pick(func, k)
-        r = _blockwise(f, loop + ocd, pairs, dtype=dt, new_axes=new_axes, kwargs=kwargs, fname="apply_gufunc")
+    packed, offsets = None, [0]
+    if nout is not None:
+        # Several outputs: the function runs once per block, its outputs
+        # packed as bytes along a last axis, then each taken out.
+        shapes = [tuple(core_len[n] for n in ocd) for ocd in cores]
+        for shape, dt in zip(shapes, dtypes):
+            offsets.append(offsets[-1] + math.prod(shape) * dt.itemsize)
+        packed = _blockwise(Packed(func, [(shape, dt.name) for shape, dt in zip(shapes, dtypes)]),
+                            loop + ("__packed",), pairs, dtype="uint8", new_axes={"__packed": (offsets[-1],)},
+                            kwargs=kwargs, fname="apply_gufunc")
+    results = []
+    for k, (ocd, oax, dt) in enumerate(zip(cores, out_axes, dtypes)):
+        new_axes = {name: (core_len[name],) for name in ocd}
+        if packed is None:
+            r = _blockwise(func, loop + ocd, pairs, dtype=dt, new_axes=new_axes, kwargs=kwargs, fname="apply_gufunc")
+        else:
+            r = _blockwise(Unpack(offsets[k], offsets[k + 1], [core_len[n] for n in ocd], dt.name), loop + ocd,
+                           [(packed, loop + ("__packed",))], dtype=dt, new_axes=new_axes, fname="apply_gufunc")
         if keepdims:
             r = r[(Ellipsis,) + (None,) * len(oax)]
         nd = r.ndim

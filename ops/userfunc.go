@@ -15,7 +15,9 @@ func init() {
 	Register(
 		// Any dtype: a user's function takes what it is given; the output
 		// is checked against the declared dtype and shape when it runs.
-		Descriptor{Name: "user_blocks", Op: UserBlocks{}, Kinds: Half | Complex,
+		// Unknown: blocks of unknown length are handed over as they come;
+		// the output axis they line up with is of unknown length too.
+		Descriptor{Name: "user_blocks", Op: UserBlocks{}, Kinds: Half | Complex, Unknown: true,
 			Files: func(op any) []string { return op.(UserBlocks).Paths }},
 		Descriptor{Name: "user_block", Op: UserBlock{}},
 	)
@@ -110,6 +112,9 @@ func (op UserBlocks) check(in []Meta) error {
 		if len(axes) != len(in[i].Shape) {
 			return fmt.Errorf("%s: input %d has %d axes but its map names %d", name, i, len(in[i].Shape), len(axes))
 		}
+		if ax := in[i].UnknownAxis(); ax >= 0 && axes[ax] >= 0 && axes[ax] != op.Unknown-1 {
+			return &UnknownShapeError{Op: "user_blocks", Input: i, Axis: ax}
+		}
 		for _, k := range axes {
 			if k < -1 || k >= len(op.NSplits) {
 				return fmt.Errorf("%s: input %d maps to output axis %d of %d", name, i, k, len(op.NSplits))
@@ -125,7 +130,7 @@ func (op UserBlocks) Infer(in []Meta) (Meta, error) {
 		return Meta{}, err
 	}
 	if op.NSplits == nil {
-		return Meta{Shape: slices.Clone(in[0].Shape), DType: op.DType}, nil
+		return Meta{Shape: slices.Clone(in[0].Shape), DType: op.DType, Unknown: in[0].Unknown}, nil
 	}
 	shape := make([]int, len(op.NSplits))
 	for k, s := range op.NSplits {
@@ -172,6 +177,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	name := "user function " + op.Label
 	if op.NSplits == nil {
 		op.NSplits = in[0].NSplits
+		op.Unknown = out.Unknown
 		op.InAxes = make([][]int, len(in))
 		for i, t := range in {
 			if i > 0 && !slices.EqualFunc(t.NSplits, in[0].NSplits, slices.Equal[[]int]) {

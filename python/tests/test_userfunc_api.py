@@ -354,3 +354,24 @@ def test_apply_gufunc_several_outputs_run_once_per_block(tmp_path):
     assert len(open(marks).read()) == 6  # 3 x 2 blocks, each once for its three outputs
     for g, w in zip(got, want):
         _same(g.fetch(), w.compute())
+
+
+def test_map_blocks_over_unknown_lengths_vs_dask():
+    rng = np.random.default_rng(302)
+    for _ in range(4):
+        n = int(rng.integers(0, 15))
+        x = np.round(rng.standard_normal(n), 3)
+        ch = (_chunking(rng, n),)
+        t, d = mt.tensor(x, chunks=ch), da.from_array(x, chunks=ch)
+        nan = ((math.nan,) * len(ch[0]),)
+        u = t.map_blocks(_rows_positive, chunks=nan, dtype="float64")
+        v = d.map_blocks(_rows_positive, chunks=nan, dtype="float64")
+        # A function over blocks of unknown length: of unknown length too.
+        g = lambda b: b * 2 + 1  # noqa: E731
+        w = u.map_blocks(g)
+        assert w.shape == (None,)
+        _same(w.execute().fetch(), v.map_blocks(g).compute())
+        h = lambda b: b[::2]  # noqa: E731
+        _same(u.map_blocks(h, chunks=nan).execute().fetch(), v.map_blocks(h, chunks=nan).compute())
+        # ... and over a boolean mask's selection.
+        _same(t[t > 0].map_blocks(np.sqrt).execute().fetch(), d[d > 0].map_blocks(np.sqrt).compute())

@@ -180,6 +180,18 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
     unknown = None
     if out_chunks is not None:
         nsplits, unknown = _bounded(out_chunks, out_ind, chunks, fname)
+    for a, ind in zip(arrays, inds):
+        if None in a._shape:
+            # An input of unknown length (a filter's result): the output
+            # axis it lines up with is of unknown length too, bounded as
+            # the input's blocks are.
+            k = a._shape.index(None)
+            if ind[k] in out_ind:
+                u = out_ind.index(ind[k])
+                if unknown not in (None, u):
+                    raise NotImplementedError(f"phobos: {fname} with chunks of unknown length along more than one "
+                                              f"axis (axes {unknown} and {u}): Phobos tracks one such axis")
+                unknown = u
     want = tuple(k for k in ("block_id", "block_info") if _has_keyword(func, k))
     if dtype is None:
         if meta is not None:

@@ -15,7 +15,7 @@ import (
 // as Dask does.
 func init() {
 	table["user_blocks"] = function{
-		params:   []string{"arrays", "payload", "label", "dtype", "nsplits", "in_axes", "block_id", "block_info", "paths"},
+		params:   []string{"arrays", "payload", "label", "dtype", "nsplits", "in_axes", "block_id", "block_info", "paths", "unknown"},
 		required: 6,
 		build:    userBlocks,
 	}
@@ -43,6 +43,15 @@ func userBlocks(a *args) (*tensor.Tensor, error) {
 		if err := json.Unmarshal(a.vals["paths"], &op.Paths); err != nil {
 			return nil, typeErr("paths", errors.New("want a list of file paths"))
 		}
+	}
+	if a.has("unknown") {
+		// The output axis of unknown length (Dask's NaN chunks): its
+		// nsplits are each block's bound.
+		ax, err := a.int("unknown", -1)
+		if err != nil {
+			return nil, err
+		}
+		op.Unknown = ax + 1
 	}
 	if len(op.Payload) > ops.MaxUserPayload {
 		return nil, &Error{Kind: "ValueError", Err: errors.New("the pickled function is larger than the limit of 4 MiB: pass large data as arrays, not in the function's closure")}

@@ -16,7 +16,9 @@ func init() {
 		Descriptor{Name: "expand_dims", Op: ExpandDims{}, Kinds: Half | Complex},
 		Descriptor{Name: "broadcast_to", Op: BroadcastTo{}, Kinds: Half | Complex},
 		Descriptor{Name: "broadcast_chunk", Op: BroadcastChunk{}},
-		Descriptor{Name: "concatenate", Op: Concatenate{}, Kinds: Half | Complex},
+		// Unknown: tensors of unknown length along the joined axis are joined chunk by chunk (Infer refuses
+		// other axes of unknown length).
+		Descriptor{Name: "concatenate", Op: Concatenate{}, Kinds: Half | Complex, Unknown: true},
 		Descriptor{Name: "reshape", Op: Reshape{}, Kinds: Half | Complex},
 		Descriptor{Name: "reshape_chunk", Op: ReshapeChunk{}},
 		Descriptor{Name: "reshape_assemble", Op: ReshapeAssemble{}},
@@ -426,6 +428,15 @@ func (op Concatenate) Infer(in []Meta) (Meta, error) {
 		return Meta{}, fmt.Errorf("concatenate: axis %d is out of bounds for tensors of dimension %d", op.Axis, nd)
 	}
 	shape := slices.Clone(first.Shape)
+	unknown := false
+	for k, m := range in {
+		if ax := m.UnknownAxis(); ax >= 0 {
+			if ax != op.Axis {
+				return Meta{}, &UnknownShapeError{Op: "concatenate", Input: k, Axis: ax}
+			}
+			unknown = true
+		}
+	}
 	for k, m := range in[1:] {
 		if m.NDim() != nd {
 			return Meta{}, fmt.Errorf("concatenate: tensor 0 has shape %v and tensor %d has shape %v: all the input tensors must have the same number of dimensions", first.Shape, k+1, m.Shape)
@@ -439,6 +450,12 @@ func (op Concatenate) Infer(in []Meta) (Meta, error) {
 			}
 		}
 		shape[op.Axis] += m.Shape[op.Axis]
+	}
+	if unknown {
+		// The chunks are joined as they come: the output's length along
+		// the axis is known once theirs are.
+		shape[op.Axis] = -1
+		return Meta{Shape: shape, DType: first.DType, Unknown: op.Axis + 1}, nil
 	}
 	return Meta{Shape: shape, DType: first.DType}, nil
 }
@@ -461,9 +478,15 @@ func (op Concatenate) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	// Inputs empty along the axis contribute nothing (unless all are).
 	var parts []*Tiled
 	for _, t := range in {
-		if t.Meta.Shape[axis] > 0 || (out.Shape[axis] == 0 && len(parts) == 0) {
+		if t.Meta.Shape[axis] != 0 || (out.Shape[axis] == 0 && len(parts) == 0) {
 			want := slices.Clone(unified)
 			want[axis] = t.NSplits[axis]
+			if t.Meta.Unknown != 0 && !slices.EqualFunc(want, t.NSplits, slices.Equal[[]int]) {
+				// A rechunk needs every length: along the other axes, the
+				// inputs of unknown length must be chunked alike.
+				return nil, fmt.Errorf("concatenate: an input of unknown length along axis %d is chunked %v, the others %v along the other axes: "+
+					"rechunk the known inputs as it is", axis, t.NSplits, unified)
+			}
 			parts = append(parts, RechunkTiled(b, t, want))
 		}
 	}

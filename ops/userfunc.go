@@ -15,7 +15,9 @@ func init() {
 	Register(
 		// Any dtype: a user's function takes what it is given; the output
 		// is checked against the declared dtype and shape when it runs.
-		Descriptor{Name: "user_blocks", Op: UserBlocks{}, Kinds: Half | Complex,
+		// Unknown: blocks of unknown length are handed over as they come;
+		// the output axis they line up with is of unknown length too.
+		Descriptor{Name: "user_blocks", Op: UserBlocks{}, Kinds: Half | Complex, Unknown: true,
 			Files: func(op any) []string { return op.(UserBlocks).Paths }},
 		Descriptor{Name: "user_block", Op: UserBlock{}},
 	)
@@ -54,6 +56,11 @@ type UserBlocks struct {
 	// block_id= and block_info= keywords do.
 	BlockID   bool `json:"block_id,omitempty"`
 	BlockInfo bool `json:"block_info,omitempty"`
+	// Unknown is 1 + the output axis whose length only the function's
+	// results tell (Dask's NaN chunks, Mars's map_chunk without
+	// elementwise), or 0: NSplits holds each block's bound there, which
+	// a block's length may fall short of (Meta.Unknown).
+	Unknown int `json:"unknown,omitempty"`
 	// Paths are files the function reads (from_array over an HDF5 file):
 	// they must lie under the workers' data roots, checked when the graph
 	// is submitted (Descriptor.Files) and again before each call.
@@ -75,7 +82,7 @@ func (op UserBlocks) check(in []Meta) error {
 		return fmt.Errorf("%s: invalid output dtype", name)
 	}
 	if op.NSplits == nil {
-		if len(in) == 0 || op.InAxes != nil {
+		if len(in) == 0 || op.InAxes != nil || op.Unknown != 0 {
 			return fmt.Errorf("%s: without output chunks, the output is shaped as the first input: give at least one input and no axis maps", name)
 		}
 		for i, m := range in {
@@ -84,6 +91,9 @@ func (op UserBlocks) check(in []Meta) error {
 			}
 		}
 		return nil
+	}
+	if op.Unknown < 0 || op.Unknown > len(op.NSplits) {
+		return fmt.Errorf("%s: unknown axis %d of a %d-D output", name, op.Unknown-1, len(op.NSplits))
 	}
 	if len(in) != len(op.InAxes) {
 		return fmt.Errorf("%s: %d inputs but %d input axis maps", name, len(in), len(op.InAxes))
@@ -102,6 +112,9 @@ func (op UserBlocks) check(in []Meta) error {
 		if len(axes) != len(in[i].Shape) {
 			return fmt.Errorf("%s: input %d has %d axes but its map names %d", name, i, len(in[i].Shape), len(axes))
 		}
+		if ax := in[i].UnknownAxis(); ax >= 0 && axes[ax] >= 0 && axes[ax] != op.Unknown-1 {
+			return &UnknownShapeError{Op: "user_blocks", Input: i, Axis: ax}
+		}
 		for _, k := range axes {
 			if k < -1 || k >= len(op.NSplits) {
 				return fmt.Errorf("%s: input %d maps to output axis %d of %d", name, i, k, len(op.NSplits))
@@ -117,7 +130,7 @@ func (op UserBlocks) Infer(in []Meta) (Meta, error) {
 		return Meta{}, err
 	}
 	if op.NSplits == nil {
-		return Meta{Shape: slices.Clone(in[0].Shape), DType: op.DType}, nil
+		return Meta{Shape: slices.Clone(in[0].Shape), DType: op.DType, Unknown: in[0].Unknown}, nil
 	}
 	shape := make([]int, len(op.NSplits))
 	for k, s := range op.NSplits {
@@ -125,7 +138,10 @@ func (op UserBlocks) Infer(in []Meta) (Meta, error) {
 			shape[k] += c
 		}
 	}
-	return Meta{Shape: shape, DType: op.DType}, nil
+	if op.Unknown != 0 {
+		shape[op.Unknown-1] = -1
+	}
+	return Meta{Shape: shape, DType: op.DType, Unknown: op.Unknown}, nil
 }
 
 // blockLoc is one array's place in a block call, as Dask's block_info
@@ -161,6 +177,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	name := "user function " + op.Label
 	if op.NSplits == nil {
 		op.NSplits = in[0].NSplits
+		op.Unknown = out.Unknown
 		op.InAxes = make([][]int, len(in))
 		for i, t := range in {
 			if i > 0 && !slices.EqualFunc(t.NSplits, in[0].NSplits, slices.Equal[[]int]) {
@@ -226,8 +243,9 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		if op.BlockID || op.BlockInfo {
 			info, err = json.Marshal(extra)
 		}
-		meta := Meta{Shape: shape, DType: op.DType}
-		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Info: info, InBytes: inBytes, Paths: op.Paths}
+		meta := Meta{Shape: shape, DType: op.DType, Unknown: op.Unknown}
+		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Unknown: op.Unknown,
+			Info: info, InBytes: inBytes, Paths: op.Paths}
 		res.Chunks = append(res.Chunks, b.AddChunk(c, refs, meta))
 	})
 	if err != nil {
@@ -238,11 +256,14 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 
 // UserBlock is one call of a user's function on one output block.
 type UserBlock struct {
-	Func    string          `json:"label"`
-	Payload []byte          `json:"payload,omitempty"`
-	GoFunc  string          `json:"go_func,omitempty"`
-	DType   ndarray.DType   `json:"dtype"`
-	Shape   []int           `json:"shape"`
+	Func    string        `json:"label"`
+	Payload []byte        `json:"payload,omitempty"`
+	GoFunc  string        `json:"go_func,omitempty"`
+	DType   ndarray.DType `json:"dtype"`
+	Shape   []int         `json:"shape"`
+	// Unknown is 1 + the axis along which Shape is a bound the result
+	// may fall short of, or 0 (UserBlocks.Unknown).
+	Unknown int             `json:"unknown,omitempty"`
 	Info    json.RawMessage `json:"info,omitempty"`
 	// InBytes is the inputs' size: an executor holds a copy of them in
 	// shared memory while the function runs.
@@ -262,7 +283,7 @@ func (op UserBlock) ScratchBytes(out Meta) int64 { return op.InBytes + out.Nbyte
 
 // Exec implements ChunkOp.
 func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	out := Meta{Shape: op.Shape, DType: op.DType}
+	out := Meta{Shape: op.Shape, DType: op.DType, Unknown: op.Unknown}
 	for _, p := range op.Paths {
 		if err := checkPath(ctx, p); err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Label(), err)
@@ -282,7 +303,7 @@ func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 	if err != nil {
 		return nil, err
 	}
-	if res.DType() != op.DType || !slices.Equal(res.Shape(), op.Shape) {
+	if res.DType() != op.DType || !out.Fits(res.Shape()) {
 		return nil, &BlockMismatchError{Op: op.Label(), Got: Meta{Shape: res.Shape(), DType: res.DType()}, Want: out}
 	}
 	return res, nil
@@ -322,6 +343,11 @@ type BlockMismatchError struct {
 }
 
 func (e *BlockMismatchError) Error() string {
+	if ax := e.Want.UnknownAxis(); ax >= 0 && e.Got.DType == e.Want.DType && len(e.Got.Shape) == len(e.Want.Shape) {
+		return fmt.Sprintf("%s returned a block of %v %v, but %v was declared, of at most %d along axis %d "+
+			"(the length of unknown size is bounded by the input block's: give chunks= with the output's lengths)",
+			e.Op, e.Got.DType, e.Got.Shape, e.Want, e.Want.Shape[ax], ax)
+	}
 	return fmt.Sprintf("%s returned a block of %v %v, but %v %v was declared (give dtype= and chunks= as the function's output is)",
 		e.Op, e.Got.DType, e.Got.Shape, e.Want.DType, e.Want.Shape)
 }

@@ -68,6 +68,9 @@ type request struct {
 	Shape     []int           `json:"shape"`
 	Info      json.RawMessage `json:"info,omitempty"`
 	VM        bool            `json:"vm"`
+
+	// Unknown is 1 + the axis along which Shape is only a bound, or 0.
+	Unknown int `json:"unknown,omitempty"`
 }
 
 type response struct {
@@ -85,6 +88,9 @@ type response struct {
 		Message   string `json:"message"`
 		Traceback string `json:"traceback"`
 	} `json:"error"`
+
+	// Shape is the result's, for an output of unknown length.
+	Shape []int `json:"shape"`
 }
 
 func startExecutor(cfg Config) (*executor, error) {
@@ -285,7 +291,7 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 		}
 	}
 	req := request{Op: call.Op, Key: payloadKey(call.Payload), Arena: e.arenaPath, ArenaSize: len(e.arena),
-		DType: call.Out.DType.String(), Shape: call.Out.Shape, Info: call.Info, VM: e.vm}
+		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: call.Out.Unknown, Info: call.Info, VM: e.vm}
 	off := 0
 	for _, in := range call.Inputs {
 		n := in.Nbytes()
@@ -344,6 +350,9 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 		case r.Error != nil:
 			return nil, &UserError{Op: call.Op, Kind: r.Error.Type, Message: r.Error.Message, Traceback: r.Error.Traceback}
 		case r.Mismatch != nil:
+			if dt, err := ndarray.ParseDType(r.Mismatch.DType); err == nil {
+				return nil, &ops.BlockMismatchError{Op: call.Op, Got: ops.Meta{Shape: r.Mismatch.Shape, DType: dt}, Want: call.Out}
+			}
 			return nil, fmt.Errorf("%s returned a block of %s %v, but %v %v was declared (give dtype= and chunks= as the function's output is)",
 				call.Op, r.Mismatch.DType, r.Mismatch.Shape, call.Out.DType, call.Out.Shape)
 		case r.OK:
@@ -363,7 +372,14 @@ func (e *executor) died(op string) error {
 // result reads the function's result into a new array: one copy, from the
 // executor's memory, or from its shared file where that read is refused.
 func (e *executor) result(call ops.BlockCall, r response) (*ndarray.Array, error) {
-	out, err := ndarray.NewUninit(call.Out.DType, call.Out.Shape...)
+	shape := call.Out.Shape
+	if call.Out.Unknown != 0 {
+		if !call.Out.Fits(r.Shape) {
+			return nil, fmt.Errorf("%s: the executor answered a block of shape %v for %v", call.Op, r.Shape, call.Out)
+		}
+		shape = r.Shape
+	}
+	out, err := ndarray.NewUninit(call.Out.DType, shape...)
 	if err != nil {
 		return nil, err
 	}

@@ -150,11 +150,6 @@ func (t *Tensor) Flip(axes ...int) *Tensor {
 // are promoted; every other axis must match. The inputs' chunks along the
 // axis are reused as they are; other axes are rechunked to a common grid.
 func Concatenate(axis int, ts ...*Tensor) *Tensor {
-	for _, t := range ts {
-		if u := t.needKnown("concatenate"); u != nil {
-			return u
-		}
-	}
 	if len(ts) == 0 {
 		return errorf("concatenate: need at least one tensor to concatenate")
 	}

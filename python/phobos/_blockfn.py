@@ -73,14 +73,133 @@ class H5Dataset:
 
 
 class Writer:
-    """store's function: writes the block into target at its location and
-    returns how many elements it wrote (one per block)."""
+    """store's function: writes the block into target at its location
+    (within region, a tuple of slice starts and ints, when given), under
+    lock when given, and returns the block (return_stored) or how many
+    elements it wrote (one per block)."""
 
-    def __init__(self, target):
+    def __init__(self, target, region=None, lock=None, return_stored=False):
         self.target = target
+        self.region = region
+        self.lock = lock
+        self.return_stored = return_stored
+
+    def _index(self, loc):
+        if self.region is None:
+            return tuple(slice(a, b) for a, b in loc)
+        out, it = [], iter(loc)
+        for r in self.region:
+            if isinstance(r, int):
+                out.append(r)
+            else:
+                a, b = next(it)
+                out.append(slice(r.start + a, r.start + b))
+        out.extend(slice(a, b) for a, b in it)
+        return tuple(out)
 
     def __call__(self, block, block_info=None):
         import numpy as np
-        loc = block_info[0]["array-location"]
-        self.target[tuple(slice(a, b) for a, b in loc)] = block
+        idx = self._index(block_info[0]["array-location"])
+        if self.lock is not None:
+            self.lock.acquire()
+        try:
+            self.target[idx] = block
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+        if self.return_stored:
+            return block
         return np.full((1,) * block.ndim, block.size, dtype="int64")
+
+
+class FileLock:
+    """store's lock=True: one lock for the writes into one target, shared
+    by the executors of a machine (an advisory lock on a file in the
+    temporary directory); it pickles by its name."""
+
+    def __init__(self, name):
+        self.name = name
+        self._fd = None
+
+    def __getstate__(self):
+        return {"name": self.name}
+
+    def __setstate__(self, state):
+        self.name = state["name"]
+        self._fd = None
+
+    def acquire(self):
+        import fcntl
+        import os
+        import tempfile
+        if self._fd is None:
+            self._fd = os.open(os.path.join(tempfile.gettempdir(), self.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return True
+
+    def release(self):
+        import fcntl
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+class Lengths:
+    """compute_chunk_sizes's function: the length of fn's block along one
+    axis, as a block of one element."""
+
+    def __init__(self, fn, ax, ndim):
+        self.fn = fn
+        self.ax = ax
+        self.ndim = ndim
+
+    def __call__(self, *blocks, **kw):
+        import numpy as np
+        res = self.fn(*blocks, **kw)
+        return np.full((1,) * self.ndim, np.shape(res)[self.ax], dtype="int64")
+
+
+class Packed:
+    """apply_gufunc's function of several outputs, run once per block: its
+    outputs' core values for each loop element, as bytes side by side
+    along a last axis (Unpack takes each back out). cores is each output's
+    (core shape, dtype name)."""
+
+    def __init__(self, fn, cores):
+        self.fn = fn
+        self.cores = cores
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        self.__name__ = "lambda" if name == "<lambda>" else name
+
+    def __call__(self, *args, **kw):
+        import numpy as np
+        res = self.fn(*args, **kw)
+        if not isinstance(res, (tuple, list)) or len(res) != len(self.cores):
+            raise TypeError("the function returned %s, not a tuple of %d outputs as its signature says"
+                            % (type(res).__name__, len(self.cores)))
+        parts = []
+        for k, (r, (core, dt)) in enumerate(zip(res, self.cores)):
+            r = np.asarray(r)
+            if r.dtype != np.dtype(dt):
+                raise TypeError("output %d is %s, but %s was declared (output_dtypes)" % (k, r.dtype, dt))
+            loop = r.shape[:r.ndim - len(core)]
+            n = 1
+            for d in core:
+                n *= d
+            parts.append(np.ascontiguousarray(r).reshape(loop + (n,)).view(np.uint8))
+        return np.concatenate(parts, axis=-1)
+
+
+class Unpack:
+    """One output of a Packed block: its bytes, viewed as its dtype and
+    shaped as its core dimensions after the loop ones."""
+
+    def __init__(self, start, stop, core, dtype):
+        self.start = start
+        self.stop = stop
+        self.core = tuple(core)
+        self.dtype = dtype
+        self.__name__ = "apply_gufunc_output"
+
+    def __call__(self, block):
+        import numpy as np
+        part = np.ascontiguousarray(block[..., self.start:self.stop])
+        return part.view(np.dtype(self.dtype)).reshape(block.shape[:-1] + self.core)

@@ -123,9 +123,9 @@ def main():
                 pass
             out_file = None
         mm = None
-        if req["inputs"]:
+        if req["inputs"] and req["arena_size"]:
             # Mapped before any answer: the worker unlinks the arena's name
-            # once it has one.
+            # once it has one. (Empty blocks need no arena.)
             mm = arena.view(req["arena"], req["arena_size"])
         key = req["key"]
         entry = cache.get(key)
@@ -145,10 +145,12 @@ def main():
         want_shape = tuple(req["shape"])
         try:
             blocks = []
-            if mm is not None:
-                for d in req["inputs"]:
-                    dt = np.dtype(d["dtype"])
-                    shape = tuple(d["shape"])
+            for d in req["inputs"] or ():
+                dt = np.dtype(d["dtype"])
+                shape = tuple(d["shape"])
+                if mm is None:
+                    blocks.append(np.empty(shape, dtype=dt))
+                else:
                     blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
             extra = _block_extra(req.get("info"), want_dtype, want_id, want_info)
             res = fn(*blocks, *args, **kwargs, **extra)
@@ -160,19 +162,27 @@ def main():
         except BaseException as e:  # noqa: BLE001 - reported to the client
             _write_frame(wf, _error(e))
             continue
-        if res.dtype != want_dtype or res.shape != want_shape:
+        if res.dtype != want_dtype or not _fits(res.shape, want_shape, req.get("unknown", 0) - 1):
             _write_frame(wf, {"mismatch": {"dtype": str(res.dtype), "shape": list(res.shape)}})
             continue
         res = np.ascontiguousarray(res)
         if req.get("vm"):
             held = res
             _write_frame(wf, {"ok": True, "addr": res.__array_interface__["data"][0] if res.nbytes else 0,
-                              "nbytes": res.nbytes})
+                              "nbytes": res.nbytes, "shape": list(res.shape)})
         else:
             out_file = os.path.join(os.path.dirname(req["arena"]) or "/dev/shm", "phobos-out-%d" % os.getpid())
             with open(out_file, "wb") as f:
                 f.write(res.data)
-            _write_frame(wf, {"ok": True, "file": out_file, "nbytes": res.nbytes})
+            _write_frame(wf, {"ok": True, "file": out_file, "nbytes": res.nbytes, "shape": list(res.shape)})
+
+
+def _fits(shape, want, unknown):
+    """shape is the declared one, but along the axis of unknown length
+    (unknown >= 0), where it may fall short of the declared bound."""
+    if len(shape) != len(want):
+        return False
+    return all(d == w or (ax == unknown and d <= w) for ax, (d, w) in enumerate(zip(shape, want)))
 
 
 def _error(e):

@@ -941,12 +941,15 @@ Tensor.copy = _method(_compose.copy)
 Tensor.round = _method(_round)
 del _f
 
-from ._userfunc import map_blocks, map_overlap, blockwise, apply_gufunc, from_array, store, vectorize  # noqa: E402
+from ._userfunc import map_blocks, map_overlap, blockwise, vectorize  # noqa: E402
+from ._gufunc import apply_gufunc  # noqa: E402
+from ._store import from_array, store, StoreTask  # noqa: E402
 from . import _userfunc  # noqa: E402
 Tensor.map_blocks = lambda self, func, *args, **kwargs: map_blocks(func, self, *args, **kwargs)
 Tensor.map_overlap = lambda self, func, depth, boundary=None, trim=True, **kwargs: map_overlap(
     func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
 Tensor.map_chunk = _userfunc.map_chunk
+Tensor.compute_chunk_sizes = _userfunc.compute_chunk_sizes
 Tensor.store = lambda self, target, **kwargs: store([self], [target], **kwargs)
 
 from . import random, linalg, fft  # noqa: E402

@@ -423,6 +423,9 @@ def _resolve(t):
     else:
         new = _known_selection(t)
         if new is None:
+            from ._userfunc import _known_blocks
+            new = _known_blocks(t)
+        if new is None:
             new = from_numpy(t.fetch())
     _become(t, new)
 

@@ -1,6 +1,7 @@
 """Users' own functions on chunks, as Dask and Mars spell them:
-map_blocks, blockwise, map_overlap, apply_gufunc (on map_blocks) and
-Tensor.map_chunk. The function is pickled with cloudpickle and runs on the
+map_blocks, blockwise, map_overlap, Tensor.map_chunk and vectorize
+(apply_gufunc is in _gufunc.py, from_array and store in _store.py, all on
+this module's _blockwise). The function is pickled with cloudpickle and runs on the
 workers, in the Python executors beside each one (docs/user-functions.md);
 everything here only plans: the inputs' chunks are lined up with rechunks,
 the output's chunks and dtype computed, and one `user_blocks` call made.
@@ -8,12 +9,13 @@ the output's chunks and dtype computed, and one `user_blocks` call made.
 
 import base64
 import inspect
+import math
 import numbers
 import operator
 
 import numpy as np
 
-from .._blockfn import BlockFn
+from .._blockfn import BlockFn, Lengths
 from ._core import Tensor, call, astensor
 
 # The cluster's bound on a pickled function (ops.MaxUserPayload).
@@ -114,11 +116,11 @@ def blockwise(func, out_ind, *args, name=None, token=None, dtype=None, adjust_ch
         raise ValueError("blockwise takes (array, index) pairs after out_ind")
     pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
     return _blockwise(func, tuple(out_ind), pairs, dtype=dtype, adjust_chunks=adjust_chunks, new_axes=new_axes,
-                      kwargs=kwargs, fname="blockwise", meta=meta)
+                      kwargs=kwargs, fname="blockwise", meta=meta, aligned=not align_arrays)
 
 
 def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=None, kwargs=None,
-               fname="blockwise", meta=None, trim=None, out_chunks=None, index_first=False):
+               fname="blockwise", meta=None, trim=None, out_chunks=None, index_first=False, aligned=False):
     kwargs = dict(kwargs or {})
     new_axes = dict(new_axes or {})
     spec, arrays, inds = [], [], []
@@ -135,7 +137,16 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
         inds.append(ind)
     if not arrays:
         raise ValueError(f"phobos: {fname} needs at least one array")
-    chunks, arrays = _unify(arrays, inds)
+    if aligned:
+        # The caller lined the blocks up (map_overlap's arrays, each
+        # extended by its own depth): same grids, blocks as they are.
+        chunks = {}
+        for a, ind in zip(arrays, inds):
+            for ax, i in enumerate(ind):
+                if i not in chunks or (len(chunks[i]) == 1 and len(a.nsplits[ax]) > 1):
+                    chunks[i] = tuple(a.nsplits[ax])
+    else:
+        chunks, arrays = _unify(arrays, inds)
     # Contracted indices: the function sees them whole (one chunk).
     for k, (a, ind) in enumerate(zip(arrays, inds)):
         if any(i not in out_ind for i in ind):
@@ -167,8 +178,21 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
                     raise ValueError("Dimension {0} has {1} blocks, adjust_chunks specified with {2} blocks".format(
                         i, len(nsplits[k]), len(adj)))
                 nsplits[k] = adj
+    unknown = None
     if out_chunks is not None:
-        nsplits = [tuple(c) for c in out_chunks]
+        nsplits, unknown = _bounded(out_chunks, out_ind, chunks, fname)
+    for a, ind in zip(arrays, inds):
+        if None in a._shape:
+            # An input of unknown length (a filter's result): the output
+            # axis it lines up with is of unknown length too, bounded as
+            # the input's blocks are.
+            k = a._shape.index(None)
+            if ind[k] in out_ind:
+                u = out_ind.index(ind[k])
+                if unknown not in (None, u):
+                    raise NotImplementedError(f"phobos: {fname} with chunks of unknown length along more than one "
+                                              f"axis (axes {unknown} and {u}): Phobos tracks one such axis")
+                unknown = u
     want = tuple(k for k in ("block_id", "block_info") if _has_keyword(func, k))
     if dtype is None:
         if meta is not None:
@@ -179,13 +203,43 @@ def _blockwise(func, out_ind, pairs, dtype=None, adjust_chunks=None, new_axes=No
     in_axes = [[out_ind.index(i) if i in out_ind else -1 for i in ind] for ind in inds]
     return call("user_blocks", arrays, _payload(wrapped), _label(func), _dtype_name(dtype),
                 [list(s) for s in nsplits], in_axes,
-                block_id=bool(want) or trim is not None or index_first, block_info="block_info" in want)
+                block_id=bool(want) or trim is not None or index_first, block_info="block_info" in want,
+                unknown=unknown)
+
+
+def _is_unknown(c):
+    return c is None or (isinstance(c, float) and math.isnan(c))
+
+
+def _bounded(out_chunks, out_ind, chunks, fname):
+    """The output's chunks, where Dask's NaN lengths (or None) become
+    bounds: the lengths of the input blocks along the same index, which a
+    block's actual length may fall short of; and the one axis of unknown
+    length, or None."""
+    nsplits, unknown = [], None
+    for k, c in enumerate(out_chunks):
+        c = tuple(c)
+        if not any(_is_unknown(v) for v in c):
+            nsplits.append(tuple(int(v) for v in c))
+            continue
+        if unknown is not None:
+            raise NotImplementedError(f"phobos: {fname} with chunks of unknown length along more than one axis "
+                                      f"(axes {unknown} and {k}): Phobos tracks one such axis")
+        unknown = k
+        src = chunks.get(out_ind[k])
+        if src is None or len(src) != len(c):
+            raise ValueError(f"phobos: {fname}: chunks of unknown length along output axis {k} must line up with an "
+                             f"input's blocks along it (their lengths bound the function's blocks); got chunks={c}")
+        nsplits.append(tuple(int(b) if _is_unknown(v) else int(v) for v, b in zip(c, src)))
+    return nsplits, unknown
+
 
 
 def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop_axis=None, new_axis=None,
-               meta=None, **kwargs):
+               enforce_ndim=False, meta=None, **kwargs):
     """dask.array.map_blocks: func on each block of the arrays among args
-    (lined up from their last axes, chunks unified by rechunking); other
+    (lined up from their last axes, chunks unified by rechunking: Dask
+    2022.12 hands blocks of other lengths over as they are); other
     arguments are passed as they are."""
     if not callable(func):
         raise TypeError("First argument must be callable function, not {}\n"
@@ -220,8 +274,8 @@ def map_blocks(func, *args, name=None, token=None, dtype=None, chunks=None, drop
         base = _blockwise_grid(pairs, out_ind, new_labels)
         out_chunks = []
         for c, nb in zip(chunks, base):
-            if isinstance(c, numbers.Integral):
-                out_chunks.append((int(c),) * nb)
+            if isinstance(c, numbers.Integral) or _is_unknown(c):
+                out_chunks.append((c,) * nb)
             else:
                 c = tuple(c)
                 if len(c) != nb and nb != 1:
@@ -372,180 +426,118 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
         raise TypeError("All variadic arguments must be arrays, not {}\n"
                         "Usage:   da.map_overlap(function, x)\n"
                         "   or:   da.map_overlap(function, x, y, z)".format([type(x).__name__ for x in args]))
-    if len(args) != 1:
-        raise NotImplementedError("phobos: map_overlap of several arrays")
-    x = args[0]
-    depths = _coerce_depth(x.ndim, depth if depth is not None else 0)
-    bnds = _coerce_boundary(x.ndim, boundary)
-    if all(d == 0 for d in depths.values()):
-        return map_blocks(func, x, **kwargs)
-    splits = list(x.nsplits)
-    for ax, d in depths.items():
-        if d and min(splits[ax]) < d:
-            if not allow_rechunk:
-                raise ValueError("Overlap depth is larger than smallest chunksize.\n"
-                                 "Please set allow_rechunk=True to rechunk automatically.\n"
-                                 f"Overlap depths required: {list(depths.values())}\n"
-                                 f"Input chunks: {tuple(x.nsplits)}\n")
-            splits[ax] = _min_chunks(d, splits[ax])
-    if tuple(splits) != tuple(x.nsplits):
-        x = x.rechunk(tuple(splits))
-    y = x
-    for ax, d in depths.items():
-        if d:
-            y = _extend(y, ax, d, bnds[ax])
+    xs = list(args)
+
+    def per_array(arg, coerce):
+        # One setting for every array, or a list of one per array (Dask's).
+        if not isinstance(arg, list):
+            arg = [arg] * len(xs)
+        return [coerce(x.ndim, a) for x, a in zip(xs, arg)]
+
+    depths = per_array(depth if depth is not None else 0, _coerce_depth)
+    bnds = per_array(boundary, _coerce_boundary)
+    nd = max(x.ndim for x in xs)
+    inds = [tuple(range(nd - x.ndim, nd)) for x in xs]  # lined up from their last axes
+    if align_arrays and len(xs) > 1:
+        _, xs = _unify(xs, inds)
+    if all(d == 0 for ds in depths for d in ds.values()):
+        return map_blocks(func, *xs, **kwargs)
+    # Chunks at least as long as the deepest overlap along each index, for
+    # every array that is not broadcast along it.
+    need = {}
+    for x, ind, ds in zip(xs, inds, depths):
+        for ax, i in enumerate(ind):
+            if ds[ax] and min(x.nsplits[ax]) < ds[ax]:
+                if not allow_rechunk:
+                    raise ValueError("Overlap depth is larger than smallest chunksize.\n"
+                                     "Please set allow_rechunk=True to rechunk automatically.\n"
+                                     f"Overlap depths required: {list(ds.values())}\n"
+                                     f"Input chunks: {tuple(x.nsplits)}\n")
+                need[i] = max(need.get(i, 0), ds[ax])
+    for k, (x, ind) in enumerate(zip(xs, inds)):
+        splits = [tuple(s) if i not in need or (x.shape[ax] == 1 and len(xs) > 1) else _min_chunks(need[i], s)
+                  for ax, (i, s) in enumerate(zip(ind, x.nsplits))]
+        if tuple(splits) != tuple(x.nsplits):
+            xs[k] = x.rechunk(tuple(splits))
+    ys = []
+    for x, ds, bs in zip(xs, depths, bnds):
+        y = x
+        for ax, d in ds.items():
+            if d:
+                y = _extend(y, ax, d, bs[ax])
+        ys.append(y)
+    # The output is trimmed by the depth and boundary of the array of the
+    # highest rank (the first of them), as Dask's is.
+    top = max(range(len(xs)), key=lambda k: (xs[k].ndim, -k))
+    x = xs[top]
     if trim:
-        tr = [(depths[ax], bnds[ax] != "none", len(splits[ax])) for ax in range(x.ndim)]
-        out_chunks = [tuple(s) for s in splits]
+        tr = [(depths[top][ax], bnds[top][ax] != "none", len(x.nsplits[ax])) for ax in range(x.ndim)]
+        out_chunks = [tuple(s) for s in x.nsplits]
     else:
-        tr, out_chunks = None, [tuple(s) for s in y.nsplits]
-    ind = tuple(range(x.ndim))
-    return _blockwise(func, ind, [(y, ind)], dtype=kwargs.pop("dtype", None), kwargs=kwargs,
-                      fname="map_overlap", meta=kwargs.pop("meta", None), trim=tr, out_chunks=out_chunks)
+        tr, out_chunks = None, [tuple(s) for s in ys[top].nsplits]
+    ind = tuple(range(nd))
+    return _blockwise(func, ind, list(zip(ys, inds)), dtype=kwargs.pop("dtype", None), kwargs=kwargs,
+                      fname="map_overlap", meta=kwargs.pop("meta", None), trim=tr, out_chunks=out_chunks,
+                      aligned=True)
 
 
 def map_chunk(t, func, args=(), kwargs=None, elementwise=None, dtype=None, with_chunk_index=False):
     """Mars's Tensor.map_chunk: func(chunk, *args, **kwargs) on each chunk
-    (with_chunk_index: func(chunk_index, chunk, ...)). Each output chunk
-    must have its input chunk's shape: outputs of other shapes (unknown
-    lengths, in Mars) are refused, naming the op."""
+    (with_chunk_index: func(chunk_index, chunk, ...)). With elementwise,
+    each output chunk has its input chunk's shape; without, the output's
+    length along the first axis is known only once computed (Mars's
+    unknown shape; Phobos tracks one such axis, so the other axes keep
+    the input chunk's lengths), and a chunk may be at most as long as its
+    input chunk along it."""
     t = astensor(t)
     spec = [(True, None)] + [(False, a) for a in args]
     ind = tuple(range(t.ndim))
     if dtype is None:
         dtype = _infer_dtype(func if not with_chunk_index else (lambda *a, **k: func(ind, *a, **k)),
                              [t], spec, kwargs or {}, "map_chunk")
+    out_chunks = None
+    if not elementwise and t.ndim:
+        out_chunks = [(math.nan,) * len(t.nsplits[0])] + [tuple(s) for s in t.nsplits[1:]]
     return _blockwise(func, ind, [(t, ind)] + [(a, None) for a in args], dtype=dtype, kwargs=kwargs,
-                      fname="map_chunk", index_first=with_chunk_index)
+                      fname="map_chunk", index_first=with_chunk_index, out_chunks=out_chunks)
 
 
-def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
-                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
-    """dask.array.apply_gufunc for one output: the core dimensions whole
-    in each block (a chunked core dimension is refused unless
-    allow_rechunk), the loop dimensions blockwise."""
-    import re
-    if axes is not None or axis is not None or keepdims:
-        raise NotImplementedError("phobos: apply_gufunc with axes=, axis= or keepdims=")
-    m = re.fullmatch(r"\s*(.*?)\s*->\s*(.*?)\s*", signature)
-    if not m:
-        raise ValueError(f"Not a valid gufunc signature: {signature}")
-    ins = re.findall(r"\(([^()]*)\)", m.group(1))
-    outs = re.findall(r"\(([^()]*)\)", m.group(2))
-    if len(outs) != 1:
-        raise NotImplementedError("phobos: apply_gufunc with several outputs")
-    core_in = [tuple(d.strip() for d in s.split(",") if d.strip()) for s in ins]
-    core_out = tuple(d.strip() for d in outs[0].split(",") if d.strip())
-    if len(core_in) != len(args):
-        raise ValueError(f"According to `signature`, `func` requires {len(core_in)} arguments, but {len(args)} given")
-    if vectorize:
-        func = np.vectorize(func, signature=signature, otypes=[np.dtype(output_dtypes).char] if output_dtypes else None)
-    arrays = [astensor(a) for a in args]
-    loop_nd = max(a.ndim - len(c) for a, c in zip(arrays, core_in))
-    loop = tuple(f"__loop{i}" for i in range(loop_nd))
-    pairs = []
-    for a, c in zip(arrays, core_in):
-        nl = a.ndim - len(c)
-        for ax, name in enumerate(c):
-            if len(a.nsplits[nl + ax]) > 1 and not allow_rechunk:
-                raise ValueError(f"Core dimension `'{name}'` consists of multiple chunks. To fix, rechunk into a single "
-                                 f"chunk along this dimension or set `allow_rechunk=True`, but beware that this may "
-                                 f"increase memory usage significantly.")
-        pairs.append((a, loop[loop_nd - nl:] + c))
-    sizes = {}
-    for a, c in zip(arrays, core_in):
-        for ax, name in enumerate(c):
-            sizes[name] = a.shape[a.ndim - len(c) + ax]
-    new_axes = {}
-    for name in core_out:
-        if name not in sizes:
-            if not output_sizes or name not in output_sizes:
-                raise ValueError(f"Dimension `'{name}'` in output signature is not in an input; give its size in output_sizes")
-            new_axes[name] = output_sizes[name]
-    out_ind = loop + core_out
-    dtype = output_dtypes
-    if isinstance(dtype, (list, tuple)):
-        dtype = dtype[0]
-    # Core dimensions of the output that are an input's: one whole chunk.
-    out_sizes = {name: (sizes[name],) for name in core_out if name in sizes}
-    res = _blockwise(func, out_ind, pairs, dtype=dtype, new_axes={**new_axes, **out_sizes}, kwargs=kwargs,
-                     fname="apply_gufunc", meta=meta)
-    return res
+def _known_blocks(t):
+    """t, a user_blocks call with an output axis of unknown length, as the
+    same call with that axis's lengths known: the function runs once on
+    the cluster to tell each block's length (one number per block comes
+    back; the blocks stay), as Dask's compute_chunk_sizes does; it runs
+    again when the value is computed. None for any other tensor."""
+    if t._fn != "user_blocks" or t._kwargs.get("unknown") is None:
+        return None
+    import cloudpickle
+    arrays, payload, label, _, nsplits, in_axes = t._args[:6]
+    ax = t._kwargs["unknown"]
+    fn = cloudpickle.loads(base64.b64decode(payload))
+    ones = [[1] * len(s) for s in nsplits]
+    kw = {k: v for k, v in t._kwargs.items() if k in ("block_id", "block_info", "paths")}
+    lens = call("user_blocks", arrays, _payload(Lengths(fn[0], ax, len(nsplits))), label, "int64", ones, in_axes,
+                **kw).fetch()
+    lengths = []
+    for b in range(lens.shape[ax]):
+        slab = np.take(lens, b, axis=ax)
+        if slab.size and (slab != slab.flat[0]).any():
+            raise ValueError(f"phobos: {label} returned blocks of lengths {sorted(set(slab.flat))} along axis {ax} "
+                             f"in block row {b}: the blocks of one row must agree")
+        lengths.append(int(slab.flat[0]) if slab.size else 0)
+    known = [list(s) for s in nsplits]
+    known[ax] = lengths
+    kwargs = {k: v for k, v in t._kwargs.items() if k != "unknown"}
+    return call("user_blocks", arrays, payload, label, *t._args[3:4], known, in_axes, *t._args[6:], **kwargs)
 
 
-def _normalize_chunks(chunks, shape, itemsize):
-    if chunks is None or chunks == "auto":
-        # Blocks of about 64 MiB, whole along every axis but the first.
-        row = max(int(np.prod(shape[1:], dtype=np.int64)) * itemsize, 1)
-        chunks = (max(1, (64 << 20) // row),) + tuple(shape[1:])
-    if isinstance(chunks, numbers.Integral):
-        chunks = (int(chunks),) * len(shape)
-    chunks = tuple(chunks)
-    if len(chunks) != len(shape):
-        raise ValueError(f"Chunks and shape must be of the same length/dimension. Got chunks={chunks}, shape={shape}")
-    out = []
-    for c, n in zip(chunks, shape):
-        if isinstance(c, numbers.Integral) or c is None:
-            c = n if c is None or c == -1 else int(c)
-            c = max(min(c, n), 1) if n else 1
-            out.append(tuple([c] * (n // c) + ([n % c] if n % c else [])) or (0,))
-        else:
-            c = tuple(int(v) for v in c)
-            if sum(c) != n:
-                raise ValueError(f"Chunks do not add up to shape. Got chunks={chunks}, shape={shape}")
-            out.append(c)
-    return out
-
-
-def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
-               inline_array=False):
-    """dask.array.from_array over any object with shape, dtype and slicing
-    that pickles (an h5py dataset travels as its file name and path and is
-    reopened by the workers, whose --data-root must hold the file): each
-    chunk is sliced from it on a worker."""
-    if isinstance(x, np.ndarray):
-        from ._core import from_numpy
-        return from_numpy(x, chunks=None if chunks == "auto" else chunks)
-    shape = tuple(int(n) for n in x.shape)
-    dtype = np.dtype(x.dtype)
-    paths = []
-    obj = x
-    mod = type(x).__module__ or ""
-    if mod.startswith("h5py"):
-        import os
-        from .._blockfn import H5Dataset
-        fname = os.path.abspath(x.file.filename)
-        obj = H5Dataset(fname, x.name)
-        paths = [fname]
-    from .._blockfn import Slicer
-    nsplits = _normalize_chunks(chunks, shape, dtype.itemsize)
-    fn = Slicer(obj, dtype)
-    return call("user_blocks", [], _payload(BlockFn(fn, [], {}, ("block_info",))), "from_array(" + type(x).__name__ + ")",
-                dtype.name, [list(s) for s in nsplits], [], block_id=True, block_info=True, paths=paths or None)
-
-
-def store(sources, targets, lock=True, regions=None, compute=True, return_stored=False, **kwargs):
-    """dask.array.store: each source written block by block into its
-    target (any sliceable object that pickles and takes writes from several
-    processes, as a Zarr array does), from the workers."""
-    if isinstance(sources, Tensor):
-        sources, targets = [sources], [targets]
-    if len(sources) != len(targets):
-        raise ValueError("Different number of sources [%d] and targets [%d]" % (len(sources), len(targets)))
-    if regions is not None:
-        raise NotImplementedError("phobos: store(regions=...)")
-    from .._blockfn import Writer
-    outs = []
-    for s, t in zip(sources, targets):
-        s = astensor(s)
-        ind = tuple(range(s.ndim))
-        ones = [(1,) * len(sp) for sp in s.nsplits]
-        outs.append(_blockwise(Writer(t), ind, [(s, ind)], dtype="int64", fname="store", out_chunks=ones))
-    if not compute:
-        return outs
-    from ._core import _default_session
-    _default_session().execute(*outs)
-    return None
+def compute_chunk_sizes(t):
+    """Dask's compute_chunk_sizes: t's lengths of unknown size computed
+    (the function runs once on the cluster to tell them) and given to t in
+    place; returns t."""
+    from ._core import _resolve
+    _resolve(t)
+    return t
 
 
 def vectorize(pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, signature=None):
@@ -559,6 +551,7 @@ def vectorize(pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, si
 
     def apply(*args):
         if signature is not None:
+            from ._gufunc import apply_gufunc
             return apply_gufunc(vf, signature, *args, output_dtypes=dtype)
         ts = [astensor(a) if isinstance(a, (Tensor, np.ndarray)) else a for a in args]
         return map_blocks(vf, *ts, dtype=dtype)

@@ -28,10 +28,14 @@ func init() {
 // Held is a tensor whose chunks are the result chunks of an earlier graph
 // of the session.
 type Held struct {
-	// Graph is the earlier graph's id; Result the index of the tensor among
-	// its results, which a cluster resolves to Splits and Nodes from its
-	// own record of the graph when a client leaves them out.
-	Graph  uint64 `json:"graph"`
+	// Ref is the earlier graph's id as a cluster's REST API names it in
+	// its session: a cluster resolves Graph, Splits and Nodes from its own
+	// record of that graph, whatever the client sent, so a graph reads
+	// only its own session's results. Empty in a local session.
+	Ref string `json:"ref,omitempty"`
+	// Graph is the earlier graph's run id; Result the index of the tensor
+	// among its results.
+	Graph  uint64 `json:"graph,omitempty"`
 	Result int    `json:"result"`
 	Meta   Meta   `json:"meta"`
 	// Splits are the chunk sizes along each axis.

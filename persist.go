@@ -22,7 +22,7 @@ import (
 // persister is a backend that can keep results.
 type persister interface {
 	persist(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*tensor.Tensor, error)
-	release(ctx context.Context, graphs []uint64) error
+	release(ctx context.Context, held []ops.Held) error
 }
 
 // ErrNotHeld is returned by Release for a tensor that is not a persisted
@@ -47,15 +47,15 @@ func (s *Session) Release(ctx context.Context, ts ...*tensor.Tensor) error {
 	if !ok {
 		return errors.New("phobos: this session cannot keep results")
 	}
-	var graphs []uint64
+	var held []ops.Held
 	for _, t := range ts {
 		h, ok := t.Op().(ops.Held)
 		if !ok {
 			return fmt.Errorf("%w: a %s tensor", ErrNotHeld, t.Op().Type())
 		}
-		graphs = append(graphs, h.Graph)
+		held = append(held, h)
 	}
-	return p.release(ctx, graphs)
+	return p.release(ctx, held)
 }
 
 // heldTensors are the tensors of an ended execution's results: its chunks,
@@ -102,9 +102,10 @@ func (b *localBackend) persist(ctx context.Context, s *Session, ts []*tensor.Ten
 	return heldTensors(uint64(run.ID()), ex.Results), nil
 }
 
-func (b *localBackend) release(_ context.Context, graphs []uint64) error {
+func (b *localBackend) release(_ context.Context, held []ops.Held) error {
 	var missing []uint64
-	for _, g := range graphs {
+	for _, h := range held {
+		g := h.Graph
 		b.heldMu.Lock()
 		run := b.held[g]
 		delete(b.held, g)

@@ -118,7 +118,7 @@ def node(t, session):
     if h is None:
         return None
     k, i, s = h
-    if s is not session or not k.alive:
+    if s is not session or not k.alive or None in t._shape:
         return None
     _Releaser.of(session).kept[k.gid] = k
     return {"held": {"ref": k.gid, "result": i,

@@ -163,3 +163,32 @@ def test_worker_holding_persisted_chunks_killed():
             assert s.last_graph["state"] == "SUCCEEDED"
     finally:
         s.close()
+
+
+def test_release_in_one_request_and_sessions_apart(sess):
+    x = np.random.RandomState(6).rand(200, 100)
+    with sess.as_default():
+        a = (mt.tensor(x, chunks=(70, 100)) + 1).persist(session=sess)
+        gid_a = sess.last_graph["graph_id"]
+        b = (mt.tensor(x, chunks=(70, 100)) * 2).persist(session=sess)
+        gid_b = sess.last_graph["graph_id"]
+        # another session cannot read this one's held results
+        other = phobos.new_session(url=sess.url, token=sess._token, default=False)
+        try:
+            node = {"held": {"ref": gid_a, "result": 0, "meta": {"shape": [200, 100], "dtype": "float64"}}}
+            with pytest.raises(Exception, match=gid_a):
+                other._json("POST", f"/api/sessions/{other.session_id}/programs",
+                            {"program": {"nodes": [node]}, "results": [0]}, want=201)
+        finally:
+            other.close()
+        # a node naming the wrong meta is refused
+        bad = {"held": {"ref": gid_a, "result": 0, "meta": {"shape": [100, 200], "dtype": "float64"}}}
+        with pytest.raises(Exception, match="graph says"):
+            sess._json("POST", f"/api/sessions/{sess.session_id}/programs",
+                       {"program": {"nodes": [bad]}, "results": [0]}, want=201)
+        got = sess.release_graphs([gid_a, gid_b, "g999"])
+        assert got == {"released": 2, "missing": ["g999"]}
+        # the tensors no longer name released chunks: they are recomputed
+        a._held[0].release()
+        b._held[0].release()
+        np.testing.assert_allclose(float((a + b).sum().execute(session=sess).fetch()), (x + 1 + x * 2).sum(), rtol=1e-12)

@@ -234,3 +234,41 @@ func TestPersistSurvivesWorkerDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPersistSpills: held chunks count against the worker's budget: a
+// persisted tensor four times the budget is spilled (and read back by the
+// later graph), and the later graph's value is NumPy's.
+func TestPersistSpills(t *testing.T) {
+	np := numpytest.NewRunner()
+	np.Skip(t)
+	ctx := context.Background()
+	const rows, cols = 4096, 256 // 8 MiB of float64
+	s, err := NewSession(WithWorkers(1), WithSlots(1), WithMemoryLimit(2<<20), WithSpillDir(t.TempDir()), WithGoMemoryLimit(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x := tensor.Arange(0, rows*cols, 1, tensor.Chunks(256*cols)).Reshape(rows, cols).Mul(0.5)
+	ps, err := s.Persist(ctx, x.Rechunk(tensor.Chunks(256, cols)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Execute(ctx, ps[0].Sum(tensor.Axis(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memStats(s)
+	if st.SpilledBytes+st.DroppedBytes == 0 {
+		t.Fatalf("an 8 MiB persisted tensor under a 2 MiB budget was neither spilled nor dropped: %+v", st)
+	}
+	want, errs, err := np.Eval(ctx, []numpytest.Case{{Name: "spilled", Expr: "(np.arange(4096 * 256, dtype=np.float64).reshape(4096, 256) * 0.5).sum(axis=1)"}})
+	if err != nil || errs[0] != nil {
+		t.Fatal(err, errs)
+	}
+	if err := numpytest.Compare(out[0], want[0][0], 1e-12, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, ps[0]); err != nil {
+		t.Fatal(err)
+	}
+}

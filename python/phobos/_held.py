@@ -21,6 +21,8 @@ class Kept:
         # chunk lost with a worker, runs through theirs
         self.deps = list(deps)
         self._fin = weakref.finalize(self, _Releaser.of(session).queue, gid)
+        # at exit the session's end frees everything: no thread to start then
+        self._fin.atexit = False
 
     def release(self):
         """Lets the graph go now, whatever still refers to it."""

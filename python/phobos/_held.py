@@ -113,6 +113,18 @@ def reads(nodes, session):
     return out
 
 
+def forget_gone(msg, nodes, session):
+    """After a program was refused with msg: if msg names a held graph of
+    nodes that the cluster no longer has, forgets it (no release: it is
+    gone) and reports True, so the program is built again without it."""
+    if "held result of graph" not in msg:
+        return False
+    gone = [k for k in reads(nodes, session) if f"held result of graph {k.gid}:" in msg]
+    for k in gone:
+        k._fin.detach()
+    return bool(gone)
+
+
 def node(t, session):
     """The program node naming t's held chunks, or None if t holds none in
     session (or its graph was released)."""

@@ -300,10 +300,20 @@ class Session:
         # the graph when they all came (unless it keeps some). A 503 is a
         # refusal (nothing started): retried like a pause.
         try:
-            st = self._retrying(lambda: self._json(
-                "POST", f"/api/sessions/{self.session_id}/programs",
-                {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
-                 "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept}, want=201))
+            while True:
+                try:
+                    st = self._retrying(lambda: self._json(
+                        "POST", f"/api/sessions/{self.session_id}/programs",
+                        {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
+                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept}, want=201))
+                    break
+                except ValueError as e:
+                    # A held graph the cluster no longer has (released as
+                    # the oldest of its session's finished graphs): its
+                    # tensors are computed from their expressions again.
+                    if not _held.forget_gone(str(e), nodes, self):
+                        raise
+                    nodes, roots = ts[0]._phobos_program(ts, self)
         except KeyboardInterrupt:
             # Interrupted while the cluster waits for the graph: closing
             # the connection tells it the client left, and it cancels

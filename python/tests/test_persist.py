@@ -2,6 +2,7 @@
 once and used by later graphs is not computed again, its chunks are freed
 when the client drops it, and a worker holding them can die."""
 
+import contextlib
 import gc
 import http.client
 import os
@@ -14,6 +15,20 @@ import pytest
 
 import phobos
 import phobos.tensor as mt
+from phobos import session as _session
+
+
+@contextlib.contextmanager
+def _as_default(s):
+    """s as the default session while the block runs, then the one before
+    (the suite's, which has a data root) again."""
+    with _session._default_lock:
+        before, _session._default = _session._default, s
+    try:
+        yield s
+    finally:
+        with _session._default_lock:
+            _session._default = before
 
 
 def _store_bytes(s):
@@ -80,7 +95,7 @@ LATER = [
 @pytest.mark.parametrize("chunks", [(333, 17), (1, 17), (5000, 100)])
 def test_persisted_computed_once(sess, chunks):
     x = np.random.RandomState(3).rand(1000, 17)
-    with sess.as_default():
+    with _as_default(sess):
         base = _store_bytes(sess)
         p = _chain(x, chunks)
         p.persist(session=sess)
@@ -115,7 +130,7 @@ def test_persisted_computed_once(sess, chunks):
 
 def test_execute_keeps_result(sess):
     x = np.random.RandomState(4).rand(900, 13)
-    with sess.as_default():
+    with _as_default(sess):
         t = _chain(x, (100, 13))
         v = t.execute(session=sess).fetch()
         np.testing.assert_allclose(v, _want(x), rtol=1e-12)
@@ -134,7 +149,7 @@ def test_execute_keeps_result(sess):
 
 
 def test_small_results_not_kept(sess):
-    with sess.as_default():
+    with _as_default(sess):
         t = (mt.arange(100) * 2).sum()
         assert int(t.execute(session=sess).fetch()) == 9900
         assert t._held is None
@@ -143,7 +158,7 @@ def test_small_results_not_kept(sess):
 def test_worker_holding_persisted_chunks_killed():
     s = phobos.new_session(workers=3, default=False)
     try:
-        with s.as_default():
+        with _as_default(s):
             # generated on the workers: its whole lineage can run again
             # (an upload lives on one worker only and dies with it)
             g = mt.random.RandomState(5).rand(3000, 20, chunks=(250, 20))
@@ -167,7 +182,7 @@ def test_worker_holding_persisted_chunks_killed():
 
 def test_release_in_one_request_and_sessions_apart(sess):
     x = np.random.RandomState(6).rand(200, 100)
-    with sess.as_default():
+    with _as_default(sess):
         a = (mt.tensor(x, chunks=(70, 100)) + 1).persist(session=sess)
         gid_a = sess.last_graph["graph_id"]
         b = (mt.tensor(x, chunks=(70, 100)) * 2).persist(session=sess)
@@ -192,3 +207,16 @@ def test_release_in_one_request_and_sessions_apart(sess):
         a._held[0].release()
         b._held[0].release()
         np.testing.assert_allclose(float((a + b).sum().execute(session=sess).fetch()), (x + 1 + x * 2).sum(), rtol=1e-12)
+
+
+def test_held_graph_gone_is_recomputed(sess):
+    x = np.random.RandomState(7).rand(300, 100)
+    with _as_default(sess):
+        t = (mt.tensor(x, chunks=(70, 100)) * 3).persist(session=sess)
+        gid = sess.last_graph["graph_id"]
+        # the cluster drops the graph behind the client's back (as it
+        # does with the oldest of too many finished graphs)
+        r = sess._request("DELETE", f"/api/sessions/{sess.session_id}/graphs/{gid}")
+        r.read()
+        assert r.status == 200
+        np.testing.assert_allclose(float(t.sum().execute(session=sess).fetch()), (x * 3).sum(), rtol=1e-12)

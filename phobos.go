@@ -182,6 +182,9 @@ type localBackend struct {
 	local   *cluster.Local
 	metrics *metricsServer  // nil without WithMetrics
 	dash    *localDashboard // nil without WithDashboard
+
+	heldMu sync.Mutex
+	held   map[uint64]*scheduler.Run // persisted runs by graph id (persist.go)
 }
 
 // NewSession starts an embedded local cluster.
@@ -231,6 +234,7 @@ func NewSession(opts ...Option) (*Session, error) {
 func (s *Session) Close() error { return s.be.close() }
 
 func (b *localBackend) close() error {
+	b.releaseAll()
 	b.metrics.close()
 	var err error
 	if b.dash != nil {

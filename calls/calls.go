@@ -38,6 +38,9 @@ type Node struct {
 	Chunks json.RawMessage `json:"chunks,omitempty"`
 	// Uploaded is an array sent as an upload (POST .../uploads).
 	Uploaded *ops.Uploaded `json:"uploaded,omitempty"`
+	// Held names a result of an earlier graph of the session whose chunks
+	// the cluster keeps (ref, result, meta): a persisted tensor.
+	Held *ops.Held `json:"held,omitempty"`
 	// Like stands for an array by its shape, dtype and chunks alone: enough
 	// to describe what a program makes, not to run it.
 	Like *Like `json:"like,omitempty"`
@@ -135,13 +138,13 @@ func kindOf(fn string, err error) string {
 
 func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open Opener) (*tensor.Tensor, error) {
 	kinds := 0
-	for _, b := range []bool{n.Fn != "", n.Data != "", n.Uploaded != nil, n.Like != nil} {
+	for _, b := range []bool{n.Fn != "", n.Data != "", n.Uploaded != nil, n.Held != nil, n.Like != nil} {
 		if b {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return nil, &Error{Kind: "TypeError", Err: errors.New(`a node is one of {"fn": ...}, {"data": ...}, {"uploaded": ...} or {"like": ...}`)}
+		return nil, &Error{Kind: "TypeError", Err: errors.New(`a node is one of {"fn": ...}, {"data": ...}, {"uploaded": ...}, {"held": ...} or {"like": ...}`)}
 	}
 	switch {
 	case n.Data != "":
@@ -156,6 +159,8 @@ func (n Node) build(ctx context.Context, prev []*tensor.Tensor, like bool, open 
 		return tensor.FromArray(a, opts...), nil
 	case n.Uploaded != nil:
 		return tensor.New(*n.Uploaded), nil
+	case n.Held != nil:
+		return heldNode(*n.Held)
 	case n.Like != nil:
 		if !like {
 			return nil, &Error{Kind: "TypeError", Err: errors.New(`"like" nodes only describe; send the array's data to run it`)}

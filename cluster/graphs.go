@@ -316,6 +316,9 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	if err == nil {
 		err = checkUploads(tg, m.SessionId)
 	}
+	if err == nil {
+		err = p.resolveHeld(ctx, tg, m.SessionId)
+	}
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}

@@ -37,6 +37,9 @@ type core struct {
 	// feeding are the runs with source ops still to release, in the order
 	// they started (feed, hold.go).
 	feeding []*Run
+	// parked are External ops waiting for a held chunk, by the run
+	// keeping it (external.go).
+	parked map[protocol.GraphID][]parkedOp
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this
@@ -490,6 +493,7 @@ func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 	}
 	if r.isResult[i] {
 		r.wake()
+		c.resumeExternal(r)
 	}
 }
 
@@ -635,6 +639,7 @@ func (c *core) cancel(r *Run, cause error) {
 		r.err = errCancelled
 	}
 	r.wake()
+	c.resumeExternal(r)
 	for i := range r.state {
 		r.step(int32(i), EvCancel)
 	}
@@ -668,6 +673,7 @@ func (c *core) release(r *Run) {
 	}
 	r.released = true
 	r.wake()
+	c.resumeExternal(r)
 	if r.ended {
 		c.forget(r)
 	}

@@ -18,6 +18,12 @@ import (
 // for a free slot there instead (hold.go).
 func (c *core) dispatch(r *Run, i int32) {
 	nd := &r.g.Nodes[i]
+	if len(nd.Inputs) == 0 {
+		if g, n, ok := ops.ExternalChunk(nd.Op); ok {
+			c.dispatchExternal(r, i, g, n)
+			return
+		}
+	}
 	w := 0
 	if pw, ok := ops.PinnedWorker(nd.Op); ok {
 		// Its data is on that worker only (an upload): there or nowhere.
@@ -89,6 +95,11 @@ func (c *core) send(r *Run, i int32, w int) {
 		}
 		if moved > 0 {
 			r.moved.Add(moved)
+		}
+	} else if in, ok := c.externalInput(r, i); ok {
+		task.Inputs = []protocol.Input{in}
+		if in.Worker != w {
+			r.moved.Add(in.Nbytes)
 		}
 	}
 	c.out[w].tasks = append(c.out[w].tasks, task)

@@ -79,6 +79,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("POST /api/sessions/{sid}/graphs", s.handle(s.submitGraph))
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}", s.handle(s.getGraph))
 	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelGraph))
+	m.HandleFunc("POST /api/sessions/{sid}/release", s.handle(s.releaseGraphs))
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/results/{i}", s.handle(s.getResult))
 	m.HandleFunc("GET /api/functions", s.handle(s.getFunctions))
 	m.HandleFunc("POST /api/describe", s.handle(s.describe))

@@ -20,6 +20,7 @@ import urllib.parse
 import numpy as np
 
 from . import _errors
+from . import _held
 from ._executable import ExecutableTuple
 
 __all__ = ["Session", "new_session", "get_default_session", "execute", "fetch", "ExecutableTuple"]
@@ -289,39 +290,105 @@ class Session:
         if not ts:
             return ExecutableTuple()
         nodes, roots = ts[0]._phobos_program(ts, self)
+        # Results too big to travel inside later programs stay on the
+        # cluster, held by their tensors (Mars's execute): later graphs
+        # start from their chunks (_held).
+        keep = [t if _held_worthy(t) and _held.node(t, self) is None else None for t in ts]
+        kept = any(k is not None for k in keep)
         # One request for a small graph: the cluster answers once the graph
         # ended (or after FIRST_WAIT), with small results inline, and frees
-        # the graph when they all came. A 503 is a refusal (nothing
-        # started): retried like a pause.
+        # the graph when they all came (unless it keeps some). A 503 is a
+        # refusal (nothing started): retried like a pause.
         try:
-            st = self._retrying(lambda: self._json(
-                "POST", f"/api/sessions/{self.session_id}/programs",
-                {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
-                 "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": True}, want=201))
+            while True:
+                try:
+                    st = self._retrying(lambda: self._json(
+                        "POST", f"/api/sessions/{self.session_id}/programs",
+                        {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
+                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept}, want=201))
+                    break
+                except ValueError as e:
+                    # A held graph the cluster no longer has (released as
+                    # the oldest of its session's finished graphs): its
+                    # tensors are computed from their expressions again.
+                    if not _held.forget_gone(str(e), nodes, self):
+                        raise
+                    nodes, roots = ts[0]._phobos_program(ts, self)
         except KeyboardInterrupt:
             # Interrupted while the cluster waits for the graph: closing
             # the connection tells it the client left, and it cancels
             # the graph (whose id never came back).
             self._drop_conn()
             raise
+        self.last_graph = st
         if st.get("released") and st["state"] == "SUCCEEDED":
             for t, res in zip(ts, st["results"]):
                 t._value = self._take_result(res)
             return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
         path = st["url"]
+        held = False
         try:
             st = self._wait(st, show_progress)
+            self.last_graph = st
             if st["state"] != "SUCCEEDED":
                 raise _errors.graph_error(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
                 t._value = self._take_result(res)
+            if kept:
+                _held.keep(self, st["graph_id"], keep, nodes)
+                held = True
         finally:
-            try:
-                r = self._request("DELETE", path)
-                r.read()
-            except ConnectionError:
-                pass
+            if not held:
+                try:
+                    r = self._request("DELETE", path)
+                    r.read()
+                except ConnectionError:
+                    pass
         return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
+
+    def persist(self, *tensors, show_progress=None, fuse=True):
+        """Dask's persist: computes the tensors together and keeps their
+        chunks on the cluster, without fetching their values; graphs built
+        on them start from those chunks. Returns the tensor (or an
+        ExecutableTuple of them), held until collected or released."""
+        if self._closed:
+            raise RuntimeError("phobos: the session is closed")
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
+        if len(ts) != len(tensors):
+            raise TypeError("phobos: persist takes phobos tensors")
+        if not ts:
+            return ExecutableTuple()
+        nodes, roots = ts[0]._phobos_program(ts, self)
+        st = self._retrying(lambda: self._json(
+            "POST", f"/api/sessions/{self.session_id}/programs",
+            {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
+             "wait": self.FIRST_WAIT, "inline": 0}, want=201))
+        self.last_graph = st
+        try:
+            st = self._wait(st, show_progress)
+        except BaseException:
+            self.release_graphs([st["graph_id"]])
+            raise
+        self.last_graph = st
+        if st["state"] != "SUCCEEDED":
+            self.release_graphs([st["graph_id"]])
+            raise _errors.graph_error(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
+        _held.keep(self, st["graph_id"], ts, nodes)
+        return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
+
+    def release(self, *tensors):
+        """Lets the cluster free the chunks the tensors hold (persist,
+        execute) now; the other tensors of their graphs lose them too."""
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        _held.release(tensors)
+        _held._Releaser.of(self).flush()
+
+    def release_graphs(self, gids):
+        """Releases graphs of this session by id, in one request."""
+        return self._json("POST", f"/api/sessions/{self.session_id}/release", {"graphs": list(gids)})
 
     def fetch(self, *tensors, **kw):
         """Mars's session.fetch: the values of tensors as NumPy arrays, the
@@ -492,6 +559,18 @@ class Session:
 
     def __repr__(self):
         return f"<phobos.Session {self.url} {self.session_id}{' (local)' if self._local else ''}>"
+
+
+def _held_worthy(t):
+    """Whether an executed tensor's result is kept on the cluster: one
+    whose value is too big to travel inside later programs (as data)."""
+    shape = getattr(t, "_shape", None)
+    if shape is None or None in shape:
+        return False
+    n = t._dtype.itemsize
+    for d in shape:
+        n *= d
+    return n > INLINE_RESULT
 
 
 def _content_key(arr):

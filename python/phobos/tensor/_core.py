@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 
 from .. import session as _session
+from .. import _held
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64", "complex64", "complex128")
@@ -130,7 +131,7 @@ class Tensor:
     tensors; execute() computes, fetch() and np.asarray() return NumPy arrays."""
 
     __slots__ = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype",
-                 "_value", "_nsplits", "_users", "__weakref__")
+                 "_value", "_nsplits", "_held", "_users", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self):
@@ -143,6 +144,7 @@ class Tensor:
         t._data, t._chunks = data, chunks
         t._value = None
         t._nsplits = None
+        t._held = None
         ins = []
         _collect(t._args, ins)
         _collect(list(t._kwargs.values()), ins)
@@ -244,6 +246,17 @@ class Tensor:
         """Computes the tensor; returns it, its value kept (print shows it)."""
         return (session or _default_session()).execute(self, **kw)
 
+    def persist(self, session=None, **kw):
+        """Computes the tensor and keeps its chunks on the cluster (Dask's
+        persist): graphs built on it start from them. Returns the tensor;
+        its chunks are released when it is collected, or by release()."""
+        return (session or _default_session()).persist(self, **kw)
+
+    def release(self):
+        """Lets the cluster free the chunks this tensor holds (persist,
+        execute)."""
+        _held.release([self])
+
     def fetch(self, session=None, **kw):
         """The value as a NumPy array, computed when it was not yet (Mars
         fetches only computed tensors)."""
@@ -326,7 +339,7 @@ class Tensor:
 
 
 # The fields that make a tensor's node (what it computes); _rebind moves them.
-_NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits")
+_NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits", "_held")
 
 
 def _new_handle(t):
@@ -528,7 +541,7 @@ def _small_boundary(root):
     while stack and len(out) < _MAX_EXTRA:
         t = stack.pop()
         for x in t._inputs:
-            if id(x) in seen or x._value is not None:
+            if id(x) in seen or x._value is not None or x._held is not None:
                 continue
             seen.add(id(x))
             if x._fn is not None and _small(x) and any(not _small(y) for y in x._inputs):
@@ -542,6 +555,10 @@ def _node(t, ref, session, like):
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(t._value), allow_pickle=False)
         return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": None}
+    if not like and t._held is not None:
+        n = _held.node(t, session)
+        if n is not None:
+            return n
     if t._fn is None:
         if like:
             return {"like": {"shape": _like_shape(t), "dtype": t._dtype.name, "chunks": t._chunks}}
@@ -575,8 +592,9 @@ def _program(roots, session, like=False):
         seen = {id(root)}
         while stack:
             t, i = stack[-1]
-            # a computed small tensor is sent as data: its inputs are not needed
-            if i < len(t._inputs) and (like or not _known_small(t)):
+            # a computed small tensor is sent as data, a held one by its
+            # chunks: their inputs are not needed
+            if i < len(t._inputs) and (like or not (_known_small(t) or _held.node(t, session))):
                 stack[-1] = (t, i + 1)
                 child = t._inputs[i]
                 if id(child) not in index and id(child) not in seen:

@@ -2,6 +2,7 @@ package phobos_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/phobos-tensor/phobos"
@@ -38,4 +39,33 @@ func BenchmarkExecuteW5(b *testing.B) {
 		ops += sess.Stats().ChunkOps
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkW5Scale is W5 at about 1e5, 1e6 and 1e7 chunk ops (n = 75 ×
+// ops in chunks of 100: a partial per chunk and a combine per three), each
+// run on a fresh session: the cost per chunk op (ns/chunk-op, wall time of
+// compiling and running over the chunk ops run) must stay flat as the
+// graph grows. The largest takes a minute and gigabytes:
+// go test -run NONE -bench W5Scale -benchtime 1x.
+func BenchmarkW5Scale(b *testing.B) {
+	for _, ops := range []int{100_000, 1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("ops=%.0e", float64(ops)), func(b *testing.B) {
+			sess, err := phobos.NewSession()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sess.Close()
+			x := tensor.Ones([]int{75 * ops}, tensor.Chunks(100)).Add(1).Sum()
+			chunkOps := 0
+			b.ResetTimer()
+			for range b.N {
+				if _, err := sess.ExecuteScalar(context.Background(), x); err != nil {
+					b.Fatal(err)
+				}
+				chunkOps += sess.Stats().ChunkOps
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(chunkOps), "ns/chunk-op")
+			b.ReportMetric(float64(chunkOps)/float64(b.N), "chunk-ops")
+		})
+	}
 }

@@ -42,13 +42,15 @@ func Plan(tg *graph.TileableGraph, results []int, fuse bool) (plan *optimize.Pla
 }
 
 // PlanTensors builds the graph of the tensors and compiles it (Plan).
+// They were built in this process, so the graph may have up to
+// ops.MaxLocalChunkOps chunk ops.
 func PlanTensors(fuse bool, ts []*tensor.Tensor) (plan *optimize.Plan, err error) {
 	err = guard("compile", func() error {
 		tg, ids, err := tensor.Build(ts...)
 		if err != nil {
 			return err
 		}
-		plan, err = optimize.Compile(tg, ids, fuse)
+		plan, err = optimize.CompileWithin(tg, ids, fuse, ops.MaxLocalChunkOps)
 		return err
 	})
 	return plan, err

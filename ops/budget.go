@@ -12,7 +12,14 @@ import (
 // ops, so the bound must fit it.
 const MaxChunkOps = 1 << 22
 
-var _ = [math.MaxInt32 - MaxChunkOps]struct{}{} // MaxChunkOps fits a ChunkRef
+// MaxLocalChunkOps bounds the chunk ops of a graph compiled in the process
+// that built it (a local session): no request from the network can ask
+// for it, so it is sized by what the machine can hold, not by what a
+// stranger may make a service allocate.
+const MaxLocalChunkOps = 1 << 26
+
+var _ = [math.MaxInt32 - MaxLocalChunkOps]struct{}{} // MaxLocalChunkOps fits a ChunkRef
+var _ = [MaxLocalChunkOps - MaxChunkOps]struct{}{}   // and is the larger bound
 
 // Budget is implemented by builders that bound how many chunk ops a graph
 // may have (graph.ChunkGraph). Tile rules ask it before they allocate for
@@ -63,7 +70,7 @@ type ChunkEstimator interface {
 
 // estimateSource is a source's estimate: one chunk op per chunk of spec.
 func estimateSource(spec ChunkSpec, m Meta) (int, int) {
-	n := int(min(spec.Count(m), MaxChunkOps+1))
+	n := int(min(spec.Count(m), MaxLocalChunkOps+1))
 	return n, n
 }
 

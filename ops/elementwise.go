@@ -134,7 +134,7 @@ func (op Elementwise) Infer(in []Meta) (Meta, error) {
 			op.Type(), shape[uax], uax)
 	}
 	shape[uax] = -1
-	return Meta{Shape: shape, DType: dt, Unknown: uax + 1}, nil
+	return Meta{Shape: shape, DType: dt, Unknown: int8(uax + 1)}, nil
 }
 
 // unknownBroadcastAxis is the output axis of unknown length of operands

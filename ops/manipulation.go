@@ -455,7 +455,7 @@ func (op Concatenate) Infer(in []Meta) (Meta, error) {
 		// The chunks are joined as they come: the output's length along
 		// the axis is known once theirs are.
 		shape[op.Axis] = -1
-		return Meta{Shape: shape, DType: first.DType, Unknown: op.Axis + 1}, nil
+		return Meta{Shape: shape, DType: first.DType, Unknown: int8(op.Axis + 1)}, nil
 	}
 	return Meta{Shape: shape, DType: first.DType}, nil
 }

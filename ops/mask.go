@@ -59,7 +59,7 @@ func (op BooleanMask) Infer(in []Meta) (Meta, error) {
 		}
 	}
 	shape := slices.Concat(x.Shape[:op.Axis], []int{-1}, x.Shape[op.Axis+k:])
-	return Meta{Shape: shape, DType: x.DType, Unknown: op.Axis + 1}, nil
+	return Meta{Shape: shape, DType: x.DType, Unknown: int8(op.Axis + 1)}, nil
 }
 
 // Tile implements TensorOp.

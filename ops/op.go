@@ -22,11 +22,11 @@ type Meta struct {
 	// most one axis is unknown. A tensor's Shape holds -1 there; a chunk's
 	// holds an upper bound, which the chunk's actual length may fall short
 	// of. Ops take such tensors only when they say so (UnknownLengths).
-	Unknown int `json:"unknown,omitempty"`
+	Unknown int8 `json:"unknown,omitempty"` // int8: a chunk graph holds one Meta per chunk op
 }
 
 // UnknownAxis is the axis of unknown length, or -1.
-func (m Meta) UnknownAxis() int { return m.Unknown - 1 }
+func (m Meta) UnknownAxis() int { return int(m.Unknown) - 1 }
 
 // Nbytes is the size of the array's elements (at a chunk, an upper bound
 // when an axis is unknown; -1 for a tensor with an unknown axis).

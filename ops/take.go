@@ -59,7 +59,7 @@ func (op Take) Infer(in []Meta) (Meta, error) {
 	shape := slices.Concat(x.Shape[:op.Axis], idx.Shape, x.Shape[op.Axis+1:])
 	m := Meta{Shape: shape, DType: x.DType}
 	if u := idx.UnknownAxis(); u >= 0 {
-		m.Unknown = op.Axis + u + 1
+		m.Unknown = int8(op.Axis + u + 1)
 	}
 	return m, nil
 }
@@ -90,7 +90,7 @@ func (op Take) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			ps := slices.Clone(b.ChunkMeta(xc).Shape)
 			ps[ax] = ndarray.Size(icShape)
 			parts[j] = b.AddChunk(TakePartChunk{Axis: ax, Lo: offs[j], N: n}, []ChunkRef{xc, ic},
-				Meta{Shape: ps, DType: out.DType, Unknown: ax + 1})
+				Meta{Shape: ps, DType: out.DType, Unknown: int8(ax + 1)})
 		}
 		join := TakeJoinChunk{Axis: ax, Offsets: offs, N: n}
 		res.Chunks = append(res.Chunks, b.AddChunk(join, append([]ChunkRef{ic}, parts...),

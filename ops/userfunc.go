@@ -141,7 +141,7 @@ func (op UserBlocks) Infer(in []Meta) (Meta, error) {
 	if op.Unknown != 0 {
 		shape[op.Unknown-1] = -1
 	}
-	return Meta{Shape: shape, DType: op.DType, Unknown: op.Unknown}, nil
+	return Meta{Shape: shape, DType: op.DType, Unknown: int8(op.Unknown)}, nil
 }
 
 // blockLoc is one array's place in a block call, as Dask's block_info
@@ -177,7 +177,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	name := "user function " + op.Label
 	if op.NSplits == nil {
 		op.NSplits = in[0].NSplits
-		op.Unknown = out.Unknown
+		op.Unknown = int(out.Unknown)
 		op.InAxes = make([][]int, len(in))
 		for i, t := range in {
 			if i > 0 && !slices.EqualFunc(t.NSplits, in[0].NSplits, slices.Equal[[]int]) {
@@ -243,7 +243,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		if op.BlockID || op.BlockInfo {
 			info, err = json.Marshal(extra)
 		}
-		meta := Meta{Shape: shape, DType: op.DType, Unknown: op.Unknown}
+		meta := Meta{Shape: shape, DType: op.DType, Unknown: int8(op.Unknown)}
 		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Unknown: op.Unknown,
 			Info: info, InBytes: inBytes, Paths: op.Paths}
 		res.Chunks = append(res.Chunks, b.AddChunk(c, refs, meta))
@@ -283,7 +283,7 @@ func (op UserBlock) ScratchBytes(out Meta) int64 { return op.InBytes + out.Nbyte
 
 // Exec implements ChunkOp.
 func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
-	out := Meta{Shape: op.Shape, DType: op.DType, Unknown: op.Unknown}
+	out := Meta{Shape: op.Shape, DType: op.DType, Unknown: int8(op.Unknown)}
 	for _, p := range op.Paths {
 		if err := checkPath(ctx, p); err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Label(), err)

@@ -22,12 +22,18 @@ type Plan struct {
 // cluster's scheduler both compile through here, so a graph runs the same
 // chunk kernels, and gives the same numbers, wherever it runs.
 func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
+	return CompileWithin(tg, results, fuse, 0)
+}
+
+// CompileWithin is Compile with at most maxOps chunk ops in the tiled
+// graph (0: ops.MaxChunkOps).
+func CompileWithin(tg *graph.TileableGraph, results []int, fuse bool, maxOps int) (*Plan, error) {
 	for _, r := range results {
 		if r < 0 || r >= len(tg.Nodes) {
 			return nil, fmt.Errorf("compile: result %d is not a tensor of the graph (%d tensors)", r, len(tg.Nodes))
 		}
 	}
-	cg, tiled, err := graph.Tile(tg)
+	cg, tiled, err := graph.TileWithin(tg, maxOps)
 	if err != nil {
 		return nil, err
 	}

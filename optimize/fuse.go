@@ -163,6 +163,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	remap := make([]ops.ChunkRef, n)
 	var memo fusedMemo
 	var scratch buildScratch
+	var slab refSlab
 	for i, nd := range g.Nodes {
 		root := rootOf[i]
 		grp := members(i)
@@ -173,7 +174,7 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 			op, ins := buildFused(&scratch, g, grp, replicated[root], remap, inner[root], below)
 			remap[i] = out.AddChunk(memo.share(op), ins, nd.Meta)
 		case root < 0 || root == int32(i):
-			ins := make([]ops.ChunkRef, len(nd.Inputs))
+			ins := slab.take(len(nd.Inputs))
 			for j, in := range nd.Inputs {
 				ins[j] = remap[in]
 			}
@@ -187,6 +188,27 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 		res[i] = remap[r]
 	}
 	return out, res
+}
+
+// refSlab hands out input lists from shared blocks: the ops copied into
+// a graph of millions (a reduction's combines) then cost no allocation
+// each, and the collector sees a few large objects instead of millions.
+type refSlab struct{ free []ops.ChunkRef }
+
+// refSlabBlock is how many refs a block holds.
+const refSlabBlock = 1 << 14
+
+// take returns a list of n refs, its capacity n so an append copies.
+func (s *refSlab) take(n int) []ops.ChunkRef {
+	if n == 0 {
+		return nil
+	}
+	if n > len(s.free) {
+		s.free = make([]ops.ChunkRef, max(n, refSlabBlock))
+	}
+	r := s.free[:n:n]
+	s.free = s.free[n:]
+	return r
 }
 
 // innerTileRuns caps the run length of an inner reduction so a tile still

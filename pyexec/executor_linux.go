@@ -291,7 +291,7 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 		}
 	}
 	req := request{Op: call.Op, Key: payloadKey(call.Payload), Arena: e.arenaPath, ArenaSize: len(e.arena),
-		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: call.Out.Unknown, Info: call.Info, VM: e.vm}
+		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: int(call.Out.Unknown), Info: call.Info, VM: e.vm}
 	off := 0
 	for _, in := range call.Inputs {
 		n := in.Nbytes()

@@ -185,7 +185,7 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		if len(req.FenceScopes) > 0 {
 			t.Fence.Scope = req.FenceScopes[pt.FenceScope]
 		}
-		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape)), Unknown: int(pt.Unknown)}
+		t.Meta = ops.Meta{DType: dt, Shape: make([]int, len(pt.Shape)), Unknown: int8(pt.Unknown)} // at most 64 axes (checkTask)
 		for d, s := range pt.Shape {
 			t.Meta.Shape[d] = int(s)
 		}

@@ -98,9 +98,12 @@ type Worker struct {
 		// same graph sent under different fencing tokens (a previous
 		// owner's and its adopter's) get separate contexts, so a cancel
 		// from one does not stop the other's.
-		graphs  map[graphKey]*graphState
-		uses    map[protocol.ChunkKey]*uses // queued consumers of stored chunks
-		running int                         // admitted tasks not yet done
+		graphs map[graphKey]*graphState
+		uses   map[protocol.ChunkKey]*uses // queued consumers of stored chunks
+		// usesFree are records of chunks whose queued readers all left,
+		// for the next chunks: one allocation fewer per input read.
+		usesFree []*uses
+		running  int // admitted tasks not yet done
 		// lent is how many slots running tasks hold besides their own
 		// (ops.Threaded): no task starts while running + lent fills the
 		// slots.
@@ -180,6 +183,9 @@ type uses struct {
 	best  protocol.Priority
 	one   [1]*protocol.Task // tasks' first backing: most chunks have one reader
 }
+
+// maxUsesFree bounds the emptied uses records a worker keeps.
+const maxUsesFree = 1 << 10
 
 // New starts a worker whose results go to rep. peers may be nil when the
 // worker is alone. The store's limit is the worker's memory budget. Close
@@ -451,7 +457,13 @@ func (r *recent[K, V]) add(k K, v V) {
 func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *protocol.Task) []storage.NextUse {
 	u := w.mu.uses[key]
 	if u == nil {
-		u = &uses{best: t.Priority}
+		if n := len(w.mu.usesFree); n > 0 {
+			u = w.mu.usesFree[n-1]
+			w.mu.usesFree = w.mu.usesFree[:n-1]
+			u.best = t.Priority
+		} else {
+			u = &uses{best: t.Priority}
+		}
 		u.tasks = u.one[:0]
 		w.mu.uses[key] = u
 	} else if !t.Priority.Less(u.best) {
@@ -487,6 +499,10 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		u.tasks = u.tasks[:k]
 		if k == 0 {
 			delete(w.mu.uses, in.Key)
+			if len(w.mu.usesFree) < maxUsesFree {
+				*u = uses{}
+				w.mu.usesFree = append(w.mu.usesFree, u)
+			}
 			nu = append(nu, storage.NextUse{Key: in.Key})
 			continue
 		}

@@ -133,6 +133,7 @@ type record struct {
 	ChunkOps        *int                `json:"chunk_ops,omitempty"`
 	TasksOptimized  *int                `json:"tasks_optimized,omitempty"`
 	TasksPerS       *float64            `json:"tasks_per_s,omitempty"`
+	NsPerChunkOp    *float64            `json:"ns_per_chunk_op,omitempty"` // wall_s over chunk_ops: flat as graphs grow
 	TileS           *float64            `json:"tile_s,omitempty"`
 	RunS            *float64            `json:"run_s,omitempty"`
 	FetchS          *float64            `json:"fetch_s,omitempty"`
@@ -415,6 +416,9 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 	}
 	rec.ChunkOps = ptr(st.ChunkOps)
+	if st.ChunkOps > 0 {
+		rec.NsPerChunkOp = ptr(round(*rec.WallS*1e9/float64(st.ChunkOps), 1))
+	}
 	if wl.Name == "W5" {
 		rec.TasksOptimized = ptr(st.ChunkOps)
 		rec.TasksPerS = ptr(round(float64(st.ChunkOps) / *rec.WallS, 1))
@@ -459,6 +463,9 @@ func summary(r *record) string {
 			*r.WallS, r.Reps, *r.WallSMin, *r.WallSMax, *r.ChunkOps)
 		if r.TasksPerS != nil {
 			fmt.Fprintf(&b, " (%.0f/s)", *r.TasksPerS)
+		}
+		if r.NsPerChunkOp != nil {
+			fmt.Fprintf(&b, ", %.0f ns per chunk op", *r.NsPerChunkOp)
 		}
 	}
 	fmt.Fprintf(&b, "; peak RSS %.1f MB", r.PeakRSSSelfMB)

@@ -192,3 +192,85 @@ func TestParseSliceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamResultManyBands streams results of more bands than are fetched
+// ahead, in order, and stops cleanly when a chunk in the middle is missing.
+func TestStreamResultManyBands(t *testing.T) {
+	for _, tc := range []struct {
+		shape, chunk []int
+		missing      int32 // a chunk the worker does not have; -1: none
+	}{
+		{[]int{1000}, []int{3}, -1},
+		{[]int{97, 10}, []int{2, 3}, -1},
+		{[]int{1000}, []int{1}, 700},
+		{[]int{60, 6}, []int{1, 4}, 5},
+	} {
+		nd := len(tc.shape)
+		nsplits := make([][]int, nd)
+		grid := make([]int, nd)
+		for ax, d := range tc.shape {
+			for left := d; left > 0; left -= tc.chunk[ax] {
+				nsplits[ax] = append(nsplits[ax], min(left, tc.chunk[ax]))
+			}
+			grid[ax] = len(nsplits[ax])
+		}
+		full, _ := ndarray.New(ndarray.Float64, tc.shape...)
+		for i := range full.Size() {
+			full.SetFlat(i, float64(i))
+		}
+		lay := &pb.ResultLayout{Dtype: "float64"}
+		for ax, d := range tc.shape {
+			lay.Shape = append(lay.Shape, int64(d))
+			s := &pb.Splits{}
+			for _, n := range nsplits[ax] {
+				s.Sizes = append(s.Sizes, int64(n))
+			}
+			lay.Nsplits = append(lay.Nsplits, s)
+		}
+		offs := ops.AxisOffsets(nsplits)
+		chunks := map[protocol.ChunkKey]*ndarray.Array{}
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		node := int32(0)
+		ops.ForEachGrid(grid, func(idx []int) {
+			ranges := make([]ndarray.Range, nd)
+			for ax := range nd {
+				ranges[ax] = ndarray.Range{Start: offs[ax][idx[ax]], Step: 1, Len: nsplits[ax][idx[ax]]}
+			}
+			v, _ := full.Slice(ranges)
+			k := protocol.ChunkKey{Graph: 1, Node: node}
+			if node != tc.missing {
+				chunks[k] = v
+			}
+			lay.Chunks = append(lay.Chunks, &pb.ChunkLocation{Graph: 1, Node: node, Url: srv.URL + rpc.ChunkPath(k)})
+			node++
+		})
+		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
+			if a, ok := chunks[k]; ok {
+				return a, nil
+			}
+			return nil, fmt.Errorf("no chunk %v", k)
+		}))
+		s := New(Config{HTTP: srv.Client()})
+		rec := httptest.NewRecorder()
+		err := s.streamResult(context.Background(), rec, lay, "")
+		if tc.missing >= 0 {
+			if err == nil {
+				t.Errorf("%v: a missing chunk streamed without an error", tc.shape)
+			}
+			srv.Close()
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tc.shape, err)
+		}
+		got, err := npy.Read(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Shape()) != fmt.Sprint(full.Shape()) || fmt.Sprint(got.ToFloat64s()) != fmt.Sprint(full.ToFloat64s()) {
+			t.Errorf("%v in %v: streamed result differs", tc.shape, tc.chunk)
+		}
+		srv.Close()
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -23,6 +24,11 @@ const (
 	bandTokenBytes   = 1 << 20 // the unit of the byte bound
 	fetchesAtOnce    = 16
 	bandTokensAtMost = bandBytesAhead / bandTokenBytes
+	// Consecutive bands that are each one whole small chunk on one worker
+	// are fetched in one request (rpc.ChunkBatchURL), up to these bounds.
+	batchChunkBytes = 256 << 10
+	batchBytes      = 4 << 20
+	batchChunks     = 256
 )
 
 // band is one band being fetched: either assembled in memory (arr) or one
@@ -32,6 +38,8 @@ type band struct {
 	tokens int
 	arr    *ndarray.Array
 	stream *rpc.ChunkStream
+	batch  *rpc.ChunkBatchStream // several bands' chunks, want bytes in all
+	want   int
 	err    error
 }
 
@@ -39,6 +47,9 @@ func (b *band) close() {
 	<-b.done
 	if b.stream != nil {
 		b.stream.Body.Close()
+	}
+	if b.batch != nil {
+		b.batch.Body.Close()
 	}
 }
 
@@ -55,10 +66,27 @@ func (s *Server) writeBands(ctx context.Context, w io.Writer, dt ndarray.DType, 
 	queue := make(chan *band, bandsAhead)
 	go func() {
 		defer close(queue)
-		for _, s0 := range segs[0] {
-			n := int((int64(s0.hi-s0.lo)*rowBytes + bandTokenBytes - 1) / bandTokenBytes)
+		for i := 0; i < len(segs[0]); {
+			s0 := segs[0][i]
+			nb := int64(s0.hi-s0.lo) * rowBytes
+			var urls []string
+			if f, ok := wholeChunk(segs, grid, s0); ok && nb <= batchChunkBytes {
+				urls = append(urls, lay.Chunks[f].Url)
+				base := chunkBase(urls[0])
+				for j := i + 1; j < len(segs[0]) && len(urls) < batchChunks; j++ {
+					s1 := segs[0][j]
+					b1 := int64(s1.hi-s1.lo) * rowBytes
+					f1, ok := wholeChunk(segs, grid, s1)
+					if !ok || b1 > batchChunkBytes || nb+b1 > batchBytes || chunkBase(lay.Chunks[f1].Url) != base {
+						break
+					}
+					urls = append(urls, lay.Chunks[f1].Url)
+					nb += b1
+				}
+			}
+			n := int((nb + bandTokenBytes - 1) / bandTokenBytes)
 			n = min(max(n, 1), bandTokensAtMost)
-			b := &band{done: make(chan struct{})}
+			b := &band{done: make(chan struct{}), want: int(nb)}
 			for b.tokens < n {
 				select {
 				case tokens <- struct{}{}:
@@ -70,10 +98,19 @@ func (s *Server) writeBands(ctx context.Context, w io.Writer, dt ndarray.DType, 
 					return
 				}
 			}
-			go func() {
-				defer close(b.done)
-				b.arr, b.stream, b.err = s.fetchBand(ctx, fetches, dt, lay, grid, sel, segs, s0)
-			}()
+			if len(urls) > 1 {
+				i += len(urls)
+				go func() {
+					defer close(b.done)
+					b.batch, b.err = s.fetchBatch(ctx, fetches, urls)
+				}()
+			} else {
+				i++
+				go func() {
+					defer close(b.done)
+					b.arr, b.stream, b.err = s.fetchBand(ctx, fetches, dt, lay, grid, sel, segs, s0)
+				}()
+			}
 			select {
 			case queue <- b:
 			case <-ctx.Done():
@@ -89,6 +126,12 @@ func (s *Server) writeBands(ctx context.Context, w io.Writer, dt ndarray.DType, 
 			err = b.err
 			switch {
 			case err != nil:
+			case b.batch != nil:
+				var n int64
+				n, err = io.Copy(w, b.batch.Body)
+				if err == nil && n != int64(b.want) {
+					err = fmt.Errorf("chunk batch body: %d of %d bytes", n, b.want)
+				}
 			case b.stream != nil:
 				var n int64
 				n, err = io.Copy(w, b.stream.Body)
@@ -205,4 +248,41 @@ func (s *Server) fetchBand(ctx context.Context, fetches chan struct{}, dt ndarra
 		return nil, nil, ferr
 	}
 	return arr, nil, nil
+}
+
+// wholeChunk reports whether the band of axis-0 segment s0 is exactly one
+// whole chunk, and which (its flat index in the grid).
+func wholeChunk(segs [][]segment, grid []int, s0 segment) (int, bool) {
+	if !s0.whole {
+		return 0, false
+	}
+	f := s0.chunk
+	for ax := 1; ax < len(grid); ax++ {
+		if len(segs[ax]) != 1 || !segs[ax][0].whole {
+			return 0, false
+		}
+		f = f*grid[ax] + segs[ax][0].chunk
+	}
+	return f, true
+}
+
+// chunkBase is a chunk URL without its node: chunks of one base are on one
+// worker, in one graph.
+func chunkBase(url string) string {
+	return url[:max(strings.LastIndexByte(url, '/'), 0)]
+}
+
+// fetchBatch opens one request for the chunks at urls, whole bands each.
+func (s *Server) fetchBatch(ctx context.Context, fetches chan struct{}, urls []string) (*rpc.ChunkBatchStream, error) {
+	u, ok := rpc.ChunkBatchURL(urls)
+	if !ok {
+		return nil, fmt.Errorf("chunks %v cannot be fetched in one batch", urls)
+	}
+	select {
+	case fetches <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-fetches }()
+	return rpc.OpenChunkBatch(ctx, s.http, u)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -150,9 +151,11 @@ func TestStreamResultSlices(t *testing.T) {
 			lay.Chunks = append(lay.Chunks, &pb.ChunkLocation{Graph: 1, Node: node, Url: srv.URL + rpc.ChunkPath(k)})
 			node++
 		})
-		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
+		get := func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
 			return chunks[k], nil
-		}))
+		}
+		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(get))
+		mux.Handle("GET /chunks/{graph}", rpc.ChunkBatchHandler(get))
 		s := New(Config{HTTP: srv.Client()})
 		for range 10 {
 			spec := randomSpec(r, shape)
@@ -245,11 +248,18 @@ func TestStreamResultManyBands(t *testing.T) {
 			lay.Chunks = append(lay.Chunks, &pb.ChunkLocation{Graph: 1, Node: node, Url: srv.URL + rpc.ChunkPath(k)})
 			node++
 		})
-		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
+		get := func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
 			if a, ok := chunks[k]; ok {
 				return a, nil
 			}
 			return nil, fmt.Errorf("no chunk %v", k)
+		}
+		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(get))
+		var batches atomic.Int32
+		batch := rpc.ChunkBatchHandler(get)
+		mux.Handle("GET /chunks/{graph}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			batches.Add(1)
+			batch.ServeHTTP(w, r)
 		}))
 		s := New(Config{HTTP: srv.Client()})
 		rec := httptest.NewRecorder()
@@ -270,6 +280,9 @@ func TestStreamResultManyBands(t *testing.T) {
 		}
 		if fmt.Sprint(got.Shape()) != fmt.Sprint(full.Shape()) || fmt.Sprint(got.ToFloat64s()) != fmt.Sprint(full.ToFloat64s()) {
 			t.Errorf("%v in %v: streamed result differs", tc.shape, tc.chunk)
+		}
+		if nd == 1 && batches.Load() == 0 {
+			t.Errorf("%v in %v: whole small chunks were not fetched in batches", tc.shape, tc.chunk)
 		}
 		srv.Close()
 	}

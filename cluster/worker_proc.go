@@ -252,7 +252,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
 	wcfg := worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}
 	if userCode {
-		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log})
+		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log, Memory: store.SetExternal})
 		wcfg.Blocks = p.pyexec
 	}
 	p.w = worker.New(wcfg, store, &p.load, peers)

@@ -44,6 +44,11 @@ type executor struct {
 	mu      sync.Mutex
 	dead    bool
 	waitErr error
+
+	// rss is the resident memory last read (rssAt), charged to the
+	// worker's budget while the executor lives; the pool's lock guards it.
+	rss   int64
+	rssAt time.Time
 }
 
 type hello struct {

@@ -335,7 +335,7 @@ func TestExecutorMemoryCharged(t *testing.T) {
 	const keep = 64 << 20
 	if _, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)",
 		Payload: pickle(t, "import numpy as np\nkept = []\ndef f(a):\n    kept.append(np.ones(8 << 20))\n    return a + 1", false, false),
-		Inputs: []*ndarray.Array{in}, Out: ops.Meta{Shape: in.Shape(), DType: ndarray.Float64}}); err != nil {
+		Inputs:  []*ndarray.Array{in}, Out: ops.Meta{Shape: in.Shape(), DType: ndarray.Float64}}); err != nil {
 		t.Fatal(err)
 	}
 	if big := last(); big < small+keep*9/10 {

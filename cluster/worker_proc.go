@@ -186,6 +186,8 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
+	mux.Handle("GET /chunks/{graph}", rpc.ChunkBatchHandler(p.getChunk))
+	mux.Handle("POST /chunks/{graph}/{node}/into", rpc.ChunkIntoHandler(p.getChunk))
 	mux.Handle("GET /metrics", p.stats.Handler())
 	mux.Handle("POST "+rpc.SourcePath, rpc.SourceHandler(files))
 	mux.Handle("POST "+rpc.CheckPath, rpc.CheckHandler(files))
@@ -251,7 +253,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
 	wcfg := worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}
 	if userCode {
-		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log})
+		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log, Memory: store.SetExternal})
 		wcfg.Blocks = p.pyexec
 	}
 	p.w = worker.New(wcfg, store, &p.load, peers)

@@ -44,6 +44,11 @@ type executor struct {
 	mu      sync.Mutex
 	dead    bool
 	waitErr error
+
+	// rss is the resident memory last read (rssAt), charged to the
+	// worker's budget while the executor lives; the pool's lock guards it.
+	rss   int64
+	rssAt time.Time
 }
 
 type hello struct {
@@ -189,13 +194,13 @@ func (e *executor) readLoop(r *os.File) {
 	}
 }
 
+// send writes one frame in one write: a call costs the executor one
+// wake-up, not two.
 func (e *executor) send(b []byte) error {
-	var hdr [4]byte
-	binary.LittleEndian.PutUint32(hdr[:], uint32(len(b)))
-	if _, err := e.w.Write(hdr[:]); err != nil {
-		return err
-	}
-	_, err := e.w.Write(b)
+	f := make([]byte, 4+len(b))
+	binary.LittleEndian.PutUint32(f, uint32(len(b)))
+	copy(f[4:], b)
+	_, err := e.w.Write(f)
 	return err
 }
 

@@ -13,7 +13,10 @@ import (
 
 // executor is not available off Linux: the shared arenas and the reads of
 // an executor's memory are Linux's.
-type executor struct{}
+type executor struct {
+	rss   int64
+	rssAt time.Time
+}
 
 func startExecutor(Config) (*executor, error) {
 	return nil, errors.New("python executors run on Linux only")
@@ -23,6 +26,7 @@ func (e *executor) run(context.Context, ops.BlockCall, time.Duration) (*ndarray.
 	return nil, errors.New("python executors run on Linux only")
 }
 
-func (e *executor) isDead() bool { return true }
-func (e *executor) kill()        {}
-func (e *executor) release()     {}
+func (e *executor) isDead() bool         { return true }
+func (e *executor) kill()                {}
+func (e *executor) release()             {}
+func (e *executor) residentBytes() int64 { return 0 }

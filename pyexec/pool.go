@@ -46,6 +46,12 @@ type Config struct {
 	ShmDir string
 	// Logger receives executor starts and deaths; nil: slog.Default().
 	Logger *slog.Logger
+	// Memory, when set, is told the executors' resident memory in all
+	// (their anonymous and shared pages, read from /proc) whenever it is
+	// read again: at each start and end of an executor, and after calls
+	// (at most every 50 ms unless a call moved a megabyte or more). A
+	// worker charges it to its memory budget (storage.Store.SetExternal).
+	Memory func(bytes int64)
 }
 
 // Pool is a worker's executors. It implements ops.BlockRunner; it is safe
@@ -96,6 +102,7 @@ func (p *Pool) Close() error {
 	p.closed = true
 	all := p.all
 	p.all = map[*executor]bool{}
+	p.reportLocked()
 	p.mu.Unlock()
 	for e := range all {
 		e.kill()
@@ -178,6 +185,11 @@ func (p *Pool) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array
 	if e.isDead() {
 		p.forget(e)
 	} else {
+		moved := call.Out.Nbytes()
+		for _, in := range call.Inputs {
+			moved += int64(in.Nbytes())
+		}
+		p.chargeMemory(e, false, int(moved))
 		p.idle <- e
 	}
 	return out, err
@@ -187,7 +199,10 @@ func (p *Pool) forget(e *executor) {
 	e.kill()
 	e.release()
 	p.mu.Lock()
-	delete(p.all, e)
+	if p.all[e] {
+		delete(p.all, e)
+		p.reportLocked()
+	}
 	p.mu.Unlock()
 }
 
@@ -213,6 +228,7 @@ func (p *Pool) start() (*executor, error) {
 	}
 	p.all[e] = true
 	p.mu.Unlock()
+	p.chargeMemory(e, true, 0)
 	p.log.Debug("python executor started", "n", n)
 	return e, nil
 }

@@ -303,3 +303,59 @@ func TestExecutorEnvironment(t *testing.T) {
 		t.Fatal("the executor sees PHOBOS_TOKEN")
 	}
 }
+
+// The executors' resident memory is reported while they live and given up
+// when they end.
+func TestExecutorMemoryCharged(t *testing.T) {
+	var mu sync.Mutex
+	var reports []int64
+	p := newPool(t, Config{Slots: 1, Memory: func(n int64) {
+		mu.Lock()
+		reports = append(reports, n)
+		mu.Unlock()
+	}})
+	last := func() int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(reports) == 0 {
+			return -1
+		}
+		return reports[len(reports)-1]
+	}
+	in := arange(t, 1<<17) // 1 MiB: the call moves enough to read the memory again
+	if _, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: pickle(t, "def f(a): return a + 1", false, false),
+		Inputs: []*ndarray.Array{in}, Out: ops.Meta{Shape: in.Shape(), DType: ndarray.Float64}}); err != nil {
+		t.Fatal(err)
+	}
+	small := last()
+	if small <= int64(in.Nbytes()) {
+		t.Fatalf("an executor that ran a call on 1 MiB is charged %d bytes", small)
+	}
+	// The function keeps 64 MiB alive in the interpreter: the charge grows by as much.
+	const keep = 64 << 20
+	if _, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)",
+		Payload: pickle(t, "import numpy as np\nkept = []\ndef f(a):\n    kept.append(np.ones(8 << 20))\n    return a + 1", false, false),
+		Inputs:  []*ndarray.Array{in}, Out: ops.Meta{Shape: in.Shape(), DType: ndarray.Float64}}); err != nil {
+		t.Fatal(err)
+	}
+	if big := last(); big < small+keep*9/10 {
+		t.Fatalf("charged %d, then %d after the function kept 64 MiB", small, big)
+	}
+	// An executor that dies is charged nothing.
+	_, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: pickle(t, "import os\ndef f(a): os._exit(3)", false, false),
+		Inputs: []*ndarray.Array{in}, Out: ops.Meta{Shape: in.Shape(), DType: ndarray.Float64}})
+	var de *ExecutorDiedError
+	if !errors.As(err, &de) {
+		t.Fatalf("got %v, want the executor's death", err)
+	}
+	if n := last(); n != 0 {
+		t.Fatalf("charged %d once the only executor died", n)
+	}
+}
+
+func TestParseRSS(t *testing.T) {
+	status := "Name:\tpython3\nVmRSS:\t   30000 kB\nRssAnon:\t   20000 kB\nRssFile:\t    9000 kB\nRssShmem:\t    1000 kB\n"
+	if got, want := parseRSS([]byte(status)), int64(21000<<10); got != want {
+		t.Fatalf("parseRSS = %d, want %d", got, want)
+	}
+}

@@ -125,24 +125,9 @@ func (s *ChunkStream) Nbytes() int { return ndarray.Size(s.Shape) * s.DType.Size
 
 // OpenChunk starts fetching a chunk from url.
 func OpenChunk(ctx context.Context, c *http.Client, url string) (*ChunkStream, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	_, resp, err := openRaw(ctx, c, url)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		var e struct {
-			Error string `json:"error"`
-		}
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, e.Error)
-		}
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	s := &ChunkStream{Body: resp.Body}
 	if err := s.DType.UnmarshalText([]byte(resp.Header.Get(HeaderDType))); err != nil {
@@ -184,4 +169,28 @@ func FetchChunk(ctx context.Context, c *http.Client, url string) (*ndarray.Array
 		return nil, fmt.Errorf("%w: GET %s: chunk body cut short: %w", ErrUnreachable, url, err)
 	}
 	return a, nil
+}
+
+// openRaw sends GET url and checks its status; the caller closes the body.
+func openRaw(ctx context.Context, c *http.Client, url string) (io.ReadCloser, *http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		var e struct {
+			Error string `json:"error"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if json.Unmarshal(body, &e) == nil && e.Error != "" {
+			return nil, nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, e.Error)
+		}
+		return nil, nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return resp.Body, resp, nil
 }

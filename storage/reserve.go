@@ -137,7 +137,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	need := inMissing + req.Remote + req.Output + req.Temp
 	r := &Reservation{s: s, op: req.Op, need: need, bytes: need}
 	if limit > 0 {
-		avail := limit - s.mu.resident - s.mu.reserved + s.mu.evicting
+		avail := limit - s.mu.resident - s.mu.reserved - s.mu.external + s.mu.evicting
 		headroom := req.Headroom
 		if req.NoWait {
 			headroom = 0
@@ -173,7 +173,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		// The buffer pool's free buffers are resident memory the budget
 		// does not count: drop what would take the process over it.
 		if free := ndarray.BufferPoolStats().FreeBytes; free > 0 {
-			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + free - limit; over > 0 {
+			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external + free - limit; over > 0 {
 				ndarray.TrimBufferPool(free - over)
 			}
 		}

@@ -157,6 +157,7 @@ type Store struct {
 		resident int64 // bytes of distinct buffers in memory
 		reserved int64 // bytes reserved by running ops
 		evicting int64 // bytes of buffers being written out (as good as free)
+		external int64 // bytes held outside the store for this worker (SetExternal)
 		// transient is what running ops give back when they end: their
 		// temporaries and inputs read from elsewhere.
 		transient int64
@@ -234,6 +235,7 @@ type Stats struct {
 	Bytes        int64 // bytes of distinct buffers in memory now
 	PeakBytes    int64 // most bytes in memory at once
 	Reserved     int64 // bytes reserved by running ops now
+	External     int64 // bytes held outside the store for the worker now (SetExternal)
 	PeakUsed     int64 // most of Bytes + Reserved at once (less bytes being evicted)
 	Limit        int64 // 0: none
 	DiskBytes    int64 // bytes in spill files now
@@ -474,7 +476,7 @@ func removeFiles(paths ...string) {
 // notePeakLocked records the memory in use: bytes being evicted count as
 // gone, since the op they make room for starts only once they are.
 func (s *Store) notePeakLocked() {
-	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident-s.mu.evicting+s.mu.reserved)
+	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident-s.mu.evicting+s.mu.reserved+s.mu.external)
 }
 
 // Get returns the chunk stored under key. A chunk on disk or dropped is read
@@ -703,6 +705,7 @@ func (s *Store) Stats() Stats {
 	st.Chunks = len(s.mu.chunks)
 	st.Bytes = s.mu.resident
 	st.Reserved = s.mu.reserved
+	st.External = s.mu.external
 	return st
 }
 

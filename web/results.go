@@ -3,12 +3,10 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -188,106 +186,9 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, lay *p
 	for ax := range shape {
 		segs[ax] = segments(sel[ax], nsplits[ax])
 	}
-	for _, s0 := range segs[0] {
-		if err := s.writeBand(ctx, w, dt, lay, grid, sel, segs, s0); err != nil {
-			s.log.Warn("result stream cut short", "err", err)
-			return errAborted
-		}
+	if err := s.writeBands(ctx, w, dt, lay, grid, sel, segs); err != nil {
+		s.log.Warn("result stream cut short", "err", err)
+		return errAborted
 	}
 	return nil
-}
-
-// writeBand writes the out rows of one axis-0 segment.
-func (s *Server) writeBand(ctx context.Context, w io.Writer, dt ndarray.DType, lay *pb.ResultLayout, grid []int, sel []axisSel, segs [][]segment, s0 segment) error {
-	nd := len(grid)
-	// The chunks of the band: every combination of the other axes' segments.
-	var combos [][]segment
-	cur := make([]segment, nd)
-	cur[0] = s0
-	var walk func(ax int)
-	walk = func(ax int) {
-		if ax == nd {
-			combos = append(combos, append([]segment(nil), cur...))
-			return
-		}
-		for _, sg := range segs[ax] {
-			cur[ax] = sg
-			walk(ax + 1)
-		}
-	}
-	walk(1)
-	flat := func(c []segment) int {
-		f := 0
-		for ax, sg := range c {
-			f = f*grid[ax] + sg.chunk
-		}
-		return f
-	}
-	if len(combos) == 1 {
-		whole := true
-		for _, sg := range combos[0] {
-			whole = whole && sg.whole
-		}
-		if whole {
-			cs, err := rpc.OpenChunk(ctx, s.http, lay.Chunks[flat(combos[0])].Url)
-			if err != nil {
-				return err
-			}
-			defer cs.Body.Close()
-			n, err := io.Copy(w, cs.Body)
-			if err == nil && n != int64(cs.Nbytes()) {
-				err = fmt.Errorf("chunk body: %d of %d bytes", n, cs.Nbytes())
-			}
-			return err
-		}
-	}
-	bandShape := make([]int, nd)
-	bandShape[0] = s0.hi - s0.lo
-	for ax := 1; ax < nd; ax++ {
-		bandShape[ax] = sel[ax].n
-	}
-	band, err := ndarray.New(dt, bandShape...)
-	if err != nil {
-		return err
-	}
-	// Fetch the band's chunks a few at a time and copy each into place.
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var ferr error
-	sem := make(chan struct{}, 8)
-	for _, c := range combos {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			a, err := rpc.FetchChunk(ctx, s.http, lay.Chunks[flat(c)].Url)
-			if err == nil {
-				src := make([]ndarray.Range, nd)
-				dst := make([]ndarray.Range, nd)
-				for ax, sg := range c {
-					src[ax] = ndarray.Range{Start: sg.first, Step: sel[ax].step, Len: sg.hi - sg.lo}
-					dst[ax] = ndarray.Range{Start: sg.lo, Step: 1, Len: sg.hi - sg.lo}
-				}
-				dst[0].Start = 0
-				var sv, dv *ndarray.Array
-				if sv, err = a.Slice(src); err == nil {
-					if dv, err = band.Slice(dst); err == nil {
-						ndarray.CopyInto(dv, sv) // disjoint regions of band: safe in parallel
-					}
-				}
-			}
-			if err != nil {
-				mu.Lock()
-				ferr = err
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if ferr != nil {
-		return ferr
-	}
-	_, err = w.Write(band.Bytes())
-	return err
 }

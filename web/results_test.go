@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -150,9 +151,11 @@ func TestStreamResultSlices(t *testing.T) {
 			lay.Chunks = append(lay.Chunks, &pb.ChunkLocation{Graph: 1, Node: node, Url: srv.URL + rpc.ChunkPath(k)})
 			node++
 		})
-		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
+		get := func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
 			return chunks[k], nil
-		}))
+		}
+		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(get))
+		mux.Handle("GET /chunks/{graph}", rpc.ChunkBatchHandler(get))
 		s := New(Config{HTTP: srv.Client()})
 		for range 10 {
 			spec := randomSpec(r, shape)
@@ -190,5 +193,97 @@ func TestParseSliceErrors(t *testing.T) {
 		if _, err := parseSlice(spec, []int{5, 4}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want %q", spec, err, want)
 		}
+	}
+}
+
+// TestStreamResultManyBands streams results of more bands than are fetched
+// ahead, in order, and stops cleanly when a chunk in the middle is missing.
+func TestStreamResultManyBands(t *testing.T) {
+	for _, tc := range []struct {
+		shape, chunk []int
+		missing      int32 // a chunk the worker does not have; -1: none
+	}{
+		{[]int{1000}, []int{3}, -1},
+		{[]int{97, 10}, []int{2, 3}, -1},
+		{[]int{1000}, []int{1}, 700},
+		{[]int{60, 6}, []int{1, 4}, 5},
+	} {
+		nd := len(tc.shape)
+		nsplits := make([][]int, nd)
+		grid := make([]int, nd)
+		for ax, d := range tc.shape {
+			for left := d; left > 0; left -= tc.chunk[ax] {
+				nsplits[ax] = append(nsplits[ax], min(left, tc.chunk[ax]))
+			}
+			grid[ax] = len(nsplits[ax])
+		}
+		full, _ := ndarray.New(ndarray.Float64, tc.shape...)
+		for i := range full.Size() {
+			full.SetFlat(i, float64(i))
+		}
+		lay := &pb.ResultLayout{Dtype: "float64"}
+		for ax, d := range tc.shape {
+			lay.Shape = append(lay.Shape, int64(d))
+			s := &pb.Splits{}
+			for _, n := range nsplits[ax] {
+				s.Sizes = append(s.Sizes, int64(n))
+			}
+			lay.Nsplits = append(lay.Nsplits, s)
+		}
+		offs := ops.AxisOffsets(nsplits)
+		chunks := map[protocol.ChunkKey]*ndarray.Array{}
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		node := int32(0)
+		ops.ForEachGrid(grid, func(idx []int) {
+			ranges := make([]ndarray.Range, nd)
+			for ax := range nd {
+				ranges[ax] = ndarray.Range{Start: offs[ax][idx[ax]], Step: 1, Len: nsplits[ax][idx[ax]]}
+			}
+			v, _ := full.Slice(ranges)
+			k := protocol.ChunkKey{Graph: 1, Node: node}
+			if node != tc.missing {
+				chunks[k] = v
+			}
+			lay.Chunks = append(lay.Chunks, &pb.ChunkLocation{Graph: 1, Node: node, Url: srv.URL + rpc.ChunkPath(k)})
+			node++
+		})
+		get := func(_ context.Context, k protocol.ChunkKey) (*ndarray.Array, error) {
+			if a, ok := chunks[k]; ok {
+				return a, nil
+			}
+			return nil, fmt.Errorf("no chunk %v", k)
+		}
+		mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(get))
+		var batches atomic.Int32
+		batch := rpc.ChunkBatchHandler(get)
+		mux.Handle("GET /chunks/{graph}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			batches.Add(1)
+			batch.ServeHTTP(w, r)
+		}))
+		s := New(Config{HTTP: srv.Client()})
+		rec := httptest.NewRecorder()
+		err := s.streamResult(context.Background(), rec, lay, "")
+		if tc.missing >= 0 {
+			if err == nil {
+				t.Errorf("%v: a missing chunk streamed without an error", tc.shape)
+			}
+			srv.Close()
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tc.shape, err)
+		}
+		got, err := npy.Read(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Shape()) != fmt.Sprint(full.Shape()) || fmt.Sprint(got.ToFloat64s()) != fmt.Sprint(full.ToFloat64s()) {
+			t.Errorf("%v in %v: streamed result differs", tc.shape, tc.chunk)
+		}
+		if nd == 1 && batches.Load() == 0 {
+			t.Errorf("%v in %v: whole small chunks were not fetched in batches", tc.shape, tc.chunk)
+		}
+		srv.Close()
 	}
 }

@@ -81,6 +81,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("DELETE /api/sessions/{sid}/graphs/{gid}", s.handle(s.cancelGraph))
 	m.HandleFunc("POST /api/sessions/{sid}/release", s.handle(s.releaseGraphs))
 	m.HandleFunc("GET /api/sessions/{sid}/graphs/{gid}/results/{i}", s.handle(s.getResult))
+	m.HandleFunc("POST /api/sessions/{sid}/graphs/{gid}/results/{i}/into", s.handle(s.resultInto))
 	m.HandleFunc("GET /api/functions", s.handle(s.getFunctions))
 	m.HandleFunc("POST /api/describe", s.handle(s.describe))
 	m.HandleFunc("POST /api/sessions/{sid}/programs", s.handle(s.submitProgram))

@@ -4,6 +4,7 @@ map_overlap over an N x N float64 image in C x C chunks, and map_blocks(lambda
 b: b + 1) over many small chunks (time per chunk).
 
     PHOBOS_BIN=/tmp/phobos python3 python/benchmarks/userfunc_anchor.py [--n 8192 --chunk 1024]
+        [--only filter|overhead]
 """
 
 import argparse
@@ -36,16 +37,28 @@ def main():
     ap.add_argument("--blocks", type=int, default=10_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only", choices=("filter", "overhead"), help="run one of the two benchmarks")
     a = ap.parse_args()
 
-    import dask
-    import dask.array as da
-    import scipy.ndimage as ndi
     import phobos
-    import phobos.tensor as mt
 
     s = phobos.new_session(workers=a.workers)
     res = {}
+    if a.only != "overhead":
+        _filter(a, res)
+    if a.only != "filter":
+        _overhead(a, res)
+    res["workers"] = a.workers
+    print(json.dumps(res))
+    s.close()
+
+
+def _filter(a, res):
+    import dask
+    import dask.array as da
+    import scipy.ndimage as ndi
+    import phobos.tensor as mt
+
     sigma, n, c = a.sigma, a.n, a.chunk
     depth = int(4 * sigma + 0.5)  # gaussian_filter's own radius (truncate=4)
     filt = lambda b: ndi.gaussian_filter(b, sigma=sigma)  # noqa: E731
@@ -63,21 +76,37 @@ def main():
             lambda: da.map_overlap(filt, d, depth=depth, boundary="reflect", dtype="float64").sum().compute(), a.reps)
     res["phobos_sum_s"], _ = timed(
         lambda: mt.map_overlap(filt, x, depth=depth, boundary="reflect", dtype="float64").sum().execute().fetch(), a.reps)
-    # And with the filtered image handed back (Phobos fetches it from the
-    # workers over HTTP; Dask's threads have it in place).
+    # And with the filtered image handed to the client (Phobos's workers
+    # copy it into shared memory the client maps; Dask's threads have it
+    # in place).
     res["scipy_whole_s"], want = timed(lambda: ndi.gaussian_filter(img, sigma=sigma), a.reps)
     with dask.config.set(scheduler="threads"):
         res["dask_threads_s"], got_d = timed(
             lambda: da.map_overlap(filt, d, depth=depth, boundary="reflect", dtype="float64").compute(), a.reps)
     res["phobos_s"], got_p = timed(
         lambda: mt.map_overlap(filt, x, depth=depth, boundary="reflect", dtype="float64").execute().fetch(), a.reps)
+    # The same through the .npy stream (a client on another host).
+    from phobos import _shmresult
+    usable = _shmresult.usable
+    _shmresult.usable = lambda *args: False
+    try:
+        res["phobos_npy_s"], _ = timed(
+            lambda: mt.map_overlap(filt, x, depth=depth, boundary="reflect", dtype="float64").execute().fetch(), a.reps)
+    finally:
+        _shmresult.usable = usable
     res["phobos_rel_err"] = float(np.max(np.abs(got_p - want)) / np.max(np.abs(want)))
     res["dask_rel_err"] = float(np.max(np.abs(got_d - want)) / np.max(np.abs(want)))
     res["phobos_vs_scipy_sum"] = res["scipy_whole_sum_s"] / res["phobos_sum_s"]
     res["phobos_vs_dask_sum"] = res["dask_threads_sum_s"] / res["phobos_sum_s"]
     res["phobos_vs_scipy"] = res["scipy_whole_s"] / res["phobos_s"]
     res["phobos_vs_dask"] = res["dask_threads_s"] / res["phobos_s"]
-    del img, want, got_p, got_d, d, x
+    res["n"], res["chunk"] = n, c
+
+
+def _overhead(a, res):
+    import dask
+    import dask.array as da
+    import phobos.tensor as mt
 
     # Per-task overhead: blocks of 8 float64.
     k = a.blocks
@@ -91,10 +120,6 @@ def main():
     res["map_blocks_chunks"] = k
     res["dask_us_per_chunk"] = t_d / k * 1e6
     res["phobos_us_per_chunk"] = t_p / k * 1e6
-    res["workers"] = a.workers
-    res["n"], res["chunk"] = n, c
-    print(json.dumps(res))
-    s.close()
 
 
 if __name__ == "__main__":

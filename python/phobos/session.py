@@ -19,8 +19,7 @@ import urllib.parse
 
 import numpy as np
 
-from . import _errors
-from . import _held
+from . import _errors, _held, _shmresult
 from ._executable import ExecutableTuple
 
 __all__ = ["Session", "new_session", "get_default_session", "execute", "fetch", "ExecutableTuple"]
@@ -447,6 +446,10 @@ class Session:
         """The value of a result of a graph's state: inline, or fetched."""
         if res.get("data"):
             return _read_npy(io.BytesIO(base64.b64decode(res["data"])))
+        if _shmresult.usable(self.url, res):
+            got = self._retrying(lambda: _shmresult.fetch(self, res))
+            if got is not None:
+                return got
         return self._retrying(lambda: self._fetch_result(res["url"]))
 
     def _fetch_result(self, path):

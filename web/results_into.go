@@ -1,0 +1,131 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+
+	"connectrpc.com/connect"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/rpc"
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+)
+
+// intoAtOnce bounds the chunk copies asked of workers at once.
+const intoAtOnce = 4
+
+// resultInto writes a whole result into a shared-memory file the client
+// made (rpc.ChunkInto): each worker copies its chunks into place, so the
+// result crosses no socket. Only for a client and workers all on this
+// host's loopback; otherwise 409, and the client fetches the result as
+// .npy instead.
+func (s *Server) resultInto(w http.ResponseWriter, r *http.Request) error {
+	i, err := strconv.Atoi(r.PathValue("i"))
+	if err != nil || i < 0 {
+		return badRequest(fmt.Errorf("result index %q: want a non-negative integer", r.PathValue("i")))
+	}
+	var body struct {
+		Path string `json:"path"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<12)).Decode(&body); err != nil {
+		return badRequest(fmt.Errorf("result into: %w", err))
+	}
+	if err := rpc.CheckResultFile(body.Path); err != nil {
+		return badRequest(err)
+	}
+	if !loopbackHost(r.RemoteAddr) {
+		return &httpError{code: http.StatusConflict, msg: "results are written into shared memory only for clients on this host"}
+	}
+	resp, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid"), Index: int32(i)}))
+	if err != nil {
+		return err
+	}
+	if err := s.writeInto(r.Context(), resp.Msg, body.Path); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path string) error {
+	shape := make([]int, len(lay.Shape))
+	for i, d := range lay.Shape {
+		shape[i] = int(d)
+	}
+	nsplits := make([][]int, len(lay.Nsplits))
+	grid := make([]int, len(lay.Nsplits))
+	for i, sp := range lay.Nsplits {
+		for _, n := range sp.Sizes {
+			nsplits[i] = append(nsplits[i], int(n))
+		}
+		grid[i] = len(sp.Sizes)
+	}
+	for _, c := range lay.Chunks {
+		u, err := url.Parse(c.Url)
+		if err != nil || !loopbackHost(u.Host) {
+			return &httpError{code: http.StatusConflict, msg: "results are written into shared memory only from workers on this host"}
+		}
+	}
+	if len(shape) == 0 || ndarray.Size(shape) == 0 {
+		return &httpError{code: http.StatusConflict, msg: "an empty or 0-d result is fetched as .npy"}
+	}
+	if ndarray.Size(grid) != len(lay.Chunks) {
+		return fmt.Errorf("result layout: %d chunks for a grid %v", len(lay.Chunks), grid)
+	}
+	offs := ops.AxisOffsets(nsplits)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, intoAtOnce)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	k := 0
+	ops.ForEachGrid(grid, func(idx []int) {
+		c := lay.Chunks[k]
+		k++
+		start := make([]int, len(idx))
+		for ax, b := range idx {
+			start[ax] = offs[ax][b]
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			err := rpc.PostChunkInto(ctx, s.http, c.Url, rpc.ChunkInto{Path: path, DType: lay.Dtype, Shape: shape, Start: start})
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	})
+	wg.Wait()
+	if first != nil {
+		return &httpError{code: http.StatusConflict, msg: first.Error()}
+	}
+	return nil
+}
+
+// loopbackHost reports whether host[:port] is a loopback address.
+func loopbackHost(hostport string) bool {
+	h, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h = hostport
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

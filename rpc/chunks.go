@@ -30,6 +30,17 @@ func ChunkPath(key protocol.ChunkKey) string {
 	return fmt.Sprintf("/chunks/%d/%d", key.Graph, key.Node)
 }
 
+// lookupChunk gets a chunk for a handler, answering 404 with what was
+// missing when it cannot.
+func lookupChunk(w http.ResponseWriter, r *http.Request, get func(context.Context, protocol.ChunkKey) (*ndarray.Array, error), key protocol.ChunkKey) (*ndarray.Array, bool) {
+	a, err := get(r.Context(), key)
+	if err != nil {
+		writeJSONError(w, http.StatusNotFound, fmt.Sprintf("chunk %v: %v", key, err))
+		return nil, false
+	}
+	return a, true
+}
+
 // ChunkHandler serves GET /chunks/{graph}/{node} from get.
 func ChunkHandler(get func(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,9 +51,8 @@ func ChunkHandler(get func(ctx context.Context, key protocol.ChunkKey) (*ndarray
 			return
 		}
 		key := protocol.ChunkKey{Graph: protocol.GraphID(g), Node: int32(n)}
-		a, err := get(r.Context(), key)
-		if err != nil {
-			writeJSONError(w, http.StatusNotFound, fmt.Sprintf("chunk %v: %v", key, err))
+		a, ok := lookupChunk(w, r, get, key)
+		if !ok {
 			return
 		}
 		SetChunkHeaders(w.Header(), a.DType(), a.Shape())

@@ -71,9 +71,8 @@ func ChunkBatchHandler(get func(ctx context.Context, key protocol.ChunkKey) (*nd
 				return
 			}
 			key := protocol.ChunkKey{Graph: protocol.GraphID(g), Node: int32(n)}
-			a, err := get(r.Context(), key)
-			if err != nil {
-				writeJSONError(w, http.StatusNotFound, fmt.Sprintf("chunk %v: %v", key, err))
+			a, ok := lookupChunk(w, r, get, key)
+			if !ok {
 				return
 			}
 			arrs[i] = a

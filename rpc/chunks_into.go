@@ -71,9 +71,8 @@ func ChunkIntoHandler(get func(ctx context.Context, key protocol.ChunkKey) (*nda
 			return
 		}
 		key := protocol.ChunkKey{Graph: protocol.GraphID(g), Node: int32(n)}
-		a, err := get(r.Context(), key)
-		if err != nil {
-			writeJSONError(w, http.StatusNotFound, fmt.Sprintf("chunk %v: %v", key, err))
+		a, ok := lookupChunk(w, r, get, key)
+		if !ok {
 			return
 		}
 		if err := copyIntoFile(req.Path, dt, req.Shape, req.Start, a); err != nil {

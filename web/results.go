@@ -127,6 +127,24 @@ func segments(s axisSel, splits []int) []segment {
 	return out
 }
 
+// layoutGrid reads a result's layout: its shape, the chunk lengths along
+// each axis and the number of chunks along each.
+func layoutGrid(lay *pb.ResultLayout) (shape []int, nsplits [][]int, grid []int) {
+	shape = make([]int, len(lay.Shape))
+	for i, d := range lay.Shape {
+		shape[i] = int(d)
+	}
+	nsplits = make([][]int, len(lay.Nsplits))
+	grid = make([]int, len(lay.Nsplits))
+	for i, sp := range lay.Nsplits {
+		for _, n := range sp.Sizes {
+			nsplits[i] = append(nsplits[i], int(n))
+		}
+		grid[i] = len(sp.Sizes)
+	}
+	return shape, nsplits, grid
+}
+
 // streamResult writes a result (or a slice of it) as .npy, assembled from
 // its chunks on the workers one band of chunk rows at a time: the whole
 // result is never in the web process's memory. A band that is exactly one
@@ -136,18 +154,7 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, lay *p
 	if err := dt.UnmarshalText([]byte(lay.Dtype)); err != nil {
 		return err
 	}
-	shape := make([]int, len(lay.Shape))
-	for i, d := range lay.Shape {
-		shape[i] = int(d)
-	}
-	nsplits := make([][]int, len(lay.Nsplits))
-	grid := make([]int, len(lay.Nsplits))
-	for i, sp := range lay.Nsplits {
-		for _, n := range sp.Sizes {
-			nsplits[i] = append(nsplits[i], int(n))
-		}
-		grid[i] = len(sp.Sizes)
-	}
+	shape, nsplits, grid := layoutGrid(lay)
 	sel, err := parseSlice(spec, shape)
 	if err != nil {
 		return badRequest(err)

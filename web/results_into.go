@@ -55,18 +55,7 @@ func (s *Server) resultInto(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path string) error {
-	shape := make([]int, len(lay.Shape))
-	for i, d := range lay.Shape {
-		shape[i] = int(d)
-	}
-	nsplits := make([][]int, len(lay.Nsplits))
-	grid := make([]int, len(lay.Nsplits))
-	for i, sp := range lay.Nsplits {
-		for _, n := range sp.Sizes {
-			nsplits[i] = append(nsplits[i], int(n))
-		}
-		grid[i] = len(sp.Sizes)
-	}
+	shape, nsplits, grid := layoutGrid(lay)
 	for _, c := range lay.Chunks {
 		u, err := url.Parse(c.Url)
 		if err != nil || !loopbackHost(u.Host) {

@@ -70,6 +70,9 @@ type SchedulerConfig struct {
 	// taking graphs (default DefaultLeaseTTL; etcd rounds to seconds).
 	LeaseTTL time.Duration
 	Logger   *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process, and theirs to it, in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -128,6 +131,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	log := discardLogger(cfg.Logger)
 	p := &SchedulerProc{
 		cfg:  cfg,
@@ -166,6 +170,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		}
 	}
 	p.srv = srv
+	cfg.Loopback.serve(srv.url, srv.srv.Handler)
 	if p.ring != nil {
 		p.startRing()
 	}
@@ -213,6 +218,7 @@ func (p *SchedulerProc) Close() {
 	}
 	close(p.stop)
 	p.leaveRing()
+	p.cfg.Loopback.drop(p.srv.url)
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.sched.Close()

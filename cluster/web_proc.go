@@ -43,6 +43,9 @@ type WebConfig struct {
 	// beside IP addresses, localhost and this machine's name (web.GuardConfig).
 	AllowedHosts []string
 	Logger       *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // WebProc is the web role: the REST API in front of a scheduler.
@@ -65,6 +68,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	log := discardLogger(cfg.Logger)
 	wcfg := web.Config{
 		HTTP:            hc,

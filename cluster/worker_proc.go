@@ -78,6 +78,9 @@ type WorkerConfig struct {
 	UserCode        UserCode
 	UserCodeTimeout time.Duration
 	Logger          *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process, and theirs to it, in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // WorkerProc is the worker role: a worker.Worker fed by the scheduler over
@@ -133,6 +136,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	files, err := ops.NewFileAccess(cfg.DataRoots)
 	if err != nil {
 		return nil, fmt.Errorf("worker: --data-root: %w", err)
@@ -215,6 +219,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}
 	p.url = url
+	cfg.Loopback.serve(url, p.srv.srv.Handler)
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
 	var peers worker.PeerReader = p.peers
@@ -332,6 +337,7 @@ func (p *WorkerProc) Close() {
 			p.log.Debug("deregistering", "worker", p.id, "err", err)
 		}
 	}
+	p.cfg.Loopback.drop(p.url)
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.w.Close()

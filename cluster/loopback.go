@@ -24,21 +24,23 @@ type Loopback struct {
 
 	mu     sync.RWMutex
 	routes map[string]http.Handler // by host:port
+	svcs   map[string]services     // by host:port
 }
 
 // NewLoopback is the routing of one process's roles; token is the
 // cluster's shared secret ("" for none), which their requests carry as
 // they would on the network.
 func NewLoopback(token string) *Loopback {
-	l := &Loopback{routes: map[string]http.Handler{}}
+	l := &Loopback{routes: map[string]http.Handler{}, svcs: map[string]services{}}
 	if token != "" {
 		l.auth = "Bearer " + token
 	}
 	return l
 }
 
-// serve routes requests to the role at base (a URL) to h.
-func (l *Loopback) serve(base string, h http.Handler) {
+// serve routes requests to the role at base (a URL) to h, and calls of
+// its connect services (s) to them.
+func (l *Loopback) serve(base string, h http.Handler, s services) {
 	if l == nil {
 		return
 	}
@@ -48,6 +50,7 @@ func (l *Loopback) serve(base string, h http.Handler) {
 	}
 	l.mu.Lock()
 	l.routes[u.Host] = h
+	l.svcs[u.Host] = s
 	l.mu.Unlock()
 }
 
@@ -60,6 +63,7 @@ func (l *Loopback) drop(base string) {
 	if u, err := url.Parse(base); err == nil {
 		l.mu.Lock()
 		delete(l.routes, u.Host)
+		delete(l.svcs, u.Host)
 		l.mu.Unlock()
 	}
 }

@@ -170,7 +170,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		}
 	}
 	p.srv = srv
-	cfg.Loopback.serve(srv.url, srv.srv.Handler)
+	cfg.Loopback.serve(srv.url, srv.srv.Handler, services{graphs: &graphService{p}, sched: &schedulerService{p}})
 	if p.ring != nil {
 		p.startRing()
 	}
@@ -314,7 +314,7 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	if err := reachableFrom(url, req.Peer().Addr); err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	client := phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...)
+	client := p.cfg.Loopback.worker(url, phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...))
 	mem := &member{url: url, slots: int(m.Slots), memory: m.MemoryBytes, spillDir: m.SpillDir, pid: int(m.Pid), lastBeat: time.Now()}
 	// Hold the lock across AddWorker so member indexes match worker ids.
 	p.mu.Lock()

@@ -96,7 +96,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("web: --scheduler: %w", err)
 		}
-		wcfg.Graphs = phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		wcfg.Graphs = cfg.Loopback.graphs(schedURL, phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...))
 		wcfg.Scheduler = phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		wcfg.Dashboard = phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		schedMetrics = metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_")

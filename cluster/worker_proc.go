@@ -184,7 +184,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 			p.uploads.Close()
 		}
 	}()
-	p.sched = phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...)
+	p.sched = cfg.Loopback.scheduler(schedURL, phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...))
 	p.peers = &httpPeers{p: p, sched: p.sched, urls: make(map[int]string)}
 
 	mux := http.NewServeMux()
@@ -219,7 +219,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}
 	p.url = url
-	cfg.Loopback.serve(url, p.srv.srv.Handler)
+	cfg.Loopback.serve(url, p.srv.srv.Handler, services{worker: &workerService{p}})
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
 	var peers worker.PeerReader = p.peers

@@ -81,6 +81,12 @@ func direct[Req, Res any](ctx context.Context, req *connect.Request[Req], h func
 		in.Header()[k] = append([]string(nil), v...)
 	}
 	resp, err := h(ctx, in)
+	if err == nil && ctx.Err() != nil {
+		// Over the wire the caller's cancelled context ends its call
+		// whatever the handler answers (a long-poll answers the state it
+		// had when its caller left).
+		err = ctx.Err()
+	}
 	if err != nil {
 		var ce *connect.Error
 		switch {

@@ -83,14 +83,14 @@ func LaunchOneProcess(ctx context.Context, cfg OneProcessConfig) (*OneProcess, e
 	lb := NewLoopback(cfg.Token)
 	log := discardLogger(cfg.Logger)
 	var err error
-	c.sched, err = StartScheduler(SchedulerConfig{Token: cfg.Token, Loopback: lb, Logger: log.With("role", "scheduler")})
+	c.sched, err = StartScheduler(SchedulerConfig{Listen: "127.0.0.1:0", Token: cfg.Token, Loopback: lb, Logger: log.With("role", "scheduler")})
 	if err != nil {
 		return fail(err)
 	}
 	c.SchedulerURL = c.sched.URL()
 	for i := range cfg.Workers {
 		w, err := StartWorker(ctx, WorkerConfig{
-			Scheduler: c.SchedulerURL, Slots: cfg.Slots, Memory: cfg.Memory,
+			Scheduler: c.SchedulerURL, Listen: "127.0.0.1:0", Slots: cfg.Slots, Memory: cfg.Memory,
 			SpillDir: filepath.Join(cfg.SpillDir, fmt.Sprintf("worker-%d", i)), DataRoots: cfg.DataRoots,
 			Token: cfg.Token, UserCode: cfg.UserCode, UserCodeTimeout: cfg.UserCodeTimeout,
 			Loopback: lb, Logger: log.With("role", "worker"),

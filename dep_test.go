@@ -49,6 +49,7 @@ var layers = map[string]int{
 	"cmd/phobos":                   11,
 	"cmd/phobos-image":             11,
 	"calls/genstubs":               7,
+	"calls/geninfer":               7,
 	"cluster/ring":                 1,
 }
 

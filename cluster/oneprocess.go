@@ -129,7 +129,11 @@ func (c *OneProcess) watch() {
 		go func() {
 			select {
 			case <-w.Done():
-				dones <- fmt.Errorf("worker %d stopped: %w", w.ID(), w.Err())
+				err := w.Err()
+				if err == nil {
+					err = errors.New("it stopped")
+				}
+				dones <- fmt.Errorf("worker %d: %w", w.ID(), err)
 			case <-c.stopping:
 			}
 		}()

@@ -235,6 +235,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	} else {
 		resp, err := p.register(rctx, p.sched)
 		if err != nil {
+			cfg.Loopback.drop(url)
 			p.srv.shutdown()
 			return nil, fmt.Errorf("worker: registering with the scheduler at %s: %w", schedURL, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,7 +72,9 @@ reads. A missing entry is a call the cluster refuses."""
 	for i, s := range inferScalars {
 		kinds[i] = s.kind
 	}
-	fmt.Fprintf(&b, "SCALAR_KINDS = %s\n\n", pyStrings(kinds))
+	fmt.Fprintf(&b, "SCALAR_KINDS = %s\n", pyStrings(kinds))
+	// the bounds every shape is checked against (checkShape)
+	fmt.Fprintf(&b, "MAX_RANK = %d\nMAX_ELEMENTS = %d\n\n", maxRank, int64(math.MaxInt64/16))
 
 	// unary ufuncs: name -> {dtype: result}
 	b.WriteString("UNARY = {\n")

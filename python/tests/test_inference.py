@@ -19,7 +19,9 @@ SCALARS = [True, False, 0, 1, 2, 100, 127, 128, 300, -1, -100, -128, -129, 0.0, 
 
 
 def _like(shape, dtype):
-    return mt.tensor(np.zeros(shape, dtype=dtype))
+    """A tensor of that shape and dtype, by its metadata alone (its data is
+    never needed: the cluster is asked about like nodes)."""
+    return _core.Tensor._make(data=None, meta={"shape": tuple(shape), "dtype": dtype})
 
 
 def _server(session, cases):
@@ -85,7 +87,8 @@ def test_unary_ufuncs_infer_as_the_cluster_describes(session):
 
 @pytest.mark.parametrize("fn", mt.BINARY_UFUNCS)
 def test_binary_ufuncs_infer_as_the_cluster_describes(session, fn):
-    shapes = [((3,), (3,)), ((2, 1), (3,)), ((), (4,)), ((2, 3), (4,)), ((0,), (1,)), ((5, 1, 2), (1, 4, 1)), ((), ())]
+    shapes = [((3,), (3,)), ((2, 1), (3,)), ((), (4,)), ((2, 3), (4,)), ((0,), (1,)), ((5, 1, 2), (1, 4, 1)), ((), ()),
+              ((2 ** 31, 1), (1, 2 ** 31)), ((1,) * 32, (3,)), ((1,) * 20, (1,) * 33)]
     cases = []
     for (sa, sb), (da, db) in zip(itertools.cycle(shapes), itertools.product(DTYPES, DTYPES)):
         cases.append((fn, [_like(sa, da), _like(sb, db)], {}))
@@ -113,10 +116,12 @@ def test_reductions_infer_as_the_cluster_describes(session):
 def test_creation_infers_as_the_cluster_describes(session):
     cases = []
     for args in [(0, 100, 1), (5, 0, -1), (3, 3, 1), (0, 10, 3), (-7, 7, 2), (0, 1, 0.1), (0.5, 10.3, 0.7),
-                 (0, 5.0, 1), (1.5, -2, -0.25), (0, 10, 0), (10, 0, 1), (0, 100, 1000)]:
+                 (0, 5.0, 1), (1.5, -2, -0.25), (0, 10, 0), (10, 0, 1), (0, 100, 1000),
+                 (0, 2 ** 62, 1), (0, 2 ** 58, 1), (2 ** 53 + 1, 2 ** 53 + 8, 3), (-(2 ** 60), 2 ** 60, 7)]:
         cases.append(("arange", list(args), {}))
         cases.append(("arange", list(args), {"chunks": 7}))
-    for fn, dt, shape in itertools.product(["zeros", "ones", "empty"], DTYPES, [[], [0], [3], [2, 5, 1], [-1]]):
+    shapes = [[], [0], [3], [2, 5, 1], [-1], [1] * 32, [1] * 33, [2 ** 31, 2 ** 31], [2 ** 29, 2 ** 29]]
+    for fn, dt, shape in itertools.product(["zeros", "ones", "empty"], DTYPES, shapes):
         cases.append((fn, [shape], {"dtype": dt}))
         cases.append((fn, [shape], {"dtype": dt, "chunks": 2}))
     assert _check(session, cases) > len(cases) // 2

@@ -168,10 +168,8 @@ def _arange(args, kwargs):
     start, stop, step = args
     if dt is None or step == 0:
         return None
-    if kinds == ("int", "int", "int"):
-        n = -(-(stop - start) // step)
-    else:
-        n = math.ceil((stop - start) / step)
+    # the length as the cluster computes it, in doubles
+    n = math.ceil((float(stop) - float(start)) / float(step))
     return {"shape": (max(0, n),), "dtype": dt}
 
 
@@ -189,6 +187,17 @@ def _filled(args, kwargs):
 def infer(fn, args, kwargs):
     """{"shape", "dtype"} of the call fn(*args, **kwargs) (tensors and plain
     values, as Tensor._make holds them), or None: ask the cluster."""
+    meta = _infer(fn, args, kwargs)
+    if meta is None:
+        return None
+    shape = meta["shape"]
+    # past the cluster's bounds on shapes, its error
+    if len(shape) > R.MAX_RANK or math.prod(float(d) for d in shape) > R.MAX_ELEMENTS:
+        return None
+    return meta
+
+
+def _infer(fn, args, kwargs):
     if fn in R.UNARY:
         return _unary(fn, args, kwargs)
     if fn in _BINARY:

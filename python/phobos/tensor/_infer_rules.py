@@ -5,6 +5,8 @@ reads. A missing entry is a call the cluster refuses."""
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128",)
 SCALAR_KINDS = ("bool", "int", "negint", "float", "complex",)
+MAX_RANK = 32
+MAX_ELEMENTS = 576460752303423487
 
 UNARY = {
     "negative": {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "float16": "float16", "float32": "float32", "float64": "float64", "complex64": "complex64", "complex128": "complex128"},

@@ -50,6 +50,7 @@ var layers = map[string]int{
 	"cmd/phobos":                   12,
 	"cmd/phobos-image":             12,
 	"calls/genstubs":               7,
+	"calls/geninfer":               7,
 	"cluster/ring":                 1,
 	"cluster/ha":                   5,
 }

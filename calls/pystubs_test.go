@@ -27,3 +27,15 @@ func TestOpCallsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonInferRulesCurrent fails when the client's generated inference
+// tables differ from what the cluster describes: run go generate ./calls.
+func TestPythonInferRulesCurrent(t *testing.T) {
+	got, err := os.ReadFile("../python/phobos/tensor/_infer_rules.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := PythonInferRules(); !bytes.Equal(got, want) {
+		t.Fatalf("python/phobos/tensor/_infer_rules.py is out of date with the cluster's calls: run go generate ./calls")
+	}
+}

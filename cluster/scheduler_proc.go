@@ -71,6 +71,9 @@ type SchedulerConfig struct {
 	// taking graphs (default ha.DefaultLeaseTTL; etcd rounds to seconds).
 	LeaseTTL time.Duration
 	Logger   *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process, and theirs to it, in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // SchedulerProc is the scheduler role: the scheduler's event loop with remote
@@ -129,6 +132,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	log := discardLogger(cfg.Logger)
 	p := &SchedulerProc{
 		cfg:  cfg,
@@ -167,6 +171,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		}
 	}
 	p.srv = srv
+	cfg.Loopback.serve(srv.url, srv.srv.Handler, services{graphs: &graphService{p}, sched: &schedulerService{p}})
 	if p.ring != nil {
 		p.startRing()
 	}
@@ -214,6 +219,7 @@ func (p *SchedulerProc) Close() {
 	}
 	close(p.stop)
 	p.leaveRing()
+	p.cfg.Loopback.drop(p.srv.url)
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.sched.Close()
@@ -309,7 +315,7 @@ func (s *schedulerService) RegisterWorker(ctx context.Context, req *connect.Requ
 	if err := reachableFrom(url, req.Peer().Addr); err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	client := phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...)
+	client := p.cfg.Loopback.worker(url, phobosv1connect.NewWorkerServiceClient(p.http, url, rpc.ClientOptions()...))
 	mem := &member{url: url, slots: int(m.Slots), memory: m.MemoryBytes, spillDir: m.SpillDir, pid: int(m.Pid), lastBeat: time.Now()}
 	// Hold the lock across AddWorker so member indexes match worker ids.
 	p.mu.Lock()

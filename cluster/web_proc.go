@@ -45,6 +45,9 @@ type WebConfig struct {
 	// beside IP addresses, localhost and this machine's name (web.GuardConfig).
 	AllowedHosts []string
 	Logger       *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // WebProc is the web role: the REST API and the dashboard in front of a
@@ -68,6 +71,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	log := discardLogger(cfg.Logger)
 	wcfg := web.Config{
 		HTTP:            hc,
@@ -97,7 +101,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		if err != nil {
 			return nil, fmt.Errorf("web: --scheduler: %w", err)
 		}
-		wcfg.Graphs = phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...)
+		wcfg.Graphs = cfg.Loopback.graphs(schedURL, phobosv1connect.NewGraphServiceClient(hc, schedURL, rpc.ClientOptions()...))
 		wcfg.Scheduler = phobosv1connect.NewSchedulerServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		dash = phobosv1connect.NewDashboardServiceClient(hc, schedURL, rpc.ClientOptions()...)
 		schedMetrics = metrics.Forward(hc, schedURL+"/metrics", "phobos_scheduler_")

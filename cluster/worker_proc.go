@@ -78,6 +78,9 @@ type WorkerConfig struct {
 	UserCode        UserCode
 	UserCodeTimeout time.Duration
 	Logger          *slog.Logger
+	// Loopback, when set, carries this role's requests to the other roles
+	// of its process, and theirs to it, in process (LaunchOneProcess).
+	Loopback *Loopback
 }
 
 // WorkerProc is the worker role: a worker.Worker fed by the scheduler over
@@ -133,6 +136,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
+	hc = cfg.Loopback.client(hc)
 	files, err := ops.NewFileAccess(cfg.DataRoots)
 	if err != nil {
 		return nil, fmt.Errorf("worker: --data-root: %w", err)
@@ -180,7 +184,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 			p.uploads.Close()
 		}
 	}()
-	p.sched = phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...)
+	p.sched = cfg.Loopback.scheduler(schedURL, phobosv1connect.NewSchedulerServiceClient(p.http, schedURL, rpc.ClientOptions()...))
 	p.peers = &httpPeers{p: p, sched: p.sched, urls: make(map[int]string)}
 
 	mux := http.NewServeMux()
@@ -217,6 +221,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}
 	p.url = url
+	cfg.Loopback.serve(url, p.srv.srv.Handler, services{worker: &workerService{p}})
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
 	var peers worker.PeerReader = p.peers
@@ -232,6 +237,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	} else {
 		resp, err := p.register(rctx, p.sched)
 		if err != nil {
+			cfg.Loopback.drop(url)
 			p.srv.shutdown()
 			return nil, fmt.Errorf("worker: registering with the scheduler at %s: %w", schedURL, err)
 		}
@@ -334,6 +340,7 @@ func (p *WorkerProc) Close() {
 			p.log.Debug("deregistering", "worker", p.id, "err", err)
 		}
 	}
+	p.cfg.Loopback.drop(p.url)
 	p.srv.shutdown()
 	p.wg.Wait()
 	p.w.Close()

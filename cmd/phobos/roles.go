@@ -117,6 +117,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		schedulers                  int
 		userCodeFlag                string
 		userCodeTimeout             time.Duration
+		oneProcess                  bool
 	)
 	userCodeUsage := "run users' Python functions (map_blocks, map_overlap, ...) on the workers: auto (only on a cluster listening on loopback addresses, with a token), true or false"
 	userTimeoutUsage := "longest one call of a user's Python function may run on one chunk before its executor is killed (0: no limit)"
@@ -166,6 +167,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&userCodeFlag, "allow-user-code", "auto", userCodeUsage)
 		fs.DurationVar(&userCodeTimeout, "user-code-timeout", 0, userTimeoutUsage)
 		fs.BoolVar(&stopOnEOF, "stop-on-eof", false, "also stop when stdin ends: a parent holding the other end of a pipe (the Python client) has gone, however it went")
+		fs.BoolVar(&oneProcess, "one-process", false, "run the scheduler, the workers and the web service in this process, their requests to each other in process (one scheduler, no TLS; a worker's failure stops the cluster)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -307,6 +309,13 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		workerArgs := slices.Concat(logArgs, dataRoots.args("--data-root"), []string{"--allow-user-code=" + userCode.String()})
 		if userCodeTimeout > 0 {
 			workerArgs = append(workerArgs, "--user-code-timeout="+userCodeTimeout.String())
+		}
+		if oneProcess {
+			return runOneProcess(ctx, stdout, stderr, log, cluster.OneProcessConfig{
+				Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Token: token, Exposure: exposure,
+				AllowedHosts: allowHosts.split(), DataRoots: dataRoots, UserCode: userCode, UserCodeTimeout: userCodeTimeout,
+				Version: version, Logger: log,
+			}, madeToken, schedulers, tlsFiles.Enabled())
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles, Exposure: exposure, AllowedHosts: allowHosts.split(),

@@ -72,6 +72,12 @@ class _LocalCluster:
             # line for each graph's start and end would cross two pipes
             # and wake this process, twice per graph.
             cmd += ["--log-level", "warn"]
+        flags = [a.lstrip("-").split("=")[0] for a in args]
+        if not any(f in ("one-process", "schedulers", "tls-cert") for f in flags):
+            # The roles in one process: their requests to each other do
+            # not cross TCP (docs/interactive.md). A ring of schedulers,
+            # or TLS, needs processes of their own.
+            cmd += ["--one-process"]
         cmd += list(args)
         env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
         # The workers' Python executors (user functions) import this package.

@@ -29,6 +29,7 @@ from . import _arrayapi
 from . import _mars
 from . import _ops
 from . import _duck
+from ._compute import compute
 from .. import session as _session
 from .._executable import ExecutableTuple
 

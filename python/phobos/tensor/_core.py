@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import session as _session
 from .. import _held
+from . import _infer
 
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64", "complex64", "complex128")
@@ -616,8 +617,12 @@ def _like_shape(t):
 
 
 def _describe_new(t):
-    """The shape and dtype of a new call, checked by the cluster: its
-    inputs travel as their metadata alone."""
+    """The shape and dtype of a new call: inferred here for the common
+    calls (_infer), else checked by the cluster, its inputs travelling as
+    their metadata alone."""
+    meta = _infer.infer(t._fn, t._args, t._kwargs)
+    if meta is not None:
+        return meta
     nodes = []
     index = {}
     for x in t._inputs:

@@ -1,0 +1,177 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
+	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
+)
+
+// The calls on the path of every graph (submitting it, waiting for it,
+// its result's layout, its release; dispatching its chunk ops and their
+// reports) go from a role to another of the same process as a call of the
+// other's connect service, through the same client interface the role
+// uses over the network: the messages are copied as the wire would copy
+// them, and a handler's error reaches the caller as a connect error, as
+// it would over the wire. The role's other calls (registration,
+// heartbeats, the dashboard) keep the Loopback's HTTP transport.
+
+// services are the connect services a role of this process serves.
+type services struct {
+	graphs phobosv1connect.GraphServiceHandler
+	sched  phobosv1connect.SchedulerServiceHandler
+	worker phobosv1connect.WorkerServiceHandler
+}
+
+func (l *Loopback) services(base string) (services, bool) {
+	if l == nil {
+		return services{}, false
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return services{}, false
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	s, ok := l.svcs[u.Host]
+	return s, ok
+}
+
+// graphs is the graph service at base: in process when a role of this
+// process serves it, else net.
+func (l *Loopback) graphs(base string, net phobosv1connect.GraphServiceClient) phobosv1connect.GraphServiceClient {
+	if s, ok := l.services(base); ok && s.graphs != nil {
+		return &directGraphs{GraphServiceClient: net, l: l, base: base, h: s.graphs}
+	}
+	return net
+}
+
+// scheduler is the scheduler service at base, as graphs is.
+func (l *Loopback) scheduler(base string, net phobosv1connect.SchedulerServiceClient) phobosv1connect.SchedulerServiceClient {
+	if s, ok := l.services(base); ok && s.sched != nil {
+		return &directScheduler{SchedulerServiceClient: net, l: l, base: base, h: s.sched}
+	}
+	return net
+}
+
+// worker is the worker service at base, as graphs is.
+func (l *Loopback) worker(base string, net phobosv1connect.WorkerServiceClient) phobosv1connect.WorkerServiceClient {
+	if s, ok := l.services(base); ok && s.worker != nil {
+		return &directWorker{WorkerServiceClient: net, l: l, base: base, h: s.worker}
+	}
+	return net
+}
+
+// live is whether the role at base still serves in this process (a
+// stopped one is reached, and fails, over the network).
+func (l *Loopback) live(base string) bool {
+	_, ok := l.services(base)
+	return ok
+}
+
+// direct calls h as the connect client would call it over the wire.
+func direct[Req, Res any](ctx context.Context, req *connect.Request[Req], h func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*connect.Response[Res], error) {
+	in := connect.NewRequest(cloneMsg(req.Msg))
+	for k, v := range req.Header() {
+		in.Header()[k] = append([]string(nil), v...)
+	}
+	resp, err := h(ctx, in)
+	if err == nil && ctx.Err() != nil {
+		// Over the wire the caller's cancelled context ends its call
+		// whatever the handler answers (a long-poll answers the state it
+		// had when its caller left).
+		err = ctx.Err()
+	}
+	if err != nil {
+		var ce *connect.Error
+		switch {
+		case errors.As(err, &ce):
+			return nil, err
+		case errors.Is(err, context.Canceled):
+			return nil, connect.NewError(connect.CodeCanceled, err)
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, connect.NewError(connect.CodeDeadlineExceeded, err)
+		}
+		return nil, connect.NewError(connect.CodeUnknown, err)
+	}
+	out := connect.NewResponse(cloneMsg(resp.Msg))
+	for k, v := range resp.Header() {
+		out.Header()[k] = append([]string(nil), v...)
+	}
+	return out, nil
+}
+
+func cloneMsg[T any](m *T) *T {
+	if m == nil {
+		return new(T)
+	}
+	return any(proto.Clone(any(m).(proto.Message))).(*T)
+}
+
+type directGraphs struct {
+	phobosv1connect.GraphServiceClient // the calls not listed below
+	l                                  *Loopback
+	base                               string
+	h                                  phobosv1connect.GraphServiceHandler
+}
+
+func (d *directGraphs) SubmitGraph(ctx context.Context, req *connect.Request[pb.SubmitGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	if !d.l.live(d.base) {
+		return d.GraphServiceClient.SubmitGraph(ctx, req)
+	}
+	return direct(ctx, req, d.h.SubmitGraph)
+}
+
+func (d *directGraphs) GetGraph(ctx context.Context, req *connect.Request[pb.GetGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	if !d.l.live(d.base) {
+		return d.GraphServiceClient.GetGraph(ctx, req)
+	}
+	return direct(ctx, req, d.h.GetGraph)
+}
+
+func (d *directGraphs) CancelGraph(ctx context.Context, req *connect.Request[pb.CancelGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
+	if !d.l.live(d.base) {
+		return d.GraphServiceClient.CancelGraph(ctx, req)
+	}
+	return direct(ctx, req, d.h.CancelGraph)
+}
+
+func (d *directGraphs) GetResult(ctx context.Context, req *connect.Request[pb.GetResultRequest]) (*connect.Response[pb.ResultLayout], error) {
+	if !d.l.live(d.base) {
+		return d.GraphServiceClient.GetResult(ctx, req)
+	}
+	return direct(ctx, req, d.h.GetResult)
+}
+
+type directScheduler struct {
+	phobosv1connect.SchedulerServiceClient // the calls not listed below
+	l                                      *Loopback
+	base                                   string
+	h                                      phobosv1connect.SchedulerServiceHandler
+}
+
+func (d *directScheduler) ReportResults(ctx context.Context, req *connect.Request[pb.ReportResultsRequest]) (*connect.Response[pb.ReportResultsResponse], error) {
+	if !d.l.live(d.base) {
+		return d.SchedulerServiceClient.ReportResults(ctx, req)
+	}
+	return direct(ctx, req, d.h.ReportResults)
+}
+
+type directWorker struct {
+	phobosv1connect.WorkerServiceClient // the calls not listed below
+	l                                   *Loopback
+	base                                string
+	h                                   phobosv1connect.WorkerServiceHandler
+}
+
+func (d *directWorker) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
+	if !d.l.live(d.base) {
+		return d.WorkerServiceClient.Dispatch(ctx, req)
+	}
+	return direct(ctx, req, d.h.Dispatch)
+}

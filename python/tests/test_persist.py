@@ -156,7 +156,8 @@ def test_small_results_not_kept(sess):
 
 
 def test_worker_holding_persisted_chunks_killed():
-    s = phobos.new_session(workers=3, default=False)
+    # Workers in processes of their own, so one can be killed alone.
+    s = phobos.new_session(workers=3, default=False, cluster_args=("--one-process=false",))
     try:
         with _as_default(s):
             # generated on the workers: its whole lineage can run again

@@ -34,7 +34,7 @@ func userBatch(t testing.TB, n int, payload []byte) rpc.DispatchBatch {
 			t.Fatal(err)
 		}
 		b.Tasks = append(b.Tasks, protocol.Task{Key: protocol.ChunkKey{Graph: 1, Node: int32(n + i)}, Op: pre,
-			Meta: ops.Meta{Shape: shape, DType: ndarray.Float64},
+			Meta:   ops.Meta{Shape: shape, DType: ndarray.Float64},
 			Inputs: []protocol.Input{{Key: protocol.ChunkKey{Graph: 1, Node: int32(i)}, Worker: 0, Nbytes: 64}}})
 	}
 	return b

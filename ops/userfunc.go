@@ -206,6 +206,10 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	res := &Tiled{Meta: out, NSplits: op.NSplits}
 	var err error
+	var digest string
+	if len(op.Payload) > 0 {
+		digest = PayloadDigest(op.Payload)
+	}
 	ForEachGrid(grid, func(idx []int) {
 		if err != nil {
 			return
@@ -244,7 +248,7 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			info, err = json.Marshal(extra)
 		}
 		meta := Meta{Shape: shape, DType: op.DType, Unknown: int8(op.Unknown)}
-		c := UserBlock{Func: op.Label, Payload: op.Payload, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Unknown: op.Unknown,
+		c := UserBlock{Func: op.Label, Payload: op.Payload, Digest: digest, GoFunc: op.GoFunc, DType: op.DType, Shape: shape, Unknown: op.Unknown,
 			Info: info, InBytes: inBytes, Paths: op.Paths}
 		res.Chunks = append(res.Chunks, b.AddChunk(c, refs, meta))
 	})
@@ -256,11 +260,15 @@ func (op UserBlocks) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 
 // UserBlock is one call of a user's function on one output block.
 type UserBlock struct {
-	Func    string        `json:"label"`
-	Payload []byte        `json:"payload,omitempty"`
-	GoFunc  string        `json:"go_func,omitempty"`
-	DType   ndarray.DType `json:"dtype"`
-	Shape   []int         `json:"shape"`
+	Func    string `json:"label"`
+	Payload []byte `json:"payload,omitempty"`
+	// Digest names Payload (PayloadDigest): the executors keep unpickled
+	// functions by it, and a dispatch message sends each payload once
+	// (SharedPayload).
+	Digest string        `json:"digest,omitempty"`
+	GoFunc string        `json:"go_func,omitempty"`
+	DType  ndarray.DType `json:"dtype"`
+	Shape  []int         `json:"shape"`
 	// Unknown is 1 + the axis along which Shape is a bound the result
 	// may fall short of, or 0 (UserBlocks.Unknown).
 	Unknown int             `json:"unknown,omitempty"`
@@ -298,7 +306,10 @@ func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 		if r == nil {
 			return nil, fmt.Errorf("%s: %w", op.Label(), ErrUserCodeRefused)
 		}
-		res, err = r.RunBlock(ctx, BlockCall{Op: op.Label(), Payload: op.Payload, Inputs: in, Out: out, Info: op.Info})
+		if len(op.Payload) == 0 {
+			return nil, fmt.Errorf("%s: the op reached its worker without its pickled function", op.Label())
+		}
+		res, err = r.RunBlock(ctx, BlockCall{Op: op.Label(), Payload: op.Payload, Digest: op.Digest, Inputs: in, Out: out, Info: op.Info})
 	}
 	if err != nil {
 		return nil, err
@@ -361,6 +372,7 @@ var ErrUserCodeRefused = errors.New("this cluster does not run users' Python fun
 type BlockCall struct {
 	Op      string // the chunk op's label, for errors
 	Payload []byte // cloudpickle bytes
+	Digest  string // PayloadDigest(Payload), or "": the runner computes it
 	Inputs  []*ndarray.Array
 	Out     Meta            // the declared output
 	Info    json.RawMessage // block_id / block_info, when the function takes them

@@ -295,7 +295,11 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 			return nil, fmt.Errorf("%s: shared memory for the inputs: %w", call.Op, err)
 		}
 	}
-	req := request{Op: call.Op, Key: payloadKey(call.Payload), Arena: e.arenaPath, ArenaSize: len(e.arena),
+	key := call.Digest
+	if key == "" {
+		key = ops.PayloadDigest(call.Payload)
+	}
+	req := request{Op: call.Op, Key: key, Arena: e.arenaPath, ArenaSize: len(e.arena),
 		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: int(call.Out.Unknown), Info: call.Info, VM: e.vm}
 	off := 0
 	for _, in := range call.Inputs {

@@ -16,8 +16,6 @@ package pyexec
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -231,9 +229,4 @@ func (p *Pool) start() (*executor, error) {
 	p.chargeMemory(e, true, 0)
 	p.log.Debug("python executor started", "n", n)
 	return e, nil
-}
-
-func payloadKey(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:16])
 }

@@ -24,12 +24,13 @@ type PreEncoded struct {
 // Unwrap implements ops.Wrapper.
 func (p PreEncoded) Unwrap() ops.ChunkOp { return p.ChunkOp }
 
-// PreEncode wraps op with its encoding.
+// PreEncode wraps op with its encoding (without a shared payload, which a
+// dispatch message carries once).
 func PreEncode(op ops.ChunkOp) (PreEncoded, error) {
 	if p, ok := op.(PreEncoded); ok {
 		return p, nil
 	}
-	b, err := ops.MarshalOp(op)
+	b, err := marshalStripped(op)
 	if err != nil {
 		return PreEncoded{}, err
 	}
@@ -40,7 +41,7 @@ func encodedOp(op ops.ChunkOp) ([]byte, error) {
 	if p, ok := op.(PreEncoded); ok {
 		return p.JSON, nil
 	}
-	return ops.MarshalOp(op)
+	return marshalStripped(op)
 }
 
 // DispatchBatch is what the scheduler sends one worker in one message.
@@ -55,10 +56,13 @@ type DispatchBatch struct {
 }
 
 // EncodeDispatch builds the wire message of a batch. Equal ops are sent
-// once (a graph of 20,000 identical chunk kernels costs one op on the wire).
+// once (a graph of 20,000 identical chunk kernels costs one op on the wire),
+// and so is each distinct payload of ops that share one (ops.SharedPayload).
 func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 	req := &pb.DispatchRequest{Tasks: make([]*pb.Task, len(b.Tasks))}
 	index := make(map[string]int32)
+	var payloads [][]byte // entries, each distinct payload once
+	var sent map[string]bool
 	scopes := make(map[string]int32)
 	tasks := make([]pb.Task, len(b.Tasks))
 	prios := make([]pb.Priority, len(b.Tasks))
@@ -73,6 +77,13 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 			k = int32(len(req.Ops))
 			index[string(raw)] = k
 			req.Ops = append(req.Ops, raw)
+			if d, p, ok := sharedPayload(t.Op); ok && !sent[d] {
+				if sent == nil {
+					sent = map[string]bool{}
+				}
+				sent[d] = true
+				payloads = append(payloads, payloadEntry(d, p))
+			}
 		}
 		pt := &tasks[i]
 		pt.Graph, pt.Node, pt.Op = uint64(t.Key.Graph), t.Key.Node, k
@@ -121,6 +132,7 @@ func EncodeDispatch(b DispatchBatch) (*pb.DispatchRequest, error) {
 		}
 		req.Tasks[i] = pt
 	}
+	req.Ops = append(req.Ops, payloads...)
 	for _, k := range b.Releases {
 		req.ReleaseGraphs = append(req.ReleaseGraphs, uint64(k.Graph))
 		req.ReleaseNodes = append(req.ReleaseNodes, k.Node)
@@ -157,12 +169,26 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		}
 	}
 	decoded := make([]ops.ChunkOp, len(req.Ops))
+	var payloads map[string][]byte
 	for i, raw := range req.Ops {
+		if d, p, ok, err := parsePayloadEntry(raw); ok {
+			if err != nil {
+				return b, fmt.Errorf("rpc: entry %d of the batch: %w", i, err)
+			}
+			if payloads == nil {
+				payloads = map[string][]byte{}
+			}
+			payloads[d] = p
+			continue
+		}
 		op, err := ops.UnmarshalChunkOp(raw)
 		if err != nil {
 			return b, fmt.Errorf("rpc: op %d of the batch: %w", i, err)
 		}
 		decoded[i] = op
+	}
+	if err := restorePayloads(decoded, payloads); err != nil {
+		return b, err
 	}
 	b.Tasks = make([]protocol.Task, len(req.Tasks))
 	for i, pt := range req.Tasks {
@@ -180,6 +206,9 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 		t := &b.Tasks[i]
 		t.Key = protocol.ChunkKey{Graph: protocol.GraphID(pt.Graph), Node: pt.Node}
 		t.Op = decoded[pt.Op]
+		if t.Op == nil {
+			return b, fmt.Errorf("rpc: task g%d/c%d names entry %d of the batch, a payload, not an op", pt.Graph, pt.Node, pt.Op)
+		}
 		t.Attempt = int(pt.Attempt)
 		t.Fence.Token = pt.Fence
 		if len(req.FenceScopes) > 0 {

@@ -1,7 +1,8 @@
 """Users' functions on a Phobos cluster against Dask threaded and SciPy, in
 one run (medians of --reps): scipy.ndimage.gaussian_filter(sigma=4) through
 map_overlap over an N x N float64 image in C x C chunks, and map_blocks(lambda
-b: b + 1) over many small chunks (time per chunk).
+b: b + 1) over many small chunks (time per chunk; also with block_id=, which
+makes every chunk op differ).
 
     PHOBOS_BIN=/tmp/phobos python3 python/benchmarks/userfunc_anchor.py [--n 8192 --chunk 1024]
         [--only filter|overhead]
@@ -120,6 +121,15 @@ def _overhead(a, res):
     res["map_blocks_chunks"] = k
     res["dask_us_per_chunk"] = t_d / k * 1e6
     res["phobos_us_per_chunk"] = t_p / k * 1e6
+    # The same with block_id=: every chunk op differs (its block's
+    # position), so equal ops are no longer sent once.
+    f_id = lambda b, block_id=None: b + 1  # noqa: E731
+    with dask.config.set(scheduler="threads"):
+        t_d, _ = timed(lambda: dx.map_blocks(f_id).compute(), a.reps)
+    t_p, got = timed(lambda: tx.map_blocks(f_id).execute().fetch(), a.reps)
+    assert np.array_equal(got, x + 1)
+    res["dask_block_id_us_per_chunk"] = t_d / k * 1e6
+    res["phobos_block_id_us_per_chunk"] = t_p / k * 1e6
 
 
 if __name__ == "__main__":

@@ -343,6 +343,37 @@ func TestMultiHost(t *testing.T) {
 		v   float64
 		err error
 	}
+	// Worker 2 (host 3) is named by its URL, not by its place in the
+	// list; what it holds before the graph is the baseline.
+	type workerLoad struct {
+		URL         string `json:"url"`
+		Running     int    `json:"running"`
+		Queued      int    `json:"queued"`
+		StoreChunks int    `json:"store_chunks"`
+	}
+	worker2 := func() (workerLoad, bool) {
+		resp, err := lc.hc.Get(lc.web + "/api/workers")
+		if err != nil {
+			return workerLoad{}, false
+		}
+		defer resp.Body.Close()
+		var got struct {
+			Workers []workerLoad `json:"workers"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&got) != nil {
+			return workerLoad{}, false
+		}
+		for _, w := range got.Workers {
+			if strings.TrimSuffix(w.URL, "/") == strings.TrimSuffix(lc.workers[2], "/") {
+				return w, true
+			}
+		}
+		return workerLoad{}, false
+	}
+	base, ok := worker2()
+	if !ok {
+		t.Fatalf("worker 2 (%s) is not in GET /api/workers", lc.workers[2])
+	}
 	done := make(chan outcome, 1)
 	go func() {
 		wl, _ := workloads.Get("W4")
@@ -358,21 +389,16 @@ func TestMultiHost(t *testing.T) {
 		v, err := wl.Eval(ctx, sess, params, 11)
 		done <- outcome{v, err}
 	}()
-	// Worker 2 holds tasks of the graph (running, or queued behind its one
-	// slot): a poll may fall between its short tasks, not in a queue.
-	eventually(t, 60*time.Second, "worker 2 running chunk ops", func() bool {
-		resp, err := lc.hc.Get(lc.web + "/api/workers")
-		if err != nil {
-			return false
+	// Worker 2 has work of the graph: tasks running or queued, or chunks
+	// it computed and holds (heartbeats carry these, and a poll may fall
+	// between its short tasks; its store keeps what it made). The graph
+	// must still be running when the link is cut.
+	eventually(t, 60*time.Second, "worker 2 with work of the graph", func() bool {
+		if len(done) > 0 {
+			t.Fatal("W4 ended before worker 2 was seen with work of it: the cut would not be mid-graph")
 		}
-		defer resp.Body.Close()
-		var got struct {
-			Workers []struct {
-				Running int `json:"running"`
-				Queued  int `json:"queued"`
-			} `json:"workers"`
-		}
-		return json.NewDecoder(resp.Body).Decode(&got) == nil && len(got.Workers) == workers && got.Workers[2].Running+got.Workers[2].Queued > 0
+		w, ok := worker2()
+		return ok && (w.Running+w.Queued > 0 || w.StoreChunks > base.StoreChunks)
 	})
 	l.setLink(t, 3, "down") // host 3 is worker 2's
 	var got outcome

@@ -30,13 +30,14 @@ import (
 )
 
 // Graph states as the REST API reports them.
+// (protocol's, kept here under the names callers of cluster use).
 const (
-	StatePreparing  = "PREPARING"
-	StateRunning    = "RUNNING"
-	StateSucceeded  = "SUCCEEDED"
-	StateFailed     = "FAILED"
-	StateCancelling = "CANCELLING"
-	StateCancelled  = "CANCELLED"
+	StatePreparing  = protocol.GraphPreparing
+	StateRunning    = protocol.GraphRunning
+	StateSucceeded  = protocol.GraphSucceeded
+	StateFailed     = protocol.GraphFailed
+	StateCancelling = protocol.GraphCancelling
+	StateCancelled  = protocol.GraphCancelled
 )
 
 // maxWait bounds a long-poll, so a client's wait_timeout cannot pin a
@@ -178,9 +179,7 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func terminal(state string) bool {
-	return state == StateSucceeded || state == StateFailed || state == StateCancelled
-}
+func terminal(state string) bool { return protocol.GraphTerminal(state) }
 
 // graphService serves sessions and graphs to the web role.
 type graphService struct{ p *SchedulerProc }

@@ -53,7 +53,7 @@ type session struct {
 	lastUsed time.Time // last request naming the session (under p.mu)
 	// fence is the session's ownership on a ring (the zero Fence alone):
 	// every run of its graphs carries it, so workers refuse a previous
-	// owner's dispatches once a successor raised it (failover.go).
+	// owner's dispatches once a successor raised it (ha.Failover).
 	fence protocol.Fence
 }
 

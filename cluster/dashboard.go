@@ -15,9 +15,6 @@ import (
 	"github.com/phobos-tensor/phobos/scheduler"
 )
 
-// maxListedGraphs bounds the graphs Overview lists.
-const maxListedGraphs = 200
-
 // dashboardService serves the dashboard's data to the web role.
 type dashboardService struct{ p *SchedulerProc }
 
@@ -72,7 +69,7 @@ func (s *dashboardService) Overview(ctx context.Context, req *connect.Request[pb
 		}
 		return b.started.Compare(a.started)
 	})
-	items = items[:min(len(items), maxListedGraphs)]
+	items = items[:min(len(items), dashboard.MaxListedGraphs)]
 	slices.SortFunc(items, func(a, b item) int { return a.started.Compare(b.started) })
 	out := &pb.OverviewResponse{OpsDone: p.sched.OpsDone(), GraphsTotal: int32(len(all))}
 	for _, it := range items {

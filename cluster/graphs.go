@@ -158,7 +158,7 @@ type graphRec struct {
 	progress   map[string]int64
 	moved      int64
 	recomputed int64
-	// for the dashboard (dashboard.go): the tensor ops as submitted, the
+	// for the dashboard (scheduler_dashboard.go): the tensor ops as submitted, the
 	// run's id, and what the run showed when it was dropped
 	tile     *pb.Dag
 	runID    protocol.GraphID

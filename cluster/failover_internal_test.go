@@ -62,11 +62,11 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.orphaned("sl", "s1") {
+	if p.ring.failover.Orphaned("sl", "s1") {
 		t.Error("a session of a live scheduler counts as orphaned")
 	}
-	if err := p.takeOver(ctx, live, put.Header.Revision); !errors.Is(err, errOwnerAlive) {
-		t.Errorf("taking over a live scheduler's session: %v, want errOwnerAlive", err)
+	if err := p.ring.failover.TakeOver(ctx, live, put.Header.Revision); !errors.Is(err, ha.ErrOwnerAlive) {
+		t.Errorf("taking over a live scheduler's session: %v, want ha.ErrOwnerAlive", err)
 	}
 	if got, err := cli.Get(ctx, ha.SessionsPrefix+"sl"); err != nil || len(got.Kvs) != 1 || got.Kvs[0].ModRevision != put.Header.Revision {
 		t.Errorf("the live session's record changed: %v %v", got, err)
@@ -93,7 +93,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.orphaned(sid, "s9") {
+	if p.ring.failover.Orphaned(sid, "s9") {
 		t.Error("a session the ring maps to s1 counts as orphaned at s0")
 	}
 	var wg sync.WaitGroup
@@ -102,7 +102,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = p.takeOver(ctx, rec, put.Header.Revision)
+			errs[i] = p.ring.failover.TakeOver(ctx, rec, put.Header.Revision)
 		}()
 	}
 	wg.Wait()
@@ -111,8 +111,8 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case !errors.Is(err, errTakenOver):
-			t.Errorf("the losing takeover: %v, want errTakenOver", err)
+		case !errors.Is(err, ha.ErrTakenOver):
+			t.Errorf("the losing takeover: %v, want ha.ErrTakenOver", err)
 		}
 	}
 	if won != 1 {

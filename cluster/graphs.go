@@ -30,13 +30,14 @@ import (
 )
 
 // Graph states as the REST API reports them.
+// (protocol's, kept here under the names callers of cluster use).
 const (
-	StatePreparing  = "PREPARING"
-	StateRunning    = "RUNNING"
-	StateSucceeded  = "SUCCEEDED"
-	StateFailed     = "FAILED"
-	StateCancelling = "CANCELLING"
-	StateCancelled  = "CANCELLED"
+	StatePreparing  = protocol.GraphPreparing
+	StateRunning    = protocol.GraphRunning
+	StateSucceeded  = protocol.GraphSucceeded
+	StateFailed     = protocol.GraphFailed
+	StateCancelling = protocol.GraphCancelling
+	StateCancelled  = protocol.GraphCancelled
 )
 
 // maxWait bounds a long-poll, so a client's wait_timeout cannot pin a
@@ -52,7 +53,7 @@ type session struct {
 	lastUsed time.Time // last request naming the session (under p.mu)
 	// fence is the session's ownership on a ring (the zero Fence alone):
 	// every run of its graphs carries it, so workers refuse a previous
-	// owner's dispatches once a successor raised it (failover.go).
+	// owner's dispatches once a successor raised it (ha.Failover).
 	fence protocol.Fence
 }
 
@@ -157,7 +158,7 @@ type graphRec struct {
 	progress   map[string]int64
 	moved      int64
 	recomputed int64
-	// for the dashboard (dashboard.go): the tensor ops as submitted, the
+	// for the dashboard (scheduler_dashboard.go): the tensor ops as submitted, the
 	// run's id, and what the run showed when it was dropped
 	tile     *pb.Dag
 	runID    protocol.GraphID
@@ -178,9 +179,7 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func terminal(state string) bool {
-	return state == StateSucceeded || state == StateFailed || state == StateCancelled
-}
+func terminal(state string) bool { return protocol.GraphTerminal(state) }
 
 // graphService serves sessions and graphs to the web role.
 type graphService struct{ p *SchedulerProc }

@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/internal/metrics"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -153,7 +154,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle(phobosv1connect.NewSchedulerServiceHandler(&schedulerService{p}, rpc.HandlerOptions()...))
 	mux.Handle(phobosv1connect.NewGraphServiceHandler(&graphService{p}, rpc.HandlerOptions()...))
-	mux.Handle(phobosv1connect.NewDashboardServiceHandler(&dashboardService{p}, rpc.HandlerOptions()...))
+	mux.Handle(phobosv1connect.NewDashboardServiceHandler(dashboard.NewSchedulerService(dashboardGraphs{p}), rpc.HandlerOptions()...))
 	mux.Handle("GET /metrics", p.stats.Handler())
 	srv, err := listen(cfg.Listen, p.stats.Instrument(withHealth(rpc.RefuseBrowsers(rpc.RequireClientCert(cfg.TLS.Mutual(), rpc.RequireToken(cfg.Token, mux))), p.ready)), p.log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {

@@ -23,8 +23,8 @@ type ringMember struct {
 	lease   *ha.Lease
 	members *ha.Members
 	records *ha.RecordWriter
-	// takeover holds the sessions being taken over (failover.go).
-	takeover *takeovers
+	// failover takes orphaned sessions over and hands them back.
+	failover *ha.Failover
 	cancel   context.CancelFunc
 	done     chan struct{}
 }
@@ -42,12 +42,13 @@ func (p *SchedulerProc) newRing() error {
 		host, _ := os.Hostname()
 		id = host + "-" + newID()[:8]
 	}
+	members := ha.NewMembers()
 	p.ring = &ringMember{
 		cli:      cli,
 		lease:    ha.NewLease(cli, ha.SchedulerRecord{ID: id, PID: os.Getpid()}, p.cfg.LeaseTTL, p.log),
-		members:  ha.NewMembers(),
+		members:  members,
 		records:  ha.NewRecordWriter(cli, p.log),
-		takeover: &takeovers{sid: map[string]bool{}},
+		failover: ha.NewFailover(cli, members, id, p.cfg.LeaseTTL, failoverGraphs{p}, p.log),
 		done:     make(chan struct{}),
 	}
 	return nil
@@ -76,7 +77,7 @@ func (p *SchedulerProc) startRing() {
 		orphans := make(chan struct{})
 		go func() {
 			defer close(orphans)
-			p.watchOrphans(ctx)
+			r.failover.Watch(ctx)
 		}()
 		r.lease.Run(ctx)
 		<-done
@@ -95,6 +96,7 @@ func (p *SchedulerProc) leaveRing() {
 		p.ring.cancel()
 		<-p.ring.done
 	}
+	p.ring.failover.Close()
 	_ = p.ring.cli.Close()
 }
 

@@ -95,7 +95,7 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 			ro.members.Watch(ctx, cli, log)
 		}()
 		wcfg.Graphs, wcfg.Scheduler, wcfg.Ring = ro, ringSched{ro}, ro.ring
-		dash = ringDash{ro}
+		dash = dashboard.NewRingService(ringDashboard{ro})
 	} else {
 		schedURL, err := baseURL(cfg.Scheduler, cfg.TLS.Enabled())
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/dashboard"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
@@ -321,4 +322,38 @@ func (rs ringSched) ListWorkers(ctx context.Context, req *connect.Request[pb.Lis
 		return nil, err
 	}
 	return c.ListWorkers(ctx, connect.NewRequest(req.Msg))
+}
+
+// ringDashboard is the web service's routing over a ring as the ring's
+// dashboard (dashboard.NewRingService) sees it.
+type ringDashboard struct{ ro *ringRouter }
+
+var _ dashboard.Ring = ringDashboard{}
+
+func (rd ringDashboard) scheduler(rec ha.SchedulerRecord, c *schedClients) dashboard.RingScheduler {
+	return dashboard.RingScheduler{ID: rec.ID, Address: rec.Address, Sched: c.sched, Dash: c.dash}
+}
+
+func (rd ringDashboard) Schedulers() ([]dashboard.RingScheduler, error) {
+	recs, err := rd.ro.ordered("")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dashboard.RingScheduler, len(recs))
+	for i, rec := range recs {
+		out[i] = rd.scheduler(rec, rd.ro.clientsOf(rec))
+	}
+	return out, nil
+}
+
+func (rd ringDashboard) OnSession(ctx context.Context, sid string, call func(dashboard.RingScheduler) error) error {
+	_, err := onSession(rd.ro, ctx, sid, func(c *schedClients) (struct{}, error) {
+		return struct{}{}, call(dashboard.RingScheduler{Sched: c.sched, Dash: c.dash})
+	})
+	return err
+}
+
+// Canonical is the scheduler ringSched answers with for no session.
+func (rd ringDashboard) Canonical(ctx context.Context) (phobosv1connect.SchedulerServiceClient, error) {
+	return ringSched{rd.ro}.any(web.WithSession(ctx, ""))
 }

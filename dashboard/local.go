@@ -23,14 +23,14 @@ import (
 // executions in.
 const LocalSessionID = "local"
 
-// A local execution's states, named as the REST API names a graph's
-// (cluster's State constants), so the pages show both alike.
+// A local execution's states are protocol's graph states, as the REST
+// API names a graph's, so the pages show both alike.
 const (
-	stateRunning    = "RUNNING"
-	stateSucceeded  = "SUCCEEDED"
-	stateFailed     = "FAILED"
-	stateCancelling = "CANCELLING"
-	stateCancelled  = "CANCELLED"
+	stateRunning    = protocol.GraphRunning
+	stateSucceeded  = protocol.GraphSucceeded
+	stateFailed     = protocol.GraphFailed
+	stateCancelling = protocol.GraphCancelling
+	stateCancelled  = protocol.GraphCancelled
 )
 
 // maxLocalGraphs bounds the executions a local dashboard remembers.

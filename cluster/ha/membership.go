@@ -31,7 +31,7 @@ const (
 
 // DefaultLeaseTTL is how long a scheduler's membership outlives its last
 // renewal. A scheduler that cannot renew for this long stops taking
-// graphs; failover (cluster's failover.go) moves its sessions after it.
+// graphs; failover (failover.go) moves its sessions after it.
 const DefaultLeaseTTL = 5 * time.Second
 
 // SchedulerRecord is a scheduler's membership record in etcd, and how the

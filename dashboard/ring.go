@@ -1,4 +1,4 @@
-package cluster
+package dashboard
 
 import (
 	"cmp"
@@ -10,39 +10,68 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/phobos-tensor/phobos/cluster/ha"
+	"github.com/phobos-tensor/phobos/protocol"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 	"github.com/phobos-tensor/phobos/scheduler"
-	"github.com/phobos-tensor/phobos/web"
 )
+
+// MaxListedGraphs bounds the graphs an overview lists.
+const MaxListedGraphs = 200
+
+// RingScheduler is one scheduler of a ring, as the ring's dashboard
+// reaches it.
+type RingScheduler struct {
+	ID, Address string
+	Sched       phobosv1connect.SchedulerServiceClient
+	Dash        phobosv1connect.DashboardServiceClient
+}
+
+// Ring is what the ring's dashboard needs of the web service's routing
+// over a ring of schedulers (package cluster implements it).
+type Ring interface {
+	// Schedulers are the schedulers to merge: the ring's, then those
+	// seen before that may still hold sessions.
+	Schedulers() ([]RingScheduler, error)
+	// OnSession calls call with the scheduler holding session sid,
+	// trying the ring's schedulers in turn as the web service routes
+	// the session's requests, and returns the answer that counts.
+	OnSession(ctx context.Context, sid string, call func(RingScheduler) error) error
+	// Canonical is the scheduler whose worker numbering the web service
+	// shows on its pages.
+	Canonical(ctx context.Context) (phobosv1connect.SchedulerServiceClient, error)
+}
+
+// NewRingService is the dashboard service of a ring of schedulers for
+// the web service.
+func NewRingService(r Ring) phobosv1connect.DashboardServiceClient { return ringDash{r} }
 
 // ringDash is the dashboard service of a ring of schedulers for the web
 // service. Each scheduler knows only its own sessions' graphs and the
 // tasks it dispatched, and numbers the shared workers its own way, so:
 // the overview merges every scheduler's; a graph's views come from the
 // scheduler holding its session, with worker numbers translated into the
-// numbering GET /api/workers shows (ringSched's: the first scheduler by
-// id); a worker's tasks are every scheduler's tasks on that worker (known
-// by its address), merged.
-type ringDash struct{ ro *ringRouter }
+// numbering GET /api/workers shows (Ring.Canonical's); a worker's tasks
+// are every scheduler's tasks on that worker (known by its address),
+// merged.
+type ringDash struct{ ro Ring }
 
 var _ phobosv1connect.DashboardServiceClient = ringDash{}
 
 // members are the schedulers to merge: the ring's, then those seen
 // before that may still hold sessions.
-func (rd ringDash) members() ([]ha.SchedulerRecord, error) {
-	recs, err := rd.ro.ordered("")
+func (rd ringDash) members() ([]RingScheduler, error) {
+	recs, err := rd.ro.Schedulers()
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(recs, func(a, b ha.SchedulerRecord) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(recs, func(a, b RingScheduler) int { return strings.Compare(a.ID, b.ID) })
 	return recs, nil
 }
 
 // Overview merges the schedulers' overviews: ops done and graphs held
 // summed, the running graphs first, then the ended ones, at most
-// maxListedGraphs, each scheduler's ended graphs cut oldest first. A
+// MaxListedGraphs, each scheduler's ended graphs cut oldest first. A
 // scheduler that does not answer is left out; none answering is the
 // error.
 func (rd ringDash) Overview(ctx context.Context, req *connect.Request[pb.OverviewRequest]) (*connect.Response[pb.OverviewResponse], error) {
@@ -55,7 +84,7 @@ func (rd ringDash) Overview(ctx context.Context, req *connect.Request[pb.Overvie
 	var ended [][]*pb.GraphSummary // per scheduler, oldest first
 	var errs []error
 	for _, rec := range recs {
-		resp, err := rd.ro.clientsOf(rec).dash.Overview(ctx, connect.NewRequest(req.Msg))
+		resp, err := rec.Dash.Overview(ctx, connect.NewRequest(req.Msg))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err))
 			continue
@@ -65,7 +94,7 @@ func (rd ringDash) Overview(ctx context.Context, req *connect.Request[pb.Overvie
 		out.GraphsTotal += m.GraphsTotal
 		var e []*pb.GraphSummary
 		for _, g := range m.Graphs {
-			if terminal(g.GetStatus().GetState()) {
+			if protocol.GraphTerminal(g.GetStatus().GetState()) {
 				e = append(e, g)
 			} else {
 				running = append(running, g)
@@ -80,7 +109,7 @@ func (rd ringDash) Overview(ctx context.Context, req *connect.Request[pb.Overvie
 	for _, e := range ended {
 		n += len(e)
 	}
-	for n > maxListedGraphs {
+	for n > MaxListedGraphs {
 		i := 0
 		for j, e := range ended {
 			if len(e) > len(ended[i]) {
@@ -97,25 +126,35 @@ func (rd ringDash) Overview(ctx context.Context, req *connect.Request[pb.Overvie
 	for _, e := range ended {
 		out.Graphs = append(out.Graphs, e...)
 	}
-	if len(out.Graphs) > maxListedGraphs {
-		out.Graphs = out.Graphs[:maxListedGraphs]
+	if len(out.Graphs) > MaxListedGraphs {
+		out.Graphs = out.Graphs[:MaxListedGraphs]
 	}
 	return connect.NewResponse(out), nil
 }
 
 func (rd ringDash) GraphDetail(ctx context.Context, req *connect.Request[pb.GraphDetailRequest]) (*connect.Response[pb.GraphDetailResponse], error) {
-	return onSession(rd.ro, ctx, req.Msg.SessionId, func(c *schedClients) (*connect.Response[pb.GraphDetailResponse], error) {
-		return c.dash.GraphDetail(ctx, connect.NewRequest(req.Msg))
+	var resp *connect.Response[pb.GraphDetailResponse]
+	err := rd.ro.OnSession(ctx, req.Msg.SessionId, func(c RingScheduler) error {
+		var err error
+		resp, err = c.Dash.GraphDetail(ctx, connect.NewRequest(req.Msg))
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // GraphOps answers from the session's scheduler, its worker numbers
 // translated into the web service's numbering.
 func (rd ringDash) GraphOps(ctx context.Context, req *connect.Request[pb.GraphOpsRequest]) (*connect.Response[pb.GraphOpsResponse], error) {
-	var holder *schedClients
-	resp, err := onSession(rd.ro, ctx, req.Msg.SessionId, func(c *schedClients) (*connect.Response[pb.GraphOpsResponse], error) {
+	var holder RingScheduler
+	var resp *connect.Response[pb.GraphOpsResponse]
+	err := rd.ro.OnSession(ctx, req.Msg.SessionId, func(c RingScheduler) error {
 		holder = c
-		return c.dash.GraphOps(ctx, connect.NewRequest(req.Msg))
+		var err error
+		resp, err = c.Dash.GraphOps(ctx, connect.NewRequest(req.Msg))
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -124,10 +163,10 @@ func (rd ringDash) GraphOps(ctx context.Context, req *connect.Request[pb.GraphOp
 	if err != nil {
 		return nil, err
 	}
-	if canon == holder.sched {
+	if canon == holder.Sched {
 		return resp, nil
 	}
-	from, err := workerAddrs(ctx, holder.sched)
+	from, err := workerAddrs(ctx, holder.Sched)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +216,7 @@ func (rd ringDash) WorkerTasks(ctx context.Context, req *connect.Request[pb.Work
 	out := &pb.WorkerTasksResponse{}
 	var errs []error
 	for _, rec := range recs {
-		c := rd.ro.clientsOf(rec)
-		ids, err := workerAddrs(ctx, c.sched)
+		ids, err := workerAddrs(ctx, rec.Sched)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err))
 			continue
@@ -192,7 +230,7 @@ func (rd ringDash) WorkerTasks(ctx context.Context, req *connect.Request[pb.Work
 		if id < 0 {
 			continue // this worker has not registered with it (yet)
 		}
-		resp, err := c.dash.WorkerTasks(ctx, connect.NewRequest(&pb.WorkerTasksRequest{Worker: id}))
+		resp, err := rec.Dash.WorkerTasks(ctx, connect.NewRequest(&pb.WorkerTasksRequest{Worker: id}))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scheduler %s at %s: %w", rec.ID, rec.Address, err))
 			continue
@@ -218,9 +256,9 @@ func (rd ringDash) WorkerTasks(ctx context.Context, req *connect.Request[pb.Work
 }
 
 // canonical is the scheduler whose worker numbering the web service
-// shows on its pages: the one ringSched answers with for no session.
+// shows on its pages.
 func (rd ringDash) canonical(ctx context.Context) (phobosv1connect.SchedulerServiceClient, error) {
-	return ringSched{rd.ro}.any(web.WithSession(ctx, ""))
+	return rd.ro.Canonical(ctx)
 }
 
 // workerAddrs maps a scheduler's worker ids to the workers' addresses.

@@ -41,6 +41,13 @@ func Size(shape []int) int {
 // ContiguousStrides are the row-major (C order) strides of shape, in elements.
 func ContiguousStrides(shape []int) []int {
 	st := make([]int, len(shape))
+	contiguousStridesInto(st, shape)
+	return st
+}
+
+// contiguousStridesInto writes ContiguousStrides(shape) into st, of the
+// same length.
+func contiguousStridesInto(st, shape []int) {
 	s := 1
 	for i := len(shape) - 1; i >= 0; i-- {
 		st[i] = s
@@ -48,7 +55,6 @@ func ContiguousStrides(shape []int) []int {
 			s *= shape[i]
 		}
 	}
-	return st
 }
 
 func checkShape(shape []int) error {
@@ -85,12 +91,37 @@ func newArray(dtype DType, shape []int) *Array { return shapedArray(dtype, shape
 func newArrayUninit(dtype DType, shape []int) *Array { return shapedArray(dtype, shape, false) }
 
 func shapedArray(dtype DType, shape []int, zero bool) *Array {
-	sh := append([]int(nil), shape...)
 	buf := []byte{}
-	if n := Size(sh) * dtype.Size(); n > 0 {
+	if n := Size(shape) * dtype.Size(); n > 0 {
 		buf = buffers.take(n, zero)
 	}
+	if len(shape) <= smallRank {
+		// One allocation for the array and its shape and strides: most
+		// chunks are scalars, vectors or matrices.
+		r := &smallArray{}
+		nd := len(shape)
+		var sh []int // nil for a scalar, as before
+		if nd > 0 {
+			sh = append(r.room[:0:nd], shape...)
+		}
+		st := r.room[nd : 2*nd : 2*nd]
+		contiguousStridesInto(st, sh)
+		r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
+		return &r.Array
+	}
+	sh := append([]int(nil), shape...)
 	return &Array{dtype: dtype, shape: sh, strides: ContiguousStrides(sh), buf: buf}
+}
+
+// smallRank is the most axes whose shape and strides fit in a smallArray.
+const smallRank = 2
+
+// smallArray is an array made together with the room for its shape and
+// strides. The slices are capped to their length, so growing one never
+// writes over the other.
+type smallArray struct {
+	Array
+	room [2 * smallRank]int
 }
 
 // Zeros is New that panics on nothing: it returns an error for a bad shape.

@@ -57,6 +57,7 @@ type Reservation struct {
 	pins      []*entry // pinned inputs
 	spill     []*entry // victims this op must write out before it starts
 	closed    bool
+	pinRoom   [4]*entry // pins' room, so that an op of few inputs allocates once
 }
 
 // Bytes is what was reserved.
@@ -97,7 +98,8 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	if s.mu.closed {
 		return nil, fmt.Errorf("storage: store closed")
 	}
-	var ins []*entry
+	var insRoom [4]*entry
+	ins := insRoom[:0]
 	var inAll, inMissing int64
 	// An input read twice counts once. Most ops read a few: a scan of the
 	// ones before is cheaper than a map, made for each op.
@@ -187,7 +189,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		}
 		e.pins++
 	}
-	r.pins = ins
+	r.pins = append(r.pinRoom[:0:len(r.pinRoom)], ins...)
 	return r, nil
 }
 

@@ -206,6 +206,16 @@ type entry struct {
 	used     uint64
 	deleted  bool
 	loading  chan struct{} // closed when a load into memory ends
+
+	// Room made with the entry so that a put allocates once: its shape when
+	// it has few axes, and the record of its buffer (with the list of the
+	// buffer's chunks) when the chunk is the first on a buffer, the common
+	// case. ownBufUsed: ownBuf was taken; a later attach (a reload) makes
+	// its own, since chunks of other entries may still refer to ownBuf.
+	shapeRoom  [2]int
+	ownBuf     bufRef
+	ownChunks  [1]*entry
+	ownBufUsed bool
 }
 
 // bufRef is one buffer in memory and the chunks that use it.
@@ -344,10 +354,9 @@ func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
 	if opts.Regen != nil && !Regenerable(opts.Regen) {
 		opts.Regen = nil
 	}
-	return &entry{
+	e := &entry{
 		key:       key,
 		dtype:     a.DType(),
-		shape:     slices.Clone(a.Shape()),
 		nbytes:    int64(a.Nbytes()),
 		regen:     opts.Regen,
 		fin:       fin,
@@ -355,6 +364,8 @@ func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
 		fresh:     opts.Consumers > 0,
 		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
 	}
+	e.shape = append(e.shapeRoom[:0:len(e.shapeRoom)], a.Shape()...)
+	return e
 }
 
 // putLocked stores e (from newEntry) holding a, and returns the bytes it
@@ -408,7 +419,13 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 	var added int64
 	b := s.mu.buffers[id]
 	if b == nil {
-		b = &bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned}
+		if !e.ownBufUsed {
+			e.ownBufUsed = true
+			b = &e.ownBuf
+			*b = bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned, chunks: e.ownChunks[:0]}
+		} else {
+			b = &bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned}
+		}
 		s.mu.buffers[id] = b
 		s.mu.resident += b.bytes
 		added = b.bytes

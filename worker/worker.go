@@ -103,7 +103,10 @@ type Worker struct {
 		// usesFree are records of chunks whose queued readers all left,
 		// for the next chunks: one allocation fewer per input read.
 		usesFree []*uses
-		running  int // admitted tasks not yet done
+		// reqInputs is room for the inputs of the memory request of the
+		// most urgent task, reused from one admission to the next.
+		reqInputs []storage.InputRequest
+		running   int // admitted tasks not yet done
 		// lent is how many slots running tasks hold besides their own
 		// (ops.Threaded): no task starts while running + lent fills the
 		// slots.
@@ -691,10 +694,11 @@ func Estimate(t *protocol.Task) (output, temp int64) {
 	return out, out
 }
 
-// request is the memory request of a task.
-func (w *Worker) request(t *protocol.Task) storage.Request {
+// request is the memory request of a task. Its inputs are appended to
+// inputs[:0], which the caller may reuse once the store has answered.
+func (w *Worker) request(t *protocol.Task, inputs []storage.InputRequest) storage.Request {
 	out, temp := Estimate(t)
-	req := storage.Request{Op: t.Op.Type(), Output: out, Temp: temp, Priority: t.Priority}
+	req := storage.Request{Op: t.Op.Type(), Output: out, Temp: temp, Priority: t.Priority, Inputs: inputs[:0]}
 	if len(t.Inputs) == 0 {
 		// A source op leaves room for another op as large: the consumers of
 		// the chunks sources already made must not find memory full of
@@ -772,7 +776,9 @@ func (w *Worker) headFitsLocked() (pick, bool) {
 	if w.mu.head == t || g.cancelled || w.fenceLocked(t, false) != nil {
 		return pick{}, false
 	}
-	res, err := w.store.Reserve(w.request(t))
+	req := w.request(t, w.mu.reqInputs)
+	w.mu.reqInputs = req.Inputs[:0]
+	res, err := w.store.Reserve(req)
 	if res == nil && err == nil {
 		return pick{}, false
 	}
@@ -831,7 +837,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}
 	reqs := make([]storage.Request, n)
 	for i, t := range cands[:n] {
-		reqs[i] = w.request(t)
+		reqs[i] = w.request(t, nil)
 	}
 	reqs[0].NoWait = stalled
 	i, res, err := w.store.ReserveFirst(reqs)

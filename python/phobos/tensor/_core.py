@@ -547,6 +547,13 @@ def _small_boundary(root):
             seen.add(id(x))
             if x._fn is not None and _small(x) and any(not _small(y) for y in x._inputs):
                 out.append(x)
+                # the call's other small outputs (a decomposition's Vt
+                # beside its S): later reads take them too
+                if "out" in x._kwargs:
+                    for u in _users_of(x._inputs[0]):
+                        if id(u) not in seen and u._value is None and u._held is None and _small(u) and _same_call(u, x):
+                            seen.add(id(u))
+                            out.append(u)
             stack.append(x)
     return out[:_MAX_EXTRA]
 

@@ -59,17 +59,17 @@ func (s *Session) Release(ctx context.Context, ts ...*tensor.Tensor) error {
 }
 
 // heldTensors are the tensors of an ended execution's results: its chunks,
-// by graph and chunk op.
-func heldTensors(graph uint64, results []*ops.Tiled) []*tensor.Tensor {
+// by graph and chunk op, with the lengths the run gave them.
+func heldTensors(run *scheduler.Run, results []*ops.Tiled) ([]*tensor.Tensor, error) {
 	out := make([]*tensor.Tensor, len(results))
 	for k, r := range results {
-		nodes := make([]int32, len(r.Chunks))
-		for j, c := range r.Chunks {
-			nodes[j] = int32(c)
+		h, err := execution.HeldResult(run, k, r)
+		if err != nil {
+			return nil, fmt.Errorf("phobos: persist: result %d: %w", k, err)
 		}
-		out[k] = tensor.New(ops.Held{Graph: graph, Result: k, Meta: r.Meta, Splits: r.NSplits, Nodes: nodes})
+		out[k] = tensor.New(h)
 	}
-	return out
+	return out, nil
 }
 
 func (b *localBackend) persist(ctx context.Context, s *Session, ts []*tensor.Tensor) ([]*tensor.Tensor, error) {
@@ -93,13 +93,18 @@ func (b *localBackend) persist(ctx context.Context, s *Session, ts []*tensor.Ten
 		}
 		return nil, err
 	}
+	out, err := heldTensors(run, ex.Results)
+	if err != nil {
+		run.Release()
+		return nil, err
+	}
 	b.heldMu.Lock()
 	if b.held == nil {
 		b.held = make(map[uint64]*scheduler.Run)
 	}
 	b.held[uint64(run.ID())] = run
 	b.heldMu.Unlock()
-	return heldTensors(uint64(run.ID()), ex.Results), nil
+	return out, nil
 }
 
 func (b *localBackend) release(_ context.Context, held []ops.Held) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
@@ -65,7 +66,12 @@ func (b *remoteBackend) persist(ctx context.Context, s *Session, ts []*tensor.Te
 	kept = true
 	out := make([]*tensor.Tensor, len(ts))
 	for k, t := range ts {
-		out[k] = tensor.New(ops.Held{Ref: st.GraphID, Result: k, Meta: ops.Meta{Shape: t.Shape(), DType: t.DType()}})
+		m := ops.Meta{Shape: t.Shape(), DType: t.DType()}
+		// an axis of unknown length (-1) is the cluster's to resolve
+		if ax := slices.Index(m.Shape, -1); ax >= 0 {
+			m.Unknown = int8(ax + 1)
+		}
+		out[k] = tensor.New(ops.Held{Ref: st.GraphID, Result: k, Meta: m})
 	}
 	return out, nil
 }

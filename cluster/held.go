@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/phobos-tensor/phobos/execution"
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
 )
@@ -17,6 +18,7 @@ import (
 // succeeded or was released is refused, as is a meta that is not the
 // result's.
 func (p *SchedulerProc) resolveHeld(ctx context.Context, tg *graph.TileableGraph, sid string) error {
+	resolved := false
 	for i := range tg.Nodes {
 		h, ok := tg.Nodes[i].Op.(ops.Held)
 		if !ok {
@@ -41,17 +43,36 @@ func (p *SchedulerProc) resolveHeld(ctx context.Context, tg *graph.TileableGraph
 			return fmt.Errorf("tensor %d: graph %s has %d results, not %d", i, h.Ref, len(results), h.Result+1)
 		}
 		r := results[h.Result]
-		if !slices.Equal(r.Meta.Shape, h.Meta.Shape) || r.Meta.DType != h.Meta.DType {
+		if !heldMetaFits(h.Meta, r.Meta) {
 			return fmt.Errorf("tensor %d: result %d of graph %s is %v, the graph says %v", i, h.Result, h.Ref, r.Meta, h.Meta)
 		}
-		h.Graph = uint64(run.ID())
-		h.Meta = r.Meta
-		h.Splits = r.NSplits
-		h.Nodes = make([]int32, len(r.Chunks))
-		for j, c := range r.Chunks {
-			h.Nodes[j] = int32(c)
+		ref := h.Ref
+		h, err = execution.HeldResult(run, h.Result, r)
+		if err != nil {
+			return fmt.Errorf("tensor %d: held result of graph %s: %w", i, ref, err)
 		}
+		h.Ref = ref
+		resolved = true
 		tg.Nodes[i].Op = h
 	}
-	return nil
+	if !resolved {
+		return nil
+	}
+	// A held result of unknown length now has its lengths: the tensors
+	// built on it learn them.
+	return tg.Reinfer()
+}
+
+// heldMetaFits reports whether the meta a client sent for a held result
+// is the result's: the same dtype and shape, where an axis the client
+// does not know the length of (Unknown) is one the result did not know
+// either when it was planned.
+func heldMetaFits(sent, result ops.Meta) bool {
+	if sent.DType != result.DType || len(sent.Shape) != len(result.Shape) {
+		return false
+	}
+	if sent.Unknown != 0 && sent.Unknown != result.Unknown {
+		return false
+	}
+	return slices.Equal(sent.Shape, result.Shape)
 }

@@ -37,7 +37,10 @@ type Held struct {
 	// among its results.
 	Graph  uint64 `json:"graph,omitempty"`
 	Result int    `json:"result"`
-	Meta   Meta   `json:"meta"`
+	// Meta is the result's; a client may send an axis of unknown length
+	// (Meta.Unknown), which resolving replaces by the lengths the run's
+	// chunks turned out to have.
+	Meta Meta `json:"meta"`
 	// Splits are the chunk sizes along each axis.
 	Splits [][]int `json:"splits,omitempty"`
 	// Nodes are the earlier graph's chunk ops making each chunk, C order
@@ -60,17 +63,33 @@ func (op Held) Infer(in []Meta) (Meta, error) {
 	if op.Result < 0 {
 		return Meta{}, fmt.Errorf("%s: negative result index", what)
 	}
+	if op.Meta.Unknown != 0 {
+		// A result of unknown length (a mask's selection) as the client
+		// knows it: resolving takes its lengths from the run that made it.
+		if op.Splits != nil || op.Nodes != nil {
+			return Meta{}, fmt.Errorf("%s: a resolved held tensor has every length known", what)
+		}
+		ax := op.Meta.UnknownAxis()
+		if ax < 0 || ax >= op.Meta.NDim() || op.Meta.Shape[ax] != -1 {
+			return Meta{}, fmt.Errorf("%s: invalid unknown axis %d of shape %v", what, ax, op.Meta.Shape)
+		}
+		known := op.Meta
+		known.Shape = slices.Clone(op.Meta.Shape)
+		known.Shape[ax] = 0
+		known.Unknown = 0
+		if err := checkMeta(what, known); err != nil {
+			return Meta{}, err
+		}
+		return op.Meta, nil
+	}
 	if err := checkMeta(what, op.Meta); err != nil {
 		return Meta{}, err
-	}
-	if op.Meta.Unknown != 0 {
-		return Meta{}, fmt.Errorf("%s: a held tensor has every length known", what)
 	}
 	if op.Splits == nil && op.Nodes == nil {
 		return op.Meta, nil
 	}
-	if err := (ChunkSpec{Splits: op.Splits}).Validate(op.Meta.Shape); err != nil {
-		return Meta{}, wrapChunks(what, err)
+	if err := heldSplits(op.Splits, op.Meta.Shape); err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", what, err)
 	}
 	n := 1
 	for _, s := range op.Splits {
@@ -85,6 +104,30 @@ func (op Held) Infer(in []Meta) (Meta, error) {
 		}
 	}
 	return op.Meta, nil
+}
+
+// heldSplits checks a held tensor's chunk sizes against its shape. A
+// chunk may be empty: a mask's selection can leave none of a chunk's rows.
+func heldSplits(splits [][]int, shape []int) error {
+	if len(splits) != len(shape) {
+		return fmt.Errorf("splits for %d axes of shape %v", len(splits), shape)
+	}
+	for ax, sp := range splits {
+		if len(sp) == 0 {
+			return fmt.Errorf("no chunks along axis %d", ax)
+		}
+		sum := 0
+		for _, n := range sp {
+			if n < 0 {
+				return fmt.Errorf("chunk size %d along axis %d", n, ax)
+			}
+			sum += n
+		}
+		if sum != shape[ax] {
+			return fmt.Errorf("the splits of axis %d add up to %d, not its length %d", ax, sum, shape[ax])
+		}
+	}
+	return nil
 }
 
 // Tile implements TensorOp.

@@ -132,11 +132,15 @@ def node(t, session):
     if h is None:
         return None
     k, i, s = h
-    if s is not session or not k.alive or None in t._shape:
+    if s is not session or not k.alive:
         return None
     _Releaser.of(session).kept[k.gid] = k
-    return {"held": {"ref": k.gid, "result": i,
-                     "meta": {"shape": [int(d) for d in t._shape], "dtype": t._dtype.name}}}
+    # an axis of unknown length (a mask's selection) goes as -1: the
+    # cluster takes its length from the run that computed it
+    meta = {"shape": [-1 if d is None else int(d) for d in t._shape], "dtype": t._dtype.name}
+    if None in t._shape:
+        meta["unknown"] = t._shape.index(None) + 1
+    return {"held": {"ref": k.gid, "result": i, "meta": meta}}
 
 
 def release(tensors):

@@ -275,7 +275,7 @@ class Session:
         """The functions the cluster builds, and its ufuncs."""
         return self._json("GET", "/api/functions")
 
-    def execute(self, *tensors, show_progress=None, fuse=True, wait=True):
+    def execute(self, *tensors, show_progress=None, fuse=True, wait=True, _hold=()):
         """Computes the tensors together (shared parts once) and keeps their
         values on them; returns the tensor, or an ExecutableTuple of them
         (as Mars does; one list or tuple of tensors is taken as the
@@ -291,14 +291,18 @@ class Session:
         if len(ts) != len(tensors):
             raise TypeError("phobos: execute takes phobos tensors")
         if not wait:
-            return self._background().submit(self.execute, *ts, show_progress=False, fuse=fuse)
+            return self._background().submit(self.execute, *ts, show_progress=False, fuse=fuse, _hold=_hold)
         if not ts:
             return ExecutableTuple()
-        nodes, roots = ts[0]._phobos_program(ts, self)
+        # _hold: tensors computed along and kept on the cluster, their
+        # values not fetched unless they came inline (a scalar read's
+        # intermediates, _core._held_on_way)
+        hold = [t for t in _hold if _held.node(t, self) is None and t._value is None]
+        nodes, roots = ts[0]._phobos_program(ts + hold, self)
         # Results too big to travel inside later programs stay on the
         # cluster, held by their tensors (Mars's execute): later graphs
         # start from their chunks (_held).
-        keep = [t if _held_worthy(t) and _held.node(t, self) is None else None for t in ts]
+        keep = [t if _held_worthy(t) and _held.node(t, self) is None else None for t in ts] + hold
         kept = any(k is not None for k in keep)
         # One request for a small graph: the cluster answers once the graph
         # ended (or after FIRST_WAIT), with small results inline, and frees
@@ -318,7 +322,7 @@ class Session:
                     # tensors are computed from their expressions again.
                     if not _held.forget_gone(str(e), nodes, self):
                         raise
-                    nodes, roots = ts[0]._phobos_program(ts, self)
+                    nodes, roots = ts[0]._phobos_program(ts + hold, self)
         except KeyboardInterrupt:
             # Interrupted while the cluster waits for the graph: closing
             # the connection tells it the client left, and it cancels
@@ -339,6 +343,9 @@ class Session:
                 raise _errors.graph_error(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
             for t, res in zip(ts, st["results"]):
                 t._value = self._take_result(res)
+            for t, res in zip(hold, st["results"][len(ts):]):
+                if res.get("data"):
+                    t._value = self._take_result(res)
             if kept:
                 _held.keep(self, st["graph_id"], keep, nodes)
                 held = True

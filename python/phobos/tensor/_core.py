@@ -288,8 +288,9 @@ class Tensor:
             raise TypeError(f"only size-1 arrays can be converted to Python scalars (shape {self._shape})")
         if self._value is None:
             extra = _small_boundary(self)
-            if extra:
-                _default_session().execute(self, *extra)
+            hold = _held_on_way(self)
+            if extra or hold:
+                _default_session().execute(self, *extra, _hold=hold)
         return conv(self.fetch().reshape(()))
 
     def __bool__(self):
@@ -547,7 +548,62 @@ def _small_boundary(root):
             seen.add(id(x))
             if x._fn is not None and _small(x) and any(not _small(y) for y in x._inputs):
                 out.append(x)
+                # the call's other small outputs (a decomposition's Vt
+                # beside its S): later reads take them too
+                if "out" in x._kwargs:
+                    for u in _users_of(x._inputs[0]):
+                        if id(u) not in seen and u._value is None and u._held is None and _small(u) and _same_call(u, x):
+                            seen.add(id(u))
+                            out.append(u)
             stack.append(x)
+    return out[:_MAX_EXTRA]
+
+
+# Summaries of unknown length (unique's values and counts, a
+# decomposition's factors of a tall matrix) that a scalar read computes
+# from a large input are kept on the cluster along with the read, with
+# the other outputs of the same call: the code reading scalars step by
+# step (scikit-learn's priors checks, then its class means) goes on from
+# them, and a later graph reads their chunks instead of computing them
+# again. Selections by a mask are not kept: they can be as large as
+# their input.
+_SUMMARY_FNS = ("unique", "linalg.")
+
+
+def _summary(x):
+    return x._fn is not None and x._fn.startswith(_SUMMARY_FNS) and None in x._shape
+
+
+def _same_call(a, b):
+    """a and b are outputs of one call (its out= apart)."""
+    if a._fn != b._fn or len(a._args) != len(b._args):
+        return False
+    if any(x is not y and (isinstance(x, Tensor) or isinstance(y, Tensor) or x != y) for x, y in zip(a._args, b._args)):
+        return False
+    ka = {k: v for k, v in a._kwargs.items() if k != "out"}
+    kb = {k: v for k, v in b._kwargs.items() if k != "out"}
+    return ka.keys() == kb.keys() and all(not isinstance(v, Tensor) and v == kb[k] for k, v in ka.items())
+
+
+def _held_on_way(root):
+    """The uncomputed summaries of unknown length among root's ancestors
+    that have a large input, with their sibling outputs, at most
+    _MAX_EXTRA of them."""
+    out, seen, stack = [], {id(root)}, [root]
+    while stack and len(out) < _MAX_EXTRA:
+        t = stack.pop()
+        for x in t._inputs:
+            if id(x) in seen or x._value is not None or x._held is not None:
+                continue
+            seen.add(id(x))
+            stack.append(x)
+            if not _summary(x) or not any(None not in y._shape and not _small(y) for y in x._inputs):
+                continue
+            out.append(x)
+            for u in _users_of(x._inputs[0]):
+                if id(u) not in seen and u._value is None and u._held is None and _same_call(u, x):
+                    seen.add(id(u))
+                    out.append(u)
     return out[:_MAX_EXTRA]
 
 

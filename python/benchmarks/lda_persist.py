@@ -7,8 +7,11 @@ X is persisted on the cluster before timing (its upload is not timed);
 predict is take(classes_, argmax(decision_function(X))), as
 lda_tall.py explains.
 
-    cd python && OPENBLAS_CORETYPE=SkylakeX PHOBOS_BIN=... /usr/bin/python3 \\
+    cd python && PHOBOS_BIN=... /usr/bin/python3 \\
         benchmarks/lda_persist.py [--m 2000000] [--n 50] [--reps 3]
+
+On a machine with AVX-512, set OPENBLAS_CORETYPE=SkylakeX for both sides
+(a machine without it stops with "Illegal instruction").
 
 Prints one JSON line per system and repetition, then the medians."""
 

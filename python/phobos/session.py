@@ -275,21 +275,27 @@ class Session:
         """The functions the cluster builds, and its ufuncs."""
         return self._json("GET", "/api/functions")
 
+    def _tensors_arg(self, tensors, what):
+        """The tensors execute or persist was given: one list or tuple of
+        them counts as the tensors. A tensor knows how to write itself and
+        what it needs as a program (phobos.tensor); the session only sends
+        programs."""
+        if self._closed:
+            raise RuntimeError("phobos: the session is closed")
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            tensors = tuple(tensors[0])
+        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
+        if len(ts) != len(tensors):
+            raise TypeError(f"phobos: {what} takes phobos tensors")
+        return ts
+
     def execute(self, *tensors, show_progress=None, fuse=True, wait=True, _hold=()):
         """Computes the tensors together (shared parts once) and keeps their
         values on them; returns the tensor, or an ExecutableTuple of them
         (as Mars does; one list or tuple of tensors is taken as the
         tensors). With wait=False it returns at once a
         concurrent.futures.Future of that result."""
-        if self._closed:
-            raise RuntimeError("phobos: the session is closed")
-        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tuple(tensors[0])
-        # A tensor knows how to write itself and what it needs as a program
-        # (phobos.tensor); the session only sends programs.
-        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
-        if len(ts) != len(tensors):
-            raise TypeError("phobos: execute takes phobos tensors")
+        ts = self._tensors_arg(tensors, "execute")
         if not wait:
             return self._background().submit(self.execute, *ts, show_progress=False, fuse=fuse, _hold=_hold)
         if not ts:
@@ -363,13 +369,7 @@ class Session:
         chunks on the cluster, without fetching their values; graphs built
         on them start from those chunks. Returns the tensor (or an
         ExecutableTuple of them), held until collected or released."""
-        if self._closed:
-            raise RuntimeError("phobos: the session is closed")
-        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-            tensors = tuple(tensors[0])
-        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
-        if len(ts) != len(tensors):
-            raise TypeError("phobos: persist takes phobos tensors")
+        ts = self._tensors_arg(tensors, "persist")
         if not ts:
             return ExecutableTuple()
         nodes, roots = ts[0]._phobos_program(ts, self)

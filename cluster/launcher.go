@@ -94,6 +94,20 @@ type child struct {
 	err  error
 }
 
+// defaultSpillDir makes a temporary spill directory when none was given,
+// noting it in *tmp for removal when the cluster stops.
+func defaultSpillDir(dir, tmp *string) error {
+	if *dir != "" {
+		return nil
+	}
+	d, err := os.MkdirTemp("", "phobos-spill-")
+	if err != nil {
+		return err
+	}
+	*dir, *tmp = d, d
+	return nil
+}
+
 // Launch starts a scheduler, the workers and a web service as children of
 // this process and returns once GET /api says the cluster can take work.
 func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
@@ -117,12 +131,8 @@ func Launch(ctx context.Context, cfg LaunchConfig) (*ProcCluster, error) {
 		cfg.Exe = exe
 	}
 	c := &ProcCluster{died: make(chan string, cfg.Workers+max(cfg.Schedulers, 1)+1)}
-	if cfg.SpillDir == "" {
-		dir, err := os.MkdirTemp("", "phobos-spill-")
-		if err != nil {
-			return nil, err
-		}
-		cfg.SpillDir, c.spillTmp = dir, dir
+	if err := defaultSpillDir(&cfg.SpillDir, &c.spillTmp); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.ReadyTimeout)
 	defer cancel()

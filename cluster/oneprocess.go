@@ -67,12 +67,8 @@ func LaunchOneProcess(ctx context.Context, cfg OneProcessConfig) (*OneProcess, e
 		cfg.ReadyTimeout = 30 * time.Second
 	}
 	c := &OneProcess{failed: make(chan error, 1), stopping: make(chan struct{})}
-	if cfg.SpillDir == "" {
-		dir, err := os.MkdirTemp("", "phobos-spill-")
-		if err != nil {
-			return nil, err
-		}
-		cfg.SpillDir, c.spillTmp = dir, dir
+	if err := defaultSpillDir(&cfg.SpillDir, &c.spillTmp); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.ReadyTimeout)
 	defer cancel()

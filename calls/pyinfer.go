@@ -77,17 +77,7 @@ reads. A missing entry is a call the cluster refuses."""
 	fmt.Fprintf(&b, "MAX_RANK = %d\nMAX_ELEMENTS = %d\n\n", maxRank, int64(math.MaxInt64/16))
 
 	// unary ufuncs: name -> {dtype: result}
-	b.WriteString("UNARY = {\n")
-	for _, fn := range ndarray.UnaryOpNames() {
-		var items []string
-		for _, dt := range inferDTypes {
-			if r := describeDType([]string{dt}, `{"fn":`+strconv.Quote(fn)+`,"args":[{"ref":0}]}`); r != "" {
-				items = append(items, strconv.Quote(dt)+": "+strconv.Quote(r))
-			}
-		}
-		fmt.Fprintf(&b, "    %s: {%s},\n", strconv.Quote(fn), strings.Join(items, ", "))
-	}
-	b.WriteString("}\n\n")
+	writeOneOperandTable(&b, "UNARY", ndarray.UnaryOpNames())
 
 	// binary ufuncs: a table each, shared by the ufuncs with the same one;
 	// keys are (left, right), each a dtype or a scalar kind.
@@ -128,17 +118,7 @@ reads. A missing entry is a call the cluster refuses."""
 	b.WriteString("]\n\n")
 
 	// reductions over all axes, no dtype given: name -> {dtype: result}
-	b.WriteString("REDUCE = {\n")
-	for _, fn := range InferReductions {
-		var items []string
-		for _, dt := range inferDTypes {
-			if r := describeDType([]string{dt}, `{"fn":`+strconv.Quote(fn)+`,"args":[{"ref":0}]}`); r != "" {
-				items = append(items, strconv.Quote(dt)+": "+strconv.Quote(r))
-			}
-		}
-		fmt.Fprintf(&b, "    %s: {%s},\n", strconv.Quote(fn), strings.Join(items, ", "))
-	}
-	b.WriteString("}\n\n")
+	writeOneOperandTable(&b, "REDUCE", InferReductions)
 
 	// arange, no dtype given: (start, stop, step) kinds -> result
 	b.WriteString("ARANGE = {\n")
@@ -163,4 +143,20 @@ func pyStrings(ss []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return "(" + strings.Join(q, ", ") + ",)"
+}
+
+// writeOneOperandTable writes name = {fn: {dtype: result dtype}} for calls
+// of one tensor operand, as describe answers them.
+func writeOneOperandTable(b *bytes.Buffer, name string, fns []string) {
+	fmt.Fprintf(b, "%s = {\n", name)
+	for _, fn := range fns {
+		var items []string
+		for _, dt := range inferDTypes {
+			if r := describeDType([]string{dt}, `{"fn":`+strconv.Quote(fn)+`,"args":[{"ref":0}]}`); r != "" {
+				items = append(items, strconv.Quote(dt)+": "+strconv.Quote(r))
+			}
+		}
+		fmt.Fprintf(b, "    %s: {%s},\n", strconv.Quote(fn), strings.Join(items, ", "))
+	}
+	b.WriteString("}\n\n")
 }

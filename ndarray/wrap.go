@@ -2,6 +2,7 @@ package ndarray
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -16,6 +17,9 @@ func Wrap(dtype DType, shape []int, b []byte) (*Array, error) {
 		return nil, err
 	}
 	sh := append([]int(nil), shape...)
+	if es := dtype.Size(); es > 0 && Size(sh) > math.MaxInt/es {
+		return nil, fmt.Errorf("ndarray: Wrap: %v%v has too many bytes", dtype, shape)
+	}
 	n := Size(sh) * dtype.Size()
 	if len(b) != n {
 		return nil, fmt.Errorf("ndarray: Wrap: %d bytes for %v%v (want %d)", len(b), dtype, shape, n)

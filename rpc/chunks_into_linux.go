@@ -20,7 +20,10 @@ func copyIntoFile(path string, dt ndarray.DType, shape, start []int, a *ndarray.
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	size := ndarray.Size(shape) * dt.Size()
+	size, err := resultBytes(dt, shape)
+	if err != nil {
+		return err
+	}
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return fmt.Errorf("not a regular file")

@@ -90,6 +90,8 @@ func TestChunkIntoResultFile(t *testing.T) {
 		{ChunkInto{Path: path, DType: "float64", Shape: []int{7, 6}, Start: []int{4, 0}}, "bytes, but a result"},
 		{ChunkInto{Path: path, DType: "float64", Shape: []int{7, 5}, Start: []int{5, 0}}, "does not fit"},
 		{ChunkInto{Path: path, DType: "float32", Shape: []int{7, 10}, Start: []int{4, 0}}, "the chunk is float64"},
+		// 8 bytes times 2^61+35 elements wraps around to the file's 280 bytes.
+		{ChunkInto{Path: path, DType: "float64", Shape: []int{1<<61 + 35}, Start: []int{0}}, "out of range"},
 	} {
 		err := PostChunkInto(context.Background(), srv.Client(), u, c.req)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

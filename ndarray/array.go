@@ -63,7 +63,10 @@ func checkShape(shape []int) error {
 		if d < 0 {
 			return fmt.Errorf("ndarray: negative dimension %d at axis %d of shape %v", d, i, shape)
 		}
-		if d > 0 && n > math.MaxInt/d {
+		// At most MaxInt/16 elements, so that the bytes of any dtype
+		// (complex128 the widest) fit an int: a size that wrapped around
+		// would make an array larger than its buffer.
+		if d > 0 && n > (math.MaxInt/16)/d {
 			return fmt.Errorf("ndarray: shape %v has too many elements", shape)
 		}
 		n *= d

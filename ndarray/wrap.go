@@ -2,7 +2,6 @@ package ndarray
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 )
 
@@ -17,9 +16,6 @@ func Wrap(dtype DType, shape []int, b []byte) (*Array, error) {
 		return nil, err
 	}
 	sh := append([]int(nil), shape...)
-	if es := dtype.Size(); es > 0 && Size(sh) > math.MaxInt/es {
-		return nil, fmt.Errorf("ndarray: Wrap: %v%v has too many bytes", dtype, shape)
-	}
 	n := Size(sh) * dtype.Size()
 	if len(b) != n {
 		return nil, fmt.Errorf("ndarray: Wrap: %d bytes for %v%v (want %d)", len(b), dtype, shape, n)

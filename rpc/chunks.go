@@ -154,7 +154,12 @@ func OpenChunk(ctx context.Context, c *http.Client, url string) (*ChunkStream, e
 			s.Shape = append(s.Shape, d)
 		}
 	}
-	if resp.ContentLength >= 0 && resp.ContentLength != int64(s.Nbytes()) {
+	n, err := resultBytes(s.DType, s.Shape)
+	if err != nil {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	if resp.ContentLength >= 0 && resp.ContentLength != int64(n) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: %d bytes for %v%v", url, resp.ContentLength, s.DType, s.Shape)
 	}

@@ -154,7 +154,7 @@ func OpenChunk(ctx context.Context, c *http.Client, url string) (*ChunkStream, e
 			s.Shape = append(s.Shape, d)
 		}
 	}
-	n, err := resultBytes(s.DType, s.Shape)
+	n, err := shapeBytes(s.DType, s.Shape)
 	if err != nil {
 		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: %w", url, err)

@@ -48,10 +48,10 @@ func CheckResultFile(path string) error {
 	return nil
 }
 
-// resultBytes is the size of a dt result of shape, refused when a
+// shapeBytes is the size of a dt array of shape, refused when a
 // dimension is negative or the size does not fit an int (a shape from the
 // network must not wrap around to the size of some file).
-func resultBytes(dt ndarray.DType, shape []int) (int, error) {
+func shapeBytes(dt ndarray.DType, shape []int) (int, error) {
 	n := dt.Size()
 	for _, d := range shape {
 		if d < 0 || (d > 0 && n > math.MaxInt/d) {

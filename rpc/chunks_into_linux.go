@@ -20,7 +20,7 @@ func copyIntoFile(path string, dt ndarray.DType, shape, start []int, a *ndarray.
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	size, err := resultBytes(dt, shape)
+	size, err := shapeBytes(dt, shape)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +25,20 @@ const (
 	// blockBytes is the unit in which strided chunks are copied out.
 	blockBytes = 1 << 20
 )
+
+// shapeBytes is the size of a dt array of shape, refused when a
+// dimension is negative or the size does not fit an int (a shape from the
+// network must not wrap around to the size of some file).
+func shapeBytes(dt ndarray.DType, shape []int) (int, error) {
+	n := dt.Size()
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > math.MaxInt/d) {
+			return 0, fmt.Errorf("a %v result of shape %v is out of range", dt, shape)
+		}
+		n *= d
+	}
+	return n, nil
+}
 
 // ChunkPath is the URL path of a chunk on the worker holding it.
 func ChunkPath(key protocol.ChunkKey) string {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -46,20 +45,6 @@ func CheckResultFile(path string) error {
 		return fmt.Errorf("result file %q: only %s/%s* files are written", path, ResultFileDir, ResultFilePrefix)
 	}
 	return nil
-}
-
-// shapeBytes is the size of a dt array of shape, refused when a
-// dimension is negative or the size does not fit an int (a shape from the
-// network must not wrap around to the size of some file).
-func shapeBytes(dt ndarray.DType, shape []int) (int, error) {
-	n := dt.Size()
-	for _, d := range shape {
-		if d < 0 || (d > 0 && n > math.MaxInt/d) {
-			return 0, fmt.Errorf("a %v result of shape %v is out of range", dt, shape)
-		}
-		n *= d
-	}
-	return n, nil
 }
 
 // ErrIntoUnsupported: this platform does not write result files.

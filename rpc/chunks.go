@@ -33,7 +33,7 @@ func shapeBytes(dt ndarray.DType, shape []int) (int, error) {
 	n := dt.Size()
 	for _, d := range shape {
 		if d < 0 || (d > 0 && n > math.MaxInt/d) {
-			return 0, fmt.Errorf("a %v result of shape %v is out of range", dt, shape)
+			return 0, fmt.Errorf("a %v array of shape %v is out of range", dt, shape)
 		}
 		n *= d
 	}

@@ -74,6 +74,16 @@ func (l *Loopback) live(base string) bool {
 	return ok
 }
 
+// viaLoopback calls the role's handler h directly while the role at base
+// lives in this process, and remote (over the Loopback's HTTP) otherwise.
+func viaLoopback[Req, Res any](ctx context.Context, l *Loopback, base string, req *connect.Request[Req],
+	remote, h func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*connect.Response[Res], error) {
+	if !l.live(base) {
+		return remote(ctx, req)
+	}
+	return direct(ctx, req, h)
+}
+
 // direct calls h as the connect client would call it over the wire.
 func direct[Req, Res any](ctx context.Context, req *connect.Request[Req], h func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*connect.Response[Res], error) {
 	in := connect.NewRequest(cloneMsg(req.Msg))
@@ -121,31 +131,19 @@ type directGraphs struct {
 }
 
 func (d *directGraphs) SubmitGraph(ctx context.Context, req *connect.Request[pb.SubmitGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	if !d.l.live(d.base) {
-		return d.GraphServiceClient.SubmitGraph(ctx, req)
-	}
-	return direct(ctx, req, d.h.SubmitGraph)
+	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.SubmitGraph, d.h.SubmitGraph)
 }
 
 func (d *directGraphs) GetGraph(ctx context.Context, req *connect.Request[pb.GetGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	if !d.l.live(d.base) {
-		return d.GraphServiceClient.GetGraph(ctx, req)
-	}
-	return direct(ctx, req, d.h.GetGraph)
+	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.GetGraph, d.h.GetGraph)
 }
 
 func (d *directGraphs) CancelGraph(ctx context.Context, req *connect.Request[pb.CancelGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	if !d.l.live(d.base) {
-		return d.GraphServiceClient.CancelGraph(ctx, req)
-	}
-	return direct(ctx, req, d.h.CancelGraph)
+	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.CancelGraph, d.h.CancelGraph)
 }
 
 func (d *directGraphs) GetResult(ctx context.Context, req *connect.Request[pb.GetResultRequest]) (*connect.Response[pb.ResultLayout], error) {
-	if !d.l.live(d.base) {
-		return d.GraphServiceClient.GetResult(ctx, req)
-	}
-	return direct(ctx, req, d.h.GetResult)
+	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.GetResult, d.h.GetResult)
 }
 
 type directScheduler struct {
@@ -156,10 +154,7 @@ type directScheduler struct {
 }
 
 func (d *directScheduler) ReportResults(ctx context.Context, req *connect.Request[pb.ReportResultsRequest]) (*connect.Response[pb.ReportResultsResponse], error) {
-	if !d.l.live(d.base) {
-		return d.SchedulerServiceClient.ReportResults(ctx, req)
-	}
-	return direct(ctx, req, d.h.ReportResults)
+	return viaLoopback(ctx, d.l, d.base, req, d.SchedulerServiceClient.ReportResults, d.h.ReportResults)
 }
 
 type directWorker struct {
@@ -170,8 +165,5 @@ type directWorker struct {
 }
 
 func (d *directWorker) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
-	if !d.l.live(d.base) {
-		return d.WorkerServiceClient.Dispatch(ctx, req)
-	}
-	return direct(ctx, req, d.h.Dispatch)
+	return viaLoopback(ctx, d.l, d.base, req, d.WorkerServiceClient.Dispatch, d.h.Dispatch)
 }

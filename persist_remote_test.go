@@ -18,17 +18,7 @@ import (
 func TestPersistRemote(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := startUploadCluster(t, ctx, 2)
-	remote, err := phobos.Connect(ctx, c.web.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer remote.Close()
-	local, err := phobos.NewSession(phobos.WithWorkers(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
+	remote, local := remoteAndLocal(t, ctx)
 	build := func() *tensor.Tensor {
 		x := tensor.NewGenerator(11).Normal(0, 1, []int{301, 40}, tensor.Chunks(37, 40))
 		return x.MatMul(x.T()).CumSum(0)
@@ -71,4 +61,22 @@ func TestPersistRemote(t *testing.T) {
 	if err := remote.Release(ctx, p); !errors.Is(err, phobos.ErrNotHeld) {
 		t.Fatalf("second release: %v, want ErrNotHeld", err)
 	}
+}
+
+// remoteAndLocal connects to a two-worker cluster and opens a two-worker
+// local session beside it, both closed when the test ends.
+func remoteAndLocal(t *testing.T, ctx context.Context) (remote, local *phobos.Session) {
+	t.Helper()
+	c := startUploadCluster(t, ctx, 2)
+	remote, err := phobos.Connect(ctx, c.web.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { remote.Close() })
+	local, err = phobos.NewSession(phobos.WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	return remote, local
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/phobos-tensor/phobos"
 	"github.com/phobos-tensor/phobos/internal/numpytest"
 	"github.com/phobos-tensor/phobos/tensor"
 )
@@ -17,17 +16,7 @@ import (
 func TestPersistRemoteUnknownLength(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := startUploadCluster(t, ctx, 2)
-	remote, err := phobos.Connect(ctx, c.web.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer remote.Close()
-	local, err := phobos.NewSession(phobos.WithWorkers(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
+	remote, local := remoteAndLocal(t, ctx)
 	build := func() *tensor.Tensor {
 		x := tensor.NewGenerator(12).Normal(0, 1, []int{301, 6}, tensor.Chunks(37, 4))
 		return x.Index(tensor.Mask(x.Index(tensor.All(), tensor.At(0)).Greater(0.4)))

@@ -117,23 +117,7 @@ func TestPersistComputedOnce(t *testing.T) {
 			var cases []numpytest.Case
 			got := make([]*ndarray.Array, len(ts))
 			for k, lt := range ts {
-				plan, err := s.Explain(lt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sources := 0
-				for _, nd := range plan.Graph.Nodes {
-					if len(nd.Inputs) > 0 {
-						continue
-					}
-					if nd.Op.Type() != "held_chunk" {
-						t.Fatalf("graph %d computes %s again: it does not start from the held chunks", k, nd.Op.Type())
-					}
-					sources++
-				}
-				if sources > chunks {
-					t.Fatalf("graph %d reads %d held chunks, the tensor has %d", k, sources, chunks)
-				}
+				plan := startsFromHeld(t, s, lt, k, chunks)
 				out, err := s.Execute(ctx, lt)
 				if err != nil {
 					t.Fatalf("graph %d: %v", k, err)
@@ -271,4 +255,29 @@ func TestPersistSpills(t *testing.T) {
 	if err := s.Release(ctx, ps[0]); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startsFromHeld fails the test unless graph k's plan for lt starts only
+// from held chunks, at most chunks of them (nothing upstream runs again),
+// and returns the plan.
+func startsFromHeld(t *testing.T, s *Session, lt *tensor.Tensor, k, chunks int) *Plan {
+	t.Helper()
+	plan, err := s.Explain(lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := 0
+	for _, nd := range plan.Graph.Nodes {
+		if len(nd.Inputs) > 0 {
+			continue
+		}
+		if nd.Op.Type() != "held_chunk" {
+			t.Fatalf("graph %d computes %s again: it does not start from the held chunks", k, nd.Op.Type())
+		}
+		sources++
+	}
+	if sources > chunks {
+		t.Fatalf("graph %d reads %d held chunks, the tensor has %d", k, sources, chunks)
+	}
+	return plan
 }

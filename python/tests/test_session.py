@@ -174,13 +174,64 @@ def test_client_arrays_are_sent_once_per_content(session, monkeypatch):
     # another tensor of an equal copy refers to the same upload
     assert float(mt.tensor(x.copy()).sum()) == pytest.approx(x.sum(), rel=1e-12)
     assert len(posts) == 1, posts
-    # changed in place, the array is new content: sent again, and used
+    # the tensor holds x's value when it was made: x changed in place
+    # later is not seen by it (nothing is sent again), and a tensor made
+    # of the changed array is new content, sent once
+    before = x.mean()
     x[:10] = 1000.0
-    assert float(t.mean()) == pytest.approx(x.mean(), rel=1e-12)
+    assert float(t.mean()) == pytest.approx(before, rel=1e-12)
+    assert len(posts) == 1, posts
+    assert float(mt.tensor(x).mean()) == pytest.approx(x.mean(), rel=1e-12)
     assert len(posts) == 2, posts
     # other chunks of the same content are another upload
     assert float(mt.tensor(x, chunks=7_000).max()) == 1000.0
     assert len(posts) == 3, posts
+
+
+def test_client_array_hashed_once(session, monkeypatch):
+    """A tensor's client data is a read-only copy hashed at its first
+    upload only; hashing it again (as for any array passed in) would
+    find the same key."""
+    hashed = []
+    real = phobos.session._content_key
+
+    def counting(arr):
+        hashed.append(arr.nbytes)
+        return real(arr)
+
+    monkeypatch.setattr(phobos.session, "_content_key", counting)
+    x = np.random.default_rng(8).standard_normal(30_000)
+    assert x.nbytes > phobos.session.INLINE_LIMIT
+    t = mt.tensor(x)
+    assert not hashed  # nothing hashed before a graph needs it
+    for _ in range(4):
+        assert float(t.sum()) == pytest.approx(x.sum(), rel=1e-12)
+    assert hashed == [x.nbytes]
+    assert t._digest == real(x)
+    # the copy cannot be changed through the tensor, nor through x
+    assert not t._data.flags.writeable
+    with pytest.raises(ValueError):
+        t._data[0] = 1.0
+    x[0] = 1e9
+    assert t._data[0] != x[0]
+    assert float(t[0]) == pytest.approx(t._data[0])
+
+
+@pytest.mark.parametrize("n", [10, 30_000])
+def test_tensor_value_is_taken_when_made(session, n):
+    """Small arrays (inside the program) and large ones (uploaded) follow
+    one rule: the value when the tensor was made, as np.array(x)."""
+    x = np.arange(n, dtype=np.float64)
+    want = x.sum()
+    t = mt.tensor(x)
+    x += 1.0
+    assert float(t.sum()) == want
+    assert float(mt.tensor(x).sum()) == want + n
+    # non-native byte order is converted (a copy as well)
+    y = np.arange(n, dtype=">i4")
+    u = mt.tensor(y)
+    y[:] = 0
+    assert int(u.sum()) == n * (n - 1) // 2
 
 
 def test_large_result_streams(session):

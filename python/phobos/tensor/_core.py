@@ -132,7 +132,7 @@ class Tensor:
     tensors; execute() computes, fetch() and np.asarray() return NumPy arrays."""
 
     __slots__ = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype",
-                 "_value", "_nsplits", "_held", "_users", "__weakref__")
+                 "_value", "_nsplits", "_held", "_users", "_digest", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self):
@@ -143,6 +143,7 @@ class Tensor:
         t = object.__new__(cls)
         t._fn, t._args, t._kwargs = fn, tuple(args), dict(kwargs or {})
         t._data, t._chunks = data, chunks
+        t._digest = None
         t._value = None
         t._nsplits = None
         t._held = None
@@ -621,7 +622,11 @@ def _node(t, ref, session, like):
             return {"like": {"shape": _like_shape(t), "dtype": t._dtype.name, "chunks": t._chunks}}
         arr = t._data
         if session is not None and arr.nbytes > _session.INLINE_LIMIT:
-            return session._upload(arr, t._chunks)
+            # the data is the tensor's own and never changes (from_numpy):
+            # its content is hashed once, not at every graph
+            if t._digest is None:
+                t._digest = _session._content_key(arr)
+            return session._upload(arr, t._chunks, t._digest)
         buf = io.BytesIO()
         np.save(buf, arr, allow_pickle=False)
         return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": t._chunks}
@@ -703,6 +708,12 @@ def from_numpy(arr, chunks=None):
         raise TypeError(f"phobos: dtype {name} is not supported ({_SUPPORTED} are)")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
+    else:
+        # The tensor's value is the array's value now, as np.array(x)
+        # copies: later changes to the caller's array are not seen, and
+        # the tensor's read-only copy is hashed once when uploaded.
+        arr = arr.copy(order="K")
+    arr.flags.writeable = False
     ch = _chunks(chunks)
     t = Tensor._make(data=arr, chunks=ch, meta={"shape": arr.shape, "dtype": arr.dtype.name})
     if ch is not None:

@@ -1,0 +1,129 @@
+"""The Python client's share of a small graph's round trip
+(docs/interactive.md): inline results read without NumPy's header
+tokenizer, and a request's head and small body in one write."""
+
+import http.server
+import io
+import threading
+
+import numpy as np
+import pytest
+
+import phobos
+import phobos.tensor as mt
+from phobos import session as ps
+
+_ARRAYS = [
+    np.float64(3.5), np.int64(-7), np.bool_(True), np.complex64(1 - 2j),
+    np.arange(5), np.arange(1), np.zeros((0, 3)), np.zeros(0, dtype=np.int8),
+    np.arange(12, dtype=np.float32).reshape(3, 4), np.arange(24, dtype=np.uint16).reshape(2, 3, 4),
+    np.array([True, False, True]), np.array([1 + 2j, -3j]), np.arange(100_000, dtype=np.int32),
+    np.arange(6, dtype=">f8"),  # big-endian: a header the pattern reads too
+]
+
+
+@pytest.mark.parametrize("a", _ARRAYS, ids=lambda a: f"{np.asarray(a).dtype.str}{np.shape(a)}")
+def test_npy_bytes_matches_numpy(a):
+    a = np.asarray(a)
+    b = io.BytesIO()
+    np.save(b, a, allow_pickle=False)
+    got = ps._npy_bytes(b.getvalue())
+    want = np.load(io.BytesIO(b.getvalue()), allow_pickle=False)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    # the array is the caller's to change
+    assert got.flags.writeable and got.flags.owndata or got.base is not None and got.flags.writeable
+    if got.size:
+        got.reshape(-1)[0] = got.reshape(-1)[-1]
+
+
+@pytest.mark.parametrize("a", [np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+                               np.array(["2020-01-01"], dtype="datetime64[D]")])
+def test_npy_bytes_falls_back_to_numpy(a):
+    b = io.BytesIO()
+    np.save(b, a, allow_pickle=False)
+    got = ps._npy_bytes(b.getvalue())
+    np.testing.assert_array_equal(got, a)
+    assert got.dtype == a.dtype
+
+
+def test_npy_bytes_refuses_short_data():
+    b = io.BytesIO()
+    np.save(b, np.arange(4))
+    with pytest.raises(ValueError):
+        ps._npy_bytes(b.getvalue()[:-3])
+
+
+def test_results_inline_match_numpy(session):
+    for n in (1, 7, 100, 1001):
+        x = mt.arange(n, chunks=max(1, n // 3))
+        assert int((x * 2).sum()) == int((np.arange(n) * 2).sum())
+        np.testing.assert_array_equal((x * 3).fetch(), np.arange(n) * 3)
+        assert float(x.mean()) == pytest.approx(np.arange(n).mean(), rel=1e-15)
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture
+def echo():
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield srv.server_address
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize("size,writes", [(0, 1), (100, 1), (ps._OneSend.ONE_SEND, 1), (ps._OneSend.ONE_SEND + 1, 2)])
+def test_small_request_is_one_write(echo, monkeypatch, size, writes):
+    sent = []
+    real = ps._HTTPConnection.send
+
+    def recording(self, data):
+        sent.append(len(data))
+        return real(self, data)
+
+    monkeypatch.setattr(ps._HTTPConnection, "send", recording)
+    c = ps._HTTPConnection(*echo, timeout=10)
+    try:
+        body = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+        for _ in range(2):  # and again on the kept-alive connection
+            sent.clear()
+            c.request("POST", "/p", body=body, headers={"Content-Type": "application/octet-stream"})
+            r = c.getresponse()
+            assert r.status == 200 and r.read() == body
+            assert len(sent) == writes, sent
+    finally:
+        c.close()
+
+
+def test_session_requests_use_one_write(session, monkeypatch):
+    sent = []
+    real = ps._HTTPConnection.send
+
+    def recording(self, data):
+        sent.append(len(data))
+        return real(self, data)
+
+    monkeypatch.setattr(ps._HTTPConnection, "send", recording)
+    s = phobos.new_session(session.url, default=False)
+    try:
+        sent.clear()
+        assert int((mt.arange(10) * 2).sum().execute(session=s)) == 90
+        assert len(sent) == 1, sent
+    finally:
+        s.close()

@@ -144,12 +144,81 @@ class _OneSend:
         super()._send_output(message_body, encode_chunked)
 
 
+class _Response(http.client.HTTPResponse):
+    """http.client's response with its head read by a plain loop: the
+    standard reader runs every header through the email package's parser,
+    which costs more than the rest of a small request. The same checks and
+    the same attributes after begin() (status, headers, length, chunked,
+    will_close)."""
+
+    _MAX_HEADERS = 100
+
+    def begin(self):
+        if self.headers is not None:
+            return
+        while True:
+            line = self.fp.readline(http.client._MAXLINE + 1)
+            if len(line) > http.client._MAXLINE:
+                raise http.client.LineTooLong("status line")
+            if not line:
+                raise http.client.RemoteDisconnected("Remote end closed connection without response")
+            version, _, rest = line.decode("iso-8859-1").partition(" ")
+            code, _, reason = rest.partition(" ")
+            if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit():
+                self._close_conn()
+                raise http.client.BadStatusLine(line)
+            msg = http.client.HTTPMessage()
+            for _ in range(self._MAX_HEADERS + 1):
+                h = self.fp.readline(http.client._MAXLINE + 1)
+                if len(h) > http.client._MAXLINE:
+                    raise http.client.LineTooLong("header line")
+                if h in (b"\r\n", b"\n", b""):
+                    break
+                k, sep, v = h.decode("iso-8859-1").partition(":")
+                if not sep or k != k.strip():
+                    raise http.client.HTTPException(f"malformed header line {h!r}")
+                msg[k] = v.strip()
+            else:
+                raise http.client.HTTPException(f"got more than {self._MAX_HEADERS} headers")
+            if int(code) != http.client.CONTINUE:
+                break
+        self.code = self.status = int(code)
+        self.reason = reason.strip()
+        if version in ("HTTP/1.0", "HTTP/0.9"):
+            self.version = 10
+        elif version.startswith("HTTP/1."):
+            self.version = 11
+        else:
+            raise http.client.UnknownProtocol(version)
+        self.headers = self.msg = msg
+        tr_enc = msg.get("transfer-encoding")
+        self.chunked = bool(tr_enc) and tr_enc.lower() == "chunked"
+        if self.chunked:
+            self.chunk_left = None
+        self.will_close = self._check_close()
+        self.length = None
+        length = msg.get("content-length")
+        if length and not self.chunked:
+            try:
+                self.length = int(length)
+            except ValueError:
+                self.length = None
+            else:
+                if self.length < 0:
+                    self.length = None
+        if self.status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or \
+                100 <= self.status < 200 or self._method == "HEAD":
+            self.length = 0
+        if not self.will_close and not self.chunked and self.length is None:
+            self.will_close = True
+
+
 class _HTTPConnection(_OneSend, http.client.HTTPConnection):
-    pass
+    response_class = _Response
 
 
 class _HTTPSConnection(_OneSend, http.client.HTTPSConnection):
-    pass
+    response_class = _Response
 
 
 class Session:

@@ -2,6 +2,7 @@
 (docs/interactive.md): inline results read without NumPy's header
 tokenizer, and a request's head and small body in one write."""
 
+import http.client
 import http.server
 import io
 import threading
@@ -127,3 +128,60 @@ def test_session_requests_use_one_write(session, monkeypatch):
         assert len(sent) == 1, sent
     finally:
         s.close()
+
+
+class _Canned:
+    """A socket whose response is canned bytes."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def makefile(self, mode):
+        return io.BytesIO(self.raw)
+
+
+_RESPONSES = [
+    b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nLocation: /x\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end",
+    b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    b"HTTP/1.1 204 No Content\r\nX-A: 1\r\nX-A: 2\r\n\r\n",
+    b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 3\r\ncontent-type: text/plain\r\n\r\nno!",
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: -4\r\nConnection: keep-alive\r\n\r\nbusy",
+    b"HTTP/1.1 200 OK\nContent-Length: 1\n\nz",  # bare newlines
+    b"HTTP/1.1 200 OK\r\nX-Empty:\r\nContent-Length: 0\r\n\r\n",
+]
+
+
+@pytest.mark.parametrize("raw", _RESPONSES, ids=range(len(_RESPONSES)))
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_response_reads_as_http_client_does(raw, method):
+    want = http.client.HTTPResponse(_Canned(raw), method=method)
+    got = ps._Response(_Canned(raw), method=method)
+    want.begin()
+    got.begin()
+    for a in ("status", "reason", "version", "chunked", "will_close", "length"):
+        assert getattr(got, a) == getattr(want, a), a
+    assert got.getheaders() == want.getheaders()
+    assert got.getheader("content-length") == want.getheader("content-length")
+    assert got.read() == want.read()
+
+
+@pytest.mark.parametrize("raw,exc", [
+    (b"", http.client.RemoteDisconnected),
+    (b"garbage\r\n\r\n", http.client.BadStatusLine),
+    (b"HTTP/1.1 2000 OK\r\n\r\n", http.client.BadStatusLine),
+    (b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 101 + b"\r\n", http.client.HTTPException),
+    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70000 + b"\r\n\r\n", http.client.LineTooLong),
+])
+def test_response_refuses_what_http_client_refuses(raw, exc):
+    with pytest.raises(exc):
+        http.client.HTTPResponse(_Canned(raw), method="GET").begin()
+    with pytest.raises(exc):
+        ps._Response(_Canned(raw), method="GET").begin()
+
+
+def test_response_refuses_a_header_without_colon():
+    # (http.client lets the email parser record it as a defect)
+    with pytest.raises(http.client.HTTPException):
+        ps._Response(_Canned(b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n"), method="GET").begin()

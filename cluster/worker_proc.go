@@ -106,6 +106,7 @@ type WorkerProc struct {
 	uploads   *ops.UploadStore
 	stats     *metrics.Worker
 	pyexec    *pyexec.Pool // nil: user code refused
+	ops       *rpc.OpCache // the ops dispatched here, decoded
 
 	releaseGo func() // undoes the Go memory limit held for the store
 
@@ -160,6 +161,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		cfg:   cfg,
 		log:   discardLogger(cfg.Logger),
 		http:  hc,
+		ops:   rpc.NewOpCache(),
 		ready: make(chan struct{}),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -472,7 +474,7 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 	if err := p.waitReady(ctx); err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, err)
 	}
-	b, err := rpc.DecodeDispatch(req.Msg)
+	b, err := rpc.DecodeDispatchCached(req.Msg, p.ops)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}

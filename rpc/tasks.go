@@ -159,6 +159,10 @@ func nonzero(t uint64) bool { return t != 0 }
 
 // DecodeDispatch reads a batch, decoding each distinct op once.
 func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
+	return decodeDispatch(req, nil)
+}
+
+func decodeDispatch(req *pb.DispatchRequest, cache *OpCache) (DispatchBatch, error) {
 	var b DispatchBatch
 	if len(req.FenceScopes) > MaxFenceScopes {
 		return b, fmt.Errorf("rpc: %d fencing scopes in one batch, more than %d", len(req.FenceScopes), MaxFenceScopes)
@@ -181,7 +185,7 @@ func DecodeDispatch(req *pb.DispatchRequest) (DispatchBatch, error) {
 			payloads[d] = p
 			continue
 		}
-		op, err := ops.UnmarshalChunkOp(raw)
+		op, err := cache.decode(raw)
 		if err != nil {
 			return b, fmt.Errorf("rpc: op %d of the batch: %w", i, err)
 		}

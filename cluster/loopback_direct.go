@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -32,14 +33,28 @@ func (l *Loopback) services(base string) (services, bool) {
 	if l == nil {
 		return services{}, false
 	}
-	u, err := url.Parse(base)
-	if err != nil {
+	host, ok := baseHost(base)
+	if !ok {
 		return services{}, false
 	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	s, ok := l.svcs[u.Host]
+	s, ok := l.svcs[host]
 	return s, ok
+}
+
+// baseHost is the host:port of a role's base URL, as url.Parse reads it;
+// the plain http://host:port form, asked on every direct call, is cut
+// without parsing.
+func baseHost(base string) (string, bool) {
+	if rest, ok := strings.CutPrefix(base, "http://"); ok && rest != "" && !strings.ContainsAny(rest, "/?#@%[") {
+		return rest, true
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", false
+	}
+	return u.Host, true
 }
 
 // graphs is the graph service at base: in process when a role of this

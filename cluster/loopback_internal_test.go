@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -136,5 +137,20 @@ func TestLoopbackDirectCalls(t *testing.T) {
 	lb.drop(base)
 	if _, err := c.GetGraph(context.Background(), connect.NewRequest(&pb.GetGraphRequest{GraphId: "g3"})); err == nil || h.seen.GraphId == "g3" {
 		t.Fatalf("a dropped role was called in process (err %v)", err)
+	}
+}
+
+// baseHost reads a role's base URL as url.Parse does.
+func TestBaseHost(t *testing.T) {
+	for _, base := range []string{
+		"http://127.0.0.1:8080", "http://localhost:1", "http://[::1]:8080", "http://127.0.0.1:8080/",
+		"http://127.0.0.1:8080/api", "https://127.0.0.1:9443", "http://user@127.0.0.1:1", "http://127.0.0.1:1?x=1",
+		"http://127.0.0.1:1#f", "http://", "127.0.0.1:80", "http://h%41st:1", "",
+	} {
+		got, ok := baseHost(base)
+		u, err := url.Parse(base)
+		if (err == nil) != ok || err == nil && got != u.Host {
+			t.Errorf("baseHost(%q) = %q, %v; url.Parse: %v, %v", base, got, ok, u, err)
+		}
 	}
 }

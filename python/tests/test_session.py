@@ -388,3 +388,23 @@ def test_local_cluster_logs_warnings_only_unless_asked():
         assert float(mt.arange(4).sum()) == 6.0
     finally:
         s.close()
+
+
+def test_client_array_handles_share_the_digest(session):
+    """Copies of a tensor's handle, and the node in-place syntax moves
+    aside, are the same client data: they compute, hashed once."""
+    import copy
+
+    x = np.random.default_rng(9).standard_normal(20_000)
+    t = mt.tensor(x)
+    assert float(t.sum()) == pytest.approx(x.sum(), rel=1e-12)
+    digest = t._digest
+    assert digest is not None
+    for h in (copy.copy(t), copy.deepcopy(t)):
+        assert h._digest == digest
+        assert float(h.max()) == x.max()
+    u = mt.tensor(x)
+    before = u * 1  # built on u's node before the rebind
+    u += 1.0
+    np.testing.assert_array_equal(before.fetch(), x)
+    np.testing.assert_array_equal(u.fetch(), x + 1.0)

@@ -342,7 +342,8 @@ class Tensor:
 
 
 # The fields that make a tensor's node (what it computes); _rebind moves them.
-_NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits", "_held")
+_NODE = ("_fn", "_args", "_kwargs", "_data", "_chunks", "_inputs", "_shape", "_dtype", "_value", "_nsplits", "_held",
+         "_digest")
 
 
 def _new_handle(t):

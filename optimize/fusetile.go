@@ -46,6 +46,7 @@ type fuseTiler struct {
 	main      *graph.ChunkGraph
 	side      graph.ChunkGraph
 	deferring bool
+	chainLeft int // deferred ops from the one tiling to the end of its chain (Reserve)
 	absorbed  int // side ops taken into kernels: counted against the limit as tiled
 	maxOps    int
 
@@ -79,10 +80,15 @@ func (b *fuseTiler) node(c ops.ChunkRef) *graph.ChunkNode {
 	return &b.main.Nodes[c]
 }
 
-// Reserve implements ops.Reserver.
+// Reserve implements ops.Reserver. The side ops of a chain are reserved
+// for all its ops at the first: an op of a chain mostly makes as many
+// chunk ops as the one before it, and a copy of the side graph to grow it
+// would cost as much as filling it.
 func (b *fuseTiler) Reserve(n int) {
 	if b.deferring {
-		b.side.Reserve(n)
+		if n > cap(b.side.Nodes)-len(b.side.Nodes) {
+			b.side.Reserve(n * b.chainLeft)
+		}
 	} else {
 		b.main.Reserve(n)
 	}
@@ -107,6 +113,12 @@ func (b *fuseTiler) Admit(n float64) error {
 func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.ChunkGraph, []*ops.Tiled, error) {
 	b := &fuseTiler{main: &graph.ChunkGraph{MaxOps: maxOps}, maxOps: maxOps}
 	deferred := deferredOps(tg, results, maxOps)
+	left := make([]int, len(deferred)+1) // deferred ops from i to the end of its chain
+	for i := len(deferred) - 1; i >= 0; i-- {
+		if deferred[i] {
+			left[i] = left[i+1] + 1
+		}
+	}
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
 	for i, nd := range tg.Nodes {
@@ -118,6 +130,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 			ins = append(ins, tiled[in])
 		}
 		b.deferring = deferred[i]
+		b.chainLeft = left[i]
 		mark := len(b.main.Nodes)
 		t, err := tileOne(b, tg, i, ins)
 		if err != nil {

@@ -366,11 +366,64 @@ func takenIn(op ops.ChunkOp, ndim int) bool {
 	return f == ops.FuseElementwise || generates(f, ndim)
 }
 
+// sameChain reports whether the group of main op r (checked by group) is
+// a chain of side ops, each reading the one before, the first reading
+// nothing, that makes the kernel built last (b.memo): the common case of
+// a chunk after the first, stamped without building its kernel again.
+func (b *fuseTiler) sameChain(r ops.ChunkRef) bool {
+	m := &b.memo
+	if !m.filled || m.last.Recomputed != 0 || m.last.K1 != 0 || m.last.Shape1 != nil || m.last.InputLevels != nil {
+		return false
+	}
+	nodes := m.last.Nodes
+	k := len(nodes) - 1 // the root's place
+	if k < 1 {
+		return false
+	}
+	root := b.node(r)
+	if !sameChainNode(&nodes[k], root, k) || !slices.Equal(m.last.Shape, b.node(root.Inputs[0]).Meta.Shape) {
+		return false
+	}
+	c := root.Inputs[0]
+	for i := k - 1; i >= 0; i-- {
+		nd := b.node(c)
+		if !sameChainNode(&nodes[i], nd, i) {
+			return false
+		}
+		if i > 0 {
+			c = nd.Inputs[0]
+		}
+	}
+	return true
+}
+
+// sameChainNode reports whether kernel node f, at place i of a chain,
+// is nd: its op and meta, and reading the node before it (nothing at 0),
+// which must be a side op.
+func sameChainNode(f *ops.FusedNode, nd *graph.ChunkNode, i int) bool {
+	if f.Level != 0 || !sameMeta(f.Meta, nd.Meta) {
+		return false
+	}
+	if i == 0 {
+		if len(f.Args) != 0 || len(nd.Inputs) != 0 {
+			return false
+		}
+	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(nd.Inputs) != 1 || !isSide(nd.Inputs[0]) {
+		return false
+	}
+	return sameChunkOp(f.Op, nd.Op)
+}
+
 // build replaces main op r (checked by group) with its kernel: the group
 // is renumbered into b.local, members in tiling order (side ops were
 // tiled before r) and then the operands in main, and built as Fuse builds
 // it.
 func (b *fuseTiler) build(r ops.ChunkRef) {
+	if b.sameChain(r) {
+		nd := &b.main.Nodes[r]
+		*nd = graph.ChunkNode{Op: b.memo.boxed, Meta: nd.Meta}
+		return
+	}
 	members := append(b.members[:0], int32(r))
 	stack := append(b.stack[:0], int32(r))
 	for len(stack) > 0 {

@@ -47,6 +47,10 @@ func fuseTileCases() []fuseTileCase {
 				x := tensor.Ones([]int{1000}, ch).Add(1)
 				return []*tensor.Tensor{x.Sum(), x.Mul(2).Sum()}
 			}, false},
+			fuseTileCase{fmt.Sprintf("read-twice/%d", c), func() []*tensor.Tensor {
+				x := tensor.Ones([]int{1000}, ch).Add(1)
+				return []*tensor.Tensor{x.Mul(x).Sum()}
+			}, false},
 			fuseTileCase{fmt.Sprintf("mid-result/%d", c), func() []*tensor.Tensor {
 				x := tensor.Ones([]int{1000}, ch).Add(1)
 				return []*tensor.Tensor{x, x.Sum()}

@@ -12,9 +12,9 @@ import (
 // CompileForRun is CompileWithin with fusion for a graph that is to run,
 // not to be explained: a chain of elementwise and fill tensor ops that
 // feeds a reduction is fused while the reduction is tiled, so the chain's
-// chunk ops never join the chunk graph (a third of the memory and of the
-// tiling and fusion work of W5). The plan is the one CompileWithin makes,
-// node for node; it has no pass figures (Passes, Graphs).
+// chunk ops never join the chunk graph and the fusion pass has no tables
+// to make for them. The plan is the one CompileWithin makes, node for
+// node; it has no pass figures (Passes, Graphs).
 func CompileForRun(tg *graph.TileableGraph, results []int, maxOps int) (*Plan, error) {
 	if err := checkResults(tg, results); err != nil {
 		return nil, err

@@ -66,9 +66,26 @@ func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Execution, err
 	return fromPlan(plan), nil
 }
 
-// CompileTensors is Compile for the graph of the tensors.
+// CompileTensors is Compile for the graph of the tensors. With fuse it
+// compiles for running only (optimize.CompileForRun: the same plan, fused
+// in part while tiled, without the figures of each pass).
 func CompileTensors(fuse bool, ts []*tensor.Tensor) (*Execution, error) {
-	plan, err := PlanTensors(fuse, ts)
+	if !fuse {
+		plan, err := PlanTensors(false, ts)
+		if err != nil {
+			return nil, err
+		}
+		return fromPlan(plan), nil
+	}
+	var plan *optimize.Plan
+	err := guard("compile", func() error {
+		tg, ids, err := tensor.Build(ts...)
+		if err != nil {
+			return err
+		}
+		plan, err = optimize.CompileForRun(tg, ids, ops.MaxLocalChunkOps)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -28,19 +28,14 @@ func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Plan, error) {
 // CompileWithin is Compile with at most maxOps chunk ops in the tiled
 // graph (0: ops.MaxChunkOps).
 func CompileWithin(tg *graph.TileableGraph, results []int, fuse bool, maxOps int) (*Plan, error) {
-	for _, r := range results {
-		if r < 0 || r >= len(tg.Nodes) {
-			return nil, fmt.Errorf("compile: result %d is not a tensor of the graph (%d tensors)", r, len(tg.Nodes))
-		}
+	if err := checkResults(tg, results); err != nil {
+		return nil, err
 	}
 	cg, tiled, err := graph.TileWithin(tg, maxOps)
 	if err != nil {
 		return nil, err
 	}
-	var refs []ops.ChunkRef
-	for _, id := range results {
-		refs = append(refs, tiled[id].Chunks...)
-	}
+	refs := resultRefs(tiled, results)
 	p := &Plan{}
 	p.record("tile", cg)
 	cg, refs = Cull(cg, refs)
@@ -52,6 +47,31 @@ func CompileWithin(tg *graph.TileableGraph, results []int, fuse bool, maxOps int
 	cg, refs = FinishInPlace(cg, refs)
 	p.record("finish", cg)
 	p.Graph = cg
+	p.setResults(tiled, results, refs)
+	return p, nil
+}
+
+func checkResults(tg *graph.TileableGraph, results []int) error {
+	for _, r := range results {
+		if r < 0 || r >= len(tg.Nodes) {
+			return fmt.Errorf("compile: result %d is not a tensor of the graph (%d tensors)", r, len(tg.Nodes))
+		}
+	}
+	return nil
+}
+
+// resultRefs are the chunks of the results, in order.
+func resultRefs(tiled []*ops.Tiled, results []int) []ops.ChunkRef {
+	var refs []ops.ChunkRef
+	for _, id := range results {
+		refs = append(refs, tiled[id].Chunks...)
+	}
+	return refs
+}
+
+// setResults sets p.Results from the tiled results, their chunks now refs
+// (in resultRefs's order) into p.Graph.
+func (p *Plan) setResults(tiled []*ops.Tiled, results []int, refs []ops.ChunkRef) {
 	k := 0
 	for _, id := range results {
 		t := *tiled[id]
@@ -60,7 +80,6 @@ func CompileWithin(tg *graph.TileableGraph, results []int, fuse bool, maxOps int
 		k += len(t.Chunks)
 		p.Results = append(p.Results, &t)
 	}
-	return p, nil
 }
 
 func (p *Plan) record(pass string, g *graph.ChunkGraph) {

@@ -20,6 +20,11 @@ import (
 // materialised (cheap to regenerate, expensive to hold or spill). Linear in
 // the graph size.
 func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
+	if !mayRoot(g) {
+		// No group, so no generator to share either: a graph fused while
+		// tiled (CompileForRun) costs one walk, not the pass's tables.
+		return g, results
+	}
 	n := len(g.Nodes)
 	isResult := make([]bool, n)
 	for _, r := range results {
@@ -295,6 +300,17 @@ func iterShape(g *graph.ChunkGraph, v int) ([]int, bool) {
 		return in, true
 	}
 	return nil, false
+}
+
+// mayRoot reports whether an op of g can root a group (iterShape checks
+// the rest).
+func mayRoot(g *graph.ChunkGraph) bool {
+	for i := range g.Nodes {
+		if f := ops.FusionOf(g.Nodes[i].Op); f == ops.FuseElementwise || f == ops.FuseReduce {
+			return true
+		}
+	}
+	return false
 }
 
 // absorbable reports whether node c can be computed inside the group of its

@@ -57,9 +57,23 @@ func PlanTensors(fuse bool, ts []*tensor.Tensor) (plan *optimize.Plan, err error
 }
 
 // Compile compiles a tileable graph for running: the plan's last graph,
-// its results and their chunk ops once each.
+// its results and their chunk ops once each. With fuse it compiles as
+// CompileTensors does (optimize.CompileForRun), so the cluster's
+// scheduler and the local session make a graph's plan the same way;
+// the graph came over the network, so it is bounded by ops.MaxChunkOps.
 func Compile(tg *graph.TileableGraph, results []int, fuse bool) (*Execution, error) {
-	plan, err := Plan(tg, results, fuse)
+	if !fuse {
+		plan, err := Plan(tg, results, false)
+		if err != nil {
+			return nil, err
+		}
+		return fromPlan(plan), nil
+	}
+	var plan *optimize.Plan
+	err := guard("compile", func() (err error) {
+		plan, err = optimize.CompileForRun(tg, results, 0)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

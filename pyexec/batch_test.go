@@ -129,8 +129,9 @@ def f(a):
 	}
 }
 
-// A call that hangs in a batch: the batch's time limit (the limit per
-// call times the calls) kills the executor and fails every call.
+// A call that hangs in a batch: the time limit kills the executor and
+// fails every call. The limit is each call's, not the batch's: calls that
+// each take a fifth of it run to the end, however many there are.
 func TestRunBlocksTimeLimit(t *testing.T) {
 	p := newPool(t, Config{Slots: 1, Timeout: 200 * time.Millisecond})
 	src := `import time
@@ -144,6 +145,16 @@ def f(a):
 		if !errors.As(err, &te) || te.Limit != 200*time.Millisecond || ops.IsRetryable(err) {
 			t.Fatalf("call %d: got %v, want a TimeoutError", i, err)
 		}
+	}
+	p = newPool(t, Config{Slots: 1, Timeout: time.Second})
+	slow := pickle(t, "import time\ndef f(a):\n    time.sleep(0.2)\n    return a * 3 - 1", false, false)
+	calls := batchOf(t, slow, []int{1}, []int{2}, []int{3}, []int{4}, []int{5}, []int{6}, []int{7}, []int{8})
+	outs, errs := p.RunBlocks(context.Background(), calls)
+	for i := range calls {
+		if errs[i] != nil {
+			t.Fatalf("call %d of a batch longer than the limit, each call within it: %v", i, errs[i])
+		}
+		checkTimes3(t, i, calls[i].Inputs[0], outs[i])
 	}
 }
 

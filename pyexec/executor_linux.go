@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -301,8 +302,8 @@ func align64(n int) int { return (n + 63) &^ 63 }
 
 // runBatch calls one function on several blocks in one request and one
 // answer. All calls share the payload of the first (the caller groups
-// them by digest). The time limit is timeout for each call, so the
-// batch's is timeout times its size. On a death, a timeout or a cancel
+// them by digest). The time limit, timeout, is each call's: one that runs
+// from timeout to twice that is killed. On a death, a timeout or a cancel
 // the executor is killed, every call fails alike, and isDead reports it.
 func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout time.Duration) ([]*ndarray.Array, []error) {
 	outs := make([]*ndarray.Array, len(calls))
@@ -313,7 +314,7 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		}
 		return outs, errs
 	}
-	need := 0
+	need := arenaHeader
 	for _, c := range calls {
 		for _, in := range c.Inputs {
 			need += align64(in.Nbytes())
@@ -330,7 +331,8 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		key = ops.PayloadDigest(first.Payload)
 	}
 	req := request{Key: key, Arena: e.arenaPath, ArenaSize: len(e.arena), VM: e.vm, Calls: make([]callDesc, len(calls))}
-	off := 0
+	e.setStarted(0)
+	off := arenaHeader
 	for i, c := range calls {
 		d := &req.Calls[i]
 		*d = callDesc{Op: c.Op, DType: c.Out.DType.String(), Shape: c.Out.Shape, Unknown: int(c.Out.Unknown), Info: c.Info}
@@ -349,13 +351,16 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 	if err != nil {
 		return all(func(string) error { return err })
 	}
-	var deadline <-chan time.Time
-	limit := timeout * time.Duration(len(calls))
+	// The limit is per call: at each tick of timeout, the executor must
+	// have started another call since the last (the arena's header counts
+	// them), or the one running has run at least timeout, and is killed.
+	var tick <-chan time.Time
 	if timeout > 0 {
-		t := time.NewTimer(limit)
+		t := time.NewTicker(timeout)
 		defer t.Stop()
-		deadline = t.C
+		tick = t.C
 	}
+	seen := uint64(0)
 	if err := e.send(b); err != nil {
 		return all(e.died)
 	}
@@ -367,7 +372,11 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		case <-ctx.Done():
 			e.kill()
 			return all(func(string) error { return ctx.Err() })
-		case <-deadline:
+		case <-tick:
+			if n := e.started(); n != seen {
+				seen = n
+				continue
+			}
 			e.kill()
 			return all(func(op string) error { return &TimeoutError{Op: op, Limit: timeout} })
 		}
@@ -406,6 +415,19 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		e.results(calls, r.Results, outs, errs)
 		return outs, errs
 	}
+}
+
+// arenaHeader is the arena's first bytes, before the inputs: the number
+// of calls of the current request the executor has started (a uint64 it
+// writes before each call), which the time limit watches.
+const arenaHeader = 64
+
+func (e *executor) setStarted(n uint64) {
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&e.arena[0])), n)
+}
+
+func (e *executor) started() uint64 {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.arena[0])))
 }
 
 // results turns the executor's answers into arrays or errors, reading

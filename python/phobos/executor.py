@@ -8,7 +8,8 @@ worker batches small ready calls); the answer holds a result for each.
 Input blocks are NumPy arrays over a shared-memory arena the worker filled
 (no copy here); the results stay in this process's memory until the next
 request, and the worker reads them from there (process_vm_readv), or from
-shared files when ``vm`` is false.
+shared files when ``vm`` is false. The arena's first 8 bytes count the
+calls of the request started, for the worker's time limit per call.
 """
 
 import json
@@ -126,11 +127,9 @@ def main():
                 pass
         out_files = []
         calls = req["calls"]
-        mm = None
-        if req["arena_size"] and any(c["inputs"] for c in calls):
-            # Mapped before any answer: the worker unlinks the arena's name
-            # once it has one. (Empty blocks need no arena.)
-            mm = arena.view(req["arena"], req["arena_size"])
+        # Mapped before any answer: the worker unlinks the arena's name
+        # once it has one.
+        mm = arena.view(req["arena"], req["arena_size"])
         key = req["key"]
         entry = cache.get(key)
         if entry is None:
@@ -148,6 +147,9 @@ def main():
         out_dir = os.path.dirname(req["arena"]) or "/dev/shm"
         results = []
         for i, call in enumerate(calls):
+            # The calls started, in the arena's header: the worker's time
+            # limit is per call.
+            struct.pack_into("<Q", mm, 0, i + 1)
             ans, res = _call(entry, call, mm)
             if res is not None:
                 if vm:
@@ -174,10 +176,7 @@ def _call(entry, call, mm):
         for d in call["inputs"] or ():
             dt = np.dtype(d["dtype"])
             shape = tuple(d["shape"])
-            if mm is None:
-                blocks.append(np.empty(shape, dtype=dt))
-            else:
-                blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
+            blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
         extra = _block_extra(call.get("info"), want_dtype, want_id, want_info)
         res = fn(*blocks, *args, **kwargs, **extra)
         del blocks

@@ -291,3 +291,43 @@ func TestUserBlockLoneCall(t *testing.T) {
 	}
 	checkBlock(t, st, 0, 1)
 }
+
+// gatedRunner blocks each batch until its context ends, and says when one
+// has arrived.
+type gatedRunner struct {
+	blockRunner
+	arrived chan int
+}
+
+func (r *gatedRunner) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array, error) {
+	outs, errs := r.RunBlocks(ctx, []ops.BlockCall{call})
+	return outs[0], errs[0]
+}
+
+func (r *gatedRunner) RunBlocks(ctx context.Context, calls []ops.BlockCall) ([]*ndarray.Array, []error) {
+	r.arrived <- len(calls)
+	<-ctx.Done()
+	errs := make([]error, len(calls))
+	for i := range errs {
+		errs[i] = ctx.Err()
+	}
+	return make([]*ndarray.Array, len(calls)), errs
+}
+
+// A graph cancelled while a batch of its calls runs: every task of the
+// batch is reported cancelled, none failed.
+func TestUserBlockBatchCancelled(t *testing.T) {
+	const n = 30
+	r := &gatedRunner{arrived: make(chan int, n)}
+	w, st, rec := newUserWorker(t, 1, r)
+	w.Submit(userTasks(t, st, n, "d1"))
+	if got := <-r.arrived; got < 2 {
+		t.Fatalf("a first batch of %d calls", got)
+	}
+	w.CancelGraph(1)
+	for i := range n {
+		if res := rec.wait(t, key(int32(i))); res.Outcome != protocol.Cancelled {
+			t.Fatalf("task %d: %v %v", i, res.Outcome, res.Err)
+		}
+	}
+}

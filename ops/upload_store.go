@@ -19,7 +19,8 @@ import (
 // cut upload leaves nothing readable behind and uploading the same chunk
 // again replaces it. Safe for concurrent use: every chunk is its own file.
 type UploadStore struct {
-	dir string
+	dir   string
+	cache uploadCache // small chunks, also in memory (upload_cache.go)
 }
 
 // UploadInfo describes an uploaded chunk.
@@ -99,6 +100,8 @@ func (s *UploadStore) Put(session, upload string, index int, r io.Reader) (Uploa
 	if err := os.Rename(f.Name(), p); err != nil {
 		return UploadInfo{}, fmt.Errorf("%s: %w", what, err)
 	}
+	// After the rename: a read that began before it keeps nothing.
+	s.cache.drop(p, false)
 	ok = true
 	return UploadInfo{DType: info.DType, Shape: info.Shape, Bytes: info.DataOffset + info.DataBytes()}, nil
 }
@@ -109,6 +112,10 @@ func (s *UploadStore) Read(session, upload string, index int) (*ndarray.Array, e
 	if err != nil {
 		return nil, fmt.Errorf("upload: %w", err)
 	}
+	if a, ok := s.cache.get(p); ok {
+		return a, nil
+	}
+	gen := s.cache.generation()
 	a, err := npy.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("upload %s chunk %d of session %s: %w on this worker (deleted with its session, or never sent)", upload, index, session, ErrNoUpload)
@@ -116,6 +123,7 @@ func (s *UploadStore) Read(session, upload string, index int) (*ndarray.Array, e
 	if err != nil {
 		return nil, fmt.Errorf("upload %s chunk %d: %w", upload, index, err)
 	}
+	s.cache.add(p, a, gen)
 	return a, nil
 }
 
@@ -124,8 +132,13 @@ func (s *UploadStore) DeleteSession(session string) error {
 	if err := CheckUploadIDs(session); err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
-	return os.RemoveAll(filepath.Join(s.dir, session))
+	dir := filepath.Join(s.dir, session)
+	s.cache.drop(dir, true)
+	return os.RemoveAll(dir)
 }
 
 // Close removes every upload.
-func (s *UploadStore) Close() error { return os.RemoveAll(s.dir) }
+func (s *UploadStore) Close() error {
+	s.cache.drop(s.dir, true)
+	return os.RemoveAll(s.dir)
+}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -63,23 +64,43 @@ type inputDesc struct {
 	Shape []int  `json:"shape"`
 }
 
+// request is one message to an executor: calls of one function (Key),
+// whose inputs lie in the arena.
 type request struct {
-	Op        string          `json:"op"`
-	Key       string          `json:"key"`
-	Arena     string          `json:"arena"`
-	ArenaSize int             `json:"arena_size"`
-	Inputs    []inputDesc     `json:"inputs"`
-	DType     string          `json:"dtype"`
-	Shape     []int           `json:"shape"`
-	Info      json.RawMessage `json:"info,omitempty"`
-	VM        bool            `json:"vm"`
+	Key       string     `json:"key"`
+	Arena     string     `json:"arena"`
+	ArenaSize int        `json:"arena_size"`
+	VM        bool       `json:"vm"`
+	Calls     []callDesc `json:"calls"`
+}
+
+type callDesc struct {
+	Op     string          `json:"op"`
+	Inputs []inputDesc     `json:"inputs"`
+	DType  string          `json:"dtype"`
+	Shape  []int           `json:"shape"`
+	Info   json.RawMessage `json:"info,omitempty"`
 
 	// Unknown is 1 + the axis along which Shape is only a bound, or 0.
 	Unknown int `json:"unknown,omitempty"`
 }
 
+// answer is an executor's reply to a request: a request for the payload
+// (Need), an error unpickling it, or one result per call.
+type answer struct {
+	Need    bool       `json:"need"`
+	Error   *userErr   `json:"error"`
+	Results []response `json:"results"`
+}
+
+type userErr struct {
+	Type      string `json:"type"`
+	Message   string `json:"message"`
+	Traceback string `json:"traceback"`
+}
+
+// response is the answer for one call.
 type response struct {
-	Need     bool   `json:"need"`
 	OK       bool   `json:"ok"`
 	Addr     uint64 `json:"addr"`
 	Nbytes   int    `json:"nbytes"`
@@ -88,11 +109,7 @@ type response struct {
 		DType string `json:"dtype"`
 		Shape []int  `json:"shape"`
 	} `json:"mismatch"`
-	Error *struct {
-		Type      string `json:"type"`
-		Message   string `json:"message"`
-		Traceback string `json:"traceback"`
-	} `json:"error"`
+	Error *userErr `json:"error"`
 
 	// Shape is the result's, for an output of unknown length.
 	Shape []int `json:"shape"`
@@ -283,47 +300,69 @@ func (e *executor) growArena(dir string, need int) error {
 
 func align64(n int) int { return (n + 63) &^ 63 }
 
-// run calls the function on one block. On a death, a timeout or a
-// cancel the executor is killed, and isDead reports it.
-func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Duration) (*ndarray.Array, error) {
-	need := 0
-	for _, in := range call.Inputs {
-		need += align64(in.Nbytes())
+// runBatch calls one function on several blocks in one request and one
+// answer. All calls share the payload of the first (the caller groups
+// them by digest). The time limit, timeout, is each call's: one that runs
+// from timeout to twice that is killed. On a death, a timeout or a cancel
+// the executor is killed, every call fails alike, and isDead reports it.
+func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout time.Duration) ([]*ndarray.Array, []error) {
+	outs := make([]*ndarray.Array, len(calls))
+	errs := make([]error, len(calls))
+	all := func(f func(op string) error) ([]*ndarray.Array, []error) {
+		for i, c := range calls {
+			outs[i], errs[i] = nil, f(c.Op)
+		}
+		return outs, errs
+	}
+	need := arenaHeader
+	for _, c := range calls {
+		for _, in := range c.Inputs {
+			need += align64(in.Nbytes())
+		}
 	}
 	if need > len(e.arena) {
 		if err := e.growArena(e.shm, need); err != nil {
-			return nil, fmt.Errorf("%s: shared memory for the inputs: %w", call.Op, err)
+			return all(func(op string) error { return fmt.Errorf("%s: shared memory for the inputs: %w", op, err) })
 		}
 	}
-	key := call.Digest
+	first := calls[0]
+	key := first.Digest
 	if key == "" {
-		key = ops.PayloadDigest(call.Payload)
+		key = ops.PayloadDigest(first.Payload)
 	}
-	req := request{Op: call.Op, Key: key, Arena: e.arenaPath, ArenaSize: len(e.arena),
-		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: int(call.Out.Unknown), Info: call.Info, VM: e.vm}
-	off := 0
-	for _, in := range call.Inputs {
-		n := in.Nbytes()
-		dst, err := ndarray.Wrap(in.DType(), in.Shape(), e.arena[off:off+n:off+n])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", call.Op, err)
+	req := request{Key: key, Arena: e.arenaPath, ArenaSize: len(e.arena), VM: e.vm, Calls: make([]callDesc, len(calls))}
+	e.setStarted(0)
+	off := arenaHeader
+	for i, c := range calls {
+		d := &req.Calls[i]
+		*d = callDesc{Op: c.Op, DType: c.Out.DType.String(), Shape: c.Out.Shape, Unknown: int(c.Out.Unknown), Info: c.Info}
+		for _, in := range c.Inputs {
+			n := in.Nbytes()
+			dst, err := ndarray.Wrap(in.DType(), in.Shape(), e.arena[off:off+n:off+n])
+			if err != nil {
+				return all(func(op string) error { return fmt.Errorf("%s: %w", op, err) })
+			}
+			ndarray.CopyInto(dst, in)
+			d.Inputs = append(d.Inputs, inputDesc{Off: off, DType: in.DType().String(), Shape: in.Shape()})
+			off += align64(n)
 		}
-		ndarray.CopyInto(dst, in)
-		req.Inputs = append(req.Inputs, inputDesc{Off: off, DType: in.DType().String(), Shape: in.Shape()})
-		off += align64(n)
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return all(func(string) error { return err })
 	}
-	var deadline <-chan time.Time
+	// The limit is per call: at each tick of timeout, the executor must
+	// have started another call since the last (the arena's header counts
+	// them), or the one running has run at least timeout, and is killed.
+	var tick <-chan time.Time
 	if timeout > 0 {
-		t := time.NewTimer(timeout)
+		t := time.NewTicker(timeout)
 		defer t.Stop()
-		deadline = t.C
+		tick = t.C
 	}
+	seen := uint64(0)
 	if err := e.send(b); err != nil {
-		return nil, e.died(call.Op)
+		return all(e.died)
 	}
 	for {
 		var f []byte
@@ -332,93 +371,192 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 		case f, ok = <-e.resp:
 		case <-ctx.Done():
 			e.kill()
-			return nil, ctx.Err()
-		case <-deadline:
+			return all(func(string) error { return ctx.Err() })
+		case <-tick:
+			if n := e.started(); n != seen {
+				seen = n
+				continue
+			}
 			e.kill()
-			return nil, &TimeoutError{Op: call.Op, Limit: timeout}
+			return all(func(op string) error { return &TimeoutError{Op: op, Limit: timeout} })
 		}
 		if !ok {
-			return nil, e.died(call.Op)
+			return all(e.died)
 		}
-		var r response
+		var r answer
 		if err := json.Unmarshal(f, &r); err != nil {
 			e.kill()
-			return nil, fmt.Errorf("%s: malformed answer from the python executor: %w", call.Op, err)
+			return all(func(op string) error { return fmt.Errorf("%s: malformed answer from the python executor: %w", op, err) })
 		}
 		if e.arenaFresh {
 			// The executor has mapped the arena by now: the name can go.
 			os.Remove(e.arenaPath)
 			e.arenaFresh = false
 		}
-		switch {
-		case r.Need:
-			if err := e.send(call.Payload); err != nil {
-				return nil, e.died(call.Op)
+		if r.Need {
+			if err := e.send(first.Payload); err != nil {
+				return all(e.died)
 			}
 			continue
-		case r.Error != nil:
-			return nil, &UserError{Op: call.Op, Kind: r.Error.Type, Message: r.Error.Message, Traceback: r.Error.Traceback}
-		case r.Mismatch != nil:
-			if dt, err := ndarray.ParseDType(r.Mismatch.DType); err == nil {
-				return nil, &ops.BlockMismatchError{Op: call.Op, Got: ops.Meta{Shape: r.Mismatch.Shape, DType: dt}, Want: call.Out}
-			}
-			return nil, fmt.Errorf("%s returned a block of %s %v, but %v %v was declared (give dtype= and chunks= as the function's output is)",
-				call.Op, r.Mismatch.DType, r.Mismatch.Shape, call.Out.DType, call.Out.Shape)
-		case r.OK:
-			return e.result(call, r)
 		}
-		e.kill()
-		return nil, fmt.Errorf("%s: unexpected answer from the python executor", call.Op)
+		if r.Error != nil {
+			// The function could not be unpickled: no call ran.
+			ue := r.Error
+			return all(func(op string) error {
+				return &UserError{Op: op, Kind: ue.Type, Message: ue.Message, Traceback: ue.Traceback}
+			})
+		}
+		if len(r.Results) != len(calls) {
+			e.kill()
+			return all(func(op string) error {
+				return fmt.Errorf("%s: the python executor answered %d results for %d calls", op, len(r.Results), len(calls))
+			})
+		}
+		e.results(calls, r.Results, outs, errs)
+		return outs, errs
 	}
 }
 
-// died is the error of a call whose executor ended under it.
-func (e *executor) died(op string) error {
-	e.kill()
-	return &ExecutorDiedError{Op: op, Cause: e.cause()}
+// arenaHeader is the arena's first bytes, before the inputs: the number
+// of calls of the current request the executor has started (a uint64 it
+// writes before each call), which the time limit watches.
+const arenaHeader = 64
+
+func (e *executor) setStarted(n uint64) {
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&e.arena[0])), n)
 }
 
-// result reads the function's result into a new array: one copy, from the
-// executor's memory, or from its shared file where that read is refused.
-func (e *executor) result(call ops.BlockCall, r response) (*ndarray.Array, error) {
+func (e *executor) started() uint64 {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&e.arena[0])))
+}
+
+// results turns the executor's answers into arrays or errors, reading
+// the successful calls' results from its memory in one system call.
+func (e *executor) results(calls []ops.BlockCall, rs []response, outs []*ndarray.Array, errs []error) {
+	var dsts [][]byte
+	var addrs []uint64
+	var idx []int
+	for i, c := range calls {
+		r := rs[i]
+		switch {
+		case r.Error != nil:
+			errs[i] = &UserError{Op: c.Op, Kind: r.Error.Type, Message: r.Error.Message, Traceback: r.Error.Traceback}
+		case r.Mismatch != nil:
+			if dt, err := ndarray.ParseDType(r.Mismatch.DType); err == nil {
+				errs[i] = &ops.BlockMismatchError{Op: c.Op, Got: ops.Meta{Shape: r.Mismatch.Shape, DType: dt}, Want: c.Out}
+			} else {
+				errs[i] = fmt.Errorf("%s returned a block of %s %v, but %v %v was declared (give dtype= and chunks= as the function's output is)",
+					c.Op, r.Mismatch.DType, r.Mismatch.Shape, c.Out.DType, c.Out.Shape)
+			}
+		case r.OK:
+			out, raw, err := resultBuffer(c, r)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			outs[i] = out
+			switch {
+			case len(raw) == 0:
+			case r.File != "":
+				errs[i] = readFile(c.Op, r.File, raw)
+			default:
+				dsts, addrs, idx = append(dsts, raw), append(addrs, r.Addr), append(idx, i)
+			}
+		default:
+			errs[i] = fmt.Errorf("%s: unexpected answer from the python executor", c.Op)
+		}
+	}
+	if len(dsts) == 0 {
+		return
+	}
+	if err := readRemoteMany(e.pid, dsts, addrs); err != nil {
+		for _, i := range idx {
+			errs[i] = fmt.Errorf("%s: reading the result from the executor: %w", calls[i].Op, err)
+		}
+	}
+	for i := range errs {
+		if errs[i] != nil {
+			outs[i] = nil
+		}
+	}
+}
+
+// resultBuffer makes the array a call's result is read into.
+func resultBuffer(call ops.BlockCall, r response) (*ndarray.Array, []byte, error) {
 	shape := call.Out.Shape
 	if call.Out.Unknown != 0 {
 		if !call.Out.Fits(r.Shape) {
-			return nil, fmt.Errorf("%s: the executor answered a block of shape %v for %v", call.Op, r.Shape, call.Out)
+			return nil, nil, fmt.Errorf("%s: the executor answered a block of shape %v for %v", call.Op, r.Shape, call.Out)
 		}
 		shape = r.Shape
 	}
 	out, err := ndarray.NewUninit(call.Out.DType, shape...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw, err := out.RawBytes()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Nbytes != len(raw) {
-		return nil, fmt.Errorf("%s: the executor answered %d bytes for a block of %d", call.Op, r.Nbytes, len(raw))
+		return nil, nil, fmt.Errorf("%s: the executor answered %d bytes for a block of %d", call.Op, r.Nbytes, len(raw))
 	}
-	if len(raw) == 0 {
-		return out, nil
+	return out, raw, nil
+}
+
+// readFile reads a result the executor wrote into a shared file (where
+// reading its memory is refused), and removes the file.
+func readFile(op, path string, raw []byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: reading the result: %w", op, err)
 	}
-	if r.File != "" {
-		f, err := os.Open(r.File)
+	defer f.Close()
+	defer os.Remove(path)
+	if _, err := f.ReadAt(raw, 0); err != nil {
+		return fmt.Errorf("%s: reading the result: %w", op, err)
+	}
+	return nil
+}
+
+// readRemoteMany copies each of the executor's blocks at addrs into dsts:
+// one process_vm_readv for all of them, then one per block for whatever
+// a short read left.
+func readRemoteMany(pid int, dsts [][]byte, addrs []uint64) error {
+	const iovMax = 1024
+	for len(dsts) > 0 {
+		k := min(len(dsts), iovMax)
+		local := make([]unix.Iovec, k)
+		remote := make([]unix.RemoteIovec, k)
+		want := 0
+		for i := range k {
+			local[i].Base = &dsts[i][0]
+			local[i].SetLen(len(dsts[i]))
+			remote[i] = unix.RemoteIovec{Base: uintptr(addrs[i]), Len: len(dsts[i])}
+			want += len(dsts[i])
+		}
+		n, err := unix.ProcessVMReadv(pid, local, remote, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: reading the result: %w", call.Op, err)
+			return err
 		}
-		defer f.Close()
-		defer os.Remove(r.File)
-		if _, err := f.ReadAt(raw, 0); err != nil {
-			return nil, fmt.Errorf("%s: reading the result: %w", call.Op, err)
+		if n < want {
+			// A partial read stops at a block's boundary or inside one:
+			// finish block by block.
+			for i := range k {
+				d := dsts[i]
+				if n >= len(d) {
+					n -= len(d)
+					continue
+				}
+				if got, err := readRemote(pid, d[n:], addrs[i]+uint64(n)); err != nil || got != len(d)-n {
+					return fmt.Errorf("%d of %d bytes: %v", n+got, len(d), err)
+				}
+				n = 0
+			}
 		}
-		return out, nil
+		dsts, addrs = dsts[k:], addrs[k:]
 	}
-	n, err := readRemote(e.pid, raw, r.Addr)
-	if err != nil || n != len(raw) {
-		return nil, fmt.Errorf("%s: reading the result from the executor (%d of %d bytes): %v", call.Op, n, len(raw), err)
-	}
-	return out, nil
+	return nil
 }
 
 // readRemote copies len(dst) bytes at addr in process pid into dst.
@@ -438,4 +576,10 @@ func readRemote(pid int, dst []byte, addr uint64) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+// died is the error of a call whose executor ended under it.
+func (e *executor) died(op string) error {
+	e.kill()
+	return &ExecutorDiedError{Op: op, Cause: e.cause()}
 }

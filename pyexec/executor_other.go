@@ -22,8 +22,12 @@ func startExecutor(Config) (*executor, error) {
 	return nil, errors.New("python executors run on Linux only")
 }
 
-func (e *executor) run(context.Context, ops.BlockCall, time.Duration) (*ndarray.Array, error) {
-	return nil, errors.New("python executors run on Linux only")
+func (e *executor) runBatch(_ context.Context, calls []ops.BlockCall, _ time.Duration) ([]*ndarray.Array, []error) {
+	errs := make([]error, len(calls))
+	for i := range errs {
+		errs[i] = errors.New("python executors run on Linux only")
+	}
+	return make([]*ndarray.Array, len(calls)), errs
 }
 
 func (e *executor) isDead() bool         { return true }

@@ -161,13 +161,38 @@ func (e *UserError) Error() string {
 
 // RunBlock implements ops.BlockRunner.
 func (p *Pool) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array, error) {
-	if len(call.Payload) > ops.MaxUserPayload {
-		return nil, fmt.Errorf("%s: pickled function is %d bytes, over the limit of %d", call.Op, len(call.Payload), ops.MaxUserPayload)
+	outs, errs := p.RunBlocks(ctx, []ops.BlockCall{call})
+	return outs[0], errs[0]
+}
+
+// RunBlocks implements ops.BatchRunner: the calls, of one function, go
+// to one executor in one request. The time limit is Timeout per call.
+func (p *Pool) RunBlocks(ctx context.Context, calls []ops.BlockCall) ([]*ndarray.Array, []error) {
+	outs := make([]*ndarray.Array, len(calls))
+	errs := make([]error, len(calls))
+	fail := func(f func(op string) error) ([]*ndarray.Array, []error) {
+		for i, c := range calls {
+			errs[i] = f(c.Op)
+		}
+		return outs, errs
+	}
+	if len(calls) == 0 {
+		return outs, errs
+	}
+	for _, c := range calls[1:] {
+		if c.Digest != calls[0].Digest || (c.Digest == "" && string(c.Payload) != string(calls[0].Payload)) {
+			return fail(func(op string) error { return fmt.Errorf("%s: a batch of calls of different functions", op) })
+		}
+	}
+	if n := len(calls[0].Payload); n > ops.MaxUserPayload {
+		return fail(func(op string) error {
+			return fmt.Errorf("%s: pickled function is %d bytes, over the limit of %d", op, n, ops.MaxUserPayload)
+		})
 	}
 	select {
 	case p.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return fail(func(string) error { return ctx.Err() })
 	}
 	defer func() { <-p.sem }()
 	var e *executor
@@ -176,21 +201,24 @@ func (p *Pool) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array
 	default:
 		var err error
 		if e, err = p.start(); err != nil {
-			return nil, fmt.Errorf("%s: %w", call.Op, err)
+			return fail(func(op string) error { return fmt.Errorf("%s: %w", op, err) })
 		}
 	}
-	out, err := e.run(ctx, call, p.cfg.Timeout)
+	outs, errs = e.runBatch(ctx, calls, p.cfg.Timeout)
 	if e.isDead() {
 		p.forget(e)
 	} else {
-		moved := call.Out.Nbytes()
-		for _, in := range call.Inputs {
-			moved += int64(in.Nbytes())
+		var moved int64
+		for _, c := range calls {
+			moved += c.Out.Nbytes()
+			for _, in := range c.Inputs {
+				moved += int64(in.Nbytes())
+			}
 		}
 		p.chargeMemory(e, false, int(moved))
 		p.idle <- e
 	}
-	return out, err
+	return outs, errs
 }
 
 func (p *Pool) forget(e *executor) {

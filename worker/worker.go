@@ -1070,7 +1070,11 @@ func (w *Worker) slot() {
 				ctx = ops.WithThreads(ctx, p.threads)
 			}
 			start = time.Now()
-			res = w.run(ctx, p.t, p.res)
+			if batch := w.takeBatchIf(quiet, p); len(batch) > 0 {
+				res = w.runBatch(ctx, &st, p, batch, start) // see userbatch.go
+			} else {
+				res = w.run(ctx, p.t, p.res)
+			}
 			ran = time.Since(start)
 			res.Elapsed = ran
 			p.res.Close()

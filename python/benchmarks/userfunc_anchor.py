@@ -48,7 +48,7 @@ def main():
     if a.only != "overhead":
         _filter(a, res)
     if a.only != "filter":
-        _overhead(a, res)
+        _overhead(a, res, s)
     res["workers"] = a.workers
     print(json.dumps(res))
     s.close()
@@ -104,19 +104,66 @@ def _filter(a, res):
     res["n"], res["chunk"] = n, c
 
 
-def _overhead(a, res):
+def _cpu_s(pids):
+    """User plus system CPU seconds of the processes pids (Linux's /proc)."""
+    tck = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        total += (int(fields[11]) + int(fields[12])) / tck
+    return total
+
+
+def _phobos_pids(s):
+    """The local cluster's process and its children (the executors)."""
+    local = getattr(s, "_local", None)
+    if local is None or not os.path.isdir("/proc"):
+        return []
+    root = local.proc.pid
+    pids = [root]
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open("/proc/%s/stat" % p) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == root:
+                        pids.append(int(p))
+            except OSError:
+                pass
+    return pids
+
+
+def _self_cpu_s():
+    t = os.times()
+    return t.user + t.system
+
+
+def _overhead(a, res, s):
     import dask
     import dask.array as da
     import phobos.tensor as mt
 
-    # Per-task overhead: blocks of 8 float64.
+    # Per-task overhead: blocks of 8 float64. Beside the wall time (medians),
+    # the CPU time per chunk (means over the reps): Dask's process, and
+    # Phobos's client, cluster and executors, which on a loaded machine
+    # says more than the wall time.
     k = a.blocks
     x = np.arange(8 * k, dtype="float64")
     dx = da.from_array(x, chunks=8)
     with dask.config.set(scheduler="threads"):
+        c0 = _self_cpu_s()
         t_d, _ = timed(lambda: dx.map_blocks(lambda b: b + 1).compute(), a.reps)
+        res["dask_cpu_us_per_chunk"] = (_self_cpu_s() - c0) / a.reps / k * 1e6
     tx = mt.tensor(x, chunks=8)
+    tx.map_blocks(lambda b: b + 1).execute().fetch()  # upload once, start the executors
+    pids = _phobos_pids(s)
+    c0, p0 = _self_cpu_s(), _cpu_s(pids)
     t_p, got = timed(lambda: tx.map_blocks(lambda b: b + 1).execute().fetch(), a.reps)
+    if pids:
+        res["phobos_cpu_us_per_chunk"] = (_self_cpu_s() - c0 + _cpu_s(pids) - p0) / a.reps / k * 1e6
     assert np.array_equal(got, x + 1)
     res["map_blocks_chunks"] = k
     res["dask_us_per_chunk"] = t_d / k * 1e6

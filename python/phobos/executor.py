@@ -3,10 +3,13 @@
 Started by the worker (package pyexec) as ``python3 -m phobos.executor``,
 one per slot. Requests come on fd 3 and answers go on fd 4, each a 4-byte
 little-endian length and a JSON document (the pickled function, when asked
-for, as raw bytes). Input blocks are NumPy arrays over a shared-memory
-arena the worker filled (no copy here); the result stays in this process's
-memory until the next request, and the worker reads it from there
-(process_vm_readv), or from a shared file when ``vm`` is false.
+for, as raw bytes). A request holds one or more calls of one function (the
+worker batches small ready calls); the answer holds a result for each.
+Input blocks are NumPy arrays over a shared-memory arena the worker filled
+(no copy here); the results stay in this process's memory until the next
+request, and the worker reads them from there (process_vm_readv), or from
+shared files when ``vm`` is false. The arena's first 8 bytes count the
+calls of the request started, for the worker's time limit per call.
 """
 
 import json
@@ -108,25 +111,25 @@ def main():
                       "probe": probe.tobytes().decode()})
     cache = {}
     arena = _Arena()
-    held = None  # the last result, read by the worker before the next request
-    out_file = None
+    held = []  # the last request's results, read by the worker before the next request
+    out_files = []
+    pid = os.getpid()
     while True:
         try:
             req = json.loads(_read_frame(rf))
         except EOFError:
             return
-        held = None
-        if out_file is not None:
+        held = []
+        for path in out_files:
             try:
-                os.unlink(out_file)
+                os.unlink(path)
             except OSError:
                 pass
-            out_file = None
-        mm = None
-        if req["inputs"] and req["arena_size"]:
-            # Mapped before any answer: the worker unlinks the arena's name
-            # once it has one. (Empty blocks need no arena.)
-            mm = arena.view(req["arena"], req["arena_size"])
+        out_files = []
+        calls = req["calls"]
+        # Mapped before any answer: the worker unlinks the arena's name
+        # once it has one.
+        mm = arena.view(req["arena"], req["arena_size"])
         key = req["key"]
         entry = cache.get(key)
         if entry is None:
@@ -140,41 +143,53 @@ def main():
             if len(cache) >= _MAX_CACHED:
                 cache.pop(next(iter(cache)))
             cache[key] = entry
-        fn, args, kwargs, want_id, want_info = entry
-        want_dtype = np.dtype(req["dtype"])
-        want_shape = tuple(req["shape"])
-        try:
-            blocks = []
-            for d in req["inputs"] or ():
-                dt = np.dtype(d["dtype"])
-                shape = tuple(d["shape"])
-                if mm is None:
-                    blocks.append(np.empty(shape, dtype=dt))
+        vm = req.get("vm")
+        out_dir = os.path.dirname(req["arena"]) or "/dev/shm"
+        results = []
+        for i, call in enumerate(calls):
+            # The calls started, in the arena's header: the worker's time
+            # limit is per call.
+            struct.pack_into("<Q", mm, 0, i + 1)
+            ans, res = _call(entry, call, mm)
+            if res is not None:
+                if vm:
+                    held.append(res)
+                    ans["addr"] = res.__array_interface__["data"][0] if res.nbytes else 0
                 else:
-                    blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
-            extra = _block_extra(req.get("info"), want_dtype, want_id, want_info)
-            res = fn(*blocks, *args, **kwargs, **extra)
-            del blocks
-            if isinstance(res, np.generic):
-                res = np.asarray(res)
-            if not isinstance(res, np.ndarray):
-                raise TypeError("%s returned %s, not a NumPy array" % (req["op"], type(res).__name__))
-        except BaseException as e:  # noqa: BLE001 - reported to the client
-            _write_frame(wf, _error(e))
-            continue
-        if res.dtype != want_dtype or not _fits(res.shape, want_shape, req.get("unknown", 0) - 1):
-            _write_frame(wf, {"mismatch": {"dtype": str(res.dtype), "shape": list(res.shape)}})
-            continue
-        res = np.ascontiguousarray(res)
-        if req.get("vm"):
-            held = res
-            _write_frame(wf, {"ok": True, "addr": res.__array_interface__["data"][0] if res.nbytes else 0,
-                              "nbytes": res.nbytes, "shape": list(res.shape)})
-        else:
-            out_file = os.path.join(os.path.dirname(req["arena"]) or "/dev/shm", "phobos-out-%d" % os.getpid())
-            with open(out_file, "wb") as f:
-                f.write(res.data)
-            _write_frame(wf, {"ok": True, "file": out_file, "nbytes": res.nbytes, "shape": list(res.shape)})
+                    path = os.path.join(out_dir, "phobos-out-%d-%d" % (pid, i))
+                    with open(path, "wb") as f:
+                        f.write(res.data)
+                    out_files.append(path)
+                    ans["file"] = path
+            results.append(ans)
+        _write_frame(wf, {"results": results})
+
+
+def _call(entry, call, mm):
+    """Runs the function on one call's blocks: its answer, and the result
+    to hand over (None on an error or a mismatch)."""
+    fn, args, kwargs, want_id, want_info = entry
+    want_dtype = np.dtype(call["dtype"])
+    want_shape = tuple(call["shape"])
+    try:
+        blocks = []
+        for d in call["inputs"] or ():
+            dt = np.dtype(d["dtype"])
+            shape = tuple(d["shape"])
+            blocks.append(np.ndarray(shape, dtype=dt, buffer=mm, offset=d["off"]))
+        extra = _block_extra(call.get("info"), want_dtype, want_id, want_info)
+        res = fn(*blocks, *args, **kwargs, **extra)
+        del blocks
+        if isinstance(res, np.generic):
+            res = np.asarray(res)
+        if not isinstance(res, np.ndarray):
+            raise TypeError("%s returned %s, not a NumPy array" % (call["op"], type(res).__name__))
+    except BaseException as e:  # noqa: BLE001 - reported to the client
+        return _error(e), None
+    if res.dtype != want_dtype or not _fits(res.shape, want_shape, call.get("unknown", 0) - 1):
+        return {"mismatch": {"dtype": str(res.dtype), "shape": list(res.shape)}}, None
+    res = np.ascontiguousarray(res)
+    return {"ok": True, "nbytes": res.nbytes, "shape": list(res.shape)}, res
 
 
 def _fits(shape, want, unknown):
@@ -190,7 +205,7 @@ def _error(e):
     mod = cls.__module__
     name = cls.__qualname__ if mod == "builtins" else "%s.%s" % (mod, cls.__qualname__)
     tb = e.__traceback__
-    if tb is not None and tb.tb_frame.f_code is main.__code__:
+    if tb is not None and tb.tb_frame.f_code in (main.__code__, _call.__code__):
         tb = tb.tb_next  # the executor's own frame is no help to the user
     tb = "".join(traceback.format_exception(cls, e, tb))
     return {"error": {"type": name, "message": str(e), "traceback": tb}}

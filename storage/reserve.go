@@ -117,7 +117,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 			continue
 		}
 		n := in.Nbytes
-		e := s.mu.chunks[in.Key]
+		e, _ := s.chunkLocked(in.Key)
 		if e != nil {
 			n = e.nbytes
 			ins = append(ins, e)
@@ -494,7 +494,7 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 	s := r.s
 	for {
 		s.mu.Lock()
-		e, ok := s.mu.chunks[key]
+		e, ok := s.chunkLocked(key)
 		if !ok {
 			s.mu.Unlock()
 			return nil, &ErrNotFound{Key: key}

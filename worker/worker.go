@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/keytab"
 	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -99,7 +100,11 @@ type Worker struct {
 		// owner's and its adopter's) get separate contexts, so a cancel
 		// from one does not stop the other's.
 		graphs map[graphKey]*graphState
-		uses   map[protocol.ChunkKey]*uses // queued consumers of stored chunks
+		// lastKey and last are the graph looked up last: a slot's next
+		// task is nearly always of the same graph as the one before.
+		lastKey graphKey
+		last    *graphState
+		uses   keytab.Table[protocol.GraphID, *uses] // queued consumers of stored chunks
 		// usesFree are records of chunks whose queued readers all left,
 		// for the next chunks: one allocation fewer per input read.
 		usesFree []*uses
@@ -128,8 +133,8 @@ type Worker struct {
 		// dispatch of each key that ran, until the key is released;
 		// cancelled the graphs cancelled here, kept so that their tasks
 		// arriving later never run (graph ids are not reused).
-		active    map[protocol.ChunkKey]dispatch
-		ended     map[protocol.ChunkKey]dispatch
+		active    keytab.Table[protocol.GraphID, dispatch]
+		ended     keytab.Table[protocol.GraphID, dispatch]
 		cancelled recent[protocol.GraphID, uint64] // with the cancel's token
 		// fences is the highest fencing token seen per scope: a task
 		// below it comes from a scheduler that no longer owns its
@@ -162,6 +167,19 @@ func (d dispatch) after(e dispatch) bool {
 		return d.fence > e.fence
 	}
 	return d.attempt > e.attempt
+}
+
+// graphLocked is the state of t's graph under t's token, nil if none.
+func (w *Worker) graphLocked(t *protocol.Task) *graphState {
+	k := graphOf(t)
+	if w.mu.last != nil && w.mu.lastKey == k {
+		return w.mu.last
+	}
+	g := w.mu.graphs[k]
+	if g != nil {
+		w.mu.lastKey, w.mu.last = k, g
+	}
+	return g
 }
 
 // graphKey names a graph's tasks sent under one fencing token.
@@ -207,9 +225,6 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	w.cond = sync.NewCond(&w.mu.Mutex)
 	w.mu.queue = prioq.New(func(a, b *protocol.Task) bool { return a.Priority.Less(b.Priority) })
 	w.mu.graphs = make(map[graphKey]*graphState)
-	w.mu.uses = make(map[protocol.ChunkKey]*uses)
-	w.mu.active = make(map[protocol.ChunkKey]dispatch)
-	w.mu.ended = make(map[protocol.ChunkKey]dispatch)
 	w.mu.cancelled = newRecent[protocol.GraphID, uint64](rememberCancelled)
 	w.mu.fences = newFences[string](rememberFences)
 	w.mu.graphFences = newFences[protocol.GraphID](rememberCancelled)
@@ -273,17 +288,17 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			}
 		}
 		d := dispatchOf(t)
-		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
+		if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
 			continue
 		}
-		if e, ok := w.mu.active[t.Key]; ok && !d.after(e) {
+		if e, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
 			continue
 		}
-		w.mu.active[t.Key] = d
+		w.mu.active.Set(t.Key.Graph, t.Key.Node, d)
 		g := prevG
 		if !same {
 			w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
-			g = w.mu.graphs[graphOf(t)]
+			g = w.graphLocked(t)
 		}
 		if g == nil {
 			base := context.Background()
@@ -458,7 +473,7 @@ func (r *recent[K, V]) add(k K, v V) {
 // appending the chunk's next use to nu if t is now its most urgent reader
 // (for the store, in one call for a batch).
 func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *protocol.Task) []storage.NextUse {
-	u := w.mu.uses[key]
+	u, _ := w.mu.uses.Get(key.Graph, key.Node)
 	if u == nil {
 		if n := len(w.mu.usesFree); n > 0 {
 			u = w.mu.usesFree[n-1]
@@ -468,7 +483,7 @@ func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *pr
 			u = &uses{best: t.Priority}
 		}
 		u.tasks = u.one[:0]
-		w.mu.uses[key] = u
+		w.mu.uses.Set(key.Graph, key.Node, u)
 	} else if !t.Priority.Less(u.best) {
 		u.tasks = append(u.tasks, t)
 		return nu
@@ -487,7 +502,7 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		if !w.local(in) {
 			continue
 		}
-		u := w.mu.uses[in.Key]
+		u, _ := w.mu.uses.Get(in.Key.Graph, in.Key.Node)
 		if u == nil {
 			continue // a repeated input, already handled
 		}
@@ -501,7 +516,7 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		clear(u.tasks[k:])
 		u.tasks = u.tasks[:k]
 		if k == 0 {
-			delete(w.mu.uses, in.Key)
+			w.mu.uses.Delete(in.Key.Graph, in.Key.Node)
 			if len(w.mu.usesFree) < maxUsesFree {
 				*u = uses{}
 				w.mu.usesFree = append(w.mu.usesFree, u)
@@ -548,7 +563,7 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 		if last.stale {
 			continue
 		}
-		delete(w.mu.ended, k)
+		w.mu.ended.Delete(k.Graph, k.Node)
 		fresh = append(fresh, k)
 	}
 	kept := len(keys) - len(fresh)
@@ -772,7 +787,7 @@ func (w *Worker) lendLocked(p *pick) {
 // now (or cannot be at all), without disturbing the heap.
 func (w *Worker) headFitsLocked() (pick, bool) {
 	t, _ := w.mu.queue.Peek()
-	g := w.mu.graphs[graphOf(t)]
+	g := w.graphLocked(t)
 	if w.mu.head == t || g.cancelled || w.fenceLocked(t, false) != nil {
 		return pick{}, false
 	}
@@ -813,14 +828,14 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}()
 	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
 		t, _ := w.mu.queue.Pop()
-		if g := w.mu.graphs[graphOf(t)]; g.cancelled {
+		if g := w.graphLocked(t); g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
 		}
 		if err := w.fenceLocked(t, false); err != nil {
 			// Queued before a newer owner of its session showed up.
 			w.dequeuedLocked(t)
-			return pick{t: t, g: w.mu.graphs[graphOf(t)], err: err}, true
+			return pick{t: t, g: w.graphLocked(t), err: err}, true
 		}
 		cands = append(cands, t)
 	}
@@ -854,7 +869,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	t := cands[i]
 	cands[i] = nil
 	w.dequeuedLocked(t)
-	p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
+	p := pick{t: t, g: w.graphLocked(t), res: res, err: err}
 	if err != nil {
 		return p, true
 	}
@@ -885,22 +900,28 @@ func (w *Worker) doneLocked(e *ending) bool {
 	}
 	w.mu.lent -= e.lent
 	d := dispatchOf(t)
-	if w.mu.active[t.Key] == d {
-		delete(w.mu.active, t.Key)
+	if a, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && a == d {
+		w.mu.active.Delete(t.Key.Graph, t.Key.Node)
 	}
-	if e, ok := w.mu.ended[t.Key]; !ok || d.after(e) {
-		if len(w.mu.ended) >= rememberEnded {
-			for k := range w.mu.ended { // forget one, at random
-				delete(w.mu.ended, k)
-				break
-			}
+	if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); !ok || d.after(e) {
+		if w.mu.ended.Len() >= rememberEnded {
+			// Forget one, whichever comes first.
+			var k protocol.ChunkKey
+			w.mu.ended.All(func(g protocol.GraphID, n int32, _ dispatch) bool {
+				k = protocol.ChunkKey{Graph: g, Node: n}
+				return false
+			})
+			w.mu.ended.Delete(k.Graph, k.Node)
 		}
-		w.mu.ended[t.Key] = d
+		w.mu.ended.Set(t.Key.Graph, t.Key.Node, d)
 	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()
 		delete(w.mu.graphs, graphOf(t))
+		if w.mu.last == g {
+			w.mu.last = nil
+		}
 	}
 	return w.mu.waiting > 0
 }

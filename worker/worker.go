@@ -104,7 +104,7 @@ type Worker struct {
 		// task is nearly always of the same graph as the one before.
 		lastKey graphKey
 		last    *graphState
-		uses   keytab.Table[protocol.GraphID, *uses] // queued consumers of stored chunks
+		uses    keytab.Table[protocol.GraphID, *uses] // queued consumers of stored chunks
 		// usesFree are records of chunks whose queued readers all left,
 		// for the next chunks: one allocation fewer per input read.
 		usesFree []*uses

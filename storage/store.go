@@ -614,8 +614,13 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	for _, k := range keys {
 		if e, ok := s.chunkLocked(k); ok {
 			f, a := s.deleteLocked(e)
-			files = append(files, f)
+			if f != "" {
+				files = append(files, f)
+			}
 			if a != nil {
+				if reuse == nil {
+					reuse = make([]*ndarray.Array, 0, len(keys))
+				}
 				reuse = append(reuse, a)
 			}
 			if e.fin != nil {

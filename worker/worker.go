@@ -111,6 +111,8 @@ type Worker struct {
 		// reqInputs is room for the inputs of the memory request of the
 		// most urgent task, reused from one admission to the next.
 		reqInputs []storage.InputRequest
+		// nextUses is room for the next uses a Submit sets, reused.
+		nextUses []storage.NextUse
 		running   int // admitted tasks not yet done
 		// lent is how many slots running tasks hold besides their own
 		// (ops.Threaded): no task starts while running + lent fills the
@@ -272,8 +274,8 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	// next of the same graph and token (nothing here changes it).
 	var prev *protocol.Task
 	var prevG *graphState
-	var nextUses []storage.NextUse
 	w.mu.Lock()
+	nextUses := w.mu.nextUses[:0]
 	for i := range tasks {
 		t := &tasks[i]
 		same := prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence
@@ -327,6 +329,8 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	// Under w.mu still: a slot dequeuing one of these tasks must not set
 	// its inputs' next use before this does.
 	w.store.SetNextUses(nextUses)
+	clear(nextUses)
+	w.mu.nextUses = nextUses[:0]
 	w.mu.Unlock()
 	w.cond.Broadcast()
 	var fenced []protocol.Result
@@ -546,7 +550,9 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 // here under a higher token is kept: the sender no longer owns it.
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	w.mu.Lock()
+	// fresh is keys until a stale key is met, a copy from then on.
 	fresh := keys[:0:0]
+	copied := false
 	// Releases come in runs of one graph and token: the check holds for
 	// a run (nothing here changes it).
 	var last struct {
@@ -561,10 +567,19 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 			last.graph, last.token, last.stale, last.ok = k.Graph, tok, w.staleForGraphLocked(k.Graph, tok), true
 		}
 		if last.stale {
+			if !copied {
+				fresh = append(make([]protocol.ChunkKey, 0, len(keys)), keys[:i]...)
+				copied = true
+			}
 			continue
 		}
 		w.mu.ended.Delete(k.Graph, k.Node)
-		fresh = append(fresh, k)
+		if copied {
+			fresh = append(fresh, k)
+		}
+	}
+	if !copied {
+		fresh = keys
 	}
 	kept := len(keys) - len(fresh)
 	w.mu.fencedDrops += int64(kept)
@@ -1061,11 +1076,10 @@ func (w *Worker) slot() {
 			w.flush(&st)
 		}
 		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
-		var fenced *protocol.FencedError
 		var ran time.Duration
 		var start time.Time
 		switch {
-		case errors.As(p.err, &fenced):
+		case p.err != nil && isFenced(p.err):
 			w.mu.Lock()
 			res = w.fencedResult(p.t, p.err)
 			w.mu.Unlock()
@@ -1114,6 +1128,12 @@ func (w *Worker) slot() {
 			w.flush(&st)
 		}
 	}
+}
+
+// isFenced reports whether err is a refusal for a stale fencing token.
+func isFenced(err error) bool {
+	var fenced *protocol.FencedError
+	return errors.As(err, &fenced)
 }
 
 // run executes one admitted task and stores its output.

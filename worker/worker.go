@@ -113,7 +113,7 @@ type Worker struct {
 		reqInputs []storage.InputRequest
 		// nextUses is room for the next uses a Submit sets, reused.
 		nextUses []storage.NextUse
-		running   int // admitted tasks not yet done
+		running  int // admitted tasks not yet done
 		// lent is how many slots running tasks hold besides their own
 		// (ops.Threaded): no task starts while running + lent fills the
 		// slots.

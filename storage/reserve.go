@@ -573,14 +573,36 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 	removeFiles(old)
 }
 
+// Finish ends an op that succeeded, under one hold of the store's lock:
+// it stores the op's output as Put does, records that the op has finished
+// with each chunk in consumed (Store.Consumed), and closes the reservation.
+func (r *Reservation) Finish(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions, consumed []protocol.ChunkKey) {
+	s := r.s
+	e := newEntry(key, a, opts)
+	s.mu.Lock()
+	added, old := s.putLocked(e, a, opts.Owned)
+	r.take(added)
+	s.notePeakLocked()
+	for _, k := range consumed {
+		s.consumedLocked(k)
+	}
+	r.closeLocked()
+	s.mu.Unlock()
+	removeFiles(old)
+}
+
 // Close unpins the op's inputs and releases what it still holds reserved.
 func (r *Reservation) Close() {
 	if r == nil {
 		return
 	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.closeLocked()
+}
+
+func (r *Reservation) closeLocked() {
 	s := r.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if r.closed {
 		return
 	}

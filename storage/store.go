@@ -706,6 +706,11 @@ func (s *Store) SetNextUses(uses []NextUse) {
 // Consumed records that one consumer of the chunk has finished with it.
 func (s *Store) Consumed(key protocol.ChunkKey) {
 	s.mu.Lock()
+	s.consumedLocked(key)
+	s.mu.Unlock()
+}
+
+func (s *Store) consumedLocked(key protocol.ChunkKey) {
 	if e, _ := s.chunkLocked(key); e != nil {
 		e.fresh = false
 		if e.consumers > 0 {
@@ -716,7 +721,6 @@ func (s *Store) Consumed(key protocol.ChunkKey) {
 			}
 		}
 	}
-	s.mu.Unlock()
 }
 
 // Stats returns the current counts.

@@ -1108,7 +1108,9 @@ func (w *Worker) slot() {
 			res = w.run(ctx, p.t, p.res)
 			ran = time.Since(start)
 			res.Elapsed = ran
-			p.res.Close()
+			if res.Outcome != protocol.Succeeded {
+				p.res.Close() // else run closed it
+			}
 		}
 		if w.cfg.Observer != nil {
 			w.cfg.Observer.TaskEnded(p.t, res, ran)
@@ -1136,7 +1138,8 @@ func isFenced(err error) bool {
 	return errors.As(err, &fenced)
 }
 
-// run executes one admitted task and stores its output.
+// run executes one admitted task and stores its output; when it succeeds,
+// it has closed r.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
 	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
@@ -1201,12 +1204,16 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		opts.Regen = t.Op // kept only if storage.Regenerable says so
 	}
 	opts.Owned = ndarray.ClaimBuffer(out, epoch)
-	r.Put(t.Key, out, opts)
+	var room [4]protocol.ChunkKey
+	consumed := room[:0]
 	for _, in := range t.Inputs {
 		if w.local(in) {
-			w.store.Consumed(in.Key)
+			consumed = append(consumed, in.Key)
 		}
 	}
+	// Stored, its inputs' consumers counted and its reservation closed
+	// under one hold of the store's lock.
+	r.Finish(t.Key, out, opts, consumed)
 	res.Outcome = protocol.Succeeded
 	res.Nbytes = int64(out.Nbytes())
 	return res

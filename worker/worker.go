@@ -758,11 +758,11 @@ type pick struct {
 
 // next blocks until a task can be started (or must be reported) or the
 // worker closes.
-func (w *Worker) next() (pick, bool) {
+func (w *Worker) next(spare *storage.Reservation) (pick, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for !w.mu.closed {
-		if p, ok := w.takeLocked(); ok {
+		if p, ok := w.takeLocked(spare); ok {
 			return p, true
 		}
 		w.mu.waiting++
@@ -772,8 +772,10 @@ func (w *Worker) next() (pick, bool) {
 	return pick{}, false
 }
 
-func (w *Worker) takeLocked() (pick, bool) {
-	p, ok := w.pickLocked()
+// takeLocked picks the next task; spare (may be nil) is a closed
+// reservation of the slot's to build the task's in.
+func (w *Worker) takeLocked(spare *storage.Reservation) (pick, bool) {
+	p, ok := w.pickLocked(spare)
 	if ok {
 		p.threads = 1
 		if p.res != nil && p.err == nil {
@@ -800,13 +802,14 @@ func (w *Worker) lendLocked(p *pick) {
 
 // headFitsLocked takes the most urgent queued task if it can be admitted
 // now (or cannot be at all), without disturbing the heap.
-func (w *Worker) headFitsLocked() (pick, bool) {
+func (w *Worker) headFitsLocked(spare *storage.Reservation) (pick, bool) {
 	t, _ := w.mu.queue.Peek()
 	g := w.graphLocked(t)
 	if w.mu.head == t || g.cancelled || w.fenceLocked(t, false) != nil {
 		return pick{}, false
 	}
 	req := w.request(t, w.mu.reqInputs)
+	req.Reuse = spare
 	w.mu.reqInputs = req.Inputs[:0]
 	res, err := w.store.Reserve(req)
 	if res == nil && err == nil {
@@ -825,12 +828,12 @@ func (w *Worker) headFitsLocked() (pick, bool) {
 // at most scanDepth deep, or one that cannot be admitted at all, to fail it.
 // A less urgent task passes a waiting one at most 2×slots times in a row,
 // so a big op is not starved by a stream of small ones.
-func (w *Worker) pickLocked() (pick, bool) {
+func (w *Worker) pickLocked(spare *storage.Reservation) (pick, bool) {
 	if w.mu.queue.Len() == 0 || w.mu.running+w.mu.lent >= w.cfg.Slots {
 		return pick{}, false
 	}
 	// The common case: the most urgent task fits.
-	if p, ok := w.headFitsLocked(); ok {
+	if p, ok := w.headFitsLocked(spare); ok {
 		return p, true
 	}
 	var cands []*protocol.Task
@@ -995,7 +998,10 @@ func (w *Worker) report(rs []protocol.Result) {
 // was given back (endings), so the scheduler never frees or resends what
 // the worker still counts as running.
 type slotState struct {
-	held      []protocol.Result
+	held []protocol.Result
+	// spare is the reservation of the slot's last task, closed: the next
+	// task's is built in it.
+	spare     *storage.Reservation
 	endings   []ending
 	heldSince time.Time
 }
@@ -1008,7 +1014,7 @@ func (w *Worker) take(st *slotState) (pick, bool) {
 		return p, true
 	}
 	w.flush(st)
-	return w.next()
+	return w.next(st.spare)
 }
 
 // tryNext gives back the slots of st's endings and then takes what can
@@ -1019,7 +1025,7 @@ func (w *Worker) tryNext(st *slotState) (pick, bool) {
 	var p pick
 	ok := false
 	if !w.mu.closed {
-		p, ok = w.takeLocked()
+		p, ok = w.takeLocked(st.spare)
 	}
 	w.mu.Unlock()
 	if wake {
@@ -1067,6 +1073,9 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
+		if p.res == st.spare {
+			st.spare = nil // in use again
+		}
 		// A quiet op's result may be held back (see heldResults); a loud
 		// one's start is reported.
 		runs := p.err == nil && p.res != nil
@@ -1111,6 +1120,7 @@ func (w *Worker) slot() {
 			if res.Outcome != protocol.Succeeded {
 				p.res.Close() // else run closed it
 			}
+			st.spare = p.res
 		}
 		if w.cfg.Observer != nil {
 			w.cfg.Observer.TaskEnded(p.t, res, ran)

@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"internal/cgroup":              0,
 	"internal/gctune":              0,
 	"internal/prioq":               0,
+	"internal/keytab":              0,
 	"graph":                        3,
 	"protocol":                     3,
 	"pyexec":                       3,

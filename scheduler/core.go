@@ -40,6 +40,9 @@ type core struct {
 	// parked are External ops waiting for a held chunk, by the run
 	// keeping it (external.go).
 	parked map[protocol.GraphID][]parkedOp
+	// arrived is when the batch of results being applied arrived (zero
+	// outside one): its tasks' end, read once for the batch.
+	arrived time.Time
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this

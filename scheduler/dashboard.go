@@ -294,7 +294,10 @@ func (c *core) taskStarted(r *Run, i int32) {
 // worker's ring. A task whose start was not reported (a small one) started
 // the time it says it ran before now.
 func (c *core) taskEnded(r *Run, i int32, w int, res protocol.Result) {
-	now := c.now()
+	now := c.arrived
+	if now.IsZero() {
+		now = c.now()
+	}
 	out := res.Outcome
 	r.endNs[i] = now.UnixNano()
 	if r.startNs[i] == 0 && res.Elapsed > 0 {

@@ -323,11 +323,14 @@ func (s *Scheduler) drain(max int) {
 	}
 }
 
-// resultBatch applies a worker's batch of results in order.
+// resultBatch applies a worker's batch of results in order. They were
+// reported together, so they share one arrival time.
 func (s *Scheduler) resultBatch(rs []protocol.Result) {
+	s.core.arrived = s.core.now()
 	for _, r := range rs {
 		s.result(r)
 	}
+	s.core.arrived = time.Time{}
 }
 
 func (s *Scheduler) result(r protocol.Result) {

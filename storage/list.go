@@ -23,11 +23,11 @@ func (s *Store) List(graphs []protocol.GraphID) []Held {
 	}
 	var out []Held
 	s.mu.Lock()
-	for k, e := range s.mu.chunks {
-		if !want[k.Graph] || e.deleted || e.lost != nil {
-			continue
+	s.mu.chunks.All(func(g protocol.GraphID, node int32, e *entry) bool {
+		if !want[g] || e.deleted || e.lost != nil {
+			return true
 		}
-		h := Held{Key: k, Nbytes: e.nbytes}
+		h := Held{Key: protocol.ChunkKey{Graph: g, Node: node}, Nbytes: e.nbytes}
 		switch {
 		case e.arr != nil:
 			h.Tier = TierMemory
@@ -36,10 +36,11 @@ func (s *Store) List(graphs []protocol.GraphID) []Held {
 		case e.regen != nil:
 			h.Tier = TierDropped
 		default:
-			continue
+			return true
 		}
 		out = append(out, h)
-	}
+		return true
+	})
 	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b Held) int {
 		if a.Key.Graph != b.Key.Graph {

@@ -35,6 +35,10 @@ type Request struct {
 	// about to send (releases, consumers of fresh chunks) and ignore
 	// Headroom; evict whatever may be evicted, or fail.
 	NoWait bool
+	// Reuse, if set, is a closed reservation of this store that its
+	// holder is done with: a granted reservation is built in it instead
+	// of a new one (one allocation fewer per op).
+	Reuse *Reservation
 }
 
 // InputRequest is one input of a Request.
@@ -117,7 +121,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 			continue
 		}
 		n := in.Nbytes
-		e := s.mu.chunks[in.Key]
+		e, _ := s.chunkLocked(in.Key)
 		if e != nil {
 			n = e.nbytes
 			ins = append(ins, e)
@@ -137,7 +141,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		}
 	}
 	need := inMissing + req.Remote + req.Output + req.Temp
-	r := &Reservation{s: s, op: req.Op, need: need, bytes: need}
+	var evict []*bufRef
 	if limit > 0 {
 		avail := limit - s.mu.resident - s.mu.reserved - s.mu.external + s.mu.evicting
 		headroom := req.Headroom
@@ -167,8 +171,18 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 				}
 				return nil, &NoRoomError{Op: req.Op, Need: need, InUse: s.mu.resident, Limit: limit}
 			}
-			s.evictLocked(victims, r)
+			evict = victims
 		}
+	}
+	var r *Reservation
+	if old := req.Reuse; old != nil && old.s == s && old.closed {
+		r = old
+		*r = Reservation{s: s, op: req.Op, need: need, bytes: need}
+	} else {
+		r = &Reservation{s: s, op: req.Op, need: need, bytes: need}
+	}
+	if len(evict) > 0 {
+		s.evictLocked(evict, r)
 	}
 	s.mu.reserved += need
 	if limit > 0 {
@@ -494,7 +508,7 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 	s := r.s
 	for {
 		s.mu.Lock()
-		e, ok := s.mu.chunks[key]
+		e, ok := s.chunkLocked(key)
 		if !ok {
 			s.mu.Unlock()
 			return nil, &ErrNotFound{Key: key}
@@ -573,14 +587,36 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 	removeFiles(old)
 }
 
+// Finish ends an op that succeeded, under one hold of the store's lock:
+// it stores the op's output as Put does, records that the op has finished
+// with each chunk in consumed (Store.Consumed), and closes the reservation.
+func (r *Reservation) Finish(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions, consumed []protocol.ChunkKey) {
+	s := r.s
+	e := newEntry(key, a, opts)
+	s.mu.Lock()
+	added, old := s.putLocked(e, a, opts.Owned)
+	r.take(added)
+	s.notePeakLocked()
+	for _, k := range consumed {
+		s.consumedLocked(k)
+	}
+	r.closeLocked()
+	s.mu.Unlock()
+	removeFiles(old)
+}
+
 // Close unpins the op's inputs and releases what it still holds reserved.
 func (r *Reservation) Close() {
 	if r == nil {
 		return
 	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.closeLocked()
+}
+
+func (r *Reservation) closeLocked() {
 	s := r.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if r.closed {
 		return
 	}

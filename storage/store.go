@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/keytab"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
@@ -152,7 +153,7 @@ type Store struct {
 
 	mu struct {
 		sync.Mutex
-		chunks   map[protocol.ChunkKey]*entry
+		chunks   keytab.Table[protocol.GraphID, *entry] // by graph and op number
 		buffers  map[uintptr]*bufRef
 		resident int64 // bytes of distinct buffers in memory
 		reserved int64 // bytes reserved by running ops
@@ -279,7 +280,6 @@ func New() *Store { return Open(Config{}) }
 // it cannot spill, and reservations that would need a spill fail with it.
 func Open(cfg Config) *Store {
 	s := &Store{cfg: cfg, costs: cfg.Costs.withDefaults()}
-	s.mu.chunks = make(map[protocol.ChunkKey]*entry)
 	s.mu.buffers = make(map[uintptr]*bufRef)
 	s.mu.keeps = make(map[protocol.GraphID]bool)
 	s.mu.st.Limit = max(cfg.Limit, 0)
@@ -372,13 +372,13 @@ func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
 // added to memory and the spill file of a replaced chunk, to be removed
 // outside the lock.
 func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, oldFile string) {
-	if old, ok := s.mu.chunks[e.key]; ok {
+	if old, ok := s.chunkLocked(e.key); ok {
 		// Not finalized: the op ran again and stands for the same thing.
 		// Its buffer is not reused: a replaced chunk was not released, and
 		// whoever put the new one may hold the old one still.
 		oldFile, _ = s.deleteLocked(old)
 	}
-	s.mu.chunks[e.key] = e
+	s.mu.chunks.Set(e.key.Graph, e.key.Node, e)
 	return s.attachLocked(e, a, owned), oldFile
 }
 
@@ -464,7 +464,7 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 // when e was the last chunk on a buffer that may be reused, the array to
 // hand back to the buffer pool (nil otherwise).
 func (s *Store) deleteLocked(e *entry) (file string, reuse *ndarray.Array) {
-	delete(s.mu.chunks, e.key)
+	s.mu.chunks.Delete(e.key.Graph, e.key.Node)
 	e.deleted = true
 	if a := e.arr; a != nil {
 		if (e.pins > 0 || e.fin != nil) && e.buf != nil {
@@ -506,7 +506,7 @@ func (s *Store) Get(key protocol.ChunkKey) (*ndarray.Array, error) {
 // Read is Get under a context (which a regeneration runs under).
 func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
 	s.mu.Lock()
-	e, ok := s.mu.chunks[key]
+	e, ok := s.chunkLocked(key)
 	if !ok {
 		s.mu.Unlock()
 		return nil, &ErrNotFound{Key: key}
@@ -612,10 +612,15 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var reuse []*ndarray.Array
 	s.mu.Lock()
 	for _, k := range keys {
-		if e, ok := s.mu.chunks[k]; ok {
+		if e, ok := s.chunkLocked(k); ok {
 			f, a := s.deleteLocked(e)
-			files = append(files, f)
+			if f != "" {
+				files = append(files, f)
+			}
 			if a != nil {
+				if reuse == nil {
+					reuse = make([]*ndarray.Array, 0, len(keys))
+				}
 				reuse = append(reuse, a)
 			}
 			if e.fin != nil {
@@ -645,7 +650,7 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 func (s *Store) Tier(key protocol.ChunkKey) Tier {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.mu.chunks[key]
+	e, ok := s.chunkLocked(key)
 	switch {
 	case !ok || e.lost != nil:
 		return TierNone
@@ -663,7 +668,7 @@ func (s *Store) Tier(key protocol.ChunkKey) Tier {
 func (s *Store) SpillFile(key protocol.ChunkKey) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.mu.chunks[key]; ok {
+	if e, ok := s.chunkLocked(key); ok {
 		return e.file
 	}
 	return ""
@@ -691,7 +696,7 @@ func (s *Store) SetNextUses(uses []NextUse) {
 	}
 	s.mu.Lock()
 	for _, u := range uses {
-		if e := s.mu.chunks[u.Key]; e != nil {
+		if e, _ := s.chunkLocked(u.Key); e != nil {
 			e.next, e.hasNext = u.Priority, u.OK
 		}
 	}
@@ -701,7 +706,12 @@ func (s *Store) SetNextUses(uses []NextUse) {
 // Consumed records that one consumer of the chunk has finished with it.
 func (s *Store) Consumed(key protocol.ChunkKey) {
 	s.mu.Lock()
-	if e := s.mu.chunks[key]; e != nil {
+	s.consumedLocked(key)
+	s.mu.Unlock()
+}
+
+func (s *Store) consumedLocked(key protocol.ChunkKey) {
+	if e, _ := s.chunkLocked(key); e != nil {
 		e.fresh = false
 		if e.consumers > 0 {
 			e.consumers--
@@ -711,7 +721,6 @@ func (s *Store) Consumed(key protocol.ChunkKey) {
 			}
 		}
 	}
-	s.mu.Unlock()
 }
 
 // Stats returns the current counts.
@@ -719,7 +728,7 @@ func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.mu.st
-	st.Chunks = len(s.mu.chunks)
+	st.Chunks = s.mu.chunks.Len()
 	st.Bytes = s.mu.resident
 	st.Reserved = s.mu.reserved
 	st.External = s.mu.external
@@ -732,7 +741,12 @@ func (s *Store) Close() error {
 	var files []string
 	var fins []func()
 	s.mu.Lock()
-	for _, e := range s.mu.chunks {
+	var all []*entry
+	s.mu.chunks.All(func(_ protocol.GraphID, _ int32, e *entry) bool {
+		all = append(all, e)
+		return true
+	})
+	for _, e := range all {
 		f, _ := s.deleteLocked(e)
 		files = append(files, f)
 		if e.fin != nil {
@@ -767,4 +781,9 @@ func (s *Store) spillDirLocked() (string, error) {
 		s.mu.spillDir, s.mu.ownDir = d, true
 	}
 	return s.mu.spillDir, nil
+}
+
+// chunkLocked is the entry stored under key.
+func (s *Store) chunkLocked(key protocol.ChunkKey) (*entry, bool) {
+	return s.mu.chunks.Get(key.Graph, key.Node)
 }

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/keytab"
 	"github.com/phobos-tensor/phobos/internal/prioq"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
@@ -99,14 +100,20 @@ type Worker struct {
 		// owner's and its adopter's) get separate contexts, so a cancel
 		// from one does not stop the other's.
 		graphs map[graphKey]*graphState
-		uses   map[protocol.ChunkKey]*uses // queued consumers of stored chunks
+		// lastKey and last are the graph looked up last: a slot's next
+		// task is nearly always of the same graph as the one before.
+		lastKey graphKey
+		last    *graphState
+		uses    keytab.Table[protocol.GraphID, *uses] // queued consumers of stored chunks
 		// usesFree are records of chunks whose queued readers all left,
 		// for the next chunks: one allocation fewer per input read.
 		usesFree []*uses
 		// reqInputs is room for the inputs of the memory request of the
 		// most urgent task, reused from one admission to the next.
 		reqInputs []storage.InputRequest
-		running   int // admitted tasks not yet done
+		// nextUses is room for the next uses a Submit sets, reused.
+		nextUses []storage.NextUse
+		running  int // admitted tasks not yet done
 		// lent is how many slots running tasks hold besides their own
 		// (ops.Threaded): no task starts while running + lent fills the
 		// slots.
@@ -128,8 +135,8 @@ type Worker struct {
 		// dispatch of each key that ran, until the key is released;
 		// cancelled the graphs cancelled here, kept so that their tasks
 		// arriving later never run (graph ids are not reused).
-		active    map[protocol.ChunkKey]dispatch
-		ended     map[protocol.ChunkKey]dispatch
+		active    keytab.Table[protocol.GraphID, dispatch]
+		ended     keytab.Table[protocol.GraphID, dispatch]
 		cancelled recent[protocol.GraphID, uint64] // with the cancel's token
 		// fences is the highest fencing token seen per scope: a task
 		// below it comes from a scheduler that no longer owns its
@@ -162,6 +169,19 @@ func (d dispatch) after(e dispatch) bool {
 		return d.fence > e.fence
 	}
 	return d.attempt > e.attempt
+}
+
+// graphLocked is the state of t's graph under t's token, nil if none.
+func (w *Worker) graphLocked(t *protocol.Task) *graphState {
+	k := graphOf(t)
+	if w.mu.last != nil && w.mu.lastKey == k {
+		return w.mu.last
+	}
+	g := w.mu.graphs[k]
+	if g != nil {
+		w.mu.lastKey, w.mu.last = k, g
+	}
+	return g
 }
 
 // graphKey names a graph's tasks sent under one fencing token.
@@ -207,9 +227,6 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	w.cond = sync.NewCond(&w.mu.Mutex)
 	w.mu.queue = prioq.New(func(a, b *protocol.Task) bool { return a.Priority.Less(b.Priority) })
 	w.mu.graphs = make(map[graphKey]*graphState)
-	w.mu.uses = make(map[protocol.ChunkKey]*uses)
-	w.mu.active = make(map[protocol.ChunkKey]dispatch)
-	w.mu.ended = make(map[protocol.ChunkKey]dispatch)
 	w.mu.cancelled = newRecent[protocol.GraphID, uint64](rememberCancelled)
 	w.mu.fences = newFences[string](rememberFences)
 	w.mu.graphFences = newFences[protocol.GraphID](rememberCancelled)
@@ -257,8 +274,8 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	// next of the same graph and token (nothing here changes it).
 	var prev *protocol.Task
 	var prevG *graphState
-	var nextUses []storage.NextUse
 	w.mu.Lock()
+	nextUses := w.mu.nextUses[:0]
 	for i := range tasks {
 		t := &tasks[i]
 		same := prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence
@@ -273,17 +290,17 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 			}
 		}
 		d := dispatchOf(t)
-		if e, ok := w.mu.ended[t.Key]; ok && !d.after(e) {
+		if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
 			continue
 		}
-		if e, ok := w.mu.active[t.Key]; ok && !d.after(e) {
+		if e, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
 			continue
 		}
-		w.mu.active[t.Key] = d
+		w.mu.active.Set(t.Key.Graph, t.Key.Node, d)
 		g := prevG
 		if !same {
 			w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
-			g = w.mu.graphs[graphOf(t)]
+			g = w.graphLocked(t)
 		}
 		if g == nil {
 			base := context.Background()
@@ -312,6 +329,8 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	// Under w.mu still: a slot dequeuing one of these tasks must not set
 	// its inputs' next use before this does.
 	w.store.SetNextUses(nextUses)
+	clear(nextUses)
+	w.mu.nextUses = nextUses[:0]
 	w.mu.Unlock()
 	w.cond.Broadcast()
 	var fenced []protocol.Result
@@ -458,7 +477,7 @@ func (r *recent[K, V]) add(k K, v V) {
 // appending the chunk's next use to nu if t is now its most urgent reader
 // (for the store, in one call for a batch).
 func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *protocol.Task) []storage.NextUse {
-	u := w.mu.uses[key]
+	u, _ := w.mu.uses.Get(key.Graph, key.Node)
 	if u == nil {
 		if n := len(w.mu.usesFree); n > 0 {
 			u = w.mu.usesFree[n-1]
@@ -468,7 +487,7 @@ func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *pr
 			u = &uses{best: t.Priority}
 		}
 		u.tasks = u.one[:0]
-		w.mu.uses[key] = u
+		w.mu.uses.Set(key.Graph, key.Node, u)
 	} else if !t.Priority.Less(u.best) {
 		u.tasks = append(u.tasks, t)
 		return nu
@@ -487,7 +506,7 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		if !w.local(in) {
 			continue
 		}
-		u := w.mu.uses[in.Key]
+		u, _ := w.mu.uses.Get(in.Key.Graph, in.Key.Node)
 		if u == nil {
 			continue // a repeated input, already handled
 		}
@@ -501,7 +520,7 @@ func (w *Worker) dequeuedLocked(t *protocol.Task) {
 		clear(u.tasks[k:])
 		u.tasks = u.tasks[:k]
 		if k == 0 {
-			delete(w.mu.uses, in.Key)
+			w.mu.uses.Delete(in.Key.Graph, in.Key.Node)
 			if len(w.mu.usesFree) < maxUsesFree {
 				*u = uses{}
 				w.mu.usesFree = append(w.mu.usesFree, u)
@@ -531,7 +550,9 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 // here under a higher token is kept: the sender no longer owns it.
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	w.mu.Lock()
+	// fresh is keys until a stale key is met, a copy from then on.
 	fresh := keys[:0:0]
+	copied := false
 	// Releases come in runs of one graph and token: the check holds for
 	// a run (nothing here changes it).
 	var last struct {
@@ -546,10 +567,19 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 			last.graph, last.token, last.stale, last.ok = k.Graph, tok, w.staleForGraphLocked(k.Graph, tok), true
 		}
 		if last.stale {
+			if !copied {
+				fresh = append(make([]protocol.ChunkKey, 0, len(keys)), keys[:i]...)
+				copied = true
+			}
 			continue
 		}
-		delete(w.mu.ended, k)
-		fresh = append(fresh, k)
+		w.mu.ended.Delete(k.Graph, k.Node)
+		if copied {
+			fresh = append(fresh, k)
+		}
+	}
+	if !copied {
+		fresh = keys
 	}
 	kept := len(keys) - len(fresh)
 	w.mu.fencedDrops += int64(kept)
@@ -728,11 +758,11 @@ type pick struct {
 
 // next blocks until a task can be started (or must be reported) or the
 // worker closes.
-func (w *Worker) next() (pick, bool) {
+func (w *Worker) next(spare *storage.Reservation) (pick, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for !w.mu.closed {
-		if p, ok := w.takeLocked(); ok {
+		if p, ok := w.takeLocked(spare); ok {
 			return p, true
 		}
 		w.mu.waiting++
@@ -742,8 +772,10 @@ func (w *Worker) next() (pick, bool) {
 	return pick{}, false
 }
 
-func (w *Worker) takeLocked() (pick, bool) {
-	p, ok := w.pickLocked()
+// takeLocked picks the next task; spare (may be nil) is a closed
+// reservation of the slot's to build the task's in.
+func (w *Worker) takeLocked(spare *storage.Reservation) (pick, bool) {
+	p, ok := w.pickLocked(spare)
 	if ok {
 		p.threads = 1
 		if p.res != nil && p.err == nil {
@@ -770,13 +802,14 @@ func (w *Worker) lendLocked(p *pick) {
 
 // headFitsLocked takes the most urgent queued task if it can be admitted
 // now (or cannot be at all), without disturbing the heap.
-func (w *Worker) headFitsLocked() (pick, bool) {
+func (w *Worker) headFitsLocked(spare *storage.Reservation) (pick, bool) {
 	t, _ := w.mu.queue.Peek()
-	g := w.mu.graphs[graphOf(t)]
+	g := w.graphLocked(t)
 	if w.mu.head == t || g.cancelled || w.fenceLocked(t, false) != nil {
 		return pick{}, false
 	}
 	req := w.request(t, w.mu.reqInputs)
+	req.Reuse = spare
 	w.mu.reqInputs = req.Inputs[:0]
 	res, err := w.store.Reserve(req)
 	if res == nil && err == nil {
@@ -795,12 +828,12 @@ func (w *Worker) headFitsLocked() (pick, bool) {
 // at most scanDepth deep, or one that cannot be admitted at all, to fail it.
 // A less urgent task passes a waiting one at most 2×slots times in a row,
 // so a big op is not starved by a stream of small ones.
-func (w *Worker) pickLocked() (pick, bool) {
+func (w *Worker) pickLocked(spare *storage.Reservation) (pick, bool) {
 	if w.mu.queue.Len() == 0 || w.mu.running+w.mu.lent >= w.cfg.Slots {
 		return pick{}, false
 	}
 	// The common case: the most urgent task fits.
-	if p, ok := w.headFitsLocked(); ok {
+	if p, ok := w.headFitsLocked(spare); ok {
 		return p, true
 	}
 	var cands []*protocol.Task
@@ -813,14 +846,14 @@ func (w *Worker) pickLocked() (pick, bool) {
 	}()
 	for w.mu.queue.Len() > 0 && len(cands) < scanDepth {
 		t, _ := w.mu.queue.Pop()
-		if g := w.mu.graphs[graphOf(t)]; g.cancelled {
+		if g := w.graphLocked(t); g.cancelled {
 			w.dequeuedLocked(t)
 			return pick{t: t, g: g}, true
 		}
 		if err := w.fenceLocked(t, false); err != nil {
 			// Queued before a newer owner of its session showed up.
 			w.dequeuedLocked(t)
-			return pick{t: t, g: w.mu.graphs[graphOf(t)], err: err}, true
+			return pick{t: t, g: w.graphLocked(t), err: err}, true
 		}
 		cands = append(cands, t)
 	}
@@ -854,7 +887,7 @@ func (w *Worker) pickLocked() (pick, bool) {
 	t := cands[i]
 	cands[i] = nil
 	w.dequeuedLocked(t)
-	p := pick{t: t, g: w.mu.graphs[graphOf(t)], res: res, err: err}
+	p := pick{t: t, g: w.graphLocked(t), res: res, err: err}
 	if err != nil {
 		return p, true
 	}
@@ -885,22 +918,28 @@ func (w *Worker) doneLocked(e *ending) bool {
 	}
 	w.mu.lent -= e.lent
 	d := dispatchOf(t)
-	if w.mu.active[t.Key] == d {
-		delete(w.mu.active, t.Key)
+	if a, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && a == d {
+		w.mu.active.Delete(t.Key.Graph, t.Key.Node)
 	}
-	if e, ok := w.mu.ended[t.Key]; !ok || d.after(e) {
-		if len(w.mu.ended) >= rememberEnded {
-			for k := range w.mu.ended { // forget one, at random
-				delete(w.mu.ended, k)
-				break
-			}
+	if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); !ok || d.after(e) {
+		if w.mu.ended.Len() >= rememberEnded {
+			// Forget one, whichever comes first.
+			var k protocol.ChunkKey
+			w.mu.ended.All(func(g protocol.GraphID, n int32, _ dispatch) bool {
+				k = protocol.ChunkKey{Graph: g, Node: n}
+				return false
+			})
+			w.mu.ended.Delete(k.Graph, k.Node)
 		}
-		w.mu.ended[t.Key] = d
+		w.mu.ended.Set(t.Key.Graph, t.Key.Node, d)
 	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()
 		delete(w.mu.graphs, graphOf(t))
+		if w.mu.last == g {
+			w.mu.last = nil
+		}
 	}
 	return w.mu.waiting > 0
 }
@@ -959,7 +998,10 @@ func (w *Worker) report(rs []protocol.Result) {
 // was given back (endings), so the scheduler never frees or resends what
 // the worker still counts as running.
 type slotState struct {
-	held      []protocol.Result
+	held []protocol.Result
+	// spare is the reservation of the slot's last task, closed: the next
+	// task's is built in it.
+	spare     *storage.Reservation
 	endings   []ending
 	heldSince time.Time
 }
@@ -972,7 +1014,7 @@ func (w *Worker) take(st *slotState) (pick, bool) {
 		return p, true
 	}
 	w.flush(st)
-	return w.next()
+	return w.next(st.spare)
 }
 
 // tryNext gives back the slots of st's endings and then takes what can
@@ -983,7 +1025,7 @@ func (w *Worker) tryNext(st *slotState) (pick, bool) {
 	var p pick
 	ok := false
 	if !w.mu.closed {
-		p, ok = w.takeLocked()
+		p, ok = w.takeLocked(st.spare)
 	}
 	w.mu.Unlock()
 	if wake {
@@ -1031,6 +1073,9 @@ func (w *Worker) slot() {
 		if !ok {
 			return
 		}
+		if p.res == st.spare {
+			st.spare = nil // in use again
+		}
 		// A quiet op's result may be held back (see heldResults); a loud
 		// one's start is reported.
 		runs := p.err == nil && p.res != nil
@@ -1040,11 +1085,10 @@ func (w *Worker) slot() {
 			w.flush(&st)
 		}
 		res := protocol.Result{Key: p.t.Key, Attempt: p.t.Attempt, Worker: w.cfg.ID, Fence: p.t.Fence.Token}
-		var fenced *protocol.FencedError
 		var ran time.Duration
 		var start time.Time
 		switch {
-		case errors.As(p.err, &fenced):
+		case p.err != nil && isFenced(p.err):
 			w.mu.Lock()
 			res = w.fencedResult(p.t, p.err)
 			w.mu.Unlock()
@@ -1077,7 +1121,10 @@ func (w *Worker) slot() {
 			}
 			ran = time.Since(start)
 			res.Elapsed = ran
-			p.res.Close()
+			if res.Outcome != protocol.Succeeded {
+				p.res.Close() // else run closed it
+			}
+			st.spare = p.res
 		}
 		if w.cfg.Observer != nil {
 			w.cfg.Observer.TaskEnded(p.t, res, ran)
@@ -1099,7 +1146,14 @@ func (w *Worker) slot() {
 	}
 }
 
-// run executes one admitted task and stores its output.
+// isFenced reports whether err is a refusal for a stale fencing token.
+func isFenced(err error) bool {
+	var fenced *protocol.FencedError
+	return errors.As(err, &fenced)
+}
+
+// run executes one admitted task and stores its output; when it succeeds,
+// it has closed r.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
 	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
@@ -1164,12 +1218,16 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 		opts.Regen = t.Op // kept only if storage.Regenerable says so
 	}
 	opts.Owned = ndarray.ClaimBuffer(out, epoch)
-	r.Put(t.Key, out, opts)
+	var room [4]protocol.ChunkKey
+	consumed := room[:0]
 	for _, in := range t.Inputs {
 		if w.local(in) {
-			w.store.Consumed(in.Key)
+			consumed = append(consumed, in.Key)
 		}
 	}
+	// Stored, its inputs' consumers counted and its reservation closed
+	// under one hold of the store's lock.
+	r.Finish(t.Key, out, opts, consumed)
 	res.Outcome = protocol.Succeeded
 	res.Nbytes = int64(out.Nbytes())
 	return res

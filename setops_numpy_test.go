@@ -110,6 +110,19 @@ func setopsCases() []npCase {
 		uniqueAll("long", npI(dI32, 922, 0, 300, 997)),
 		uniqueAll("one element", npR(dF64, 923, 1)),
 		uniqueAll("empty", npR(dF64, 924, 0)),
+		// The unique tables' merge tree: many chunks (single elements, odd
+		// splits), values that never repeat, the dtypes with order keys.
+		uniqueAll("all distinct", npI(dI64, 960, -1_000_000_000, 1_000_000_000, 301)),
+		uniqueAll("uint64", npI(ndarray.Uint64, 961, 0, 40, 50)),
+		uniqueAll("int8", npI(ndarray.Int8, 962, -128, 127, 77)),
+		uniqueAll("2-d", npI(dI64, 963, 0, 7, 9, 11)),
+		uniqueAll("float32 signed zeros and NaNs", npFill(dF32, 0, []int{19}, func(i int, _ *npLCG) float64 {
+			return []float64{math.Copysign(0, -1), math.NaN(), 0, 3, math.Inf(-1), math.NaN()}[i%6]
+		})),
+		uniqueAll("all NaN", npFill(dF64, 0, []int{7}, func(int, *npLCG) float64 { return math.NaN() })),
+		uniqueAll("one value", npFill(dF64, 0, []int{29}, func(int, *npLCG) float64 { return 2.5 })),
+		one("unique values all distinct", "np.unique(a)", ins("a", npR(dF64, 964, 203)), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("a")) }),
+		one("unique values 2-d float32", "np.unique(a)", ins("a", npI(dF32, 965, -3, 3, 7, 5)), func(e *npEnv) *tensor.Tensor { return tensor.Unique(e.v("a")) }),
 		one("union1d", "np.union1d(a, b)", ins("a", npI(dI64, 925, -9, 9, 4, 6), "b", npI(dI32, 926, 0, 20, 7)), func(e *npEnv) *tensor.Tensor {
 			return tensor.Union1d(e.v("a"), e.v("b"))
 		}),

@@ -504,11 +504,22 @@ func SearchCount(a, v *Array, right bool) (*Array, error) {
 	n := ac.Size()
 	out := newArray(Int64, v.shape)
 	o := typed[int64](out)
+	if n == 0 {
+		return out, nil
+	}
+	// An element outside a's range counts none or all of a without a
+	// search: a's chunks of a larger sorted array mostly lie beside it.
+	first, last := valueKeyAt(ac, 0), valueKeyAt(ac, n-1)
 	for i := range vc.Size() {
 		k := valueKeyAt(vc, i)
-		if right {
+		switch {
+		case right && k < first, !right && k <= first:
+			o[i] = 0
+		case right && k >= last, !right && k > last:
+			o[i] = int64(n)
+		case right:
 			o[i] = int64(searchKeyAbove(ac, 0, n, k, valueKeyAt))
-		} else {
+		default:
 			o[i] = int64(searchKey(ac, 0, n, k, valueKeyAt))
 		}
 	}

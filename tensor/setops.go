@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 )
 
 // uniqueFlags marks, in the sorted 1-D s, the first element of every run
@@ -26,23 +27,49 @@ func uniqueFlags(s *Tensor) *Tensor {
 // one), the flat position of each value's first occurrence, for every
 // element of t the position of its value among the values, and how often
 // each value occurs (the last three int64). Values, index and counts have
-// a length known only once computed; inverse has t's size.
+// a length known only once computed; inverse has t's size, in t's
+// flattened chunks.
 //
-// Everything stays distributed: a stable argsort (its PSRS shuffle) and a
-// take of t by it give the sorted elements, the first of every run is
-// marked (a mask selecting values and, from the argsort, first
-// positions), the running count of marks numbers every sorted element's
-// run, a take of those numbers by the inverse permutation (the argsort of
-// the argsort) puts them in t's order, and each run's length is where its
-// number ends minus where it starts (SearchSorted of the run numbers in
-// themselves), selected by the marks. The sources of the takes and
-// searches are cut into at most coarseParts chunks, as a take or search
-// pairs every chunk of its indices with every chunk of its source.
+// For dtypes with an order key (bool, integers, float32, float64) nothing
+// is sorted: every chunk makes its unique table (distinct values, counts,
+// first positions), the tables merge up a tree into the one table of t
+// (ops.UniqueTable) that values, index and counts are read from, and the
+// inverse looks each chunk's elements up in it. Other dtypes go through
+// the distributed sort (uniqueAllSorted).
 func UniqueAll(t *Tensor) (values, index, inverse, counts *Tensor) {
 	if u := t.needKnown("unique"); u != nil {
 		return u, u, u, u
 	}
 	x := t.Ravel()
+	if x.Size() == 0 || !ndarray.UniqueKinds(x.DType()) {
+		return uniqueAllSorted(x)
+	}
+	table := New(ops.UniqueTable{}, x)
+	values = New(ops.UniquePart{Part: ops.UniqueValues, DType: x.DType()}, table)
+	index = New(ops.UniquePart{Part: ops.UniqueIndex, DType: ndarray.Int64}, table)
+	counts = New(ops.UniquePart{Part: ops.UniqueCounts, DType: ndarray.Int64}, table)
+	return values, index, New(ops.UniqueInverse{}, x, table), counts
+}
+
+// uniqueValues is numpy.unique(x) of a 1-D x of a dtype with an order key,
+// read from its unique table (UniqueAll).
+func uniqueValues(x *Tensor) *Tensor {
+	return New(ops.UniquePart{Part: ops.UniqueValues, DType: x.DType()}, New(ops.UniqueTable{}, x))
+}
+
+// uniqueAllSorted is UniqueAll of the 1-D x through the distributed sort.
+//
+// Everything stays distributed: a stable argsort (its PSRS shuffle) and a
+// take of x by it give the sorted elements, the first of every run is
+// marked (a mask selecting values and, from the argsort, first
+// positions), the running count of marks numbers every sorted element's
+// run, a take of those numbers by the inverse permutation (the argsort of
+// the argsort) puts them in x's order, and each run's length is where its
+// number ends minus where it starts (SearchSorted of the run numbers in
+// themselves), selected by the marks. The sources of the takes and
+// searches are cut into at most coarseParts chunks, as a take or search
+// pairs every chunk of its indices with every chunk of its source.
+func uniqueAllSorted(x *Tensor) (values, index, inverse, counts *Tensor) {
 	n := x.Size()
 	if n == 0 {
 		none := Zeros([]int{0}, WithDType(ndarray.Int64))

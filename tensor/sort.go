@@ -54,11 +54,15 @@ func SearchSorted(a, v *Tensor, side string) *Tensor {
 
 // Unique is numpy.unique(t): the sorted distinct values of t (flattened),
 // NaNs as one value (NumPy 1.24's default equal_nan). Its length is known only once
-// computed (an axis of unknown length): t is sorted (PSRS) and each
+// computed (an axis of unknown length): for dtypes with an order key, read
+// from t's unique table (UniqueAll); otherwise t is sorted (PSRS) and each
 // element kept where it differs from the one before.
 func Unique(t *Tensor) *Tensor {
 	if u := t.needKnown("unique"); u != nil {
 		return u
+	}
+	if x := t.Ravel(); x.Size() > 0 && ndarray.UniqueKinds(x.DType()) {
+		return uniqueValues(x)
 	}
 	s := t.Ravel().Sort(0)
 	if s.Size() == 0 {

@@ -96,6 +96,9 @@ type response struct {
 
 	// Shape is the result's, for an output of unknown length.
 	Shape []int `json:"shape"`
+	// Strides, when set, are those of a result that is not contiguous
+	// but whose rows are: read row by row (readRemoteRows).
+	Strides []int `json:"strides"`
 }
 
 func startExecutor(cfg Config) (*executor, error) {
@@ -286,9 +289,10 @@ func align64(n int) int { return (n + 63) &^ 63 }
 // run calls the function on one block. On a death, a timeout or a
 // cancel the executor is killed, and isDead reports it.
 func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Duration) (*ndarray.Array, error) {
+	blocks := call.Blocks()
 	need := 0
-	for _, in := range call.Inputs {
-		need += align64(in.Nbytes())
+	for _, j := range blocks {
+		need += align64(j.Nbytes())
 	}
 	if need > len(e.arena) {
 		if err := e.growArena(e.shm, need); err != nil {
@@ -302,14 +306,18 @@ func (e *executor) run(ctx context.Context, call ops.BlockCall, timeout time.Dur
 	req := request{Op: call.Op, Key: key, Arena: e.arenaPath, ArenaSize: len(e.arena),
 		DType: call.Out.DType.String(), Shape: call.Out.Shape, Unknown: int(call.Out.Unknown), Info: call.Info, VM: e.vm}
 	off := 0
-	for _, in := range call.Inputs {
-		n := in.Nbytes()
-		dst, err := ndarray.Wrap(in.DType(), in.Shape(), e.arena[off:off+n:off+n])
+	for _, j := range blocks {
+		// Each part (a whole input, or a piece of a block assembled from
+		// its neighbours' borders) is written straight to its place.
+		n := j.Nbytes()
+		dst, err := ndarray.Wrap(j.DType, j.Shape, e.arena[off:off+n:off+n])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", call.Op, err)
 		}
-		ndarray.CopyInto(dst, in)
-		req.Inputs = append(req.Inputs, inputDesc{Off: off, DType: in.DType().String(), Shape: in.Shape()})
+		if err := j.Into(dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", call.Op, err)
+		}
+		req.Inputs = append(req.Inputs, inputDesc{Off: off, DType: j.DType.String(), Shape: j.Shape})
 		off += align64(n)
 	}
 	b, err := json.Marshal(req)
@@ -411,6 +419,12 @@ func (e *executor) result(call ops.BlockCall, r response) (*ndarray.Array, error
 		defer os.Remove(r.File)
 		if _, err := f.ReadAt(raw, 0); err != nil {
 			return nil, fmt.Errorf("%s: reading the result: %w", call.Op, err)
+		}
+		return out, nil
+	}
+	if r.Strides != nil {
+		if err := readRemoteRows(e.pid, raw, r.Addr, shape, r.Strides, call.Out.DType.Size()); err != nil {
+			return nil, fmt.Errorf("%s: reading the result from the executor: %w", call.Op, err)
 		}
 		return out, nil
 	}

@@ -183,10 +183,7 @@ func (p *Pool) RunBlock(ctx context.Context, call ops.BlockCall) (*ndarray.Array
 	if e.isDead() {
 		p.forget(e)
 	} else {
-		moved := call.Out.Nbytes()
-		for _, in := range call.Inputs {
-			moved += int64(in.Nbytes())
-		}
+		moved := call.Out.Nbytes() + call.InBytes()
 		p.chargeMemory(e, false, int(moved))
 		p.idle <- e
 	}

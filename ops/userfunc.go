@@ -277,6 +277,11 @@ type UserBlock struct {
 	// shared memory while the function runs.
 	InBytes int64    `json:"in_bytes,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
+	// Joined, when set, has one entry per block the function takes: the
+	// Assemble that builds it, folded in from the chunk op before this
+	// one (optimize.JoinUserBlocks), whose pieces' chunks are then this
+	// op's inputs, in order; or nil for a block that is one input whole.
+	Joined []*Assemble `json:"joined,omitempty"`
 }
 
 // Type implements ChunkOp.
@@ -299,7 +304,18 @@ func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 	}
 	var res *ndarray.Array
 	var err error
+	var joins []Join
+	if op.Joined != nil {
+		if joins, err = op.joins(in); err != nil {
+			return nil, err
+		}
+	}
 	if op.GoFunc != "" {
+		if joins != nil {
+			if in, err = assembled(ctx, joins); err != nil {
+				return nil, fmt.Errorf("%s: %w", op.Label(), err)
+			}
+		}
 		res, err = op.execGo(ctx, in)
 	} else {
 		r, _ := ctx.Value(blockRunnerKey{}).(BlockRunner)
@@ -309,7 +325,11 @@ func (op UserBlock) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Arr
 		if len(op.Payload) == 0 {
 			return nil, fmt.Errorf("%s: the op reached its worker without its pickled function", op.Label())
 		}
-		res, err = r.RunBlock(ctx, BlockCall{Op: op.Label(), Payload: op.Payload, Digest: op.Digest, Inputs: in, Out: out, Info: op.Info})
+		call := BlockCall{Op: op.Label(), Payload: op.Payload, Digest: op.Digest, Inputs: in, Out: out, Info: op.Info}
+		if joins != nil {
+			call.Inputs, call.Joins = nil, joins
+		}
+		res, err = r.RunBlock(ctx, call)
 	}
 	if err != nil {
 		return nil, err
@@ -374,8 +394,11 @@ type BlockCall struct {
 	Payload []byte // cloudpickle bytes
 	Digest  string // PayloadDigest(Payload), or "": the runner computes it
 	Inputs  []*ndarray.Array
-	Out     Meta            // the declared output
-	Info    json.RawMessage // block_id / block_info, when the function takes them
+	// Joins, when set, are the blocks instead of Inputs, each written
+	// part by part where the function reads it (Blocks).
+	Joins []Join
+	Out   Meta            // the declared output
+	Info  json.RawMessage // block_id / block_info, when the function takes them
 }
 
 // BlockRunner runs users' Python functions; a worker that allows user code

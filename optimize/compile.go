@@ -44,6 +44,8 @@ func CompileWithin(tg *graph.TileableGraph, results []int, fuse bool, maxOps int
 		cg, refs = Fuse(cg, refs)
 		p.record("fuse", cg)
 	}
+	cg, refs = JoinUserBlocks(cg, refs)
+	p.record("join", cg)
 	cg, refs = FinishInPlace(cg, refs)
 	p.record("finish", cg)
 	p.Graph = cg

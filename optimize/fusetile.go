@@ -26,6 +26,7 @@ func CompileForRun(tg *graph.TileableGraph, results []int, maxOps int) (*Plan, e
 	refs := resultRefs(tiled, results)
 	cg, refs = Cull(cg, refs)
 	cg, refs = Fuse(cg, refs)
+	cg, refs = JoinUserBlocks(cg, refs)
 	cg, refs = FinishInPlace(cg, refs)
 	p := &Plan{Graph: cg}
 	p.setResults(tiled, results, refs)

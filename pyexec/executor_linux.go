@@ -113,6 +113,9 @@ type response struct {
 
 	// Shape is the result's, for an output of unknown length.
 	Shape []int `json:"shape"`
+	// Strides, when set, are those of a result that is not contiguous
+	// but whose rows are: read row by row (readRemoteRows).
+	Strides []int `json:"strides"`
 }
 
 func startExecutor(cfg Config) (*executor, error) {
@@ -315,9 +318,11 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		return outs, errs
 	}
 	need := arenaHeader
-	for _, c := range calls {
-		for _, in := range c.Inputs {
-			need += align64(in.Nbytes())
+	blocks := make([][]ops.Join, len(calls))
+	for i, c := range calls {
+		blocks[i] = c.Blocks()
+		for _, j := range blocks[i] {
+			need += align64(j.Nbytes())
 		}
 	}
 	if need > len(e.arena) {
@@ -336,14 +341,18 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 	for i, c := range calls {
 		d := &req.Calls[i]
 		*d = callDesc{Op: c.Op, DType: c.Out.DType.String(), Shape: c.Out.Shape, Unknown: int(c.Out.Unknown), Info: c.Info}
-		for _, in := range c.Inputs {
-			n := in.Nbytes()
-			dst, err := ndarray.Wrap(in.DType(), in.Shape(), e.arena[off:off+n:off+n])
+		for _, j := range blocks[i] {
+			// Each part (a whole input, or a piece of a block assembled
+			// from its neighbours' borders) is written straight to its place.
+			n := j.Nbytes()
+			dst, err := ndarray.Wrap(j.DType, j.Shape, e.arena[off:off+n:off+n])
+			if err == nil {
+				err = j.Into(dst)
+			}
 			if err != nil {
 				return all(func(op string) error { return fmt.Errorf("%s: %w", op, err) })
 			}
-			ndarray.CopyInto(dst, in)
-			d.Inputs = append(d.Inputs, inputDesc{Off: off, DType: in.DType().String(), Shape: in.Shape()})
+			d.Inputs = append(d.Inputs, inputDesc{Off: off, DType: j.DType.String(), Shape: j.Shape})
 			off += align64(n)
 		}
 	}
@@ -459,6 +468,11 @@ func (e *executor) results(calls []ops.BlockCall, rs []response, outs []*ndarray
 			case len(raw) == 0:
 			case r.File != "":
 				errs[i] = readFile(c.Op, r.File, raw)
+			case r.Strides != nil:
+				// a view of long rows (a trimmed block), read row by row
+				if err := readRemoteRows(e.pid, raw, r.Addr, out.Shape(), r.Strides, c.Out.DType.Size()); err != nil {
+					errs[i] = fmt.Errorf("%s: reading the result from the executor: %w", c.Op, err)
+				}
 			default:
 				dsts, addrs, idx = append(dsts, raw), append(addrs, r.Addr), append(idx, i)
 			}

@@ -210,10 +210,7 @@ func (p *Pool) RunBlocks(ctx context.Context, calls []ops.BlockCall) ([]*ndarray
 	} else {
 		var moved int64
 		for _, c := range calls {
-			moved += c.Out.Nbytes()
-			for _, in := range c.Inputs {
-				moved += int64(in.Nbytes())
-			}
+			moved += c.Out.Nbytes() + c.InBytes()
 		}
 		p.chargeMemory(e, false, int(moved))
 		p.idle <- e

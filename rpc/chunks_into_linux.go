@@ -38,6 +38,12 @@ func copyIntoFile(path string, dt ndarray.DType, shape, start []int, a *ndarray.
 	if size == 0 || a.Size() == 0 {
 		return nil
 	}
+	if err := fitsBox(shape, start, a.Shape()); err != nil {
+		return err
+	}
+	if done, err := writeRuns(fd, dt, shape, start, a); done || err != nil {
+		return err
+	}
 	m, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		return err

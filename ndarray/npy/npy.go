@@ -331,7 +331,8 @@ func Read(r io.Reader) (*ndarray.Array, error) {
 	}
 	var a *ndarray.Array
 	if known || nbytes <= 1<<28 {
-		a, err = ndarray.New(dt, shape...)
+		// Read whole below, or dropped: not cleared first.
+		a, err = ndarray.NewUninit(dt, shape...)
 		if err != nil {
 			return nil, fmt.Errorf("npy: %w", err)
 		}

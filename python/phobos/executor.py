@@ -153,9 +153,17 @@ def main():
             ans, res = _call(entry, call, mm)
             if res is not None:
                 if vm:
+                    # A view of long rows (map_overlap's trimmed block) is
+                    # read by the worker row by row where it lies: no copy.
+                    rows = _row_strides(res)
+                    if rows is None:
+                        res = np.ascontiguousarray(res)
+                    else:
+                        ans["strides"] = rows
                     held.append(res)
                     ans["addr"] = res.__array_interface__["data"][0] if res.nbytes else 0
                 else:
+                    res = np.ascontiguousarray(res)
                     path = os.path.join(out_dir, "phobos-out-%d-%d" % (pid, i))
                     with open(path, "wb") as f:
                         f.write(res.data)
@@ -188,8 +196,26 @@ def _call(entry, call, mm):
         return _error(e), None
     if res.dtype != want_dtype or not _fits(res.shape, want_shape, call.get("unknown", 0) - 1):
         return {"mismatch": {"dtype": str(res.dtype), "shape": list(res.shape)}}, None
-    res = np.ascontiguousarray(res)
     return {"ok": True, "nbytes": res.nbytes, "shape": list(res.shape)}, res
+
+
+_MIN_ROW = 4096
+
+
+def _row_strides(res):
+    """res's strides when it is not C-contiguous but its rows (its last
+    axes, as far as they are contiguous) are at least _MIN_ROW bytes each,
+    so the worker reads it row by row; None otherwise (copied first)."""
+    if res.flags.c_contiguous or res.ndim < 2 or res.nbytes == 0:
+        return None
+    row = res.itemsize
+    k = res.ndim
+    while k > 0 and res.strides[k - 1] == row:
+        row *= res.shape[k - 1]
+        k -= 1
+    if k == res.ndim or row < _MIN_ROW:
+        return None
+    return list(res.strides)
 
 
 def _fits(shape, want, unknown):

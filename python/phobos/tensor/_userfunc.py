@@ -360,9 +360,12 @@ def _extend(x, ax, d, bnd):
     """x with each chunk along ax extended by d elements of its neighbours,
     or of the boundary at the array's ends (Dask's 'reflect' mirrors the
     edge element too, 'periodic' wraps, 'nearest' repeats the edge, a
-    number is a constant; 'none' extends nothing there): the pieces are
-    views, one concatenate lines them up and one rechunk joins each block
-    with its borders, so only borders move between workers."""
+    number is a constant; 'none' extends nothing there), and the extended
+    chunks' lengths along ax. The pieces are views and one concatenate
+    lines them up; the caller's one rechunk, over every extended axis at
+    once, joins each block with its borders (one copy per block, which
+    the worker writes straight into its executor's shared memory), so
+    only borders move between workers."""
     from . import concatenate, flip, full
     splits = x.nsplits[ax]
     starts = _boundaries(splits)
@@ -404,10 +407,7 @@ def _extend(x, ax, d, bnd):
             pieces.append(edge(False))
             size += d
         chunks.append(size)
-    y = concatenate(pieces, axis=ax)
-    want = list(x.nsplits)
-    want[ax] = tuple(chunks)
-    return y.rechunk(tuple(want))
+    return concatenate(pieces, axis=ax), tuple(chunks)
 
 
 def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=True, allow_rechunk=True,
@@ -461,11 +461,11 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
             xs[k] = x.rechunk(tuple(splits))
     ys = []
     for x, ds, bs in zip(xs, depths, bnds):
-        y = x
+        y, want = x, [tuple(s) for s in x.nsplits]
         for ax, d in ds.items():
             if d:
-                y = _extend(y, ax, d, bs[ax])
-        ys.append(y)
+                y, want[ax] = _extend(y, ax, d, bs[ax])
+        ys.append(y.rechunk(tuple(want)) if y is not x else y)
     # The output is trimmed by the depth and boundary of the array of the
     # highest rank (the first of them), as Dask's is.
     top = max(range(len(xs)), key=lambda k: (xs[k].ndim, -k))

@@ -1,0 +1,114 @@
+//go:build linux
+
+package pyexec
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// A block assembled from parts (one flipped, one transposed) is written
+// into the arena part by part, and a trimmed view the function returns
+// is read back row by row: more rows than one read takes, each long
+// enough to be read where it lies.
+func TestRunBlockJoinedAndTrimmed(t *testing.T) {
+	p := newPool(t, Config{Slots: 1})
+	const rows, cols, top = 1100, 560, 100
+	a := arange(t, 200, cols)
+	head, err := a.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: top}, {Start: 0, Step: 1, Len: cols}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, err = head.Flip(0); err != nil {
+		t.Fatal(err)
+	}
+	tail, err := arange(t, cols, rows-top).Transpose(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := ops.Join{DType: ndarray.Float64, Shape: []int{rows, cols}, Parts: []ops.JoinPart{
+		{Src: head, Dst: []int{0, 0}}, {Src: tail, Dst: []int{top, 0}},
+	}}
+	// The block as NumPy would hold it, assembled independently.
+	hv, tv := a.Float64s(), arange(t, cols, rows-top).Float64s()
+	block := func(i, j int) float64 {
+		if i < top {
+			return hv[(top-1-i)*cols+j]
+		}
+		return tv[j*(rows-top)+i-top]
+	}
+	payload := pickle(t, "def f(b):\n    r = b[3:-2, 5:-7]\n    assert not r.flags.c_contiguous\n    return r", false, false)
+	out := ops.Meta{Shape: []int{rows - 5, cols - 12}, DType: ndarray.Float64}
+	for range 2 { // the second call reuses the arena, its old bytes overwritten
+		res, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: payload, Joins: []ops.Join{join}, Out: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Float64s()
+		for i := range out.Shape[0] {
+			for j := range out.Shape[1] {
+				if w := block(i+3, j+5); got[i*out.Shape[1]+j] != w {
+					t.Fatalf("element (%d, %d): got %v, want %v", i, j, got[i*out.Shape[1]+j], w)
+				}
+			}
+		}
+	}
+}
+
+// readRemoteRows reads any strides, negative ones too, in C order; this
+// process reads itself.
+func TestReadRemoteRows(t *testing.T) {
+	buf := make([]float64, 4*6*8)
+	for i := range buf {
+		buf[i] = float64(i)
+	}
+	cases := []struct {
+		shape, strides []int // strides in elements
+		start          int
+	}{
+		{[]int{4, 6, 8}, []int{48, 8, 1}, 0},    // contiguous: one row
+		{[]int{4, 3, 5}, []int{48, 16, 1}, 2},   // every other row, cut short
+		{[]int{4, 6, 8}, []int{-48, 8, 1}, 144}, // the first axis reversed
+		{[]int{3, 2, 8}, []int{48, 8, 1}, 8},    // the last two axes one row
+		{[]int{2, 0, 8}, []int{48, 8, 1}, 0},    // empty
+	}
+	for _, c := range cases {
+		var want []float64
+		idx := make([]int, len(c.shape))
+		n := ndarray.Size(c.shape)
+		for range n {
+			off := c.start
+			for ax, i := range idx {
+				off += i * c.strides[ax]
+			}
+			want = append(want, buf[off])
+			for ax := len(idx) - 1; ax >= 0; ax-- {
+				if idx[ax]++; idx[ax] < c.shape[ax] {
+					break
+				}
+				idx[ax] = 0
+			}
+		}
+		got := make([]float64, n)
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(got))), 8*n)
+		bs := make([]int, len(c.strides))
+		for i, s := range c.strides {
+			bs[i] = 8 * s
+		}
+		if err := readRemoteRows(os.Getpid(), dst, uint64(uintptr(unsafe.Pointer(&buf[c.start]))), c.shape, bs, 8); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%v: got %v, want %v", c, got, want)
+		}
+	}
+	if err := readRemoteRows(os.Getpid(), make([]byte, 8), 0, []int{2}, []int{8}, 8); err == nil {
+		t.Fatal("16 bytes read into 8")
+	}
+}

@@ -242,18 +242,28 @@ func (p *SchedulerProc) monitor() {
 			return
 		case now := <-tick.C:
 			p.mu.Lock()
-			var late []*member
-			for _, m := range p.mu.members {
-				if m.dead == nil && now.Sub(m.lastBeat) > p.cfg.HeartbeatTimeout {
-					late = append(late, m)
-				}
-			}
+			late := lateMembers(p.mu.members, now, p.cfg.HeartbeatTimeout, p.cfg.Loopback.live)
 			p.mu.Unlock()
 			for _, m := range late {
 				p.markDead(m, fmt.Errorf("no heartbeat from %s for %v", m.url, now.Sub(m.lastBeat).Round(100*time.Millisecond)))
 			}
 		}
 	}
+}
+
+// lateMembers are the live members whose last heartbeat is older than
+// timeout, except those inProcess says run in this process: a worker of a
+// one-process cluster cannot die alone (its failure stops the process),
+// so a heartbeat late because the machine is loaded must not take it out,
+// and with it the cluster. A stopped one is no longer in process.
+func lateMembers(members []*member, now time.Time, timeout time.Duration, inProcess func(url string) bool) []*member {
+	var late []*member
+	for _, m := range members {
+		if m.dead == nil && now.Sub(m.lastBeat) > timeout && !inProcess(m.url) {
+			late = append(late, m)
+		}
+	}
+	return late
 }
 
 // markDead takes a worker out: nothing more is sent to it, and the scheduler

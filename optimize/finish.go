@@ -19,17 +19,8 @@ const maxFinishedKernel = 1 << 14
 // chunk op: one dispatch and one report, which is most of what a small
 // graph costs on a cluster. Order is kept; O(V+E).
 func FinishInPlace(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
-	n := len(g.Nodes)
-	users := make([]int32, n)
-	for _, nd := range g.Nodes {
-		for _, in := range nd.Inputs {
-			users[in]++
-		}
-	}
-	for _, r := range results {
-		users[r]++ // a result is read by the client
-	}
-	// merged[p] = the finish that takes partial p in.
+	users := readers(g, results)
+	// merged[p]: partial p is taken into the finish that reads it.
 	merged := make(map[ops.ChunkRef]bool)
 	for _, nd := range g.Nodes {
 		if _, ok := nd.Op.(ops.ReduceFinish); !ok || len(nd.Inputs) != 1 {
@@ -39,32 +30,13 @@ func FinishInPlace(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGra
 			merged[p] = true
 		}
 	}
-	if len(merged) == 0 {
-		return g, append([]ops.ChunkRef(nil), results...)
-	}
-	remap := make([]ops.ChunkRef, n)
-	out := &graph.ChunkGraph{Nodes: make([]graph.ChunkNode, 0, n-len(merged)), MaxOps: g.MaxOps}
-	for i, nd := range g.Nodes {
-		if merged[ops.ChunkRef(i)] {
-			remap[i] = -1
-			continue
-		}
-		op, ins := nd.Op, nd.Inputs
+	return foldInto(g, results, merged, func(op ops.ChunkOp, ins []ops.ChunkRef) (ops.ChunkOp, []ops.ChunkRef) {
 		if fin, ok := op.(ops.ReduceFinish); ok && len(ins) == 1 && merged[ins[0]] {
 			p := g.Nodes[ins[0]]
-			op, ins = ops.Finished{Op: p.Op, Finish: fin}, p.Inputs
+			return ops.Finished{Op: p.Op, Finish: fin}, p.Inputs
 		}
-		mapped := make([]ops.ChunkRef, len(ins))
-		for j, in := range ins {
-			mapped[j] = remap[in]
-		}
-		remap[i] = out.AddChunk(op, mapped, nd.Meta)
-	}
-	res := make([]ops.ChunkRef, len(results))
-	for i, r := range results {
-		res[i] = remap[r]
-	}
-	return out, res
+		return op, ins
+	})
 }
 
 // finishable: op makes a reduction's partial and may take its finish in.

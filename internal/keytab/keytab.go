@@ -41,8 +41,8 @@ type cached[G comparable, V any] struct {
 }
 
 // Table maps (graph, op number) to V. Op numbers are meant to be
-// non-negative; negative ones are kept apart, in a plain map. The zero Table is empty and ready to use. A Table is not safe for concurrent
-// use.
+// non-negative; negative ones are kept apart, in a plain map. The zero
+// Table is empty and ready to use. A Table is not safe for concurrent use.
 type Table[G comparable, V any] struct {
 	pages map[pageKey[G]]*page[V]
 	cache [1 << cacheBits]cached[G, V]

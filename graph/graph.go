@@ -141,30 +141,58 @@ func TileWithin(tg *TileableGraph, maxOps int) (*ChunkGraph, []*ops.Tiled, error
 	cg.Reserve(estimateChunkOps(tg, maxOps))
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
-	for i, nd := range tg.Nodes {
-		ins = ins[:0]
-		for _, in := range nd.Inputs {
-			if in < 0 || in >= i {
-				return nil, nil, fmt.Errorf("graph: tensor op %d (%s) has input %d that does not precede it", i, nd.Op.Type(), in)
-			}
-			ins = append(ins, tiled[in])
+	for i := range tg.Nodes {
+		var err error
+		if ins, err = TileInputs(tg, i, tiled, ins); err != nil {
+			return nil, nil, err
 		}
-		t, err := nd.Op.Tile(cg, ins, nd.Meta)
-		if err != nil {
-			return nil, nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
+		if tiled[i], err = TileOp(cg, tg, i, ins); err != nil {
+			return nil, nil, err
 		}
-		if n := len(t.Chunks); n != gridSize(t.NSplits) {
-			return nil, nil, fmt.Errorf("tile %s (tensor %d): %d chunks for grid %v", nd.Op.Type(), i, n, t.Grid())
-		}
-		// Tile rules ask the budget before each grid they allocate; what
-		// they add besides (reduction trees, rechunk pieces) is a small
-		// multiple of that, checked here.
-		if err := cg.Admit(0); err != nil {
-			return nil, nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
-		}
-		tiled[i] = t
 	}
 	return cg, tiled, nil
+}
+
+// TileInputs is the tilings of tensor op i's inputs, from tiled (the ops
+// before it), in buf's room; an input that does not precede it is an
+// error.
+func TileInputs(tg *TileableGraph, i int, tiled, buf []*ops.Tiled) ([]*ops.Tiled, error) {
+	buf = buf[:0]
+	nd := tg.Nodes[i]
+	for _, in := range nd.Inputs {
+		if in < 0 || in >= i {
+			return nil, fmt.Errorf("graph: tensor op %d (%s) has input %d that does not precede it", i, nd.Op.Type(), in)
+		}
+		buf = append(buf, tiled[in])
+	}
+	return buf, nil
+}
+
+// TileTarget is what a tensor op is tiled into: a builder with a bound on
+// the chunk ops it takes.
+type TileTarget interface {
+	ops.Builder
+	ops.Budget
+}
+
+// TileOp tiles tensor op i into b and checks what it made: a chunk per
+// place of its grid, and the chunk ops within b's bound.
+func TileOp(b TileTarget, tg *TileableGraph, i int, ins []*ops.Tiled) (*ops.Tiled, error) {
+	nd := tg.Nodes[i]
+	t, err := nd.Op.Tile(b, ins, nd.Meta)
+	if err != nil {
+		return nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
+	}
+	if n := len(t.Chunks); n != gridSize(t.NSplits) {
+		return nil, fmt.Errorf("tile %s (tensor %d): %d chunks for grid %v", nd.Op.Type(), i, n, t.Grid())
+	}
+	// Tile rules ask the budget before each grid they allocate; what
+	// they add besides (reduction trees, rechunk pieces) is a small
+	// multiple of that, checked here.
+	if err := b.Admit(0); err != nil {
+		return nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
+	}
+	return t, nil
 }
 
 // estimateChunkOps adds up the chunk ops the tensor ops that can say

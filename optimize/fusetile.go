@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/phobos-tensor/phobos/graph"
@@ -122,18 +121,15 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 	}
 	tiled := make([]*ops.Tiled, len(tg.Nodes))
 	ins := make([]*ops.Tiled, 0, 4)
-	for i, nd := range tg.Nodes {
-		ins = ins[:0]
-		for _, in := range nd.Inputs {
-			if in < 0 || in >= i {
-				return nil, nil, fmt.Errorf("graph: tensor op %d (%s) has input %d that does not precede it", i, nd.Op.Type(), in)
-			}
-			ins = append(ins, tiled[in])
+	for i := range tg.Nodes {
+		var err error
+		if ins, err = graph.TileInputs(tg, i, tiled, ins); err != nil {
+			return nil, nil, err
 		}
 		b.deferring = deferred[i]
 		b.chainLeft = left[i]
 		mark := len(b.main.Nodes)
-		t, err := tileOne(b, tg, i, ins)
+		t, err := graph.TileOp(b, tg, i, ins)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -141,7 +137,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 			if !b.stamp(mark) {
 				b.main.Nodes = b.main.Nodes[:mark]
 				b.materialise(ins)
-				if t, err = tileOne(b, tg, i, ins); err != nil {
+				if t, err = graph.TileOp(b, tg, i, ins); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -150,30 +146,6 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 		tiled[i] = t
 	}
 	return b.main, tiled, nil
-}
-
-// tileOne tiles tensor op i and checks what it made, as graph.TileWithin does.
-func tileOne(b *fuseTiler, tg *graph.TileableGraph, i int, ins []*ops.Tiled) (*ops.Tiled, error) {
-	nd := tg.Nodes[i]
-	t, err := nd.Op.Tile(b, ins, nd.Meta)
-	if err != nil {
-		return nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
-	}
-	if n, want := len(t.Chunks), gridCount(t.NSplits); n != want {
-		return nil, fmt.Errorf("tile %s (tensor %d): %d chunks for grid %v", nd.Op.Type(), i, n, t.Grid())
-	}
-	if err := b.Admit(0); err != nil {
-		return nil, fmt.Errorf("tile %s (tensor %d, %v): %w", nd.Op.Type(), i, nd.Meta, err)
-	}
-	return t, nil
-}
-
-func gridCount(nsplits [][]int) int {
-	n := 1
-	for _, s := range nsplits {
-		n *= len(s)
-	}
-	return n
 }
 
 // deferredOps picks the tensor ops whose chunk ops go to the side: an

@@ -43,6 +43,8 @@ type core struct {
 	// arrived is when the batch of results being applied arrived (zero
 	// outside one): its tasks' end, read once for the batch.
 	arrived time.Time
+	// inputs is the block dispatches' input lists are cut from (takeInputs).
+	inputs []protocol.Input
 }
 
 // outbox is what one worker is sent at the end of a step, applied in this

@@ -81,7 +81,7 @@ func (c *core) send(r *Run, i int32, w int) {
 		Fence:    r.fence,
 	}
 	if len(nd.Inputs) > 0 {
-		task.Inputs = make([]protocol.Input, len(nd.Inputs))
+		task.Inputs = c.takeInputs(len(nd.Inputs))
 		var moved int64
 		for j, in := range nd.Inputs {
 			task.Inputs[j] = protocol.Input{
@@ -158,4 +158,24 @@ func (c *core) liveWorker() int {
 		}
 	}
 	return best
+}
+
+// inputSlab is how many inputs one block of dispatches' input lists holds.
+const inputSlab = 1024
+
+// takeInputs is a dispatch's list of n inputs, cut from a block shared by
+// the dispatches before and after it instead of allocated alone. A block is
+// never reused: a worker keeps a task's inputs while the task queues, and
+// the block lives as long as one of its lists does. Each list is capped, so
+// an append to one never writes over the next.
+func (c *core) takeInputs(n int) []protocol.Input {
+	if n > inputSlab/8 {
+		return make([]protocol.Input, n)
+	}
+	if len(c.inputs)+n > cap(c.inputs) {
+		c.inputs = make([]protocol.Input, 0, inputSlab)
+	}
+	start := len(c.inputs)
+	c.inputs = c.inputs[:start+n]
+	return c.inputs[start : start+n : start+n]
 }

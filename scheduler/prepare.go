@@ -27,6 +27,20 @@ type Plan struct {
 // once: below it, starting goroutines costs more than it saves.
 const parallelPrepare = 1 << 14
 
+// prepareRun is Prepare and allocRun, side by side for a large graph:
+// the run's arrays need no plan.
+func prepareRun(g *graph.ChunkGraph, results []int32, slots []int) (*Plan, *Run) {
+	if len(g.Nodes) < parallelPrepare {
+		return Prepare(g, results, slots), allocRun(g, results)
+	}
+	var r *Run
+	var wg sync.WaitGroup
+	wg.Go(func() { r = allocRun(g, results) })
+	plan := Prepare(g, results, slots)
+	wg.Wait()
+	return plan, r
+}
+
 // Prepare computes depths, orders, priorities and the initial assignment of
 // source ops to workers with the given slot counts.
 func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {

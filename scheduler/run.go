@@ -81,9 +81,18 @@ type Run struct {
 }
 
 func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, results []int32) *Run {
+	r := allocRun(g, results)
+	r.bind(s, id, plan)
+	return r
+}
+
+// allocRun is the part of newRun that needs no plan: the per-op arrays,
+// each op's type, its unfinished inputs and its result mark. Submit makes
+// it beside Prepare.
+func allocRun(g *graph.ChunkGraph, results []int32) *Run {
 	n := len(g.Nodes)
 	r := &Run{
-		s: s, id: id, g: g, plan: plan, result: results,
+		g: g, result: results,
 		state:     make([]State, n),
 		pending:   make([]int32, n),
 		consumers: make([]int32, n),
@@ -103,7 +112,6 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 	r.typeIndex()
 	for i, nd := range g.Nodes {
 		r.pending[i] = int32(len(nd.Inputs))
-		r.consumers[i] = int32(len(plan.Adj.Of(i)))
 		r.location[i] = -1
 		r.worker[i] = -1
 	}
@@ -112,6 +120,14 @@ func newRun(s *Scheduler, id protocol.GraphID, g *graph.ChunkGraph, plan *Plan, 
 	}
 	r.counts[Unscheduled].Store(int64(n))
 	return r
+}
+
+// bind gives a run from allocRun its scheduler, id and plan.
+func (r *Run) bind(s *Scheduler, id protocol.GraphID, plan *Plan) {
+	r.s, r.id, r.plan = s, id, plan
+	for i := range r.consumers {
+		r.consumers[i] = int32(len(plan.Adj.Of(i)))
+	}
 }
 
 // ID is the graph's id; chunk keys of this run carry it.

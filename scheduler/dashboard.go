@@ -225,17 +225,46 @@ type TaskEvent struct {
 
 // taskRing is a worker's last TaskRing ended tasks.
 type taskRing struct {
-	ev   []TaskEvent
+	ev   []endedTask
 	next int
 }
 
-func (t *taskRing) add(e TaskEvent) {
+// endedTask is a TaskEvent as the ring keeps it: times as Unix
+// nanoseconds (0: unknown), made into a TaskEvent only when the dashboard
+// asks. The ring takes one per task, millions per graph.
+type endedTask struct {
+	graph          protocol.GraphID
+	node           int32
+	outcome        protocol.Outcome
+	worker         int
+	typ            string
+	startNs, endNs int64
+}
+
+func (t *taskRing) add(e endedTask) {
 	if len(t.ev) < TaskRing {
 		t.ev = append(t.ev, e)
 		return
 	}
 	t.ev[t.next] = e
 	t.next = (t.next + 1) % TaskRing
+}
+
+// events appends the ring's tasks to out, oldest first.
+func (t *taskRing) events(out []TaskEvent) []TaskEvent {
+	for _, part := range [][]endedTask{t.ev[t.next:], t.ev[:t.next]} {
+		for _, e := range part {
+			ev := TaskEvent{Graph: e.graph, Node: e.node, Type: e.typ, Worker: e.worker, Outcome: e.outcome}
+			if e.startNs != 0 {
+				ev.Started = time.Unix(0, e.startNs)
+			}
+			if e.endNs != 0 {
+				ev.Ended = time.Unix(0, e.endNs)
+			}
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // TaskActivity is what the dashboard shows of one worker's tasks.
@@ -255,9 +284,7 @@ func (s *Scheduler) Tasks(w int) (TaskActivity, error) {
 			return
 		}
 		if w < len(c.tasks) {
-			t := &c.tasks[w]
-			out.Recent = append(out.Recent, t.ev[t.next:]...)
-			out.Recent = append(out.Recent, t.ev[:t.next]...)
+			out.Recent = c.tasks[w].events(out.Recent)
 		}
 		for _, r := range c.sortedRuns() {
 			for i, open := range r.open {
@@ -306,11 +333,7 @@ func (c *core) taskEnded(r *Run, i int32, w int, res protocol.Result) {
 	for len(c.tasks) <= w {
 		c.tasks = append(c.tasks, taskRing{})
 	}
-	e := TaskEvent{Graph: r.id, Node: i, Type: r.OpType(int(i)), Worker: w, Ended: now, Outcome: out}
-	if t := r.startNs[i]; t != 0 {
-		e.Started = time.Unix(0, t)
-	}
-	c.tasks[w].add(e)
+	c.tasks[w].add(endedTask{graph: r.id, node: i, typ: r.OpType(int(i)), worker: w, endNs: r.endNs[i], startNs: r.startNs[i], outcome: out})
 	if out == protocol.Succeeded && r.s != nil {
 		r.s.opsDone.Add(1)
 	}

@@ -30,7 +30,7 @@ func (op Fused) takeState(tile, k1 int, in []*ndarray.Array) (st *fusedState, re
 		}
 	}
 	if !reused {
-		st = &fusedState{op: op, k1: k1, tile: tile}
+		st = &fusedState{op: op, k1: k1, tile: tile, plan: newFusedPlan(op, tile)}
 	}
 	st.in = in
 	st.ext = slices.Grow(st.ext[:0], len(in))[:len(in)]

@@ -138,17 +138,24 @@ const tinyBytes = 16
 // tinyObject is an array of at most tinyBytes bytes of data together with
 // its shape, strides and data (8-byte aligned words), in one allocation:
 // the scalar partials of reductions over small chunks are made by the
-// million, and each allocation counts.
-type tinyObject struct {
+// million, and each allocation counts. D is the data's words: one word
+// keeps the object in a smaller size class than two.
+type tinyObject[D [1]uint64 | [2]uint64] struct {
 	smallArray
-	data [tinyBytes / 8]uint64
+	data D
 }
 
 // tinyArray makes a contiguous array of shape (at most smallRank axes) and
 // n <= tinyBytes bytes in one tinyObject. Its data is zero: the object is
 // new.
 func tinyArray(dtype DType, shape []int, n int) *Array {
-	r := &tinyObject{}
+	if n <= 8 {
+		return tinyIn(&tinyObject[[1]uint64]{}, dtype, shape, n)
+	}
+	return tinyIn(&tinyObject[[2]uint64]{}, dtype, shape, n)
+}
+
+func tinyIn[D [1]uint64 | [2]uint64](r *tinyObject[D], dtype DType, shape []int, n int) *Array {
 	nd := len(shape)
 	var sh []int // nil for a scalar, as before
 	if nd > 0 {
@@ -156,7 +163,7 @@ func tinyArray(dtype DType, shape []int, n int) *Array {
 	}
 	st := r.room[nd : 2*nd : 2*nd]
 	contiguousStridesInto(st, sh)
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&r.data[0])), n)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&r.data)), n)
 	r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
 	return &r.Array
 }

@@ -318,6 +318,16 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 		// The common combine (tree sums of float64 partials): the same
 		// additions as the general path, without planning a reduction.
 		a := typedAll[float64](acc)[:acc.Size()]
+		if len(a) == 1 {
+			// Scalar partials (a tree over small chunks): the same
+			// additions in a register.
+			s := a[0]
+			for _, p := range parts {
+				s += typed[float64](p)[0]
+			}
+			a[0] = s
+			return acc, nil
+		}
 		for _, p := range parts {
 			AddFloat64s(a, a, typed[float64](p))
 		}

@@ -341,11 +341,22 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 	}
 	last := len(op.Nodes) - 1
 	root := op.Nodes[last]
-	var out *ndarray.Array
+	// out is the output in its shape, flat the same memory as a vector
+	// (out itself when 1-D): every tile's root writes its part whole.
+	var out, flat *ndarray.Array
 	if !isReduce {
 		var err error
-		if out, err = ndarray.New(root.Meta.DType, n1); err != nil {
+		if ndarray.Size(root.Meta.Shape) == n1 {
+			out, err = ndarray.NewUninit(root.Meta.DType, root.Meta.Shape...)
+		} else {
+			out, err = ndarray.NewUninit(root.Meta.DType, n1)
+		}
+		if err != nil {
 			return nil, err
+		}
+		flat = out
+		if out.NDim() != 1 {
+			flat = out.Flat()
 		}
 	}
 	if !reused {
@@ -384,7 +395,7 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 			st.ns[i].fill = fill
 			continue
 		}
-		b, err := ndarray.New(nd.Meta.DType, size)
+		b, err := ndarray.NewUninit(nd.Meta.DType, size) // each tile writes its part whole
 		if err != nil {
 			return nil, err
 		}
@@ -422,8 +433,12 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 			}
 		}
 		var dst *ndarray.Array
-		if !isReduce {
-			if dst, err = out.Slice([]ndarray.Range{{Start: f / K1, Step: 1, Len: L / K1}}); err != nil {
+		switch {
+		case isReduce:
+		case L/K1 == n1: // one tile: the whole output
+			dst = flat
+		default:
+			if dst, err = flat.Slice([]ndarray.Range{{Start: f / K1, Step: 1, Len: L / K1}}); err != nil {
 				return nil, err
 			}
 		}
@@ -433,8 +448,14 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 			}
 		}
 		if !isReduce {
-			if _, err = st.eval(last, f, L, dst); err != nil {
+			v, err := st.eval(last, f, L, dst)
+			if err != nil {
 				return nil, err
+			}
+			if v != dst {
+				// A root that passes a value through (none does today)
+				// must still fill the output, which is not zeroed.
+				ndarray.CopyInto(dst, v)
 			}
 			f += L
 			continue
@@ -585,6 +606,9 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 		f += L
 	}
 	if !isReduce {
+		if ndarray.SameShape(out.Shape(), root.Meta.Shape) {
+			return out, nil
+		}
 		return out.Reshape(root.Meta.Shape...)
 	}
 	if n == 0 || (acc == nil && !fast) {

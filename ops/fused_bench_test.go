@@ -79,3 +79,30 @@ func BenchmarkW5Combine(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFusedMapExec is a small elementwise kernel without a reduction
+// (ones(100)+1 of a chunk of 100): its output is the one array it makes.
+func BenchmarkFusedMapExec(b *testing.B) {
+	r := tensor.Ones([]int{1000}, tensor.Chunks(100)).Add(1)
+	tg, ids, err := tensor.Build(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cg, tiled, err := graph.Tile(tg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cg, refs := optimize.Cull(cg, tiled[ids[0]].Chunks)
+	fg, _ := optimize.Fuse(cg, refs)
+	op, ok := fg.Nodes[0].Op.(ops.Fused)
+	if !ok {
+		b.Fatalf("chunk op 0 is %s, not a fused kernel", ops.Label(fg.Nodes[0].Op))
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := op.Exec(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -46,17 +46,36 @@ func sameNodes(a, b []FusedNode) bool {
 
 // putState keeps st for the next run, holding on to nothing of this one's
 // inputs (chunks the store may want to free).
+//
+// Only references still set are cleared: a store of a pointer costs a
+// write barrier while the collector runs, which, for kernels over a few
+// hundred bytes, is much of the time.
 func (op Fused) putState(st *fusedState) {
 	st.in = nil
 	clear(st.ext)
 	clear(st.flat)
-	st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	if st.one != nil || st.period != nil {
+		st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	}
 	for i := range st.ns {
 		ns := &st.ns[i]
-		ns.val, ns.gen, ns.tiles = nil, nil, nil
-		clear(ns.args)
+		unset(&ns.val)
+		unset(&ns.gen)
+		if ns.tiles != nil {
+			ns.tiles = nil
+		}
+		for j := range ns.args {
+			unset(&ns.args[j])
+		}
 	}
 	op.scratch.Put(st)
+}
+
+// unset sets *p to nil unless it is already.
+func unset[T any](p **T) {
+	if *p != nil {
+		*p = nil
+	}
 }
 
 // inputLevel is the level of input k.
@@ -114,7 +133,7 @@ func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 	buf := st.gathered[k]
 	if buf == nil || buf.Size() < L {
 		var err error
-		if buf, err = ndarray.New(x.DType(), L); err != nil {
+		if buf, err = ndarray.NewUninit(x.DType(), L); err != nil {
 			return nil, err
 		}
 		st.gathered[k] = buf

@@ -227,6 +227,10 @@ type nodeState struct {
 	parsed bool
 	unary  ndarray.UnaryOp
 	binary ndarray.BinaryOp
+	// strided: the node is a unary or binary kernel, which takes strided
+	// operands (the others read theirs as contiguous memory). Set with
+	// the state, not per tile.
+	strided bool
 }
 
 // Exec implements ChunkOp.
@@ -368,6 +372,8 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 		argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
 		for i, nd := range op.Nodes {
 			st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+			ew, _ := nd.Op.(Elementwise)
+			st.ns[i].strided = ew.Kind == "unary" || ew.Kind == "binary"
 		}
 	}
 	for i, r := range readers {

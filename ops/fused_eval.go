@@ -189,7 +189,7 @@ func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
 
 // eval computes node i on the tile [f, f+L), into dst when given.
 func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
-	nd := st.op.Nodes[i]
+	nd := &st.op.Nodes[i]
 	ns := &st.ns[i]
 	var err error
 	own := dst == nil && ns.buf != nil // dst will be a prefix of ns.buf
@@ -201,8 +201,7 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 	args := ns.args
 	// Unary and binary kernels take strided operands; the others read
 	// their operands as contiguous memory.
-	ew, _ := nd.Op.(Elementwise)
-	strided := ew.Kind == "unary" || ew.Kind == "binary"
+	strided := ns.strided
 	for j, a := range nd.Args {
 		if args[j], err = st.arg(a, f, L, strided); err != nil {
 			return nil, err

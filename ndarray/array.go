@@ -94,8 +94,12 @@ func newArray(dtype DType, shape []int) *Array { return shapedArray(dtype, shape
 func newArrayUninit(dtype DType, shape []int) *Array { return shapedArray(dtype, shape, false) }
 
 func shapedArray(dtype DType, shape []int, zero bool) *Array {
+	n := Size(shape) * dtype.Size()
+	if n > 0 && n <= tinyBytes && len(shape) <= smallRank {
+		return tinyArray(dtype, shape, n)
+	}
 	buf := []byte{}
-	if n := Size(shape) * dtype.Size(); n > 0 {
+	if n > 0 {
 		buf = buffers.take(n, zero)
 	}
 	if len(shape) <= smallRank {
@@ -125,6 +129,43 @@ const smallRank = 2
 type smallArray struct {
 	Array
 	room [2 * smallRank]int
+}
+
+// tinyBytes is the most data bytes an array made with its header holds:
+// one element of any dtype (a complex128 the widest).
+const tinyBytes = 16
+
+// tinyObject is an array of at most tinyBytes bytes of data together with
+// its shape, strides and data (8-byte aligned words), in one allocation:
+// the scalar partials of reductions over small chunks are made by the
+// million, and each allocation counts. D is the data's words: one word
+// keeps the object in a smaller size class than two.
+type tinyObject[D [1]uint64 | [2]uint64] struct {
+	smallArray
+	data D
+}
+
+// tinyArray makes a contiguous array of shape (at most smallRank axes) and
+// n <= tinyBytes bytes in one tinyObject. Its data is zero: the object is
+// new.
+func tinyArray(dtype DType, shape []int, n int) *Array {
+	if n <= 8 {
+		return tinyIn(&tinyObject[[1]uint64]{}, dtype, shape, n)
+	}
+	return tinyIn(&tinyObject[[2]uint64]{}, dtype, shape, n)
+}
+
+func tinyIn[D [1]uint64 | [2]uint64](r *tinyObject[D], dtype DType, shape []int, n int) *Array {
+	nd := len(shape)
+	var sh []int // nil for a scalar, as before
+	if nd > 0 {
+		sh = append(r.room[:0:nd], shape...)
+	}
+	st := r.room[nd : 2*nd : 2*nd]
+	contiguousStridesInto(st, sh)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&r.data)), n)
+	r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
+	return &r.Array
 }
 
 // Zeros is New that panics on nothing: it returns an error for a bad shape.

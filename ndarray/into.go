@@ -42,6 +42,9 @@ func UnaryInto(op UnaryOp, out, a *Array) error {
 // BinaryInto is Binary writing into out, a contiguous array of the broadcast
 // shape and the op's result type.
 func BinaryInto(op BinaryOp, out, a, b *Array) error {
+	if binaryIntoFloat64(op, out, a, b) {
+		return nil
+	}
 	ct, rt, err := ewBinaryTypes(op, a.dtype, b.dtype)
 	if err != nil {
 		return fmt.Errorf("%w (shapes %v and %v)", err, a.shape, b.shape)
@@ -245,4 +248,83 @@ func AddFloat64s(d, x, y []float64) {
 		return
 	}
 	ewAddVV(d, x, y)
+}
+
+// binaryIntoFloat64 is BinaryInto's path for float64 arithmetic over the
+// short tiles of fused kernels: out contiguous, each operand either
+// contiguous in out's shape or a single value (a broadcast constant). It
+// calls the kernels BinaryInto would, without the type promotion,
+// broadcasting and dispatch that cost more than adding a hundred
+// elements. It reports false, having done nothing, for anything else.
+func binaryIntoFloat64(op BinaryOp, out, x, y *Array) bool {
+	if x.dtype != Float64 || y.dtype != Float64 || out.dtype != Float64 || !out.IsContiguous() {
+		return false
+	}
+	var k ewBinKernel[float64, float64]
+	switch op {
+	case Add, Sub, Mul, Div:
+		var ok bool
+		if k, ok = vecKernel64(op); !ok {
+			k = float64Arith(op)
+		}
+	default:
+		return false
+	}
+	xc, xk, okx := fastOperand(x, out)
+	yc, yk, oky := fastOperand(y, out)
+	if !okx || !oky {
+		return false
+	}
+	n := out.Size()
+	if n == 0 {
+		return true
+	}
+	d := typedAll[float64](out)[out.offset : out.offset+n]
+	xs, ys := typedAll[float64](x), typedAll[float64](y)
+	switch {
+	case xc && yc:
+		k.vv(d, xs[x.offset:x.offset+n], ys[y.offset:y.offset+n])
+	case xk && yk:
+		k.vs(d[:1], xs[x.offset:x.offset+1], ys[y.offset])
+		ewFill(d, d[0])
+	case xc:
+		k.vs(d, xs[x.offset:x.offset+n], ys[y.offset])
+	default:
+		k.sv(d, xs[x.offset], ys[y.offset:y.offset+n])
+	}
+	return true
+}
+
+// fastOperand says how binaryIntoFloat64 reads a as an operand of out:
+// contiguous in out's shape, or one value repeated (a single element that
+// broadcasts to out, or a view of out's shape with zero strides); ok is
+// false otherwise.
+func fastOperand(a, out *Array) (contiguous, single, ok bool) {
+	if SameShape(a.shape, out.shape) {
+		if a.IsContiguous() {
+			return true, false, true
+		}
+		if ewIsConst(a) {
+			return false, true, true
+		}
+		return false, false, false
+	}
+	if a.Size() == 1 && len(a.shape) <= len(out.shape) {
+		return false, true, true
+	}
+	return false, false, false
+}
+
+// float64Arith is the portable kernel of an arithmetic op on float64, as
+// ewBinaryFloat picks it.
+func float64Arith(op BinaryOp) ewBinKernel[float64, float64] {
+	switch op {
+	case Add:
+		return ewBinKernel[float64, float64]{ewAddVV[float64], ewAddVS[float64], ewAddSV[float64]}
+	case Sub:
+		return ewBinKernel[float64, float64]{ewSubVV[float64], ewSubVS[float64], ewSubSV[float64]}
+	case Mul:
+		return ewBinKernel[float64, float64]{ewMulVV[float64], ewMulVS[float64], ewMulSV[float64]}
+	}
+	return ewBinKernel[float64, float64]{ewDivVV[float64], ewDivVS[float64], ewDivSV[float64]}
 }

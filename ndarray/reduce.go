@@ -283,8 +283,10 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 	if !op.valid() {
 		return nil, fmt.Errorf("ndarray: combine: invalid reduction %v", op)
 	}
-	if err := redCheckParts("combine "+op.String(), parts, Invalid); err != nil {
-		return nil, err
+	if !redPartsMatch(parts, Invalid) {
+		// The name is made only for the error: a tree of small combines
+		// would pay a string per op.
+		return nil, redCheckParts("combine "+op.String(), parts, Invalid)
 	}
 	if parts[0].dtype == Float16 {
 		single := make([]*Array, len(parts))
@@ -316,6 +318,16 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 		// The common combine (tree sums of float64 partials): the same
 		// additions as the general path, without planning a reduction.
 		a := typedAll[float64](acc)[:acc.Size()]
+		if len(a) == 1 {
+			// Scalar partials (a tree over small chunks): the same
+			// additions in a register.
+			s := a[0]
+			for _, p := range parts {
+				s += typed[float64](p)[0]
+			}
+			a[0] = s
+			return acc, nil
+		}
 		for _, p := range parts {
 			AddFloat64s(a, a, typed[float64](p))
 		}
@@ -361,6 +373,21 @@ func redCheckParts(what string, parts []*Array, want DType) error {
 		}
 	}
 	return nil
+}
+
+// redPartsMatch reports whether redCheckParts(_, parts, want) passes.
+func redPartsMatch(parts []*Array, want DType) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	p0 := parts[0]
+	for _, p := range parts {
+		if p == nil || !p.dtype.Valid() || (want != Invalid && p.dtype != want) ||
+			p.dtype != p0.dtype || !SameShape(p.shape, p0.shape) {
+			return false
+		}
+	}
+	return true
 }
 
 // redFillIdentity sets every element of the contiguous acc to op's identity

@@ -183,6 +183,7 @@ func FusedReduceMode(p ReducePartial, shape []int) (reduceMode, int) {
 // fusedState is the per-Exec working set of a Fused kernel.
 type fusedState struct {
 	op     Fused
+	plan   fusedPlan        // worked out from op when the state was made
 	tile   int              // elements per tile it was made for
 	k1     int              // level-0 elements per level-1 element (1 if one level)
 	in     []*ndarray.Array // the inputs as given
@@ -226,6 +227,10 @@ type nodeState struct {
 	parsed bool
 	unary  ndarray.UnaryOp
 	binary ndarray.BinaryOp
+	// strided: the node is a unary or binary kernel, which takes strided
+	// operands (the others read theirs as contiguous memory). Set with
+	// the state, not per tile.
+	strided bool
 }
 
 // Exec implements ChunkOp.
@@ -234,18 +239,96 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	if T <= 0 {
 		T = DefaultTile
 	}
-	n := ndarray.Size(op.Shape)
-	rootShape, n1, K1 := op.Shape, n, 1 // the root's iteration space
+	K1 := 1
 	if op.K1 > 0 {
-		if op.K1 > T {
-			return nil, fmt.Errorf("fuse: inner reduction over runs of %d exceeds the tile of %d", op.K1, T)
-		}
-		rootShape, n1, K1 = op.Shape1, ndarray.Size(op.Shape1), op.K1
+		K1 = op.K1
 	}
 	st, reused := op.takeState(T, K1, in)
-	if op.scratch != nil {
-		defer op.putState(st)
+	if st.plan.err != nil {
+		return nil, st.plan.err
 	}
+	var readers []TileReader
+	if st.plan.sources {
+		var err error
+		if readers, err = openTileSources(ctx, op.Nodes); err != nil {
+			return nil, err
+		}
+	}
+	out, err := st.run(ctx, reused, readers)
+	for _, r := range readers {
+		if r != nil {
+			_ = r.Close()
+		}
+	}
+	// A run that failed may have left its working set half made: only
+	// a finished one is kept for the next.
+	if op.scratch != nil && err == nil {
+		op.putState(st)
+	}
+	return out, err
+}
+
+// fusedPlan is what a run works out from the kernel alone, not from its
+// inputs: made with a working set and kept with it, so the chunks of a
+// shared kernel do not work it out again each.
+type fusedPlan struct {
+	err       error // the kernel cannot run
+	T         int   // elements per tile (widened for moments over rows)
+	n, n1     int   // level-0 and root elements
+	rootShape []int // the root's iteration space
+	red       ReducePartial
+	isReduce  bool
+	mode      reduceMode
+	K         int     // run length (modeTrailing) or row length (modeLeading)
+	moments   bool    // red is a moments reduction
+	fast      bool    // a whole-chunk sum kept in fs
+	fs        fastSum // fast's accumulator, as initialised
+	sources   bool    // some node is a TileSource
+}
+
+// newFusedPlan works out op's plan for tiles of T elements.
+func newFusedPlan(op Fused, T int) fusedPlan {
+	p := fusedPlan{T: T}
+	p.n = ndarray.Size(op.Shape)
+	p.rootShape, p.n1 = op.Shape, p.n
+	if op.K1 > 0 {
+		if op.K1 > T {
+			p.err = fmt.Errorf("fuse: inner reduction over runs of %d exceeds the tile of %d", op.K1, T)
+			return p
+		}
+		p.rootShape, p.n1 = op.Shape1, ndarray.Size(op.Shape1)
+	}
+	for _, nd := range op.Nodes {
+		if _, ok := nd.Op.(TileSource); ok {
+			p.sources = true
+		}
+	}
+	root := op.Nodes[len(op.Nodes)-1]
+	p.red, p.isReduce = root.Op.(ReducePartial)
+	if p.isReduce {
+		if p.mode, p.K = FusedReduceMode(p.red, p.rootShape); p.mode == modeNone || (op.K1 > 1 && p.mode != modeAll) {
+			p.err = fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", p.red.Func, p.red.Axes, p.rootShape)
+			return p
+		}
+	}
+	p.moments = p.isReduce && isMomentsFunc(p.red.Func)
+	if p.moments && p.mode == modeLeading {
+		// Whole rows per tile, and enough of them that merging the tiles'
+		// moments costs little beside computing them.
+		p.T = max(T, p.K, min(momentsTileRows*p.K, momentsTile))
+	}
+	// Whole-chunk sums keep a scalar accumulator: no array per tile.
+	p.fast = p.isReduce && p.mode == modeAll && p.fs.init(p.red, root.Meta.DType)
+	return p
+}
+
+// run is one run of the kernel on the inputs takeState gave st, with the
+// readers of its tile sources (nil for other nodes).
+func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader) (*ndarray.Array, error) {
+	op, pl := st.op, &st.plan
+	T, n, n1, K1 := pl.T, pl.n, pl.n1, st.k1
+	red, isReduce, mode, K, moments := pl.red, pl.isReduce, pl.mode, pl.K, pl.moments
+	in := st.in
 	for k, a := range in {
 		shape := op.Shape
 		if op.inputLevel(k) == 1 {
@@ -262,24 +345,22 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	}
 	last := len(op.Nodes) - 1
 	root := op.Nodes[last]
-	red, isReduce := root.Op.(ReducePartial)
-	mode, K := modeNone, 0
-	if isReduce {
-		if mode, K = FusedReduceMode(red, rootShape); mode == modeNone || (K1 > 1 && mode != modeAll) {
-			return nil, fmt.Errorf("fuse: reduction %s over axes %v of %v cannot be fused", red.Func, red.Axes, rootShape)
-		}
-	}
-	moments := isReduce && isMomentsFunc(red.Func)
-	if moments && mode == modeLeading {
-		// Whole rows per tile, and enough of them that merging the tiles'
-		// moments costs little beside computing them.
-		T = max(T, K, min(momentsTileRows*K, momentsTile))
-	}
-	var out *ndarray.Array
+	// out is the output in its shape, flat the same memory as a vector
+	// (out itself when 1-D): every tile's root writes its part whole.
+	var out, flat *ndarray.Array
 	if !isReduce {
 		var err error
-		if out, err = ndarray.New(root.Meta.DType, n1); err != nil {
+		if ndarray.Size(root.Meta.Shape) == n1 {
+			out, err = ndarray.NewUninit(root.Meta.DType, root.Meta.Shape...)
+		} else {
+			out, err = ndarray.NewUninit(root.Meta.DType, n1)
+		}
+		if err != nil {
 			return nil, err
+		}
+		flat = out
+		if out.NDim() != 1 {
+			flat = out.Flat()
 		}
 	}
 	if !reused {
@@ -291,13 +372,10 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		argBuf := make([]*ndarray.Array, nargs) // every node's operands, one allocation
 		for i, nd := range op.Nodes {
 			st.ns[i].args, argBuf = argBuf[:len(nd.Args):len(nd.Args)], argBuf[len(nd.Args):]
+			ew, _ := nd.Op.(Elementwise)
+			st.ns[i].strided = ew.Kind == "unary" || ew.Kind == "binary"
 		}
 	}
-	readers, closeReaders, err := openTileSources(ctx, op.Nodes)
-	if err != nil {
-		return nil, err
-	}
-	defer closeReaders()
 	for i, r := range readers {
 		st.ns[i].tiles = r
 	}
@@ -323,12 +401,13 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			st.ns[i].fill = fill
 			continue
 		}
-		b, err := ndarray.New(nd.Meta.DType, size)
+		b, err := ndarray.NewUninit(nd.Meta.DType, size) // each tile writes its part whole
 		if err != nil {
 			return nil, err
 		}
 		st.ns[i].buf = b
 	}
+	var err error
 	var acc *ndarray.Array // reduction accumulator
 	if isReduce && mode == modeTrailing {
 		// one output element per run of K; filled as runs complete
@@ -338,9 +417,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 	}
 	var group *ndarray.Array // running reduction of a run longer than a tile
 	var scratch []float64    // RowMoments' working rows
-	// Whole-chunk sums keep a scalar accumulator: no array per tile.
-	var fs fastSum
-	fast := isReduce && mode == modeAll && fs.init(red, root.Meta.DType)
+	fs, fast := pl.fs, pl.fast
 	tiles := 0
 	for f := 0; f < n; {
 		// Tile length: aligned so a tile never straddles a reduction run or row.
@@ -362,8 +439,12 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			}
 		}
 		var dst *ndarray.Array
-		if !isReduce {
-			if dst, err = out.Slice([]ndarray.Range{{Start: f / K1, Step: 1, Len: L / K1}}); err != nil {
+		switch {
+		case isReduce:
+		case L/K1 == n1: // one tile: the whole output
+			dst = flat
+		default:
+			if dst, err = flat.Slice([]ndarray.Range{{Start: f / K1, Step: 1, Len: L / K1}}); err != nil {
 				return nil, err
 			}
 		}
@@ -373,8 +454,14 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			}
 		}
 		if !isReduce {
-			if _, err = st.eval(last, f, L, dst); err != nil {
+			v, err := st.eval(last, f, L, dst)
+			if err != nil {
 				return nil, err
+			}
+			if v != dst {
+				// A root that passes a value through (none does today)
+				// must still fill the output, which is not zeroed.
+				ndarray.CopyInto(dst, v)
 			}
 			f += L
 			continue
@@ -525,6 +612,9 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 		f += L
 	}
 	if !isReduce {
+		if ndarray.SameShape(out.Shape(), root.Meta.Shape) {
+			return out, nil
+		}
 		return out.Reshape(root.Meta.Shape...)
 	}
 	if n == 0 || (acc == nil && !fast) {

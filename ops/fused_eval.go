@@ -30,7 +30,7 @@ func (op Fused) takeState(tile, k1 int, in []*ndarray.Array) (st *fusedState, re
 		}
 	}
 	if !reused {
-		st = &fusedState{op: op, k1: k1, tile: tile}
+		st = &fusedState{op: op, k1: k1, tile: tile, plan: newFusedPlan(op, tile)}
 	}
 	st.in = in
 	st.ext = slices.Grow(st.ext[:0], len(in))[:len(in)]
@@ -46,17 +46,36 @@ func sameNodes(a, b []FusedNode) bool {
 
 // putState keeps st for the next run, holding on to nothing of this one's
 // inputs (chunks the store may want to free).
+//
+// Only references still set are cleared: a store of a pointer costs a
+// write barrier while the collector runs, which, for kernels over a few
+// hundred bytes, is much of the time.
 func (op Fused) putState(st *fusedState) {
 	st.in = nil
 	clear(st.ext)
 	clear(st.flat)
-	st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	if st.one != nil || st.period != nil {
+		st.period, st.one, st.gathered, st.gatheredView, st.gatheredAt = nil, nil, nil, nil, nil
+	}
 	for i := range st.ns {
 		ns := &st.ns[i]
-		ns.val, ns.gen, ns.tiles = nil, nil, nil
-		clear(ns.args)
+		unset(&ns.val)
+		unset(&ns.gen)
+		if ns.tiles != nil {
+			ns.tiles = nil
+		}
+		for j := range ns.args {
+			unset(&ns.args[j])
+		}
 	}
 	op.scratch.Put(st)
+}
+
+// unset sets *p to nil unless it is already.
+func unset[T any](p **T) {
+	if *p != nil {
+		*p = nil
+	}
 }
 
 // inputLevel is the level of input k.
@@ -114,7 +133,7 @@ func (st *fusedState) arg(a, f, L int, strided bool) (*ndarray.Array, error) {
 	buf := st.gathered[k]
 	if buf == nil || buf.Size() < L {
 		var err error
-		if buf, err = ndarray.New(x.DType(), L); err != nil {
+		if buf, err = ndarray.NewUninit(x.DType(), L); err != nil {
 			return nil, err
 		}
 		st.gathered[k] = buf
@@ -170,7 +189,7 @@ func (st *fusedState) tileBuf(i, L int) (*ndarray.Array, error) {
 
 // eval computes node i on the tile [f, f+L), into dst when given.
 func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, error) {
-	nd := st.op.Nodes[i]
+	nd := &st.op.Nodes[i]
 	ns := &st.ns[i]
 	var err error
 	own := dst == nil && ns.buf != nil // dst will be a prefix of ns.buf
@@ -182,8 +201,7 @@ func (st *fusedState) eval(i, f, L int, dst *ndarray.Array) (*ndarray.Array, err
 	args := ns.args
 	// Unary and binary kernels take strided operands; the others read
 	// their operands as contiguous memory.
-	ew, _ := nd.Op.(Elementwise)
-	strided := ew.Kind == "unary" || ew.Kind == "binary"
+	strided := ns.strided
 	for j, a := range nd.Args {
 		if args[j], err = st.arg(a, f, L, strided); err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ndarray/npy"
@@ -151,34 +150,32 @@ func (r *npyTiles) ReadTile(f int, dst *ndarray.Array) error {
 }
 
 // openTileSources opens the readers of a kernel's tile sources (nil for
-// other nodes); close closes those opened.
-func openTileSources(ctx context.Context, nodes []FusedNode) (readers []TileReader, close func(), err error) {
-	if !slices.ContainsFunc(nodes, func(nd FusedNode) bool { _, ok := nd.Op.(TileSource); return ok }) {
-		return nil, func() {}, nil // most kernels: no closure made per run
-	}
-	closeAll := func() {
-		for _, r := range readers {
-			if r != nil {
-				_ = r.Close()
-			}
-		}
-	}
+// other nodes); the caller closes them. On an error it closes those it
+// opened.
+func openTileSources(ctx context.Context, nodes []FusedNode) ([]TileReader, error) {
+	var readers []TileReader
 	for i, nd := range nodes {
 		ts, ok := nd.Op.(TileSource)
 		if !ok {
 			continue
 		}
+		var err error
 		if !ts.TileReadable() {
-			closeAll()
-			return nil, nil, fmt.Errorf("fuse: %s cannot be read by tiles", Label(nd.Op))
+			err = fmt.Errorf("fuse: %s cannot be read by tiles", Label(nd.Op))
+		} else {
+			if readers == nil {
+				readers = make([]TileReader, len(nodes))
+			}
+			readers[i], err = ts.OpenTiles(ctx)
 		}
-		if readers == nil {
-			readers = make([]TileReader, len(nodes))
-		}
-		if readers[i], err = ts.OpenTiles(ctx); err != nil {
-			closeAll()
-			return nil, nil, err
+		if err != nil {
+			for _, r := range readers {
+				if r != nil {
+					_ = r.Close()
+				}
+			}
+			return nil, err
 		}
 	}
-	return readers, closeAll, nil
+	return readers, nil
 }

@@ -544,9 +544,11 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 			}
 			e.loading = make(chan struct{})
 		}
+		e.loaders++
 		s.mu.Unlock()
 		a, _, err := s.load(ctx, e)
 		s.mu.Lock()
+		e.loaders--
 		if !private {
 			close(e.loading)
 			e.loading = nil
@@ -578,8 +580,9 @@ func (r *Reservation) take(n int64) {
 // the store.
 func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s := r.s
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
 	r.take(added)
 	s.notePeakLocked()
@@ -592,8 +595,9 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 // with each chunk in consumed (Store.Consumed), and closes the reservation.
 func (r *Reservation) Finish(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions, consumed []protocol.ChunkKey) {
 	s := r.s
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
 	r.take(added)
 	s.notePeakLocked()
@@ -627,6 +631,10 @@ func (r *Reservation) closeLocked() {
 			s.mu.pinned--
 		}
 	}
+	// A closed reservation no longer refers to its inputs: their records
+	// may be reused once deleted.
+	clear(r.pins)
+	r.pins = nil
 	for _, e := range r.spill {
 		e.writing = false
 		s.unmarkLocked(e)

@@ -165,7 +165,8 @@ type Store struct {
 		// keeps are graphs found to keep chunks whose consumers have all
 		// finished (their results): such chunks are not about to be released.
 		keeps    map[protocol.GraphID]bool
-		pinned   int // entries with pins
+		free     []*entry // deleted entries to reuse (recycleLocked)
+		pinned   int      // entries with pins
 		clock    uint64
 		spillDir string // resolved, "" until known
 		ownDir   bool   // spillDir is a temporary directory we made
@@ -207,6 +208,10 @@ type entry struct {
 	used     uint64
 	deleted  bool
 	loading  chan struct{} // closed when a load into memory ends
+	// loaders are the reads of it in progress outside the store's lock
+	// (a load from its spill file or generator): it is not reused until
+	// they end.
+	loaders int32
 
 	// Room made with the entry so that a put allocates once: its shape when
 	// it has few axes, and the record of its buffer (with the list of the
@@ -225,6 +230,7 @@ type bufRef struct {
 	bytes    int64
 	chunks   []*entry
 	evicting bool
+	gone     bool // left memory with its last chunk
 	// owned: the op that made the buffer claimed it for this store
 	// (PutOptions.Owned), so it may go back to ndarray's buffer pool when
 	// its last chunk is released, unless shared.
@@ -336,39 +342,16 @@ func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
 // evicts: the bytes were reserved before the op ran (Reserve); a store
 // above its limit evicts at the next reservation.
 func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	_, old := s.putLocked(e, a, opts.Owned)
 	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }
 
-// newEntry is the record of chunk a to be put under key, made before the
-// store's lock is taken: nothing in it depends on the store.
-func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
-	var fin func()
-	if f, ok := opts.Regen.(ops.Finalizer); ok {
-		fin = func() { f.Finalize(a) }
-	}
-	if opts.Regen != nil && !Regenerable(opts.Regen) {
-		opts.Regen = nil
-	}
-	e := &entry{
-		key:       key,
-		dtype:     a.DType(),
-		nbytes:    int64(a.Nbytes()),
-		regen:     opts.Regen,
-		fin:       fin,
-		consumers: int32(max(opts.Consumers, -1)),
-		fresh:     opts.Consumers > 0,
-		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
-	}
-	e.shape = append(e.shapeRoom[:0:len(e.shapeRoom)], a.Shape()...)
-	return e
-}
-
-// putLocked stores e (from newEntry) holding a, and returns the bytes it
+// putLocked stores e (from newEntryLocked) holding a, and returns the bytes it
 // added to memory and the spill file of a replaced chunk, to be removed
 // outside the lock.
 func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, oldFile string) {
@@ -450,6 +433,7 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 	}
 	if len(b.chunks) == 0 {
 		delete(s.mu.buffers, b.id)
+		b.gone = true
 		s.mu.resident -= b.bytes
 		if b.evicting {
 			s.mu.evicting -= b.bytes
@@ -523,13 +507,15 @@ func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array
 		s.mu.Unlock()
 		return a, nil
 	}
+	e.loaders++
 	s.mu.Unlock()
 	a, _, err := s.load(ctx, e)
+	s.mu.Lock()
+	e.loaders--
 	if err == nil {
-		s.mu.Lock()
 		s.mu.st.PrivateLoads++
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	return a, err
 }
 
@@ -626,6 +612,7 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 			if e.fin != nil {
 				fins = append(fins, e.fin)
 			}
+			s.recycleLocked(e)
 		}
 	}
 	s.mu.Unlock()

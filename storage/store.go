@@ -355,13 +355,12 @@ func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions
 // added to memory and the spill file of a replaced chunk, to be removed
 // outside the lock.
 func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, oldFile string) {
-	if old, ok := s.chunkLocked(e.key); ok {
+	if old, ok := s.mu.chunks.Swap(e.key.Graph, e.key.Node, e); ok {
 		// Not finalized: the op ran again and stands for the same thing.
 		// Its buffer is not reused: a replaced chunk was not released, and
 		// whoever put the new one may hold the old one still.
-		oldFile, _ = s.deleteLocked(old)
+		oldFile, _ = s.forgetLocked(old)
 	}
-	s.mu.chunks.Set(e.key.Graph, e.key.Node, e)
 	return s.attachLocked(e, a, owned), oldFile
 }
 
@@ -449,6 +448,11 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 // hand back to the buffer pool (nil otherwise).
 func (s *Store) deleteLocked(e *entry) (file string, reuse *ndarray.Array) {
 	s.mu.chunks.Delete(e.key.Graph, e.key.Node)
+	return s.forgetLocked(e)
+}
+
+// forgetLocked is deleteLocked for an entry already out of the table.
+func (s *Store) forgetLocked(e *entry) (file string, reuse *ndarray.Array) {
 	e.deleted = true
 	if a := e.arr; a != nil {
 		if (e.pins > 0 || e.fin != nil) && e.buf != nil {
@@ -598,8 +602,8 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var reuse []*ndarray.Array
 	s.mu.Lock()
 	for _, k := range keys {
-		if e, ok := s.chunkLocked(k); ok {
-			f, a := s.deleteLocked(e)
+		if e, ok := s.mu.chunks.Take(k.Graph, k.Node); ok {
+			f, a := s.forgetLocked(e)
 			if f != "" {
 				files = append(files, f)
 			}

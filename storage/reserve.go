@@ -283,7 +283,7 @@ func (s *Store) markKeptLocked() {
 	if len(s.mu.keeps) > 1024 {
 		clear(s.mu.keeps) // old graphs; forgetting costs at most a wait
 	}
-	for _, b := range s.mu.buffers {
+	for b := range s.mu.buffers.all {
 		for _, e := range b.chunks {
 			if s.releasingLocked(e) {
 				s.mu.keeps[e.key.Graph] = true
@@ -330,7 +330,7 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, so
 	}
 	var cands []victim
 	var avail, cold int64
-	for _, b := range s.mu.buffers {
+	for b := range s.mu.buffers.all {
 		if b.evicting || own[b] {
 			continue
 		}

@@ -154,11 +154,11 @@ type Store struct {
 	mu struct {
 		sync.Mutex
 		chunks   keytab.Table[protocol.GraphID, *entry] // by graph and op number
-		buffers  map[uintptr]*bufRef
-		resident int64 // bytes of distinct buffers in memory
-		reserved int64 // bytes reserved by running ops
-		evicting int64 // bytes of buffers being written out (as good as free)
-		external int64 // bytes held outside the store for this worker (SetExternal)
+		buffers  bufIndex                               // buffers in memory, by id
+		resident int64                                  // bytes of distinct buffers in memory
+		reserved int64                                  // bytes reserved by running ops
+		evicting int64                                  // bytes of buffers being written out (as good as free)
+		external int64                                  // bytes held outside the store for this worker (SetExternal)
 		// transient is what running ops give back when they end: their
 		// temporaries and inputs read from elsewhere.
 		transient int64
@@ -286,7 +286,6 @@ func New() *Store { return Open(Config{}) }
 // it cannot spill, and reservations that would need a spill fail with it.
 func Open(cfg Config) *Store {
 	s := &Store{cfg: cfg, costs: cfg.Costs.withDefaults()}
-	s.mu.buffers = make(map[uintptr]*bufRef)
 	s.mu.keeps = make(map[protocol.GraphID]bool)
 	s.mu.st.Limit = max(cfg.Limit, 0)
 	if cfg.SpillDir != "" {
@@ -399,7 +398,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 		return 0
 	}
 	var added int64
-	b := s.mu.buffers[id]
+	b := s.mu.buffers.get(id)
 	if b == nil {
 		if !e.ownBufUsed {
 			e.ownBufUsed = true
@@ -408,7 +407,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 		} else {
 			b = &bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned}
 		}
-		s.mu.buffers[id] = b
+		s.mu.buffers.put(b)
 		s.mu.resident += b.bytes
 		added = b.bytes
 		s.mu.st.PeakBytes = max(s.mu.st.PeakBytes, s.mu.resident)
@@ -431,7 +430,7 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 		b.chunks = slices.Delete(b.chunks, i, i+1)
 	}
 	if len(b.chunks) == 0 {
-		delete(s.mu.buffers, b.id)
+		s.mu.buffers.del(b.id)
 		b.gone = true
 		s.mu.resident -= b.bytes
 		if b.evicting {

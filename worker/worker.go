@@ -130,13 +130,14 @@ type Worker struct {
 		// waiting is how many slots wait in next: a slot that ends a task
 		// wakes them only if there are any.
 		waiting int
-		// Delivery is at least once: a dispatch may arrive twice.
-		// dispatches holds the dispatch of each key queued or running and
-		// the last dispatch of each key that ran, until the key is
-		// released; cancelled the graphs cancelled here, kept so that
-		// their tasks arriving later never run (graph ids are not reused).
-		dispatches dispatchTable
-		cancelled  recent[protocol.GraphID, uint64] // with the cancel's token
+		// Delivery is at least once: a dispatch may arrive twice. active
+		// is the dispatch of each key queued or running; ended the last
+		// dispatch of each key that ran, until the key is released;
+		// cancelled the graphs cancelled here, kept so that their tasks
+		// arriving later never run (graph ids are not reused).
+		active    keytab.Table[protocol.GraphID, dispatch]
+		ended     keytab.Table[protocol.GraphID, dispatch]
+		cancelled recent[protocol.GraphID, uint64] // with the cancel's token
 		// fences is the highest fencing token seen per scope: a task
 		// below it comes from a scheduler that no longer owns its
 		// session, and is refused, queued or arriving. graphFences is
@@ -288,9 +289,14 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 				continue
 			}
 		}
-		if !w.mu.dispatches.queue(t.Key, dispatchOf(t)) {
+		d := dispatchOf(t)
+		if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
 			continue
 		}
+		if e, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && !d.after(e) {
+			continue
+		}
+		w.mu.active.Set(t.Key.Graph, t.Key.Node, d)
 		g := prevG
 		if !same {
 			w.noteGraphLocked(t.Key.Graph, t.Fence.Token)
@@ -567,7 +573,7 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 			}
 			continue
 		}
-		w.mu.dispatches.release(k)
+		w.mu.ended.Delete(k.Graph, k.Node)
 		if copied {
 			fresh = append(fresh, k)
 		}
@@ -911,7 +917,22 @@ func (w *Worker) doneLocked(e *ending) bool {
 		w.mu.running--
 	}
 	w.mu.lent -= e.lent
-	w.mu.dispatches.end(t.Key, dispatchOf(t))
+	d := dispatchOf(t)
+	if a, ok := w.mu.active.Get(t.Key.Graph, t.Key.Node); ok && a == d {
+		w.mu.active.Delete(t.Key.Graph, t.Key.Node)
+	}
+	if e, ok := w.mu.ended.Get(t.Key.Graph, t.Key.Node); !ok || d.after(e) {
+		if w.mu.ended.Len() >= rememberEnded {
+			// Forget one, whichever comes first.
+			var k protocol.ChunkKey
+			w.mu.ended.All(func(g protocol.GraphID, n int32, _ dispatch) bool {
+				k = protocol.ChunkKey{Graph: g, Node: n}
+				return false
+			})
+			w.mu.ended.Delete(k.Graph, k.Node)
+		}
+		w.mu.ended.Set(t.Key.Graph, t.Key.Node, d)
+	}
 	g.tasks--
 	if g.tasks == 0 {
 		g.cancel()

@@ -185,10 +185,12 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		s.evictLocked(evict, r)
 	}
 	s.mu.reserved += need
-	if limit > 0 {
+	if limit > 0 && s.poolMayExceedLocked(limit) {
 		// The buffer pool's free buffers are resident memory the budget
 		// does not count: drop what would take the process over it.
-		if free := ndarray.BufferPoolStats().FreeBytes; free > 0 {
+		st := ndarray.BufferPoolStats()
+		s.mu.poolLimit = st.Limit
+		if free := st.FreeBytes; free > 0 {
 			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external + free - limit; over > 0 {
 				ndarray.TrimBufferPool(free - over)
 			}

@@ -162,6 +162,10 @@ type Store struct {
 		// transient is what running ops give back when they end: their
 		// temporaries and inputs read from elsewhere.
 		transient int64
+		// poolLimit is the buffer pool's bound when last asked, and
+		// poolChecks counts reservations (poolMayExceedLocked).
+		poolLimit  int64
+		poolChecks uint64
 		// keeps are graphs found to keep chunks whose consumers have all
 		// finished (their results): such chunks are not about to be released.
 		keeps    map[protocol.GraphID]bool

@@ -1006,8 +1006,8 @@ type slotState struct {
 	heldSince time.Time
 	// endedAt is when the slot's last quiet task ended, zero once the
 	// slot has done anything else since (flush): the start of a quiet task
-	// taken straight after it, so that a run of tiny tasks reads the clock
-	// once per task.
+	// taken straight after it, so that a run of tiny tasks reads only the
+	// monotonic clock, once per task.
 	endedAt time.Time
 }
 
@@ -1129,11 +1129,12 @@ func (w *Worker) slot() {
 			} else {
 				res = w.run(ctx, p.t, p.res)
 			}
-			end := time.Now()
-			ran = end.Sub(start)
+			// Since reads only the monotonic clock (Now reads the wall
+			// clock too); the end is derived from it.
+			ran = time.Since(start)
 			st.endedAt = time.Time{}
 			if quiet {
-				st.endedAt = end
+				st.endedAt = start.Add(ran)
 			}
 			res.Elapsed = ran
 			if res.Outcome != protocol.Succeeded {

@@ -790,8 +790,11 @@ func (w *Worker) takeLocked(spare *storage.Reservation) (pick, bool) {
 // of a graph) then runs on every core instead of one. They are the slots
 // it uses, held until it ends; a task arriving meanwhile waits for them.
 func (w *Worker) lendLocked(p *pick) {
+	if w.mu.queue.Len() > 0 {
+		return // checked first: cheaper than the interface assertion
+	}
 	th, ok := p.t.Op.(ops.Threaded)
-	if !ok || w.mu.queue.Len() > 0 {
+	if !ok {
 		return
 	}
 	if extra := min(th.MaxThreads(p.t.Meta)-1, w.cfg.Slots-w.mu.running-w.mu.lent); extra > 0 {

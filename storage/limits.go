@@ -77,3 +77,23 @@ func setPoolLimitLocked() {
 	}
 	ndarray.SetBufferPoolLimit(n)
 }
+
+// poolRecheck is how often (in reservations) the store asks the buffer
+// pool its bound even when the bound it last saw says no trim is needed.
+const poolRecheck = 64
+
+// poolMayExceedLocked reports whether the buffer pool's free buffers could
+// take memory in use over limit: false when even a pool full to its bound
+// (the larger of the last bound seen and the default, which is the most
+// HoldGoMemoryLimit sets) fits beside it. Asking the pool takes its lock,
+// which the kernels of every slot take too; a store far below its limit
+// skips it, but asks every poolRecheck reservations in case the bound was
+// raised.
+func (s *Store) poolMayExceedLocked(limit int64) bool {
+	s.mu.poolChecks++
+	if s.mu.poolChecks%poolRecheck == 0 {
+		return true
+	}
+	used := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external
+	return used+max(s.mu.poolLimit, ndarray.DefaultPoolLimit) > limit
+}

@@ -189,3 +189,28 @@ func TestHeldBudgetBoundsTheBufferPool(t *testing.T) {
 		t.Errorf("pool limit %d after the last release, want %d", got, ndarray.DefaultPoolLimit)
 	}
 }
+
+// A reservation that, with the pool's free buffers, would take memory over
+// the store's limit trims the pool down to what fits.
+func TestReserveTrimsPool(t *testing.T) {
+	const n = 200_003 // about 1.6 MB
+	const limit = 4 << 20
+	s := storage.Open(storage.Config{Limit: limit})
+	defer s.Close()
+	s.PutWith(key(1), ownedChunk(t, n, 1), storage.PutOptions{Consumers: 1, Owned: true})
+	s.Delete([]protocol.ChunkKey{key(1)})
+	if free := ndarray.BufferPoolStats().FreeBytes; free < 8*n {
+		t.Fatalf("the pool holds %d free bytes after a release of %d", free, 8*n)
+	}
+	const out = 3 << 20
+	for i := range 3 {
+		r, err := s.Reserve(storage.Request{Op: "big", Output: out})
+		if err != nil || r == nil {
+			t.Fatalf("Reserve %d = %v, %v", i, r, err)
+		}
+		if free := ndarray.BufferPoolStats().FreeBytes; free+out > limit {
+			t.Fatalf("reservation %d: %d free pool bytes beside %d reserved exceed the limit %d", i, free, out, limit)
+		}
+		r.Close()
+	}
+}

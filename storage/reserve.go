@@ -185,10 +185,12 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		s.evictLocked(evict, r)
 	}
 	s.mu.reserved += need
-	if limit > 0 {
+	if limit > 0 && s.poolMayExceedLocked(limit) {
 		// The buffer pool's free buffers are resident memory the budget
 		// does not count: drop what would take the process over it.
-		if free := ndarray.BufferPoolStats().FreeBytes; free > 0 {
+		st := ndarray.BufferPoolStats()
+		s.mu.poolLimit = st.Limit
+		if free := st.FreeBytes; free > 0 {
 			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external + free - limit; over > 0 {
 				ndarray.TrimBufferPool(free - over)
 			}
@@ -283,7 +285,7 @@ func (s *Store) markKeptLocked() {
 	if len(s.mu.keeps) > 1024 {
 		clear(s.mu.keeps) // old graphs; forgetting costs at most a wait
 	}
-	for _, b := range s.mu.buffers {
+	for b := range s.mu.buffers.all {
 		for _, e := range b.chunks {
 			if s.releasingLocked(e) {
 				s.mu.keeps[e.key.Graph] = true
@@ -330,7 +332,7 @@ func (s *Store) planLocked(short int64, p protocol.Priority, inputs []*entry, so
 	}
 	var cands []victim
 	var avail, cold int64
-	for _, b := range s.mu.buffers {
+	for b := range s.mu.buffers.all {
 		if b.evicting || own[b] {
 			continue
 		}
@@ -544,9 +546,11 @@ func (r *Reservation) Acquire(ctx context.Context, key protocol.ChunkKey) (*ndar
 			}
 			e.loading = make(chan struct{})
 		}
+		e.loaders++
 		s.mu.Unlock()
 		a, _, err := s.load(ctx, e)
 		s.mu.Lock()
+		e.loaders--
 		if !private {
 			close(e.loading)
 			e.loading = nil
@@ -578,8 +582,9 @@ func (r *Reservation) take(n int64) {
 // the store.
 func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
 	s := r.s
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
 	r.take(added)
 	s.notePeakLocked()
@@ -592,8 +597,9 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 // with each chunk in consumed (Store.Consumed), and closes the reservation.
 func (r *Reservation) Finish(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions, consumed []protocol.ChunkKey) {
 	s := r.s
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
 	r.take(added)
 	s.notePeakLocked()
@@ -627,6 +633,10 @@ func (r *Reservation) closeLocked() {
 			s.mu.pinned--
 		}
 	}
+	// A closed reservation no longer refers to its inputs: their records
+	// may be reused once deleted.
+	clear(r.pins)
+	r.pins = nil
 	for _, e := range r.spill {
 		e.writing = false
 		s.unmarkLocked(e)

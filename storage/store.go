@@ -154,18 +154,23 @@ type Store struct {
 	mu struct {
 		sync.Mutex
 		chunks   keytab.Table[protocol.GraphID, *entry] // by graph and op number
-		buffers  map[uintptr]*bufRef
-		resident int64 // bytes of distinct buffers in memory
-		reserved int64 // bytes reserved by running ops
-		evicting int64 // bytes of buffers being written out (as good as free)
-		external int64 // bytes held outside the store for this worker (SetExternal)
+		buffers  bufIndex                               // buffers in memory, by id
+		resident int64                                  // bytes of distinct buffers in memory
+		reserved int64                                  // bytes reserved by running ops
+		evicting int64                                  // bytes of buffers being written out (as good as free)
+		external int64                                  // bytes held outside the store for this worker (SetExternal)
 		// transient is what running ops give back when they end: their
 		// temporaries and inputs read from elsewhere.
 		transient int64
+		// poolLimit is the buffer pool's bound when last asked, and
+		// poolChecks counts reservations (poolMayExceedLocked).
+		poolLimit  int64
+		poolChecks uint64
 		// keeps are graphs found to keep chunks whose consumers have all
 		// finished (their results): such chunks are not about to be released.
 		keeps    map[protocol.GraphID]bool
-		pinned   int // entries with pins
+		free     []*entry // deleted entries to reuse (recycleLocked)
+		pinned   int      // entries with pins
 		clock    uint64
 		spillDir string // resolved, "" until known
 		ownDir   bool   // spillDir is a temporary directory we made
@@ -207,6 +212,10 @@ type entry struct {
 	used     uint64
 	deleted  bool
 	loading  chan struct{} // closed when a load into memory ends
+	// loaders are the reads of it in progress outside the store's lock
+	// (a load from its spill file or generator): it is not reused until
+	// they end.
+	loaders int32
 
 	// Room made with the entry so that a put allocates once: its shape when
 	// it has few axes, and the record of its buffer (with the list of the
@@ -225,6 +234,7 @@ type bufRef struct {
 	bytes    int64
 	chunks   []*entry
 	evicting bool
+	gone     bool // left memory with its last chunk
 	// owned: the op that made the buffer claimed it for this store
 	// (PutOptions.Owned), so it may go back to ndarray's buffer pool when
 	// its last chunk is released, unless shared.
@@ -280,7 +290,6 @@ func New() *Store { return Open(Config{}) }
 // it cannot spill, and reservations that would need a spill fail with it.
 func Open(cfg Config) *Store {
 	s := &Store{cfg: cfg, costs: cfg.Costs.withDefaults()}
-	s.mu.buffers = make(map[uintptr]*bufRef)
 	s.mu.keeps = make(map[protocol.GraphID]bool)
 	s.mu.st.Limit = max(cfg.Limit, 0)
 	if cfg.SpillDir != "" {
@@ -336,49 +345,25 @@ func (s *Store) Put(key protocol.ChunkKey, a *ndarray.Array) {
 // evicts: the bytes were reserved before the op ran (Reserve); a store
 // above its limit evicts at the next reservation.
 func (s *Store) PutWith(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) {
-	e := newEntry(key, a, opts)
+	prep := preparePut(a, opts)
 	s.mu.Lock()
+	e := s.newEntryLocked(key, a, opts, prep)
 	_, old := s.putLocked(e, a, opts.Owned)
 	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }
 
-// newEntry is the record of chunk a to be put under key, made before the
-// store's lock is taken: nothing in it depends on the store.
-func newEntry(key protocol.ChunkKey, a *ndarray.Array, opts PutOptions) *entry {
-	var fin func()
-	if f, ok := opts.Regen.(ops.Finalizer); ok {
-		fin = func() { f.Finalize(a) }
-	}
-	if opts.Regen != nil && !Regenerable(opts.Regen) {
-		opts.Regen = nil
-	}
-	e := &entry{
-		key:       key,
-		dtype:     a.DType(),
-		nbytes:    int64(a.Nbytes()),
-		regen:     opts.Regen,
-		fin:       fin,
-		consumers: int32(max(opts.Consumers, -1)),
-		fresh:     opts.Consumers > 0,
-		firstUse:  protocol.Priority{Depth: opts.Producer.Depth + 1, Order: opts.Producer.Order + 1},
-	}
-	e.shape = append(e.shapeRoom[:0:len(e.shapeRoom)], a.Shape()...)
-	return e
-}
-
-// putLocked stores e (from newEntry) holding a, and returns the bytes it
+// putLocked stores e (from newEntryLocked) holding a, and returns the bytes it
 // added to memory and the spill file of a replaced chunk, to be removed
 // outside the lock.
 func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, oldFile string) {
-	if old, ok := s.chunkLocked(e.key); ok {
+	if old, ok := s.mu.chunks.Swap(e.key.Graph, e.key.Node, e); ok {
 		// Not finalized: the op ran again and stands for the same thing.
 		// Its buffer is not reused: a replaced chunk was not released, and
 		// whoever put the new one may hold the old one still.
-		oldFile, _ = s.deleteLocked(old)
+		oldFile, _ = s.forgetLocked(old)
 	}
-	s.mu.chunks.Set(e.key.Graph, e.key.Node, e)
 	return s.attachLocked(e, a, owned), oldFile
 }
 
@@ -417,7 +402,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 		return 0
 	}
 	var added int64
-	b := s.mu.buffers[id]
+	b := s.mu.buffers.get(id)
 	if b == nil {
 		if !e.ownBufUsed {
 			e.ownBufUsed = true
@@ -426,7 +411,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 		} else {
 			b = &bufRef{id: id, bytes: int64(a.BufferBytes()), owned: owned}
 		}
-		s.mu.buffers[id] = b
+		s.mu.buffers.put(b)
 		s.mu.resident += b.bytes
 		added = b.bytes
 		s.mu.st.PeakBytes = max(s.mu.st.PeakBytes, s.mu.resident)
@@ -449,7 +434,8 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 		b.chunks = slices.Delete(b.chunks, i, i+1)
 	}
 	if len(b.chunks) == 0 {
-		delete(s.mu.buffers, b.id)
+		s.mu.buffers.del(b.id)
+		b.gone = true
 		s.mu.resident -= b.bytes
 		if b.evicting {
 			s.mu.evicting -= b.bytes
@@ -465,6 +451,11 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 // hand back to the buffer pool (nil otherwise).
 func (s *Store) deleteLocked(e *entry) (file string, reuse *ndarray.Array) {
 	s.mu.chunks.Delete(e.key.Graph, e.key.Node)
+	return s.forgetLocked(e)
+}
+
+// forgetLocked is deleteLocked for an entry already out of the table.
+func (s *Store) forgetLocked(e *entry) (file string, reuse *ndarray.Array) {
 	e.deleted = true
 	if a := e.arr; a != nil {
 		if (e.pins > 0 || e.fin != nil) && e.buf != nil {
@@ -523,13 +514,15 @@ func (s *Store) Read(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array
 		s.mu.Unlock()
 		return a, nil
 	}
+	e.loaders++
 	s.mu.Unlock()
 	a, _, err := s.load(ctx, e)
+	s.mu.Lock()
+	e.loaders--
 	if err == nil {
-		s.mu.Lock()
 		s.mu.st.PrivateLoads++
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	return a, err
 }
 
@@ -612,8 +605,8 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var reuse []*ndarray.Array
 	s.mu.Lock()
 	for _, k := range keys {
-		if e, ok := s.chunkLocked(k); ok {
-			f, a := s.deleteLocked(e)
+		if e, ok := s.mu.chunks.Take(k.Graph, k.Node); ok {
+			f, a := s.forgetLocked(e)
 			if f != "" {
 				files = append(files, f)
 			}
@@ -626,6 +619,7 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 			if e.fin != nil {
 				fins = append(fins, e.fin)
 			}
+			s.recycleLocked(e)
 		}
 	}
 	s.mu.Unlock()

@@ -92,17 +92,21 @@ func (t *Table[G, V]) Get(graph G, node int32) (V, bool) {
 }
 
 // Set stores v under (graph, node).
-func (t *Table[G, V]) Set(graph G, node int32, v V) {
+func (t *Table[G, V]) Set(graph G, node int32, v V) { t.Swap(graph, node, v) }
+
+// Swap stores v under (graph, node) and returns the value it replaced and
+// whether there was one: a Get and a Set in one lookup.
+func (t *Table[G, V]) Swap(graph G, node int32, v V) (old V, had bool) {
 	if node < 0 {
 		if t.neg == nil {
 			t.neg = make(map[pageKey[G]]V)
 		}
 		k := pageKey[G]{graph, node}
-		if _, ok := t.neg[k]; !ok {
+		if old, had = t.neg[k]; !had {
 			t.n++
 		}
 		t.neg[k] = v
-		return
+		return old, had
 	}
 	hi, lo := split(node)
 	p := t.find(graph, hi)
@@ -126,31 +130,42 @@ func (t *Table[G, V]) Set(graph G, node int32, v V) {
 		p.has[lo>>6] |= bit
 		p.n++
 		t.n++
+	} else {
+		old, had = p.vals[lo], true
 	}
 	p.vals[lo] = v
+	return old, had
 }
 
 // Delete removes (graph, node) and reports whether it was there.
 func (t *Table[G, V]) Delete(graph G, node int32) bool {
+	_, had := t.Take(graph, node)
+	return had
+}
+
+// Take removes (graph, node) and returns its value and whether there was
+// one: a Get and a Delete in one lookup.
+func (t *Table[G, V]) Take(graph G, node int32) (v V, had bool) {
 	if node < 0 {
 		k := pageKey[G]{graph, node}
-		if _, ok := t.neg[k]; !ok {
-			return false
+		if v, had = t.neg[k]; !had {
+			return v, false
 		}
 		delete(t.neg, k)
 		t.n--
-		return true
+		return v, true
 	}
 	hi, lo := split(node)
 	p := t.find(graph, hi)
 	if p == nil {
-		return false
+		return v, false
 	}
 	bit := uint64(1) << (lo & 63)
 	if p.has[lo>>6]&bit == 0 {
-		return false
+		return v, false
 	}
 	p.has[lo>>6] &^= bit
+	v = p.vals[lo]
 	var zero V
 	p.vals[lo] = zero
 	p.n--
@@ -165,7 +180,7 @@ func (t *Table[G, V]) Delete(graph G, node int32) bool {
 			t.free = append(t.free, p)
 		}
 	}
-	return true
+	return v, true
 }
 
 // All calls f for every key and value until f returns false, in no set

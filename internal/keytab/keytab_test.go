@@ -10,7 +10,8 @@ type key struct {
 	n int32
 }
 
-// TestAgainstMap applies random sets, deletes and gets to a Table and to a
+// TestAgainstMap applies random sets, deletes, swaps, takes and gets to a
+// Table and to a
 // map, with keys in a few graphs, clustered and scattered numbers (pages
 // sharing cache slots) and a few negative ones, and compares them after
 // every step and as a whole now and then.
@@ -33,7 +34,7 @@ func TestAgainstMap(t *testing.T) {
 		}
 		for i := range 20000 {
 			k := randKey()
-			switch rng.IntN(3) {
+			switch rng.IntN(5) {
 			case 0:
 				tab.Set(k.g, k.n, i)
 				want[k] = i
@@ -41,6 +42,18 @@ func TestAgainstMap(t *testing.T) {
 				_, had := want[k]
 				if got := tab.Delete(k.g, k.n); got != had {
 					t.Fatalf("seed %d step %d: Delete%v = %v, want %v", seed, i, k, got, had)
+				}
+				delete(want, k)
+			case 2:
+				w, wok := want[k]
+				if v, ok := tab.Swap(k.g, k.n, i); v != w || ok != wok {
+					t.Fatalf("seed %d step %d: Swap%v = %d, %v; want %d, %v", seed, i, k, v, ok, w, wok)
+				}
+				want[k] = i
+			case 3:
+				w, wok := want[k]
+				if v, ok := tab.Take(k.g, k.n); v != w || ok != wok {
+					t.Fatalf("seed %d step %d: Take%v = %d, %v; want %d, %v", seed, i, k, v, ok, w, wok)
 				}
 				delete(want, k)
 			}

@@ -95,11 +95,20 @@ func TestCompileForRunSamePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			samePlan(t, want, got)
+			// The kernels stamped on several goroutines, down to a root
+			// each, make the same plan.
+			for _, split := range []stampSplit{{1, 2}, {1, 3}, {2, 7}, {1, 1000}} {
+				got, err := compileForRun(tg, ids, 0, split)
+				if err != nil {
+					t.Fatal(err)
+				}
+				samePlan(t, want, got)
+			}
 			tiled, _, err := graph.TileWithin(tg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stamped, _, err := tileFusing(tg, ids, 0)
+			stamped, _, err := tileFusing(tg, ids, 0, stampSplit{})
 			if err != nil {
 				t.Fatal(err)
 			}

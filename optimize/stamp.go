@@ -1,0 +1,357 @@
+package optimize
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+)
+
+// stampParMin is the fewest roots a goroutine of stamp takes: below it
+// the check and the kernels of a chain are made on the caller's goroutine.
+const stampParMin = 8192
+
+// stampSplit is how stamp splits its roots between goroutines: at least
+// min roots each (0: stampParMin), at most procs goroutines (0:
+// GOMAXPROCS). Tests split small graphs with it.
+type stampSplit struct{ min, procs int }
+
+// kernelBuilder checks and builds the kernels of stamp, one root at a
+// time, reading the main and side nodes as they stand. Each goroutine of
+// stamp has its own; they share the nodes, which none of them writes but
+// at its own roots.
+type kernelBuilder struct {
+	main, side []graph.ChunkNode
+
+	memo    fusedMemo
+	scratch buildScratch
+	local   graph.ChunkGraph // one group, renumbered for buildFused
+	remap   []ops.ChunkRef
+	refs    []ops.ChunkRef
+	members []int32
+	grp     []int32
+	stack   []int32
+}
+
+func (k *kernelBuilder) node(c ops.ChunkRef) *graph.ChunkNode {
+	if isSide(c) {
+		return &k.side[c-sideBase]
+	}
+	return &k.main[c]
+}
+
+// fork is a builder of its own scratch that starts from k's memo, so
+// the kernels it builds equal to k's last share its boxed op.
+func (k *kernelBuilder) fork() *kernelBuilder {
+	return &kernelBuilder{main: k.main, side: k.side, memo: k.memo}
+}
+
+// spans splits n roots into contiguous ranges for the goroutines of
+// stamp: one range when there are too few to be worth it.
+func (b *fuseTiler) spans(n int) [][2]int {
+	least, procs := b.split.min, b.split.procs
+	if least <= 0 {
+		least = stampParMin
+	}
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	p := min(procs, n/least)
+	if p < 2 {
+		return [][2]int{{0, n}}
+	}
+	s := make([][2]int, p)
+	for i := range s {
+		s[i] = [2]int{i * n / p, (i + 1) * n / p}
+	}
+	return s
+}
+
+// stamp turns every chunk op from mark on that reads side ops into the
+// kernel Fuse would make of it, if each is a reduction's partial whose
+// group holds exactly the side ops it reads (through each other) and
+// nothing Fuse could take in besides, and every side op is in one group.
+// It changes nothing and reports false otherwise. The groups are checked
+// and built on up to GOMAXPROCS goroutines, each a contiguous range of
+// the roots, into the roots' own nodes: the plan does not depend on how
+// they are split, only which kernels share a boxed op may.
+func (b *fuseTiler) stamp(mark int) bool {
+	side := b.side.Nodes
+	uses := slices.Grow(b.uses[:0], len(side))[:len(side)]
+	clear(uses)
+	b.uses = uses
+	count := func(in []ops.ChunkRef) {
+		for _, c := range in {
+			if isSide(c) {
+				uses[c-sideBase]++
+			}
+		}
+	}
+	for _, nd := range side {
+		count(nd.Inputs)
+	}
+	roots := slices.Grow(b.roots[:0], len(b.main.Nodes)-mark)
+	for j := mark; j < len(b.main.Nodes); j++ {
+		nd := &b.main.Nodes[j]
+		if _, ok := nd.Op.(ops.ReduceFinish); ok {
+			return false // Fuse may take a finish and its partial into a later kernel
+		}
+		count(nd.Inputs)
+		if slices.ContainsFunc(nd.Inputs, isSide) {
+			roots = append(roots, int32(j))
+		}
+	}
+	b.roots = roots
+	if len(roots) == 0 {
+		return false
+	}
+	b.kb.main, b.kb.side = b.main.Nodes, side
+	spans := b.spans(len(roots))
+
+	// Check every group.
+	grouped := make([]int, len(spans))
+	fits := make([]bool, len(spans))
+	each(spans, func(i int, s [2]int) {
+		k := &b.kb
+		if i > 0 {
+			k = &kernelBuilder{main: k.main, side: k.side}
+		}
+		fits[i] = true
+		for _, r := range roots[s[0]:s[1]] {
+			n, ok := k.group(ops.ChunkRef(r), uses)
+			if !ok {
+				fits[i] = false
+				return
+			}
+			grouped[i] += n
+		}
+	})
+	total := 0
+	for i := range spans {
+		if !fits[i] {
+			return false
+		}
+		total += grouped[i]
+	}
+	if total != len(side) {
+		return false
+	}
+
+	// Build the kernels: the first root's on the caller's builder, so
+	// the others start from its memo and share its kernel.
+	b.kb.build(ops.ChunkRef(roots[0]))
+	forks := make([]*kernelBuilder, len(spans))
+	forks[0] = &b.kb
+	for i := 1; i < len(spans); i++ {
+		forks[i] = b.kb.fork()
+	}
+	spans[0][0]++
+	each(spans, func(i int, s [2]int) {
+		for _, r := range roots[s[0]:s[1]] {
+			forks[i].build(ops.ChunkRef(r))
+		}
+	})
+	b.kb.memo = forks[len(forks)-1].memo // the next chain follows the last kernel built
+	b.kb.main, b.kb.side = nil, nil
+	b.absorbed += len(side)
+	return true
+}
+
+// each calls f for every span, on a goroutine of its own but the first,
+// and returns when all have.
+func each(spans [][2]int, f func(i int, s [2]int)) {
+	var wg sync.WaitGroup
+	for i := 1; i < len(spans); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(i, spans[i])
+		}()
+	}
+	f(0, spans[0])
+	wg.Wait()
+}
+
+// group checks the group Fuse would root at main op r and returns how many
+// side ops it holds. r must be a reduction's partial; its members are the
+// side ops it reads, through each other, each read once, of its iteration
+// shape and of a kind Fuse takes in. An operand in main that Fuse could
+// take in as well (a fill or elementwise op of that shape, or a finish)
+// fails the check: whether Fuse would depends on readers not tiled yet.
+func (kb *kernelBuilder) group(r ops.ChunkRef, uses []int32) (int, bool) {
+	root := kb.node(r)
+	rp, ok := root.Op.(ops.ReducePartial)
+	if !ok || root.Meta.Unknown != 0 || len(root.Inputs) != 1 {
+		return 0, false
+	}
+	shape := kb.node(root.Inputs[0]).Meta.Shape
+	if mode, _ := ops.FusedReduceMode(rp, shape); mode == 0 {
+		return 0, false
+	}
+	n := 0
+	stack := append(kb.stack[:0], int32(r))
+	defer func() { kb.stack = stack }()
+	for len(stack) > 0 {
+		u := ops.ChunkRef(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		for _, in := range kb.node(u).Inputs {
+			nd := kb.node(in)
+			fits := nd.Meta.Unknown == 0 && ndarray.SameShape(nd.Meta.Shape, shape) && takenIn(nd.Op, len(shape))
+			if !isSide(in) {
+				if fits {
+					return 0, false
+				}
+				if _, ok := nd.Op.(ops.ReduceFinish); ok {
+					return 0, false
+				}
+				continue
+			}
+			if !fits || uses[in-sideBase] != 1 {
+				return 0, false
+			}
+			n++
+			stack = append(stack, int32(in))
+		}
+	}
+	return n, true
+}
+
+// takenIn reports whether Fuse's absorbable takes an op of this kind into
+// a kernel whose iteration shape has ndim axes.
+func takenIn(op ops.ChunkOp, ndim int) bool {
+	if ts, ok := op.(ops.TileSource); ok {
+		return ts.TileReadable()
+	}
+	f := ops.FusionOf(op)
+	return f == ops.FuseElementwise || generates(f, ndim)
+}
+
+// sameChain reports whether the group of main op r (checked by group) is
+// a chain of side ops, each reading the one before, the first reading
+// nothing, that makes the kernel built last (kb.memo): the common case of
+// a chunk after the first, stamped without building its kernel again.
+func (kb *kernelBuilder) sameChain(r ops.ChunkRef) bool {
+	m := &kb.memo
+	if !m.filled || m.last.Recomputed != 0 || m.last.K1 != 0 || m.last.Shape1 != nil || m.last.InputLevels != nil {
+		return false
+	}
+	nodes := m.last.Nodes
+	k := len(nodes) - 1 // the root's place
+	if k < 1 {
+		return false
+	}
+	root := kb.node(r)
+	if !sameChainNode(&nodes[k], root, k) || !slices.Equal(m.last.Shape, kb.node(root.Inputs[0]).Meta.Shape) {
+		return false
+	}
+	c := root.Inputs[0]
+	for i := k - 1; i >= 0; i-- {
+		nd := kb.node(c)
+		if !sameChainNode(&nodes[i], nd, i) {
+			return false
+		}
+		if i > 0 {
+			c = nd.Inputs[0]
+		}
+	}
+	return true
+}
+
+// sameChainNode reports whether kernel node f, at place i of a chain,
+// is nd: its op and meta, and reading the node before it (nothing at 0),
+// which must be a side op.
+func sameChainNode(f *ops.FusedNode, nd *graph.ChunkNode, i int) bool {
+	if f.Level != 0 || !sameMeta(f.Meta, nd.Meta) {
+		return false
+	}
+	if i == 0 {
+		if len(f.Args) != 0 || len(nd.Inputs) != 0 {
+			return false
+		}
+	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(nd.Inputs) != 1 || !isSide(nd.Inputs[0]) {
+		return false
+	}
+	return sameChunkOp(f.Op, nd.Op)
+}
+
+// build replaces main op r (checked by group) with its kernel: the group
+// is renumbered into kb.local, members in tiling order (side ops were
+// tiled before r) and then the operands in main, and built as Fuse builds
+// it.
+func (kb *kernelBuilder) build(r ops.ChunkRef) {
+	if kb.sameChain(r) {
+		nd := &kb.main[r]
+		*nd = graph.ChunkNode{Op: kb.memo.boxed, Meta: nd.Meta}
+		return
+	}
+	members := append(kb.members[:0], int32(r))
+	stack := append(kb.stack[:0], int32(r))
+	for len(stack) > 0 {
+		u := ops.ChunkRef(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		for _, in := range kb.node(u).Inputs {
+			if isSide(in) {
+				members = append(members, int32(in))
+				stack = append(stack, int32(in))
+			}
+		}
+	}
+	kb.stack = stack
+	// Side refs are above main ones: sorted, r comes first; the members'
+	// tiling order is side order, then r.
+	slices.Sort(members)
+	members = append(members[1:], members[0])
+	kb.members = members
+	local := kb.local.Nodes[:0]
+	remap := kb.remap[:0]
+	refs := kb.refs[:0]
+	localOf := func(c ops.ChunkRef) ops.ChunkRef {
+		if i, ok := slices.BinarySearch(members[:len(members)-1], int32(c)); ok && isSide(c) {
+			return ops.ChunkRef(i)
+		}
+		if c == r {
+			return ops.ChunkRef(len(members) - 1)
+		}
+		// An operand in main: a node after the members, its meta for
+		// iterShape, its ref for the kernel's inputs.
+		for k := len(members); k < len(local); k++ {
+			if remap[k] == c {
+				return ops.ChunkRef(k)
+			}
+		}
+		for len(remap) < len(local) {
+			remap = append(remap, -1)
+		}
+		local = append(local, graph.ChunkNode{Meta: kb.node(c).Meta})
+		remap = append(remap, c)
+		return ops.ChunkRef(len(local) - 1)
+	}
+	local = slices.Grow(local, len(members))[:len(members)]
+	for k, m := range members {
+		nd := kb.node(ops.ChunkRef(m))
+		local[k] = graph.ChunkNode{Op: nd.Op, Meta: nd.Meta}
+	}
+	for k, m := range members {
+		start := len(refs)
+		for _, in := range kb.node(ops.ChunkRef(m)).Inputs {
+			refs = append(refs, localOf(in))
+		}
+		local[k].Inputs = refs[start:len(refs):len(refs)]
+	}
+	for len(remap) < len(local) {
+		remap = append(remap, -1)
+	}
+	kb.local.Nodes, kb.remap, kb.refs = local, remap, refs
+	// buildFused wants the root first; the rest in any order.
+	grp := append(kb.grp[:0], int32(len(members)-1))
+	for k := range len(members) - 1 {
+		grp = append(grp, int32(k))
+	}
+	kb.grp = grp
+	op, ins := buildFused(&kb.scratch, &kb.local, grp, nil, remap, -1, nil)
+	meta := kb.node(r).Meta
+	kb.main[r] = graph.ChunkNode{Op: kb.memo.share(op), Inputs: ins, Meta: meta}
+}

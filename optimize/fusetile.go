@@ -47,7 +47,7 @@ const sideBase = 1 << 30
 // before the consumer, which is tiled again.
 type fuseTiler struct {
 	main      *graph.ChunkGraph
-	side      graph.ChunkGraph
+	side      sideGraph
 	deferring bool
 	chainLeft int // deferred ops from the one tiling to the end of its chain (Reserve)
 	absorbed  int // side ops taken into kernels: counted against the limit as tiled
@@ -64,19 +64,17 @@ func isSide(c ops.ChunkRef) bool { return c >= sideBase }
 // AddChunk implements ops.Builder.
 func (b *fuseTiler) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
 	if b.deferring {
-		return b.side.AddChunk(op, inputs, meta) + sideBase
+		return b.side.add(op, inputs, meta) + sideBase
 	}
 	return b.main.AddChunk(op, inputs, meta)
 }
 
 // ChunkMeta implements ops.Builder.
-func (b *fuseTiler) ChunkMeta(c ops.ChunkRef) ops.Meta { return b.node(c).Meta }
-
-func (b *fuseTiler) node(c ops.ChunkRef) *graph.ChunkNode {
+func (b *fuseTiler) ChunkMeta(c ops.ChunkRef) ops.Meta {
 	if isSide(c) {
-		return &b.side.Nodes[c-sideBase]
+		return *b.side.meta(c - sideBase)
 	}
-	return &b.main.Nodes[c]
+	return b.main.Nodes[c].Meta
 }
 
 // Reserve implements ops.Reserver. The side ops of a chain are reserved
@@ -85,8 +83,8 @@ func (b *fuseTiler) node(c ops.ChunkRef) *graph.ChunkNode {
 // would cost as much as filling it.
 func (b *fuseTiler) Reserve(n int) {
 	if b.deferring {
-		if n > cap(b.side.Nodes)-len(b.side.Nodes) {
-			b.side.Reserve(n * b.chainLeft)
+		if n > cap(b.side.nodes)-len(b.side.nodes) {
+			b.side.reserve(n * b.chainLeft)
 		}
 	} else {
 		b.main.Reserve(n)
@@ -100,7 +98,7 @@ func (b *fuseTiler) Admit(n float64) error {
 	if limit <= 0 {
 		limit = ops.MaxChunkOps
 	}
-	have := len(b.main.Nodes) + len(b.side.Nodes) + b.absorbed
+	have := len(b.main.Nodes) + b.side.len() + b.absorbed
 	if float64(have)+n > float64(limit) {
 		return &ops.TooManyChunksError{Count: n, Have: have, Limit: limit}
 	}
@@ -132,7 +130,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int, split stampS
 		if err != nil {
 			return nil, nil, err
 		}
-		if !b.deferring && len(b.side.Nodes) > 0 {
+		if !b.deferring && b.side.len() > 0 {
 			if !b.stamp(mark) {
 				b.main.Nodes = b.main.Nodes[:mark]
 				b.materialise(ins)
@@ -140,7 +138,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int, split stampS
 					return nil, nil, err
 				}
 			}
-			b.side = graph.ChunkGraph{} // its ops are in kernels or in main now
+			b.side = sideGraph{} // its ops are in kernels or in main now
 		}
 		tiled[i] = t
 	}
@@ -207,14 +205,15 @@ func (b *fuseTiler) materialise(ins []*ops.Tiled) {
 		}
 		return c
 	}
-	b.main.Reserve(len(b.side.Nodes))
+	b.main.Reserve(b.side.len())
 	var slab refSlab
-	for _, nd := range b.side.Nodes {
-		in := slab.take(len(nd.Inputs))
-		for j, c := range nd.Inputs {
+	for i, op := range b.side.ops {
+		from := b.side.inputs(ops.ChunkRef(i))
+		in := slab.take(len(from))
+		for j, c := range from {
 			in[j] = to(c)
 		}
-		b.main.AddChunk(nd.Op, in, nd.Meta)
+		b.main.AddChunk(op, in, *b.side.meta(ops.ChunkRef(i)))
 	}
 	for k, t := range ins {
 		if !slices.ContainsFunc(t.Chunks, isSide) {

@@ -24,7 +24,8 @@ type stampSplit struct{ min, procs int }
 // stamp has its own; they share the nodes, which none of them writes but
 // at its own roots.
 type kernelBuilder struct {
-	main, side []graph.ChunkNode
+	main []graph.ChunkNode
+	side *sideGraph
 
 	memo    fusedMemo
 	scratch buildScratch
@@ -36,11 +37,25 @@ type kernelBuilder struct {
 	stack   []int32
 }
 
-func (k *kernelBuilder) node(c ops.ChunkRef) *graph.ChunkNode {
+func (k *kernelBuilder) op(c ops.ChunkRef) ops.ChunkOp {
 	if isSide(c) {
-		return &k.side[c-sideBase]
+		return k.side.ops[c-sideBase]
 	}
-	return &k.main[c]
+	return k.main[c].Op
+}
+
+func (k *kernelBuilder) inputs(c ops.ChunkRef) []ops.ChunkRef {
+	if isSide(c) {
+		return k.side.inputs(c - sideBase)
+	}
+	return k.main[c].Inputs
+}
+
+func (k *kernelBuilder) meta(c ops.ChunkRef) *ops.Meta {
+	if isSide(c) {
+		return k.side.meta(c - sideBase)
+	}
+	return &k.main[c].Meta
 }
 
 // fork is a builder of its own scratch that starts from k's memo, so
@@ -79,8 +94,8 @@ func (b *fuseTiler) spans(n int) [][2]int {
 // the roots, into the roots' own nodes: the plan does not depend on how
 // they are split, only which kernels share a boxed op may.
 func (b *fuseTiler) stamp(mark int) bool {
-	side := b.side.Nodes
-	uses := slices.Grow(b.uses[:0], len(side))[:len(side)]
+	side := &b.side
+	uses := slices.Grow(b.uses[:0], side.len())[:side.len()]
 	clear(uses)
 	b.uses = uses
 	count := func(in []ops.ChunkRef) {
@@ -90,9 +105,7 @@ func (b *fuseTiler) stamp(mark int) bool {
 			}
 		}
 	}
-	for _, nd := range side {
-		count(nd.Inputs)
-	}
+	count(side.ins)
 	roots := slices.Grow(b.roots[:0], len(b.main.Nodes)-mark)
 	for j := mark; j < len(b.main.Nodes); j++ {
 		nd := &b.main.Nodes[j]
@@ -136,7 +149,7 @@ func (b *fuseTiler) stamp(mark int) bool {
 		}
 		total += grouped[i]
 	}
-	if total != len(side) {
+	if total != side.len() {
 		return false
 	}
 
@@ -156,7 +169,7 @@ func (b *fuseTiler) stamp(mark int) bool {
 	})
 	b.kb.memo = forks[len(forks)-1].memo // the next chain follows the last kernel built
 	b.kb.main, b.kb.side = nil, nil
-	b.absorbed += len(side)
+	b.absorbed += side.len()
 	return true
 }
 
@@ -182,12 +195,12 @@ func each(spans [][2]int, f func(i int, s [2]int)) {
 // take in as well (a fill or elementwise op of that shape, or a finish)
 // fails the check: whether Fuse would depends on readers not tiled yet.
 func (kb *kernelBuilder) group(r ops.ChunkRef, uses []int32) (int, bool) {
-	root := kb.node(r)
-	rp, ok := root.Op.(ops.ReducePartial)
-	if !ok || root.Meta.Unknown != 0 || len(root.Inputs) != 1 {
+	rp, ok := kb.op(r).(ops.ReducePartial)
+	rin := kb.inputs(r)
+	if !ok || kb.meta(r).Unknown != 0 || len(rin) != 1 {
 		return 0, false
 	}
-	shape := kb.node(root.Inputs[0]).Meta.Shape
+	shape := kb.meta(rin[0]).Shape
 	if mode, _ := ops.FusedReduceMode(rp, shape); mode == 0 {
 		return 0, false
 	}
@@ -197,14 +210,14 @@ func (kb *kernelBuilder) group(r ops.ChunkRef, uses []int32) (int, bool) {
 	for len(stack) > 0 {
 		u := ops.ChunkRef(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
-		for _, in := range kb.node(u).Inputs {
-			nd := kb.node(in)
-			fits := nd.Meta.Unknown == 0 && ndarray.SameShape(nd.Meta.Shape, shape) && takenIn(nd.Op, len(shape))
+		for _, in := range kb.inputs(u) {
+			op, meta := kb.op(in), kb.meta(in)
+			fits := meta.Unknown == 0 && ndarray.SameShape(meta.Shape, shape) && takenIn(op, len(shape))
 			if !isSide(in) {
 				if fits {
 					return 0, false
 				}
-				if _, ok := nd.Op.(ops.ReduceFinish); ok {
+				if _, ok := op.(ops.ReduceFinish); ok {
 					return 0, false
 				}
 				continue
@@ -243,38 +256,37 @@ func (kb *kernelBuilder) sameChain(r ops.ChunkRef) bool {
 	if k < 1 {
 		return false
 	}
-	root := kb.node(r)
-	if !sameChainNode(&nodes[k], root, k) || !slices.Equal(m.last.Shape, kb.node(root.Inputs[0]).Meta.Shape) {
+	if !kb.sameChainNode(&nodes[k], r, k) || !slices.Equal(m.last.Shape, kb.meta(kb.inputs(r)[0]).Shape) {
 		return false
 	}
-	c := root.Inputs[0]
+	c := kb.inputs(r)[0]
 	for i := k - 1; i >= 0; i-- {
-		nd := kb.node(c)
-		if !sameChainNode(&nodes[i], nd, i) {
+		if !kb.sameChainNode(&nodes[i], c, i) {
 			return false
 		}
 		if i > 0 {
-			c = nd.Inputs[0]
+			c = kb.inputs(c)[0]
 		}
 	}
 	return true
 }
 
 // sameChainNode reports whether kernel node f, at place i of a chain,
-// is nd: its op and meta, and reading the node before it (nothing at 0),
-// which must be a side op.
-func sameChainNode(f *ops.FusedNode, nd *graph.ChunkNode, i int) bool {
-	if f.Level != 0 || !sameMeta(f.Meta, nd.Meta) {
+// is chunk op c: its op and meta, and reading the node before it (nothing
+// at 0), which must be a side op.
+func (kb *kernelBuilder) sameChainNode(f *ops.FusedNode, c ops.ChunkRef, i int) bool {
+	if f.Level != 0 || !sameMeta(f.Meta, *kb.meta(c)) {
 		return false
 	}
+	in := kb.inputs(c)
 	if i == 0 {
-		if len(f.Args) != 0 || len(nd.Inputs) != 0 {
+		if len(f.Args) != 0 || len(in) != 0 {
 			return false
 		}
-	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(nd.Inputs) != 1 || !isSide(nd.Inputs[0]) {
+	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(in) != 1 || !isSide(in[0]) {
 		return false
 	}
-	return sameChunkOp(f.Op, nd.Op)
+	return sameChunkOp(f.Op, kb.op(c))
 }
 
 // build replaces main op r (checked by group) with its kernel: the group
@@ -292,7 +304,7 @@ func (kb *kernelBuilder) build(r ops.ChunkRef) {
 	for len(stack) > 0 {
 		u := ops.ChunkRef(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
-		for _, in := range kb.node(u).Inputs {
+		for _, in := range kb.inputs(u) {
 			if isSide(in) {
 				members = append(members, int32(in))
 				stack = append(stack, int32(in))
@@ -325,18 +337,17 @@ func (kb *kernelBuilder) build(r ops.ChunkRef) {
 		for len(remap) < len(local) {
 			remap = append(remap, -1)
 		}
-		local = append(local, graph.ChunkNode{Meta: kb.node(c).Meta})
+		local = append(local, graph.ChunkNode{Meta: *kb.meta(c)})
 		remap = append(remap, c)
 		return ops.ChunkRef(len(local) - 1)
 	}
 	local = slices.Grow(local, len(members))[:len(members)]
 	for k, m := range members {
-		nd := kb.node(ops.ChunkRef(m))
-		local[k] = graph.ChunkNode{Op: nd.Op, Meta: nd.Meta}
+		local[k] = graph.ChunkNode{Op: kb.op(ops.ChunkRef(m)), Meta: *kb.meta(ops.ChunkRef(m))}
 	}
 	for k, m := range members {
 		start := len(refs)
-		for _, in := range kb.node(ops.ChunkRef(m)).Inputs {
+		for _, in := range kb.inputs(ops.ChunkRef(m)) {
 			refs = append(refs, localOf(in))
 		}
 		local[k].Inputs = refs[start:len(refs):len(refs)]
@@ -352,6 +363,6 @@ func (kb *kernelBuilder) build(r ops.ChunkRef) {
 	}
 	kb.grp = grp
 	op, ins := buildFused(&kb.scratch, &kb.local, grp, nil, remap, -1, nil)
-	meta := kb.node(r).Meta
+	meta := kb.main[r].Meta
 	kb.main[r] = graph.ChunkNode{Op: kb.memo.share(op), Inputs: ins, Meta: meta}
 }

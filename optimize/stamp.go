@@ -89,10 +89,11 @@ func (b *fuseTiler) spans(n int) [][2]int {
 // kernel Fuse would make of it, if each is a reduction's partial whose
 // group holds exactly the side ops it reads (through each other) and
 // nothing Fuse could take in besides, and every side op is in one group.
-// It changes nothing and reports false otherwise. The groups are checked
-// and built on up to GOMAXPROCS goroutines, each a contiguous range of
-// the roots, into the roots' own nodes: the plan does not depend on how
-// they are split, only which kernels share a boxed op may.
+// It reports false otherwise, having changed none but the chunk ops from
+// mark on, which the caller then drops. Each root is checked and built
+// in turn (stampOne), on up to GOMAXPROCS goroutines, each a contiguous
+// range of the roots, into the roots' own nodes: the plan does not depend
+// on how they are split, only which kernels share a boxed op may.
 func (b *fuseTiler) stamp(mark int) bool {
 	side := &b.side
 	uses := slices.Grow(b.uses[:0], side.len())[:side.len()]
@@ -122,19 +123,27 @@ func (b *fuseTiler) stamp(mark int) bool {
 		return false
 	}
 	b.kb.main, b.kb.side = b.main.Nodes, side
-	spans := b.spans(len(roots))
+	defer func() { b.kb.main, b.kb.side = nil, nil }()
 
-	// Check every group.
+	// The first root on the caller's builder, so the others start from
+	// its memo and share its kernel.
+	total, ok := b.kb.stampOne(ops.ChunkRef(roots[0]), uses)
+	if !ok {
+		return false
+	}
+	spans := b.spans(len(roots))
+	spans[0][0]++
+	forks := make([]*kernelBuilder, len(spans))
+	forks[0] = &b.kb
+	for i := 1; i < len(spans); i++ {
+		forks[i] = b.kb.fork()
+	}
 	grouped := make([]int, len(spans))
 	fits := make([]bool, len(spans))
 	each(spans, func(i int, s [2]int) {
-		k := &b.kb
-		if i > 0 {
-			k = &kernelBuilder{main: k.main, side: k.side}
-		}
 		fits[i] = true
 		for _, r := range roots[s[0]:s[1]] {
-			n, ok := k.group(ops.ChunkRef(r), uses)
+			n, ok := forks[i].stampOne(ops.ChunkRef(r), uses)
 			if !ok {
 				fits[i] = false
 				return
@@ -142,7 +151,6 @@ func (b *fuseTiler) stamp(mark int) bool {
 			grouped[i] += n
 		}
 	})
-	total := 0
 	for i := range spans {
 		if !fits[i] {
 			return false
@@ -152,23 +160,7 @@ func (b *fuseTiler) stamp(mark int) bool {
 	if total != side.len() {
 		return false
 	}
-
-	// Build the kernels: the first root's on the caller's builder, so
-	// the others start from its memo and share its kernel.
-	b.kb.build(ops.ChunkRef(roots[0]))
-	forks := make([]*kernelBuilder, len(spans))
-	forks[0] = &b.kb
-	for i := 1; i < len(spans); i++ {
-		forks[i] = b.kb.fork()
-	}
-	spans[0][0]++
-	each(spans, func(i int, s [2]int) {
-		for _, r := range roots[s[0]:s[1]] {
-			forks[i].build(ops.ChunkRef(r))
-		}
-	})
 	b.kb.memo = forks[len(forks)-1].memo // the next chain follows the last kernel built
-	b.kb.main, b.kb.side = nil, nil
 	b.absorbed += side.len()
 	return true
 }
@@ -186,6 +178,35 @@ func each(spans [][2]int, f func(i int, s [2]int)) {
 	}
 	f(0, spans[0])
 	wg.Wait()
+}
+
+// stampOne checks the group Fuse would root at main op r (group) and
+// replaces r with its kernel (build), returning how many side ops the
+// group holds. A chain that makes the kernel built last (sameChain), each
+// of its ops read once, passes group's check as that kernel's did, and
+// is stamped with its boxed op without walking the group again.
+func (kb *kernelBuilder) stampOne(r ops.ChunkRef, uses []int32) (int, bool) {
+	if kb.sameChain(r) {
+		k := len(kb.memo.last.Nodes) - 1 // the chain's side ops
+		c := kb.inputs(r)[0]
+		once := true
+		for i := 0; i < k && once; i++ {
+			once = uses[c-sideBase] == 1
+			if i < k-1 {
+				c = kb.inputs(c)[0]
+			}
+		}
+		if once {
+			nd := &kb.main[r]
+			*nd = graph.ChunkNode{Op: kb.memo.boxed, Meta: nd.Meta}
+			return k, true
+		}
+	}
+	n, ok := kb.group(r, uses)
+	if ok {
+		kb.build(r)
+	}
+	return n, ok
 }
 
 // group checks the group Fuse would root at main op r and returns how many
@@ -294,11 +315,6 @@ func (kb *kernelBuilder) sameChainNode(f *ops.FusedNode, c ops.ChunkRef, i int) 
 // tiled before r) and then the operands in main, and built as Fuse builds
 // it.
 func (kb *kernelBuilder) build(r ops.ChunkRef) {
-	if kb.sameChain(r) {
-		nd := &kb.main[r]
-		*nd = graph.ChunkNode{Op: kb.memo.boxed, Meta: nd.Meta}
-		return
-	}
 	members := append(kb.members[:0], int32(r))
 	stack := append(kb.stack[:0], int32(r))
 	for len(stack) > 0 {

@@ -96,7 +96,7 @@ func TestCompileForRunSamePlan(t *testing.T) {
 			}
 			samePlan(t, want, got)
 			// The kernels stamped on several goroutines, down to a root
-			// each, make the same plan.
+			// a batch, make the same plan.
 			for _, split := range []stampSplit{{1, 2}, {1, 3}, {2, 7}, {1, 1000}} {
 				got, err := compileForRun(tg, ids, 0, split)
 				if err != nil {

@@ -4,20 +4,21 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
-// stampParMin is the fewest roots a goroutine of stamp takes: below it
-// the check and the kernels of a chain are made on the caller's goroutine.
-const stampParMin = 8192
+// stampBatch is how many roots a goroutine of stamp takes at a time; a
+// chain of fewer than two batches is stamped on the caller's goroutine.
+const stampBatch = 4096
 
-// stampSplit is how stamp splits its roots between goroutines: at least
-// min roots each (0: stampParMin), at most procs goroutines (0:
+// stampSplit is how stamp shares its roots between goroutines: batch
+// roots at a time (0: stampBatch), at most procs goroutines (0:
 // GOMAXPROCS). Tests split small graphs with it.
-type stampSplit struct{ min, procs int }
+type stampSplit struct{ batch, procs int }
 
 // kernelBuilder checks and builds the kernels of stamp, one root at a
 // time, reading the main and side nodes as they stand. Each goroutine of
@@ -64,25 +65,17 @@ func (k *kernelBuilder) fork() *kernelBuilder {
 	return &kernelBuilder{main: k.main, side: k.side, memo: k.memo}
 }
 
-// spans splits n roots into contiguous ranges for the goroutines of
-// stamp: one range when there are too few to be worth it.
-func (b *fuseTiler) spans(n int) [][2]int {
-	least, procs := b.split.min, b.split.procs
-	if least <= 0 {
-		least = stampParMin
+// goroutines is how many goroutines stamp uses for n roots, batch roots
+// at a time: one when there are too few to be worth it.
+func (b *fuseTiler) goroutines(n int) (procs, batch int) {
+	batch, procs = b.split.batch, b.split.procs
+	if batch <= 0 {
+		batch = stampBatch
 	}
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
 	}
-	p := min(procs, n/least)
-	if p < 2 {
-		return [][2]int{{0, n}}
-	}
-	s := make([][2]int, p)
-	for i := range s {
-		s[i] = [2]int{i * n / p, (i + 1) * n / p}
-	}
-	return s
+	return max(1, min(procs, n/batch)), batch
 }
 
 // stamp turns every chunk op from mark on that reads side ops into the
@@ -91,9 +84,10 @@ func (b *fuseTiler) spans(n int) [][2]int {
 // nothing Fuse could take in besides, and every side op is in one group.
 // It reports false otherwise, having changed none but the chunk ops from
 // mark on, which the caller then drops. Each root is checked and built
-// in turn (stampOne), on up to GOMAXPROCS goroutines, each a contiguous
-// range of the roots, into the roots' own nodes: the plan does not depend
-// on how they are split, only which kernels share a boxed op may.
+// in turn (stampOne), on up to GOMAXPROCS goroutines that take batches
+// of roots as they go (a goroutine that gets no core holds up no other),
+// into the roots' own nodes: the plan does not depend on how they are
+// shared out, only which kernels share a boxed op may.
 func (b *fuseTiler) stamp(mark int) bool {
 	side := &b.side
 	uses := slices.Grow(b.uses[:0], side.len())[:side.len()]
@@ -131,52 +125,57 @@ func (b *fuseTiler) stamp(mark int) bool {
 	if !ok {
 		return false
 	}
-	spans := b.spans(len(roots))
-	spans[0][0]++
-	forks := make([]*kernelBuilder, len(spans))
+	procs, batch := b.goroutines(len(roots) - 1)
+	forks := make([]*kernelBuilder, procs)
 	forks[0] = &b.kb
-	for i := 1; i < len(spans); i++ {
+	for i := 1; i < procs; i++ {
 		forks[i] = b.kb.fork()
 	}
-	grouped := make([]int, len(spans))
-	fits := make([]bool, len(spans))
-	each(spans, func(i int, s [2]int) {
-		fits[i] = true
-		for _, r := range roots[s[0]:s[1]] {
-			n, ok := forks[i].stampOne(ops.ChunkRef(r), uses)
-			if !ok {
-				fits[i] = false
+	grouped := make([]int, procs)
+	var next atomic.Int64 // the next batch's first root, after the first
+	var failed atomic.Bool
+	next.Store(1)
+	each(procs, func(i int) {
+		for !failed.Load() {
+			start := int(next.Add(int64(batch))) - batch
+			if start >= len(roots) {
 				return
 			}
-			grouped[i] += n
+			for _, r := range roots[start:min(start+batch, len(roots))] {
+				n, ok := forks[i].stampOne(ops.ChunkRef(r), uses)
+				if !ok {
+					failed.Store(true)
+					return
+				}
+				grouped[i] += n
+			}
 		}
 	})
-	for i := range spans {
-		if !fits[i] {
-			return false
-		}
-		total += grouped[i]
+	if failed.Load() {
+		return false
+	}
+	for _, n := range grouped {
+		total += n
 	}
 	if total != side.len() {
 		return false
 	}
-	b.kb.memo = forks[len(forks)-1].memo // the next chain follows the last kernel built
 	b.absorbed += side.len()
 	return true
 }
 
-// each calls f for every span, on a goroutine of its own but the first,
+// each calls f(0) to f(n-1), each on a goroutine of its own but f(0),
 // and returns when all have.
-func each(spans [][2]int, f func(i int, s [2]int)) {
+func each(n int, f func(i int)) {
 	var wg sync.WaitGroup
-	for i := 1; i < len(spans); i++ {
+	for i := 1; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(i, spans[i])
+			f(i)
 		}()
 	}
-	f(0, spans[0])
+	f(0)
 	wg.Wait()
 }
 

@@ -174,3 +174,28 @@ func TestCompileForRunLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestEachPanics: a panic on one of stamp's goroutines reaches the
+// caller, where the compile's guard recovers it, after every goroutine
+// has returned.
+func TestEachPanics(t *testing.T) {
+	for _, bad := range []int{0, 1, 3} {
+		var done [4]bool
+		func() {
+			defer func() {
+				if r := recover(); r != fmt.Sprint("bad ", bad) {
+					t.Errorf("panic %v, want bad %d", r, bad)
+				}
+			}()
+			each(4, func(i int) {
+				done[i] = true
+				if i == bad {
+					panic(fmt.Sprint("bad ", i))
+				}
+			})
+		}()
+		if done != [4]bool{true, true, true, true} {
+			t.Errorf("bad %d: ran %v, want all", bad, done)
+		}
+	}
+}

@@ -165,18 +165,30 @@ func (b *fuseTiler) stamp(mark int) bool {
 }
 
 // each calls f(0) to f(n-1), each on a goroutine of its own but f(0),
-// and returns when all have.
+// and returns when all have. A panic in any is raised again on the
+// caller's goroutine once all have returned, where the compile's guard
+// (execution) recovers it as it would on one goroutine.
 func each(n int, f func(i int)) {
 	var wg sync.WaitGroup
+	panics := make([]any, n)
 	for i := 1; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { panics[i] = recover() }()
 			f(i)
 		}()
 	}
-	f(0)
+	func() {
+		defer func() { panics[0] = recover() }()
+		f(0)
+	}()
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 }
 
 // stampOne checks the group Fuse would root at main op r (group) and

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/phobos-tensor/phobos/graph"
-	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
@@ -18,7 +17,11 @@ func CompileForRun(tg *graph.TileableGraph, results []int, maxOps int) (*Plan, e
 	if err := checkResults(tg, results); err != nil {
 		return nil, err
 	}
-	cg, tiled, err := tileFusing(tg, results, maxOps)
+	return compileForRun(tg, results, maxOps, stampSplit{})
+}
+
+func compileForRun(tg *graph.TileableGraph, results []int, maxOps int, split stampSplit) (*Plan, error) {
+	cg, tiled, err := tileFusing(tg, results, maxOps, split)
 	if err != nil {
 		return nil, err
 	}
@@ -44,20 +47,16 @@ const sideBase = 1 << 30
 // before the consumer, which is tiled again.
 type fuseTiler struct {
 	main      *graph.ChunkGraph
-	side      graph.ChunkGraph
+	side      sideGraph
 	deferring bool
 	chainLeft int // deferred ops from the one tiling to the end of its chain (Reserve)
 	absorbed  int // side ops taken into kernels: counted against the limit as tiled
 	maxOps    int
 
-	memo    fusedMemo
-	scratch buildScratch
-	local   graph.ChunkGraph // one group, renumbered for buildFused
-	remap   []ops.ChunkRef
-	refs    []ops.ChunkRef
-	members []int32
-	grp     []int32
-	stack   []int32
+	kb    kernelBuilder // stamp's first builder, its memo kept from chain to chain
+	uses  []int32
+	roots []int32
+	split stampSplit
 }
 
 func isSide(c ops.ChunkRef) bool { return c >= sideBase }
@@ -65,19 +64,17 @@ func isSide(c ops.ChunkRef) bool { return c >= sideBase }
 // AddChunk implements ops.Builder.
 func (b *fuseTiler) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) ops.ChunkRef {
 	if b.deferring {
-		return b.side.AddChunk(op, inputs, meta) + sideBase
+		return b.side.add(op, inputs, meta) + sideBase
 	}
 	return b.main.AddChunk(op, inputs, meta)
 }
 
 // ChunkMeta implements ops.Builder.
-func (b *fuseTiler) ChunkMeta(c ops.ChunkRef) ops.Meta { return b.node(c).Meta }
-
-func (b *fuseTiler) node(c ops.ChunkRef) *graph.ChunkNode {
+func (b *fuseTiler) ChunkMeta(c ops.ChunkRef) ops.Meta {
 	if isSide(c) {
-		return &b.side.Nodes[c-sideBase]
+		return *b.side.meta(c - sideBase)
 	}
-	return &b.main.Nodes[c]
+	return b.main.Nodes[c].Meta
 }
 
 // Reserve implements ops.Reserver. The side ops of a chain are reserved
@@ -86,8 +83,8 @@ func (b *fuseTiler) node(c ops.ChunkRef) *graph.ChunkNode {
 // would cost as much as filling it.
 func (b *fuseTiler) Reserve(n int) {
 	if b.deferring {
-		if n > cap(b.side.Nodes)-len(b.side.Nodes) {
-			b.side.Reserve(n * b.chainLeft)
+		if n > cap(b.side.nodes)-len(b.side.nodes) {
+			b.side.reserve(n * b.chainLeft)
 		}
 	} else {
 		b.main.Reserve(n)
@@ -101,7 +98,7 @@ func (b *fuseTiler) Admit(n float64) error {
 	if limit <= 0 {
 		limit = ops.MaxChunkOps
 	}
-	have := len(b.main.Nodes) + len(b.side.Nodes) + b.absorbed
+	have := len(b.main.Nodes) + b.side.len() + b.absorbed
 	if float64(have)+n > float64(limit) {
 		return &ops.TooManyChunksError{Count: n, Have: have, Limit: limit}
 	}
@@ -110,8 +107,8 @@ func (b *fuseTiler) Admit(n float64) error {
 
 // tileFusing is graph.TileWithin with the chains deferredOps picks fused
 // as they are tiled.
-func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.ChunkGraph, []*ops.Tiled, error) {
-	b := &fuseTiler{main: &graph.ChunkGraph{MaxOps: maxOps}, maxOps: maxOps}
+func tileFusing(tg *graph.TileableGraph, results []int, maxOps int, split stampSplit) (*graph.ChunkGraph, []*ops.Tiled, error) {
+	b := &fuseTiler{main: &graph.ChunkGraph{MaxOps: maxOps}, maxOps: maxOps, split: split}
 	deferred := deferredOps(tg, results, maxOps)
 	left := make([]int, len(deferred)+1) // deferred ops from i to the end of its chain
 	for i := len(deferred) - 1; i >= 0; i-- {
@@ -133,7 +130,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 		if err != nil {
 			return nil, nil, err
 		}
-		if !b.deferring && len(b.side.Nodes) > 0 {
+		if !b.deferring && b.side.len() > 0 {
 			if !b.stamp(mark) {
 				b.main.Nodes = b.main.Nodes[:mark]
 				b.materialise(ins)
@@ -141,7 +138,7 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int) (*graph.Chun
 					return nil, nil, err
 				}
 			}
-			b.side = graph.ChunkGraph{} // its ops are in kernels or in main now
+			b.side = sideGraph{} // its ops are in kernels or in main now
 		}
 		tiled[i] = t
 	}
@@ -208,14 +205,15 @@ func (b *fuseTiler) materialise(ins []*ops.Tiled) {
 		}
 		return c
 	}
-	b.main.Reserve(len(b.side.Nodes))
+	b.main.Reserve(b.side.len())
 	var slab refSlab
-	for _, nd := range b.side.Nodes {
-		in := slab.take(len(nd.Inputs))
-		for j, c := range nd.Inputs {
+	for i, op := range b.side.ops {
+		from := b.side.inputs(ops.ChunkRef(i))
+		in := slab.take(len(from))
+		for j, c := range from {
 			in[j] = to(c)
 		}
-		b.main.AddChunk(nd.Op, in, nd.Meta)
+		b.main.AddChunk(op, in, *b.side.meta(ops.ChunkRef(i)))
 	}
 	for k, t := range ins {
 		if !slices.ContainsFunc(t.Chunks, isSide) {
@@ -228,240 +226,4 @@ func (b *fuseTiler) materialise(ins []*ops.Tiled) {
 		}
 		ins[k] = &c
 	}
-}
-
-// stamp turns every chunk op from mark on that reads side ops into the
-// kernel Fuse would make of it, if each is a reduction's partial whose
-// group holds exactly the side ops it reads (through each other) and
-// nothing Fuse could take in besides, and every side op is in one group.
-// It changes nothing and reports false otherwise.
-func (b *fuseTiler) stamp(mark int) bool {
-	side := b.side.Nodes
-	uses := make([]int32, len(side))
-	count := func(in []ops.ChunkRef) {
-		for _, c := range in {
-			if isSide(c) {
-				uses[c-sideBase]++
-			}
-		}
-	}
-	for _, nd := range side {
-		count(nd.Inputs)
-	}
-	roots := 0
-	for j := mark; j < len(b.main.Nodes); j++ {
-		nd := &b.main.Nodes[j]
-		if _, ok := nd.Op.(ops.ReduceFinish); ok {
-			return false // Fuse may take a finish and its partial into a later kernel
-		}
-		count(nd.Inputs)
-		if slices.ContainsFunc(nd.Inputs, isSide) {
-			roots++
-		}
-	}
-	if roots == 0 {
-		return false
-	}
-	grouped := 0
-	for j := mark; j < len(b.main.Nodes); j++ {
-		if !slices.ContainsFunc(b.main.Nodes[j].Inputs, isSide) {
-			continue
-		}
-		n, ok := b.group(ops.ChunkRef(j), uses)
-		if !ok {
-			return false
-		}
-		grouped += n
-	}
-	if grouped != len(side) {
-		return false
-	}
-	for j := mark; j < len(b.main.Nodes); j++ {
-		if slices.ContainsFunc(b.main.Nodes[j].Inputs, isSide) {
-			b.build(ops.ChunkRef(j))
-		}
-	}
-	b.absorbed += len(side)
-	return true
-}
-
-// group checks the group Fuse would root at main op r and returns how many
-// side ops it holds. r must be a reduction's partial; its members are the
-// side ops it reads, through each other, each read once, of its iteration
-// shape and of a kind Fuse takes in. An operand in main that Fuse could
-// take in as well (a fill or elementwise op of that shape, or a finish)
-// fails the check: whether Fuse would depends on readers not tiled yet.
-func (b *fuseTiler) group(r ops.ChunkRef, uses []int32) (int, bool) {
-	root := b.node(r)
-	rp, ok := root.Op.(ops.ReducePartial)
-	if !ok || root.Meta.Unknown != 0 || len(root.Inputs) != 1 {
-		return 0, false
-	}
-	shape := b.node(root.Inputs[0]).Meta.Shape
-	if mode, _ := ops.FusedReduceMode(rp, shape); mode == 0 {
-		return 0, false
-	}
-	n := 0
-	stack := append(b.stack[:0], int32(r))
-	defer func() { b.stack = stack }()
-	for len(stack) > 0 {
-		u := ops.ChunkRef(stack[len(stack)-1])
-		stack = stack[:len(stack)-1]
-		for _, in := range b.node(u).Inputs {
-			nd := b.node(in)
-			fits := nd.Meta.Unknown == 0 && ndarray.SameShape(nd.Meta.Shape, shape) && takenIn(nd.Op, len(shape))
-			if !isSide(in) {
-				if fits {
-					return 0, false
-				}
-				if _, ok := nd.Op.(ops.ReduceFinish); ok {
-					return 0, false
-				}
-				continue
-			}
-			if !fits || uses[in-sideBase] != 1 {
-				return 0, false
-			}
-			n++
-			stack = append(stack, int32(in))
-		}
-	}
-	return n, true
-}
-
-// takenIn reports whether Fuse's absorbable takes an op of this kind into
-// a kernel whose iteration shape has ndim axes.
-func takenIn(op ops.ChunkOp, ndim int) bool {
-	if ts, ok := op.(ops.TileSource); ok {
-		return ts.TileReadable()
-	}
-	f := ops.FusionOf(op)
-	return f == ops.FuseElementwise || generates(f, ndim)
-}
-
-// sameChain reports whether the group of main op r (checked by group) is
-// a chain of side ops, each reading the one before, the first reading
-// nothing, that makes the kernel built last (b.memo): the common case of
-// a chunk after the first, stamped without building its kernel again.
-func (b *fuseTiler) sameChain(r ops.ChunkRef) bool {
-	m := &b.memo
-	if !m.filled || m.last.Recomputed != 0 || m.last.K1 != 0 || m.last.Shape1 != nil || m.last.InputLevels != nil {
-		return false
-	}
-	nodes := m.last.Nodes
-	k := len(nodes) - 1 // the root's place
-	if k < 1 {
-		return false
-	}
-	root := b.node(r)
-	if !sameChainNode(&nodes[k], root, k) || !slices.Equal(m.last.Shape, b.node(root.Inputs[0]).Meta.Shape) {
-		return false
-	}
-	c := root.Inputs[0]
-	for i := k - 1; i >= 0; i-- {
-		nd := b.node(c)
-		if !sameChainNode(&nodes[i], nd, i) {
-			return false
-		}
-		if i > 0 {
-			c = nd.Inputs[0]
-		}
-	}
-	return true
-}
-
-// sameChainNode reports whether kernel node f, at place i of a chain,
-// is nd: its op and meta, and reading the node before it (nothing at 0),
-// which must be a side op.
-func sameChainNode(f *ops.FusedNode, nd *graph.ChunkNode, i int) bool {
-	if f.Level != 0 || !sameMeta(f.Meta, nd.Meta) {
-		return false
-	}
-	if i == 0 {
-		if len(f.Args) != 0 || len(nd.Inputs) != 0 {
-			return false
-		}
-	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(nd.Inputs) != 1 || !isSide(nd.Inputs[0]) {
-		return false
-	}
-	return sameChunkOp(f.Op, nd.Op)
-}
-
-// build replaces main op r (checked by group) with its kernel: the group
-// is renumbered into b.local, members in tiling order (side ops were
-// tiled before r) and then the operands in main, and built as Fuse builds
-// it.
-func (b *fuseTiler) build(r ops.ChunkRef) {
-	if b.sameChain(r) {
-		nd := &b.main.Nodes[r]
-		*nd = graph.ChunkNode{Op: b.memo.boxed, Meta: nd.Meta}
-		return
-	}
-	members := append(b.members[:0], int32(r))
-	stack := append(b.stack[:0], int32(r))
-	for len(stack) > 0 {
-		u := ops.ChunkRef(stack[len(stack)-1])
-		stack = stack[:len(stack)-1]
-		for _, in := range b.node(u).Inputs {
-			if isSide(in) {
-				members = append(members, int32(in))
-				stack = append(stack, int32(in))
-			}
-		}
-	}
-	b.stack = stack
-	// Side refs are above main ones: sorted, r comes first; the members'
-	// tiling order is side order, then r.
-	slices.Sort(members)
-	members = append(members[1:], members[0])
-	b.members = members
-	local := b.local.Nodes[:0]
-	remap := b.remap[:0]
-	refs := b.refs[:0]
-	localOf := func(c ops.ChunkRef) ops.ChunkRef {
-		if i, ok := slices.BinarySearch(members[:len(members)-1], int32(c)); ok && isSide(c) {
-			return ops.ChunkRef(i)
-		}
-		if c == r {
-			return ops.ChunkRef(len(members) - 1)
-		}
-		// An operand in main: a node after the members, its meta for
-		// iterShape, its ref for the kernel's inputs.
-		for k := len(members); k < len(local); k++ {
-			if remap[k] == c {
-				return ops.ChunkRef(k)
-			}
-		}
-		for len(remap) < len(local) {
-			remap = append(remap, -1)
-		}
-		local = append(local, graph.ChunkNode{Meta: b.node(c).Meta})
-		remap = append(remap, c)
-		return ops.ChunkRef(len(local) - 1)
-	}
-	local = slices.Grow(local, len(members))[:len(members)]
-	for k, m := range members {
-		nd := b.node(ops.ChunkRef(m))
-		local[k] = graph.ChunkNode{Op: nd.Op, Meta: nd.Meta}
-	}
-	for k, m := range members {
-		start := len(refs)
-		for _, in := range b.node(ops.ChunkRef(m)).Inputs {
-			refs = append(refs, localOf(in))
-		}
-		local[k].Inputs = refs[start:len(refs):len(refs)]
-	}
-	for len(remap) < len(local) {
-		remap = append(remap, -1)
-	}
-	b.local.Nodes, b.remap, b.refs = local, remap, refs
-	// buildFused wants the root first; the rest in any order.
-	grp := append(b.grp[:0], int32(len(members)-1))
-	for k := range len(members) - 1 {
-		grp = append(grp, int32(k))
-	}
-	b.grp = grp
-	op, ins := buildFused(&b.scratch, &b.local, grp, nil, remap, -1, nil)
-	meta := b.node(r).Meta
-	b.main.Nodes[r] = graph.ChunkNode{Op: b.memo.share(op), Inputs: ins, Meta: meta}
 }

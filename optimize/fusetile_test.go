@@ -95,11 +95,20 @@ func TestCompileForRunSamePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			samePlan(t, want, got)
+			// The kernels stamped on several goroutines, down to a root
+			// a batch, make the same plan.
+			for _, split := range []stampSplit{{1, 2}, {1, 3}, {2, 7}, {1, 1000}} {
+				got, err := compileForRun(tg, ids, 0, split)
+				if err != nil {
+					t.Fatal(err)
+				}
+				samePlan(t, want, got)
+			}
 			tiled, _, err := graph.TileWithin(tg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stamped, _, err := tileFusing(tg, ids, 0)
+			stamped, _, err := tileFusing(tg, ids, 0, stampSplit{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,6 +171,31 @@ func TestCompileForRunLimit(t *testing.T) {
 		_, gerr := CompileForRun(tg, ids, limit)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("limit %d: %v, want %v", limit, gerr, werr)
+		}
+	}
+}
+
+// TestEachPanics: a panic on one of stamp's goroutines reaches the
+// caller, where the compile's guard recovers it, after every goroutine
+// has returned.
+func TestEachPanics(t *testing.T) {
+	for _, bad := range []int{0, 1, 3} {
+		var done [4]bool
+		func() {
+			defer func() {
+				if r := recover(); r != fmt.Sprint("bad ", bad) {
+					t.Errorf("panic %v, want bad %d", r, bad)
+				}
+			}()
+			each(4, func(i int) {
+				done[i] = true
+				if i == bad {
+					panic(fmt.Sprint("bad ", i))
+				}
+			})
+		}()
+		if done != [4]bool{true, true, true, true} {
+			t.Errorf("bad %d: ran %v, want all", bad, done)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package optimize
 
 import (
+	"slices"
+
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
 )
@@ -14,6 +16,11 @@ import (
 // exactly are folded, as that memory is not cleared first. Order is kept;
 // O(V+E).
 func JoinUserBlocks(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
+	if !anyUnjoined(g) {
+		// No block to join into: the graph is its own joined form, and
+		// one of millions of ops is neither counted nor copied.
+		return g, slices.Clone(results)
+	}
 	users := readers(g, results)
 	joinable := func(c ops.ChunkRef) bool {
 		a, ok := g.Nodes[c].Op.(ops.Assemble)
@@ -47,6 +54,17 @@ func JoinUserBlocks(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGr
 		}
 		return ub, flat
 	})
+}
+
+// anyUnjoined reports whether g has a user block whose inputs are not
+// joined.
+func anyUnjoined(g *graph.ChunkGraph) bool {
+	for i := range g.Nodes {
+		if ub, ok := g.Nodes[i].Op.(ops.UserBlock); ok && ub.Joined == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func anyMerged(ins []ops.ChunkRef, merged map[ops.ChunkRef]bool) bool {

@@ -27,8 +27,11 @@ import (
 // its file).
 
 const (
-	// streamEvery is how often a running graph's result chunks are looked at.
-	streamEvery = 20 * time.Millisecond
+	// A running graph's result chunks are looked at every streamEvery
+	// after a look that found new ones, less often (up to streamEveryMax)
+	// after each look that found none.
+	streamEvery    = 20 * time.Millisecond
+	streamEveryMax = 320 * time.Millisecond
 	// streamTTL bounds how long a stream waits for its client's fetch.
 	streamTTL = 10 * time.Minute
 	// maxStreams bounds the streams kept at once (the oldest go first).
@@ -153,9 +156,9 @@ func (s *Server) streamInto(sid, gid string, into []string) {
 // the whole result).
 func (s *Server) look(ctx, writeCtx context.Context, key intoKey, job *intoJob) {
 	defer close(job.looked)
-	tick := time.NewTicker(streamEvery)
-	defer tick.Stop()
+	every := streamEvery
 	for {
+		fresh := 0
 		req := connect.NewRequest(&pb.GetResultRequest{SessionId: key.sid, GraphId: key.gid, Index: int32(key.i)})
 		req.Header().Set(rpc.PartialResultHeader, "1")
 		resp, err := s.cfg.Graphs.GetResult(ctx, req)
@@ -163,7 +166,8 @@ func (s *Server) look(ctx, writeCtx context.Context, key intoKey, job *intoJob) 
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			all, err := s.issue(writeCtx, resp.Msg, job)
+			var all bool
+			all, fresh, err = s.issue(writeCtx, resp.Msg, job)
 			if err != nil || all {
 				if err != nil {
 					s.log.Debug("result not streamed into shared memory", "session", key.sid, "graph", key.gid, "result", key.i, "err", err)
@@ -176,20 +180,28 @@ func (s *Server) look(ctx, writeCtx context.Context, key intoKey, job *intoJob) 
 			s.streams.drop(key, job)
 			return
 		}
+		if fresh > 0 {
+			every = streamEvery
+		} else {
+			every = min(2*every, streamEveryMax)
+		}
+		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
 	}
 }
 
 // issue has the workers write the computed chunks of lay not yet tried
-// from where they are now; all reports whether every chunk was tried.
-func (s *Server) issue(ctx context.Context, lay *pb.ResultLayout, job *intoJob) (all bool, err error) {
+// from where they are now; all reports whether every chunk was tried,
+// fresh how many were tried now.
+func (s *Server) issue(ctx context.Context, lay *pb.ResultLayout, job *intoJob) (all bool, fresh int, err error) {
 	plan, err := intoPlan(lay, job.path)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	all = true
 	for j, c := range plan {
@@ -198,14 +210,15 @@ func (s *Server) issue(ctx context.Context, lay *pb.ResultLayout, job *intoJob) 
 			continue
 		}
 		job.mu.Lock()
-		fresh := job.tried[j] != c.url
-		if fresh {
+		untried := job.tried[j] != c.url
+		if untried {
 			job.tried[j] = c.url
 		}
 		job.mu.Unlock()
-		if !fresh {
+		if !untried {
 			continue
 		}
+		fresh++
 		job.writes.Add(1)
 		go func() {
 			defer job.writes.Done()
@@ -227,7 +240,7 @@ func (s *Server) issue(ctx context.Context, lay *pb.ResultLayout, job *intoJob) 
 			job.mu.Unlock()
 		}()
 	}
-	return all, nil
+	return all, fresh, nil
 }
 
 // checkInto checks a submission's Into for n results.

@@ -674,6 +674,9 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	if err != nil {
 		return nil, err
 	}
+	if req.Header().Get(rpc.PartialResultHeader) != "" {
+		return p.partialResult(g, int(req.Msg.Index))
+	}
 	g.mu.Lock()
 	switch {
 	case g.state == StateFailed:
@@ -698,17 +701,7 @@ func (s *graphService) GetResult(ctx context.Context, req *connect.Request[pb.Ge
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("result %d: %w", i, err))
 	}
-	out := &pb.ResultLayout{Dtype: t.Meta.DType.String()}
-	for _, d := range l.Shape {
-		out.Shape = append(out.Shape, int64(d))
-	}
-	for _, sp := range l.NSplits {
-		s := &pb.Splits{}
-		for _, n := range sp {
-			s.Sizes = append(s.Sizes, int64(n))
-		}
-		out.Nsplits = append(out.Nsplits, s)
-	}
+	out := layoutHead(t, l)
 	// Chunks whose worker died are recomputed; wait for them, not forever.
 	wctx, cancel := context.WithTimeout(ctx, maxWait)
 	defer cancel()

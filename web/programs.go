@@ -118,6 +118,10 @@ type ProgramRequest struct {
 	// Release deletes the graph once all its results came inline: a small
 	// graph is then one request, with nothing left to free.
 	Release bool `json:"release,omitempty"`
+	// Into names, per result, a shared-memory file the client made for it
+	// ("" for none; see rpc.ChunkInto): its chunks are written there as
+	// they are computed (results_stream.go).
+	Into []string `json:"into,omitempty"`
 }
 
 // stateSucceeded is the graph state (the scheduler's) with results.
@@ -156,6 +160,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Results) == 0 {
 		return badRequest(errors.New(`"results": name at least one node to compute`))
 	}
+	if err := checkInto(req.Into, len(req.Results)); err != nil {
+		return badRequest(err)
+	}
 	sel := make([]*tensor.Tensor, len(req.Results))
 	for i, n := range req.Results {
 		if n < 0 || n >= len(ts) {
@@ -179,6 +186,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.submitEncoded(r, gj, ids, req.Fuse)
 	if err != nil {
 		return err
+	}
+	if len(req.Into) > 0 && loopbackHost(r.RemoteAddr) {
+		s.streamInto(st.SessionId, st.GraphId, req.Into)
 	}
 	answered := false
 	defer func() {

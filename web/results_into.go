@@ -43,52 +43,81 @@ func (s *Server) resultInto(w http.ResponseWriter, r *http.Request) error {
 	if !loopbackHost(r.RemoteAddr) {
 		return &httpError{code: http.StatusConflict, msg: "results are written into shared memory only for clients on this host"}
 	}
-	resp, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: r.PathValue("sid"), GraphId: r.PathValue("gid"), Index: int32(i)}))
+	sid, gid := r.PathValue("sid"), r.PathValue("gid")
+	// The chunks written while the graph ran are not written again.
+	written := s.streams.finish(intoKey{sid: sid, gid: gid, i: i}, body.Path)
+	resp, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: sid, GraphId: gid, Index: int32(i)}))
 	if err != nil {
 		return err
 	}
-	if err := s.writeInto(r.Context(), resp.Msg, body.Path); err != nil {
+	if err := s.writeInto(r.Context(), resp.Msg, body.Path, written); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path string) error {
+// chunkInto is one chunk's copy into a result file: the worker URL that
+// holds the chunk (empty while it is not computed) and what to ask it.
+type chunkInto struct {
+	url string
+	req rpc.ChunkInto
+}
+
+// intoPlan is the copy of each chunk of lay (C order over its grid) into
+// the result file path.
+func intoPlan(lay *pb.ResultLayout, path string) ([]chunkInto, error) {
 	shape, nsplits, grid := layoutGrid(lay)
 	for _, c := range lay.Chunks {
+		if c.Url == "" {
+			continue
+		}
 		u, err := url.Parse(c.Url)
 		if err != nil || !loopbackHost(u.Host) {
-			return &httpError{code: http.StatusConflict, msg: "results are written into shared memory only from workers on this host"}
+			return nil, &httpError{code: http.StatusConflict, msg: "results are written into shared memory only from workers on this host"}
 		}
 	}
 	if len(shape) == 0 || ndarray.Size(shape) == 0 {
-		return &httpError{code: http.StatusConflict, msg: "an empty or 0-d result is fetched as .npy"}
+		return nil, &httpError{code: http.StatusConflict, msg: "an empty or 0-d result is fetched as .npy"}
 	}
 	if ndarray.Size(grid) != len(lay.Chunks) {
-		return fmt.Errorf("result layout: %d chunks for a grid %v", len(lay.Chunks), grid)
+		return nil, fmt.Errorf("result layout: %d chunks for a grid %v", len(lay.Chunks), grid)
 	}
 	offs := ops.AxisOffsets(nsplits)
+	plan := make([]chunkInto, 0, len(lay.Chunks))
+	ops.ForEachGrid(grid, func(idx []int) {
+		start := make([]int, len(idx))
+		for ax, b := range idx {
+			start[ax] = offs[ax][b]
+		}
+		plan = append(plan, chunkInto{url: lay.Chunks[len(plan)].Url, req: rpc.ChunkInto{Path: path, DType: lay.Dtype, Shape: shape, Start: start}})
+	})
+	return plan, nil
+}
+
+// writeInto has the workers copy lay's chunks into the result file path,
+// all but those written reports as already there (nil: none).
+func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path string, written func(j int, url string) bool) error {
+	plan, err := intoPlan(lay, path)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, intoAtOnce)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
-	k := 0
-	ops.ForEachGrid(grid, func(idx []int) {
-		c := lay.Chunks[k]
-		k++
-		start := make([]int, len(idx))
-		for ax, b := range idx {
-			start[ax] = offs[ax][b]
+	for j, c := range plan {
+		if written != nil && written(j, c.url) {
+			continue
 		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			err := rpc.PostChunkInto(ctx, s.http, c.Url, rpc.ChunkInto{Path: path, DType: lay.Dtype, Shape: shape, Start: start})
+			err := rpc.PostChunkInto(ctx, s.http, c.url, c.req)
 			if err != nil {
 				mu.Lock()
 				if first == nil {
@@ -98,7 +127,7 @@ func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path strin
 				mu.Unlock()
 			}
 		}()
-	})
+	}
 	wg.Wait()
 	if first != nil {
 		return &httpError{code: http.StatusConflict, msg: first.Error()}

@@ -77,7 +77,7 @@ func TestWriteIntoResultFile(t *testing.T) {
 		f.Truncate(int64(full.Nbytes()))
 		f.Close()
 		s := New(Config{HTTP: srv.Client()})
-		if err := s.writeInto(context.Background(), lay, f.Name()); err != nil {
+		if err := s.writeInto(context.Background(), lay, f.Name(), nil); err != nil {
 			t.Fatalf("trial %d %v %v: %v", trial, shape, nsplits, err)
 		}
 		b, _ := os.ReadFile(f.Name())
@@ -90,7 +90,7 @@ func TestWriteIntoResultFile(t *testing.T) {
 	}
 	lay := &pb.ResultLayout{Dtype: "float64", Shape: []int64{2}, Nsplits: []*pb.Splits{{Sizes: []int64{2}}},
 		Chunks: []*pb.ChunkLocation{{Graph: 1, Node: 0, Url: "http://10.1.2.3:9/chunks/1/0"}}}
-	if err := New(Config{}).writeInto(context.Background(), lay, rpc.ResultFileDir+"/"+rpc.ResultFilePrefix+"none"); err == nil {
+	if err := New(Config{}).writeInto(context.Background(), lay, rpc.ResultFileDir+"/"+rpc.ResultFilePrefix+"none", nil); err == nil {
 		t.Fatal("a worker on another host was asked to write into this host's memory")
 	}
 }

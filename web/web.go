@@ -55,6 +55,9 @@ type Server struct {
 	http *http.Client
 	log  *slog.Logger
 	mux  *http.ServeMux
+	// streams are the results being written into clients' files while
+	// their graphs run (results_stream.go).
+	streams intoStreams
 }
 
 // New makes a Server.

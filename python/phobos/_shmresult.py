@@ -3,7 +3,12 @@ cluster's own host: the client makes a file in /dev/shm the size of the
 result, the workers copy their chunks straight into it (POST
 .../results/{i}/into), and the client maps it as its array; no socket
 carries the data. Anywhere else (or if anything refuses) the caller
-fetches the result as .npy instead."""
+fetches the result as .npy instead.
+
+A client that knows a result's shape before it runs makes the file first
+and names it in the submission ("into"): the cluster then writes each
+result chunk into it as soon as the chunk is computed, and the fetch at
+the end copies only the rest."""
 
 import ipaddress
 import json
@@ -43,21 +48,65 @@ def usable(session_url, res):
     return n >= MIN_BYTES and _loopback(session_url) and os.path.isdir(_DIR)
 
 
-def fetch(session, res):
-    """The result's array, or None when the cluster would not write it."""
-    shape = tuple(res["shape"])
-    dt = np.dtype(res["dtype"])
-    n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    fd, path = tempfile.mkstemp(prefix=_PREFIX, dir=_DIR)
+class Pending:
+    """A result file made before its graph is submitted: the cluster writes
+    the result's chunks into it as they are computed, and the fetch at the
+    end copies only what is not there yet. Closed (and its file removed)
+    by fetch, or by discard when the graph fails."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.fd, self.path = tempfile.mkstemp(prefix=_PREFIX, dir=_DIR)
+        try:
+            os.ftruncate(self.fd, self.nbytes)
+        except BaseException:
+            self.discard()
+            raise
+
+    def matches(self, res):
+        return (tuple(res.get("shape") or ()) == self.shape
+                and np.dtype(res["dtype"]) == self.dtype)
+
+    def discard(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            os.unlink(self.path)
+            self.fd = None
+
+
+def prepare(session_url, t):
+    """A Pending file for tensor t's result when it will come through
+    shared memory (its shape and dtype known before it runs), else None."""
+    shape, dtype = getattr(t, "_shape", None), getattr(t, "_dtype", None)
+    if shape is None or dtype is None or any(not isinstance(d, (int, np.integer)) for d in shape):
+        return None
     try:
-        os.ftruncate(fd, n)
+        res = {"shape": [int(d) for d in shape], "dtype": np.dtype(dtype).name}
+    except TypeError:
+        return None
+    if not usable(session_url, res):
+        return None
+    try:
+        return Pending(res["shape"], res["dtype"])
+    except OSError:
+        return None
+
+
+def fetch(session, res, pre=None):
+    """The result's array, or None when the cluster would not write it.
+    pre: the Pending file made for it before the graph ran (consumed)."""
+    if pre is None or pre.fd is None or not pre.matches(res):
+        if pre is not None:
+            pre.discard()
+        pre = Pending(res["shape"], res["dtype"])
+    try:
         r = session._request("POST", res["url"] + "/into",
-                             json.dumps({"path": path}).encode(), {"Content-Type": "application/json"})
+                             json.dumps({"path": pre.path}).encode(), {"Content-Type": "application/json"})
         r.read()
         if r.status != 204:
             return None
-        mm = mmap.mmap(fd, n)
-        return np.frombuffer(mm, dtype=dt).reshape(shape)
+        mm = mmap.mmap(pre.fd, pre.nbytes)
+        return np.frombuffer(mm, dtype=pre.dtype).reshape(pre.shape)
     finally:
-        os.close(fd)
-        os.unlink(path)
+        pre.discard()

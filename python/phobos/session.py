@@ -405,6 +405,22 @@ class Session:
         # start from their chunks (_held).
         keep = [t if _held_worthy(t) and _held.node(t, self) is None else None for t in ts] + hold
         kept = any(k is not None for k in keep)
+        # Shared-memory files made before the graph runs, for results
+        # the cluster may write into while it computes them (_shmresult).
+        pre = [_shmresult.prepare(self.url, t) for t in ts]
+        try:
+            return self._execute(ts, hold, nodes, roots, keep, kept, pre, show_progress, fuse)
+        finally:
+            for p in pre:
+                if p is not None:
+                    p.discard()
+
+    def _execute(self, ts, hold, nodes, roots, keep, kept, pre, show_progress, fuse):
+        """execute's submission and wait, with pre the result files made
+        (or None) for ts."""
+        into = {}
+        if any(p is not None for p in pre):
+            into = {"into": [p.path if p is not None else "" for p in pre] + [""] * len(hold)}
         # One request for a small graph: the cluster answers once the graph
         # ended (or after FIRST_WAIT), with small results inline, and frees
         # the graph when they all came (unless it keeps some). A 503 is a
@@ -415,7 +431,7 @@ class Session:
                     st = self._retrying(lambda: self._json(
                         "POST", f"/api/sessions/{self.session_id}/programs",
                         {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
-                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept}, want=201))
+                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept, **into}, want=201))
                     break
                 except ValueError as e:
                     # A held graph the cluster no longer has (released as
@@ -432,8 +448,8 @@ class Session:
             raise
         self.last_graph = st
         if st.get("released") and st["state"] == "SUCCEEDED":
-            for t, res in zip(ts, st["results"]):
-                t._value = self._take_result(res)
+            for t, res, p in zip(ts, st["results"], pre):
+                t._value = self._take_result(res, p)
             return ts[0] if len(ts) == 1 else ExecutableTuple(ts)
         path = st["url"]
         held = False
@@ -442,8 +458,8 @@ class Session:
             self.last_graph = st
             if st["state"] != "SUCCEEDED":
                 raise _errors.graph_error(f"phobos: graph {st['graph_id']} {st['state']}: {st.get('error', '')}".rstrip(": "))
-            for t, res in zip(ts, st["results"]):
-                t._value = self._take_result(res)
+            for t, res, p in zip(ts, st["results"], pre):
+                t._value = self._take_result(res, p)
             for t, res in zip(hold, st["results"][len(ts):]):
                 if res.get("data"):
                     t._value = self._take_result(res)
@@ -550,12 +566,14 @@ class Session:
             sys.stderr.write("\n")
         return st
 
-    def _take_result(self, res):
-        """The value of a result of a graph's state: inline, or fetched."""
+    def _take_result(self, res, pre=None):
+        """The value of a result of a graph's state: inline, or fetched
+        (into pre, its shared-memory file made before the graph ran, if
+        any: used once, then discarded)."""
         if res.get("data"):
             return _npy_bytes(base64.b64decode(res["data"]))
         if _shmresult.usable(self.url, res):
-            got = self._retrying(lambda: _shmresult.fetch(self, res))
+            got = self._retrying(lambda: _shmresult.fetch(self, res, pre))
             if got is not None:
                 return got
         return self._retrying(lambda: self._fetch_result(res["url"]))

@@ -44,11 +44,69 @@ def test_refused_falls_back_to_npy(monkeypatch):
     calls = []
     real = _shmresult.fetch
 
-    def refused(session, res):
+    def refused(session, res, pre=None):
         calls.append(res["url"])
         res = dict(res, shape=[800, 501])  # the worker refuses a file of the wrong size
-        return real(session, res)
+        return real(session, res, pre)
 
     monkeypatch.setattr(_shmresult, "fetch", refused)
     got = (t + 1).execute().fetch()
     assert calls and np.array_equal(got, x + 1)
+
+
+@pytest.mark.parametrize("shape,chunks", [
+    ((700, 400), (1, 400)),        # chunks of one row
+    ((700, 400), (333, 150)),      # uneven last chunks
+    ((300, 500), (1000, 1000)),    # one chunk larger than the array
+])
+def test_result_file_made_before_the_graph(monkeypatch, shape, chunks):
+    """The client makes the result's file before it submits the graph and
+    names it there (the cluster writes chunks into it as they are
+    computed); the fetch uses that file, and its name is gone after."""
+    made, used = [], []
+    prepare, fetch = _shmresult.prepare, _shmresult.fetch
+
+    def spy_prepare(url, t):
+        p = prepare(url, t)
+        made.append(p)
+        return p
+
+    def spy_fetch(session, res, pre=None):
+        used.append(pre)
+        return fetch(session, res, pre)
+
+    monkeypatch.setattr(_shmresult, "prepare", spy_prepare)
+    monkeypatch.setattr(_shmresult, "fetch", spy_fetch)
+    x = np.random.default_rng(1).standard_normal(shape)
+    before = _leftovers()
+    t = mt.tensor(x, chunks=chunks)
+    got = mt.map_overlap(lambda b: b * 2 + 1, t, depth=2, boundary="reflect", dtype="float64").execute().fetch()
+    assert np.array_equal(got, x * 2 + 1)
+    assert len(made) == 1 and made[0] is not None and used == made
+    assert made[0].fd is None and not os.path.exists(made[0].path)
+    assert _leftovers() == before
+
+
+def test_failed_graph_leaves_no_result_file():
+    def boom(b):
+        raise ValueError("boom")
+
+    x = np.zeros((600, 600))
+    before = _leftovers()
+    with pytest.raises(Exception, match="boom"):
+        mt.tensor(x, chunks=200).map_blocks(boom, dtype="float64").execute()
+    assert _leftovers() == before
+
+
+@pytest.mark.parametrize("into", [["/tmp/phobos-result-x"], ["/dev/shm/other"], ["/dev/shm/phobos-result-a", ""]])
+def test_submission_names_only_result_files(into):
+    """A submission's "into" names one /dev/shm/phobos-result-* file per
+    result, or is refused before anything runs."""
+    from phobos.session import get_default_session
+
+    s = get_default_session()
+    t = mt.ones((4, 4), chunks=2) + 1
+    nodes, roots = t._phobos_program([t], s)
+    with pytest.raises(Exception, match="into"):
+        s._json("POST", f"/api/sessions/{s.session_id}/programs",
+                {"program": {"nodes": nodes}, "results": roots, "into": into}, want=201)

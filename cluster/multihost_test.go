@@ -336,8 +336,10 @@ func TestMultiHost(t *testing.T) {
 			c.name, c.p, wall.Seconds(), moved, 100*float64(moved)/float64(c.input), c.input, peer, sent-sent0, recv-recv0, wall1.Seconds(), moved1)
 	}
 
-	// Cut worker 2's link while W4 runs on a larger grid.
-	big := workloads.Params{"n": 6000, "chunk": 500}
+	// Cut worker 2's link while W4 runs on a larger grid: large enough to
+	// run for several of the workers' heartbeats (a third of the 1.5 s
+	// timeout), which are what shows worker 2 busy with it.
+	big := workloads.Params{"n": 12000, "chunk": 500}
 	want, _, _ := one.runWorkload(t, "W4", big)
 	type outcome struct {
 		v   float64

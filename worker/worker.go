@@ -1012,6 +1012,11 @@ type slotState struct {
 	// taken straight after it, so that a run of tiny tasks reads only the
 	// monotonic clock, once per task.
 	endedAt time.Time
+	// tiny is the room of the tasks a run of tiny tasks takes after the
+	// first, spares the closed reservations they are admitted in (see
+	// tinyrun.go).
+	tiny   []pick
+	spares []*storage.Reservation
 }
 
 // take returns the slot's next task: one from the queue (ending the held
@@ -1159,7 +1164,12 @@ func (w *Worker) slot() {
 		}
 		st.held = append(st.held, res)
 		st.endings = append(st.endings, ending{t: p.t, g: p.g, admitted: p.res != nil, lent: p.threads - 1})
-		if !quiet || res.Outcome != protocol.Succeeded || len(st.held) >= heldResults || start.Add(ran).Sub(st.heldSince) >= maxHold {
+		ok, ended := quiet && res.Outcome == protocol.Succeeded, start.Add(ran)
+		if ok {
+			ok, ended = w.runTiny(&st, p, ended)
+			st.endedAt = ended
+		}
+		if !ok || len(st.held) >= heldResults || ended.Sub(st.heldSince) >= maxHold {
 			w.flush(&st)
 		}
 	}

@@ -23,8 +23,8 @@ def _count_fetches(session):
     sizes = []
     orig = session._take_result
 
-    def take(res):
-        v = orig(res)
+    def take(res, *rest):
+        v = orig(res, *rest)
         sizes.append(v.nbytes)
         return v
     session._take_result = take

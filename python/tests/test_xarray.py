@@ -28,8 +28,8 @@ def fetched(session):
     got = []
     orig = session._take_result  # every result's value, inline or fetched
 
-    def counting(res):
-        v = orig(res)
+    def counting(res, *rest):
+        v = orig(res, *rest)
         got.append(v.nbytes)
         return v
     session._take_result = counting

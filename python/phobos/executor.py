@@ -9,8 +9,9 @@ Input blocks are NumPy arrays over a shared-memory arena the worker filled
 (no copy here); the results stay in this process's memory until the next
 request, and the worker reads them from there (process_vm_readv), or from
 shared files when ``vm`` is false; a large result (where the request gives
-its call an ``out`` offset) is copied into the arena instead. The arena's first 8 bytes count the
-calls of the request started, for the worker's time limit per call.
+its call an ``out`` offset) is copied into the arena instead. The arena's
+first 8 bytes count the calls of the request started, for the worker's
+time limit per call.
 """
 
 import json
@@ -158,8 +159,11 @@ def main():
                     # A large result goes into the arena where the worker
                     # reserved room for it: a copy is cheaper than its
                     # read of this process's memory page by page.
-                    np.copyto(np.ndarray(res.shape, dtype=res.dtype, buffer=mm, offset=out), res)
-                    ans["arena"] = True
+                    try:
+                        np.copyto(np.ndarray(res.shape, dtype=res.dtype, buffer=mm, offset=out), res)
+                        ans["arena"] = True
+                    except Exception as e:  # noqa: BLE001 - reported to the client
+                        ans = _error(e)
                 elif vm:
                     # A view of long rows (map_overlap's trimmed block) is
                     # read by the worker row by row where it lies: no copy.

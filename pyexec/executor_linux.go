@@ -83,6 +83,9 @@ type callDesc struct {
 
 	// Unknown is 1 + the axis along which Shape is only a bound, or 0.
 	Unknown int `json:"unknown,omitempty"`
+	// Out, when set, is where in the arena the executor copies the
+	// result (a large one; see arenaOutMin).
+	Out int `json:"out,omitempty"`
 }
 
 // answer is an executor's reply to a request: a request for the payload
@@ -116,6 +119,8 @@ type response struct {
 	// Strides, when set, are those of a result that is not contiguous
 	// but whose rows are: read row by row (readRemoteRows).
 	Strides []int `json:"strides"`
+	// Arena says the result was copied into the arena at its call's Out.
+	Arena bool `json:"arena"`
 }
 
 func startExecutor(cfg Config) (*executor, error) {
@@ -324,6 +329,9 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 		for _, j := range blocks[i] {
 			need += align64(j.Nbytes())
 		}
+		if n := c.Out.Nbytes(); n >= arenaOutMin {
+			need += align64(int(n))
+		}
 	}
 	if need > len(e.arena) {
 		if err := e.growArena(e.shm, need); err != nil {
@@ -353,6 +361,10 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 				return all(func(op string) error { return fmt.Errorf("%s: %w", op, err) })
 			}
 			d.Inputs = append(d.Inputs, inputDesc{Off: off, DType: j.DType.String(), Shape: j.Shape})
+			off += align64(n)
+		}
+		if n := int(c.Out.Nbytes()); n >= arenaOutMin {
+			d.Out = off
 			off += align64(n)
 		}
 	}
@@ -421,10 +433,17 @@ func (e *executor) runBatch(ctx context.Context, calls []ops.BlockCall, timeout 
 				return fmt.Errorf("%s: the python executor answered %d results for %d calls", op, len(r.Results), len(calls))
 			})
 		}
-		e.results(calls, r.Results, outs, errs)
+		e.results(calls, req.Calls, r.Results, outs, errs)
 		return outs, errs
 	}
 }
+
+// arenaOutMin is the smallest output (its declared bytes, or bound) the
+// executor copies into the arena for the worker to copy out, rather than
+// leaving it in its memory for process_vm_readv, which pins the pages it
+// reads one by one and costs several times a copy on large blocks. Small
+// outputs stay out of the arena: a batch of them is read in one call.
+const arenaOutMin = 1 << 20
 
 // arenaHeader is the arena's first bytes, before the inputs: the number
 // of calls of the current request the executor has started (a uint64 it
@@ -441,7 +460,7 @@ func (e *executor) started() uint64 {
 
 // results turns the executor's answers into arrays or errors, reading
 // the successful calls' results from its memory in one system call.
-func (e *executor) results(calls []ops.BlockCall, rs []response, outs []*ndarray.Array, errs []error) {
+func (e *executor) results(calls []ops.BlockCall, descs []callDesc, rs []response, outs []*ndarray.Array, errs []error) {
 	var dsts [][]byte
 	var addrs []uint64
 	var idx []int
@@ -466,6 +485,15 @@ func (e *executor) results(calls []ops.BlockCall, rs []response, outs []*ndarray
 			outs[i] = out
 			switch {
 			case len(raw) == 0:
+			case r.Arena:
+				// Out was reserved for the declared bytes, which the
+				// result's (checked by resultBuffer) do not exceed.
+				at := descs[i].Out
+				if at < arenaHeader || at+len(raw) > len(e.arena) || len(raw) > int(c.Out.Nbytes()) {
+					errs[i] = fmt.Errorf("%s: the executor answered a result in the arena where none was reserved", c.Op)
+					continue
+				}
+				copy(raw, e.arena[at:at+len(raw)])
 			case r.File != "":
 				errs[i] = readFile(c.Op, r.File, raw)
 			case r.Strides != nil:

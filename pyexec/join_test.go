@@ -15,17 +15,37 @@ import (
 
 // A block assembled from parts (one flipped, one transposed) is written
 // into the arena part by part, and a trimmed view the function returns
-// is read back row by row: more rows than one read takes, each long
-// enough to be read where it lies.
+// comes back whole: a large one copied into the arena by the executor, a
+// smaller one read row by row where it lies (more rows than one read
+// takes, each long enough), or through a shared file where reading the
+// executor's memory is refused.
 func TestRunBlockJoinedAndTrimmed(t *testing.T) {
-	p := newPool(t, Config{Slots: 1})
-	const rows, cols, top = 1100, 560, 100
-	a := arange(t, 200, cols)
-	head, err := a.Slice([]ndarray.Range{{Start: 0, Step: 1, Len: top}, {Start: 0, Step: 1, Len: cols}})
-	if err != nil {
-		t.Fatal(err)
+	const cols, top = 560, 100
+	for _, rows := range []int{1100, 150} {
+		for _, vm := range []bool{true, false} {
+			out := ops.Meta{Shape: []int{rows - 5, cols - 12}, DType: ndarray.Float64}
+			if big := out.Nbytes() >= arenaOutMin; big != (rows == 1100) {
+				t.Fatalf("rows %d: in the arena %v", rows, big)
+			}
+			p := newPool(t, Config{Slots: 1})
+			if !vm {
+				e, err := p.start()
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.vm = false
+				p.idle <- e
+			}
+			checkJoinedAndTrimmed(t, p, rows, cols, top, out)
+		}
 	}
-	if head, err = head.Flip(0); err != nil {
+}
+
+func checkJoinedAndTrimmed(t *testing.T, p *Pool, rows, cols, top int, out ops.Meta) {
+	t.Helper()
+	a := arange(t, top, cols)
+	head, err := a.Flip(0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	tail, err := arange(t, cols, rows-top).Transpose(1, 0)
@@ -44,7 +64,6 @@ func TestRunBlockJoinedAndTrimmed(t *testing.T) {
 		return tv[j*(rows-top)+i-top]
 	}
 	payload := pickle(t, "def f(b):\n    r = b[3:-2, 5:-7]\n    assert not r.flags.c_contiguous\n    return r", false, false)
-	out := ops.Meta{Shape: []int{rows - 5, cols - 12}, DType: ndarray.Float64}
 	for range 2 { // the second call reuses the arena, its old bytes overwritten
 		res, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: payload, Joins: []ops.Join{join}, Out: out})
 		if err != nil {
@@ -54,10 +73,36 @@ func TestRunBlockJoinedAndTrimmed(t *testing.T) {
 		for i := range out.Shape[0] {
 			for j := range out.Shape[1] {
 				if w := block(i+3, j+5); got[i*out.Shape[1]+j] != w {
-					t.Fatalf("element (%d, %d): got %v, want %v", i, j, got[i*out.Shape[1]+j], w)
+					t.Fatalf("rows %d: element (%d, %d): got %v, want %v", rows, i, j, got[i*out.Shape[1]+j], w)
 				}
 			}
 		}
+	}
+}
+
+// A large output of unknown length has room for its bound in the arena;
+// the result, shorter, comes back at its own length.
+func TestRunBlockUnknownLengthInArena(t *testing.T) {
+	p := newPool(t, Config{Slots: 1})
+	const n = 300_000
+	in := arange(t, n)
+	out := ops.Meta{Shape: []int{n}, DType: ndarray.Float64, Unknown: 1}
+	if out.Nbytes() < arenaOutMin {
+		t.Fatalf("%d bytes: not in the arena", out.Nbytes())
+	}
+	payload := pickle(t, "def f(a): return a[a > 0] * 2", false, false)
+	res, err := p.RunBlock(context.Background(), ops.BlockCall{Op: "user_block(f)", Payload: payload, Inputs: []*ndarray.Array{in}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float64
+	for _, v := range in.Float64s() {
+		if v > 0 {
+			want = append(want, v*2)
+		}
+	}
+	if got := res.Float64s(); !slices.Equal(got, want) {
+		t.Fatalf("got %d elements, want %d (first %v)", len(got), len(want), got[:min(3, len(got))])
 	}
 }
 

@@ -21,7 +21,7 @@ const python = "/usr/bin/python3"
 
 // pickle returns the cloudpickle payload the Python client would send for
 // the function src defines as f: (f, args, kwargs, block_id?, block_info?).
-func pickle(t *testing.T, src string, blockID, blockInfo bool) []byte {
+func pickle(t testing.TB, src string, blockID, blockInfo bool) []byte {
 	t.Helper()
 	flags := "False, False"
 	switch {
@@ -49,7 +49,7 @@ func pythonPath() string {
 	return filepath.Join(filepath.Dir(file), "..", "python")
 }
 
-func newPool(t *testing.T, cfg Config) *Pool {
+func newPool(t testing.TB, cfg Config) *Pool {
 	t.Helper()
 	if _, err := exec.LookPath(python); err != nil {
 		t.Skip("no /usr/bin/python3")

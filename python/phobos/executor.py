@@ -8,8 +8,10 @@ worker batches small ready calls); the answer holds a result for each.
 Input blocks are NumPy arrays over a shared-memory arena the worker filled
 (no copy here); the results stay in this process's memory until the next
 request, and the worker reads them from there (process_vm_readv), or from
-shared files when ``vm`` is false. The arena's first 8 bytes count the
-calls of the request started, for the worker's time limit per call.
+shared files when ``vm`` is false; a large result (where the request gives
+its call an ``out`` offset) is copied into the arena instead. The arena's
+first 8 bytes count the calls of the request started, for the worker's
+time limit per call.
 """
 
 import json
@@ -152,7 +154,17 @@ def main():
             struct.pack_into("<Q", mm, 0, i + 1)
             ans, res = _call(entry, call, mm)
             if res is not None:
-                if vm:
+                out = call.get("out")
+                if out and res.nbytes:
+                    # A large result goes into the arena where the worker
+                    # reserved room for it: a copy is cheaper than its
+                    # read of this process's memory page by page.
+                    try:
+                        np.copyto(np.ndarray(res.shape, dtype=res.dtype, buffer=mm, offset=out), res)
+                        ans["arena"] = True
+                    except Exception as e:  # noqa: BLE001 - reported to the client
+                        ans = _error(e)
+                elif vm:
                     # A view of long rows (map_overlap's trimmed block) is
                     # read by the worker row by row where it lies: no copy.
                     rows = _row_strides(res)

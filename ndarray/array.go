@@ -105,16 +105,7 @@ func shapedArray(dtype DType, shape []int, zero bool) *Array {
 	if len(shape) <= smallRank {
 		// One allocation for the array and its shape and strides: most
 		// chunks are scalars, vectors or matrices.
-		r := &smallArray{}
-		nd := len(shape)
-		var sh []int // nil for a scalar, as before
-		if nd > 0 {
-			sh = append(r.room[:0:nd], shape...)
-		}
-		st := r.room[nd : 2*nd : 2*nd]
-		contiguousStridesInto(st, sh)
-		r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
-		return &r.Array
+		return (&smallArray{}).set(dtype, shape, buf)
 	}
 	sh := append([]int(nil), shape...)
 	return &Array{dtype: dtype, shape: sh, strides: ContiguousStrides(sh), buf: buf}
@@ -129,6 +120,20 @@ const smallRank = 2
 type smallArray struct {
 	Array
 	room [2 * smallRank]int
+}
+
+// set makes r's Array the contiguous array of shape (at most smallRank
+// axes) over buf, its shape and strides in r's room.
+func (r *smallArray) set(dtype DType, shape []int, buf []byte) *Array {
+	nd := len(shape)
+	var sh []int // nil for a scalar, as before
+	if nd > 0 {
+		sh = append(r.room[:0:nd], shape...)
+	}
+	st := r.room[nd : 2*nd : 2*nd]
+	contiguousStridesInto(st, sh)
+	r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
+	return &r.Array
 }
 
 // tinyBytes is the most data bytes an array made with its header holds:
@@ -156,16 +161,7 @@ func tinyArray(dtype DType, shape []int, n int) *Array {
 }
 
 func tinyIn[D [1]uint64 | [2]uint64](r *tinyObject[D], dtype DType, shape []int, n int) *Array {
-	nd := len(shape)
-	var sh []int // nil for a scalar, as before
-	if nd > 0 {
-		sh = append(r.room[:0:nd], shape...)
-	}
-	st := r.room[nd : 2*nd : 2*nd]
-	contiguousStridesInto(st, sh)
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&r.data)), n)
-	r.Array = Array{dtype: dtype, shape: sh, strides: st, buf: buf}
-	return &r.Array
+	return r.set(dtype, shape, unsafe.Slice((*byte)(unsafe.Pointer(&r.data)), n))
 }
 
 // Zeros is New that panics on nothing: it returns an error for a bad shape.

@@ -91,15 +91,22 @@ func (w *Worker) runTiny(st *slotState, p pick, start time.Time) (bool, time.Tim
 			ok = false
 		}
 		st.spares = append(st.spares, x.res)
-		if w.cfg.Observer != nil {
-			w.cfg.Observer.TaskEnded(x.t, res, d)
-		}
-		if res.Outcome == protocol.Failed {
-			w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(x.t.Key.Graph), "op", x.t.Key.Node, "op_type", ops.Label(x.t.Op), "attempt", x.t.Attempt, "retryable", res.Retryable, "err", res.Err)
-		}
-		st.held = append(st.held, res)
-		st.endings = append(st.endings, ending{t: x.t, g: x.g})
+		w.endExtra(st, *x, res)
 		*x = pick{}
 	}
 	return ok, start
+}
+
+// endExtra ends a task the slot ran besides the one it took (a batch's or
+// a run's, holding no slot of its own): observed, logged if it failed,
+// its result held and its ending noted in st.
+func (w *Worker) endExtra(st *slotState, x pick, res protocol.Result) {
+	if w.cfg.Observer != nil {
+		w.cfg.Observer.TaskEnded(x.t, res, res.Elapsed)
+	}
+	if res.Outcome == protocol.Failed {
+		w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(x.t.Key.Graph), "op", x.t.Key.Node, "op_type", ops.Label(x.t.Op), "attempt", x.t.Attempt, "retryable", res.Retryable, "err", res.Err)
+	}
+	st.held = append(st.held, res)
+	st.endings = append(st.endings, ending{t: x.t, g: x.g})
 }

@@ -113,14 +113,7 @@ func (w *Worker) runBatch(ctx context.Context, st *slotState, head pick, extra [
 		res := results[i+1]
 		res.Elapsed = each
 		p.res.Close()
-		if w.cfg.Observer != nil {
-			w.cfg.Observer.TaskEnded(p.t, res, each)
-		}
-		if res.Outcome == protocol.Failed {
-			w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(p.t.Key.Graph), "op", p.t.Key.Node, "op_type", ops.Label(p.t.Op), "attempt", p.t.Attempt, "retryable", res.Retryable, "err", res.Err)
-		}
-		st.held = append(st.held, res)
-		st.endings = append(st.endings, ending{t: p.t, g: p.g})
+		w.endExtra(st, p, res)
 	}
 	return results[0]
 }

@@ -8,7 +8,6 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/phobos-tensor/phobos/cluster"
-	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -24,34 +23,8 @@ import (
 func TestWorkerListsChunks(t *testing.T) {
 	ctx := context.Background()
 	sp, ws, _ := startRoles(t, cluster.SchedulerConfig{}, nil, 2)
-	hc, err := cluster.NewClient("", rpc.TLSFiles{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs := phobosv1connect.NewGraphServiceClient(hc, sp.URL(), rpc.ClientOptions()...)
-	sess, err := gs.CreateSession(ctx, connect.NewRequest(&pb.CreateSessionRequest{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := sess.Msg.SessionId
-	x := tensor.NewGenerator(3).Rand([]int{40, 30}, tensor.Chunks(7, 11))
-	tg, results, err := tensor.Build(x.Add(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := graph.EncodeTileable(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := gs.SubmitGraph(ctx, connect.NewRequest(&pb.SubmitGraphRequest{SessionId: sid, Graph: js, Results: []int32{int32(results[0])}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, err := gs.GetGraph(ctx, connect.NewRequest(&pb.GetGraphRequest{SessionId: sid, GraphId: st.Msg.GraphId, WaitTimeoutMs: 60_000}))
-	if err != nil || done.Msg.State != cluster.StateSucceeded {
-		t.Fatalf("graph: %v %v", done.Msg.GetState(), err)
-	}
-	layout, err := gs.GetResult(ctx, connect.NewRequest(&pb.GetResultRequest{SessionId: sid, GraphId: st.Msg.GraphId}))
+	gs, sid, gid := runOnScheduler(ctx, t, sp.URL(), tensor.NewGenerator(3).Rand([]int{40, 30}, tensor.Chunks(7, 11)).Add(1))
+	layout, err := gs.GetResult(ctx, connect.NewRequest(&pb.GetResultRequest{SessionId: sid, GraphId: gid}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +43,10 @@ func TestWorkerListsChunks(t *testing.T) {
 	}
 	if len(layout.Msg.Chunks) != 6*3 {
 		t.Fatalf("%d result chunks, want 18", len(layout.Msg.Chunks))
+	}
+	hc, err := cluster.NewClient("", rpc.TLSFiles{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	fence := protocol.Fence{Scope: sid, Token: 5}
 	total := 0

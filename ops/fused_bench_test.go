@@ -17,16 +17,7 @@ import (
 func w5Kernels(tb testing.TB, n, chunk int) (ops.Fused, ops.ChunkOp) {
 	tb.Helper()
 	r := tensor.Ones([]int{n}, tensor.Chunks(chunk)).Add(1).Sum()
-	tg, ids, err := tensor.Build(r)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cg, tiled, err := graph.Tile(tg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cg, refs := optimize.Cull(cg, tiled[ids[0]].Chunks)
-	fg, _ := optimize.Fuse(cg, refs)
+	fg := fusedGraph(tb, r)
 	var fused ops.Fused
 	var combine ops.ChunkOp
 	found := false
@@ -84,16 +75,7 @@ func BenchmarkW5Combine(b *testing.B) {
 // (ones(100)+1 of a chunk of 100): its output is the one array it makes.
 func BenchmarkFusedMapExec(b *testing.B) {
 	r := tensor.Ones([]int{1000}, tensor.Chunks(100)).Add(1)
-	tg, ids, err := tensor.Build(r)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cg, tiled, err := graph.Tile(tg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cg, refs := optimize.Cull(cg, tiled[ids[0]].Chunks)
-	fg, _ := optimize.Fuse(cg, refs)
+	fg := fusedGraph(b, r)
 	op, ok := fg.Nodes[0].Op.(ops.Fused)
 	if !ok {
 		b.Fatalf("chunk op 0 is %s, not a fused kernel", ops.Label(fg.Nodes[0].Op))
@@ -105,4 +87,21 @@ func BenchmarkFusedMapExec(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// fusedGraph is r's chunk graph as the fusion pass leaves it: tiled, culled
+// to r's chunks and fused.
+func fusedGraph(tb testing.TB, r *tensor.Tensor) *graph.ChunkGraph {
+	tb.Helper()
+	tg, ids, err := tensor.Build(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cg, tiled, err := graph.Tile(tg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cg, refs := optimize.Cull(cg, tiled[ids[0]].Chunks)
+	fg, _ := optimize.Fuse(cg, refs)
+	return fg
 }

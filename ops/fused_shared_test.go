@@ -9,7 +9,6 @@ import (
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
 	"github.com/phobos-tensor/phobos/ops"
-	"github.com/phobos-tensor/phobos/optimize"
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
@@ -32,16 +31,7 @@ func TestSharedFusedKernels(t *testing.T) {
 	// part of it; the constant tensor is a generator inside every kernel.
 	y := x.Mul(2).Add(tensor.Full([]int{len(data)}, 0.5, tensor.Chunks(100))).Add(x)
 	for _, r := range []*tensor.Tensor{y, y.Sum()} {
-		tg, ids, err := tensor.Build(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cg, tiled, err := graph.Tile(tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cg, refs := optimize.Cull(cg, tiled[ids[0]].Chunks)
-		fg, _ := optimize.Fuse(cg, refs)
+		fg := fusedGraph(t, r)
 		programs := map[*ops.FusedNode]int{}
 		for _, nd := range fg.Nodes {
 			if f, ok := nd.Op.(ops.Fused); ok {

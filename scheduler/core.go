@@ -53,19 +53,27 @@ type core struct {
 // tasks, then cancels, so a cancel always follows the tasks of the same
 // turn.
 type outbox struct {
-	tasks    []protocol.Task
-	releases []protocol.ChunkKey
+	tasks    slab[protocol.Task]
+	releases slab[protocol.ChunkKey]
 	cancels  []protocol.GraphID
 	// The fencing tokens of the releases' and cancels' graphs, parallel
 	// to them.
-	releaseFences []uint64
+	releaseFences slab[uint64]
 	cancelFences  []uint64
 }
 
 // release queues the release of key, under its graph's token.
 func (o *outbox) release(key protocol.ChunkKey, token uint64) {
-	o.releases = append(o.releases, key)
-	o.releaseFences = append(o.releaseFences, token)
+	o.releases.add(key)
+	o.releaseFences.add(token)
+}
+
+// reset forgets what was queued and not taken (the worker died).
+func (o *outbox) reset() {
+	o.tasks.drop()
+	o.releases.drop()
+	o.releaseFences.drop()
+	o.cancels, o.cancelFences = nil, nil
 }
 
 // cancel queues the cancel of graph g, under its token.
@@ -213,33 +221,19 @@ func (c *core) applyResult(res protocol.Result) {
 	c.feed()
 }
 
-// maxKeptTasks bounds the task buffer an outbox keeps between steps.
-const maxKeptTasks = 1 << 12
-
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
 	var rd Actions
 	for w := range c.out {
 		o := &c.out[w]
-		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
+		if o.tasks.len()+o.releases.len()+len(o.cancels) == 0 {
 			continue
 		}
-		// The tasks go at their exact size (workers keep pointers into
-		// the batch while the tasks queue); the step built them in a
-		// buffer kept from step to step, which append would otherwise
-		// regrow, and leave as garbage, every step: hundreds of bytes
-		// per op of a graph of a million.
-		var tasks []protocol.Task
-		if len(o.tasks) > 0 {
-			tasks = slices.Clone(o.tasks)
-		}
-		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
-		buf := o.tasks[:0]
-		if cap(buf) > maxKeptTasks {
-			buf = nil // a step of a huge batch: not kept for ever
-		}
-		clear(o.tasks) // the buffer holds no op or input list past the step
-		*o = outbox{tasks: buf}
+		// The tasks and releases are cut from blocks the step wrote them
+		// into (slab): workers may keep pointers into a batch while its
+		// tasks queue, and a block is never written again.
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks.cut(), Releases: o.releases.cut(), Cancels: o.cancels, ReleaseFences: o.releaseFences.cut(), CancelFences: o.cancelFences})
+		o.cancels, o.cancelFences = nil, nil
 	}
 	rd.Ended, c.ended = c.ended, nil
 	return rd

@@ -77,6 +77,9 @@ func (r *Run) typeIndex() {
 			r.typeOf[i] = lastK
 			continue
 		}
+		if !r.placed {
+			r.placed = isPlaced(nd.Op)
+		}
 		t := op.Type()
 		if fused {
 			key = key[:0]

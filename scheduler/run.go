@@ -63,7 +63,11 @@ type Run struct {
 
 	// for the dashboard (dashboard.go): each op's type among types, ops
 	// per type and state, and when each op started and ended (Unix ns)
-	types      []string
+	types []string
+	// placed is set when some op is External or Pinned (its worker
+	// follows from its op, dispatch.go); a run without such ops skips
+	// asking each op.
+	placed     bool
 	typeOf     []uint8
 	typeCounts [][numStates]atomic.Int64
 	startNs    []int64

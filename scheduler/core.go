@@ -40,9 +40,12 @@ type core struct {
 	// parked are External ops waiting for a held chunk, by the run
 	// keeping it (external.go).
 	parked map[protocol.GraphID][]parkedOp
-	// arrived is when the batch of results being applied arrived (zero
-	// outside one): its tasks' end, read once for the batch.
-	arrived time.Time
+	// arrivedNs is when the batch of results being applied arrived, in
+	// Unix nanoseconds (0 outside one): its tasks' end, read once for the
+	// batch.
+	arrivedNs int64
+	// dirty are the runs whose counts changed in this step (counts.go).
+	dirty []*Run
 	// inputs is the block dispatches' input lists are cut from (takeInputs).
 	inputs []protocol.Input
 }
@@ -223,6 +226,7 @@ func (c *core) applyResult(res protocol.Result) {
 
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
+	c.publishCounts()
 	var rd Actions
 	for w := range c.out {
 		o := &c.out[w]

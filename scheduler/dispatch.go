@@ -74,14 +74,15 @@ func (c *core) send(r *Run, i int32, w int) {
 	r.open[i] = true
 	r.seq++
 	r.sentAt[i] = r.seq
-	task := protocol.Task{
-		Key:      protocol.ChunkKey{Graph: r.id, Node: i},
-		Op:       nd.Op,
-		Meta:     nd.Meta,
-		Priority: r.plan.Priority[i],
-		Attempt:  int(r.attempt[i]),
-		Fence:    r.fence,
-	}
+	// Written in place in the worker's batch (the slab's elements are
+	// zero until used).
+	task := c.out[w].tasks.next()
+	task.Key = protocol.ChunkKey{Graph: r.id, Node: i}
+	task.Op = nd.Op
+	task.Meta = nd.Meta
+	task.Priority = r.plan.Priority[i]
+	task.Attempt = int(r.attempt[i])
+	task.Fence = r.fence
 	if len(nd.Inputs) > 0 {
 		task.Inputs = c.takeInputs(len(nd.Inputs))
 		var moved int64
@@ -106,7 +107,6 @@ func (c *core) send(r *Run, i int32, w int) {
 			}
 		}
 	}
-	c.out[w].tasks.add(task)
 	r.worker[i] = int16(w)
 	c.busy[w]++
 	r.inflight++

@@ -326,7 +326,7 @@ func (s *Scheduler) drain(max int) {
 // resultBatch applies a worker's batch of results in order. They were
 // reported together, so they share one arrival time.
 func (s *Scheduler) resultBatch(rs []protocol.Result) {
-	s.core.arrived = s.core.now()
+	s.core.arrivedNs = s.core.now().UnixNano()
 	if s.cfg.Knobs.OnResult == nil {
 		s.core.applyResults(rs)
 	} else {
@@ -334,7 +334,7 @@ func (s *Scheduler) resultBatch(rs []protocol.Result) {
 			s.result(r)
 		}
 	}
-	s.core.arrived = time.Time{}
+	s.core.arrivedNs = 0
 }
 
 func (s *Scheduler) result(r protocol.Result) {

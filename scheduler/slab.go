@@ -23,6 +23,15 @@ func (s *slab[T]) add(v T) {
 	s.buf = append(s.buf, v)
 }
 
+// next appends a zero element and returns it, to fill in place.
+func (s *slab[T]) next() *T {
+	if len(s.buf) == cap(s.buf) {
+		s.grow()
+	}
+	s.buf = s.buf[:len(s.buf)+1]
+	return &s.buf[len(s.buf)-1]
+}
+
 // grow moves the elements since the last cut to a fresh block with room
 // for at least as many again.
 func (s *slab[T]) grow() {

@@ -183,7 +183,7 @@ func (c *core) apply(m any) {
 	case msgAdopt:
 		c.adopt(m.run, m.inv)
 	case msgResult:
-		c.handle(m.res)
+		c.handle(&m.res)
 	case msgAddWorker:
 		c.addWorker(m.slots)
 	case msgWorkerDead:
@@ -218,7 +218,7 @@ func (c *core) applyResult(res protocol.Result) {
 		}
 		c.cur = nil
 	}()
-	c.handle(res)
+	c.handle(&res)
 	c.checkBugs()
 	c.drainHeld()
 	c.feed()
@@ -351,7 +351,7 @@ func (c *core) forgetDead(r *Run) {
 // dispatch (the same attempt, on the same worker) and the op is still
 // waiting for one. Everything else is counted, logged and ignored, after
 // freeing any chunk it left on a worker that nobody will ask for.
-func (c *core) handle(res protocol.Result) {
+func (c *core) handle(res *protocol.Result) {
 	c.stats.Results++
 	w := res.Worker
 	if w < 0 || w >= len(c.slots) {
@@ -443,7 +443,7 @@ func (c *core) handle(res protocol.Result) {
 // (a stale attempt, or a dispatch that ran twice with the other outcome
 // counted), unless that worker's copy is the one the run uses or is about
 // to make: keys do not name attempts.
-func (c *core) dropIgnored(r *Run, i int32, res protocol.Result) {
+func (c *core) dropIgnored(r *Run, i int32, res *protocol.Result) {
 	if res.Outcome != protocol.Succeeded {
 		return
 	}
@@ -465,7 +465,7 @@ func (c *core) releaseOrphan(w int, key protocol.ChunkKey, token uint64) {
 	c.out[w].release(key, token)
 }
 
-func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
+func (c *core) succeeded(r *Run, i int32, res *protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvSucceed)
 		c.out[res.Worker].release(res.Key, r.fence.Token)
@@ -500,7 +500,7 @@ func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 	}
 }
 
-func (c *core) failed(r *Run, i int32, res protocol.Result) {
+func (c *core) failed(r *Run, i int32, res *protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvFailFinal)
 		return

@@ -324,7 +324,7 @@ func (c *core) taskStarted(r *Run, i int32) {
 // taskEnded notes when op i of r ended on worker w, in the run and in the
 // worker's ring. A task whose start was not reported (a small one) started
 // the time it says it ran before now.
-func (c *core) taskEnded(r *Run, i int32, w int, res protocol.Result) {
+func (c *core) taskEnded(r *Run, i int32, w int, res *protocol.Result) {
 	now := c.arrivedNs
 	if now == 0 {
 		now = c.now().UnixNano()

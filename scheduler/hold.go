@@ -70,7 +70,8 @@ func (c *core) sourceBatch() int {
 // feed releases more source ops of the runs that started with more than
 // a batch of them, in the order the runs started: for each initial worker
 // (Plan.Sources), most urgent first, while fewer than sourceBatch sources
-// wait held for that worker, and at most sourceBatch per worker and step.
+// wait held for that worker (and, once none wait there, only while it has
+// room: waits), and at most sourceBatch per worker and step.
 // A run leaves the list once all its sources are out, or when it was
 // cancelled or ended. It runs at the end of every step, after drainHeld,
 // so a release never overtakes a held source it ranks below: a source not

@@ -32,7 +32,7 @@ func (c *core) handleGuarded(res *protocol.Result) {
 		}
 		c.cur = nil
 	}()
-	c.handle(*res)
+	c.handle(res)
 	c.checkBugs()
 }
 

@@ -40,9 +40,12 @@ type core struct {
 	// parked are External ops waiting for a held chunk, by the run
 	// keeping it (external.go).
 	parked map[protocol.GraphID][]parkedOp
-	// arrived is when the batch of results being applied arrived (zero
-	// outside one): its tasks' end, read once for the batch.
-	arrived time.Time
+	// arrivedNs is when the batch of results being applied arrived, in
+	// Unix nanoseconds (0 outside one): its tasks' end, read once for the
+	// batch.
+	arrivedNs int64
+	// dirty are the runs whose counts changed in this step (counts.go).
+	dirty []*Run
 	// inputs is the block dispatches' input lists are cut from (takeInputs).
 	inputs []protocol.Input
 }
@@ -53,19 +56,27 @@ type core struct {
 // tasks, then cancels, so a cancel always follows the tasks of the same
 // turn.
 type outbox struct {
-	tasks    []protocol.Task
-	releases []protocol.ChunkKey
+	tasks    slab[protocol.Task]
+	releases slab[protocol.ChunkKey]
 	cancels  []protocol.GraphID
 	// The fencing tokens of the releases' and cancels' graphs, parallel
 	// to them.
-	releaseFences []uint64
+	releaseFences slab[uint64]
 	cancelFences  []uint64
 }
 
 // release queues the release of key, under its graph's token.
 func (o *outbox) release(key protocol.ChunkKey, token uint64) {
-	o.releases = append(o.releases, key)
-	o.releaseFences = append(o.releaseFences, token)
+	o.releases.add(key)
+	o.releaseFences.add(token)
+}
+
+// reset forgets what was queued and not taken (the worker died).
+func (o *outbox) reset() {
+	o.tasks.drop()
+	o.releases.drop()
+	o.releaseFences.drop()
+	o.cancels, o.cancelFences = nil, nil
 }
 
 // cancel queues the cancel of graph g, under its token.
@@ -172,7 +183,7 @@ func (c *core) apply(m any) {
 	case msgAdopt:
 		c.adopt(m.run, m.inv)
 	case msgResult:
-		c.handle(m.res)
+		c.handle(&m.res)
 	case msgAddWorker:
 		c.addWorker(m.slots)
 	case msgWorkerDead:
@@ -207,39 +218,26 @@ func (c *core) applyResult(res protocol.Result) {
 		}
 		c.cur = nil
 	}()
-	c.handle(res)
+	c.handle(&res)
 	c.checkBugs()
 	c.drainHeld()
 	c.feed()
 }
 
-// maxKeptTasks bounds the task buffer an outbox keeps between steps.
-const maxKeptTasks = 1 << 12
-
 // take hands over the accumulated actions.
 func (c *core) take() Actions {
+	c.publishCounts()
 	var rd Actions
 	for w := range c.out {
 		o := &c.out[w]
-		if len(o.tasks)+len(o.releases)+len(o.cancels) == 0 {
+		if o.tasks.len()+o.releases.len()+len(o.cancels) == 0 {
 			continue
 		}
-		// The tasks go at their exact size (workers keep pointers into
-		// the batch while the tasks queue); the step built them in a
-		// buffer kept from step to step, which append would otherwise
-		// regrow, and leave as garbage, every step: hundreds of bytes
-		// per op of a graph of a million.
-		var tasks []protocol.Task
-		if len(o.tasks) > 0 {
-			tasks = slices.Clone(o.tasks)
-		}
-		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: tasks, Releases: o.releases, Cancels: o.cancels, ReleaseFences: o.releaseFences, CancelFences: o.cancelFences})
-		buf := o.tasks[:0]
-		if cap(buf) > maxKeptTasks {
-			buf = nil // a step of a huge batch: not kept for ever
-		}
-		clear(o.tasks) // the buffer holds no op or input list past the step
-		*o = outbox{tasks: buf}
+		// The tasks and releases are cut from blocks the step wrote them
+		// into (slab): workers may keep pointers into a batch while its
+		// tasks queue, and a block is never written again.
+		rd.Sends = append(rd.Sends, Send{Worker: w, Tasks: o.tasks.cut(), Releases: o.releases.cut(), Cancels: o.cancels, ReleaseFences: o.releaseFences.cut(), CancelFences: o.cancelFences})
+		o.cancels, o.cancelFences = nil, nil
 	}
 	rd.Ended, c.ended = c.ended, nil
 	return rd
@@ -353,7 +351,7 @@ func (c *core) forgetDead(r *Run) {
 // dispatch (the same attempt, on the same worker) and the op is still
 // waiting for one. Everything else is counted, logged and ignored, after
 // freeing any chunk it left on a worker that nobody will ask for.
-func (c *core) handle(res protocol.Result) {
+func (c *core) handle(res *protocol.Result) {
 	c.stats.Results++
 	w := res.Worker
 	if w < 0 || w >= len(c.slots) {
@@ -445,7 +443,7 @@ func (c *core) handle(res protocol.Result) {
 // (a stale attempt, or a dispatch that ran twice with the other outcome
 // counted), unless that worker's copy is the one the run uses or is about
 // to make: keys do not name attempts.
-func (c *core) dropIgnored(r *Run, i int32, res protocol.Result) {
+func (c *core) dropIgnored(r *Run, i int32, res *protocol.Result) {
 	if res.Outcome != protocol.Succeeded {
 		return
 	}
@@ -467,7 +465,7 @@ func (c *core) releaseOrphan(w int, key protocol.ChunkKey, token uint64) {
 	c.out[w].release(key, token)
 }
 
-func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
+func (c *core) succeeded(r *Run, i int32, res *protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvSucceed)
 		c.out[res.Worker].release(res.Key, r.fence.Token)
@@ -502,7 +500,7 @@ func (c *core) succeeded(r *Run, i int32, res protocol.Result) {
 	}
 }
 
-func (c *core) failed(r *Run, i int32, res protocol.Result) {
+func (c *core) failed(r *Run, i int32, res *protocol.Result) {
 	if r.cancelled {
 		r.step(i, EvFailFinal)
 		return

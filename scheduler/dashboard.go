@@ -77,6 +77,9 @@ func (r *Run) typeIndex() {
 			r.typeOf[i] = lastK
 			continue
 		}
+		if !r.placed {
+			r.placed = isPlaced(nd.Op)
+		}
 		t := op.Type()
 		if fused {
 			key = key[:0]
@@ -110,6 +113,7 @@ func (r *Run) typeIndex() {
 		}
 	}
 	r.typeCounts = make([][numStates]atomic.Int64, len(r.types))
+	r.typeDelta = make([][numStates]int64, len(r.types))
 	counts := make([]int64, len(r.types))
 	for _, k := range r.typeOf {
 		counts[k]++
@@ -320,21 +324,22 @@ func (c *core) taskStarted(r *Run, i int32) {
 // taskEnded notes when op i of r ended on worker w, in the run and in the
 // worker's ring. A task whose start was not reported (a small one) started
 // the time it says it ran before now.
-func (c *core) taskEnded(r *Run, i int32, w int, res protocol.Result) {
-	now := c.arrived
-	if now.IsZero() {
-		now = c.now()
+func (c *core) taskEnded(r *Run, i int32, w int, res *protocol.Result) {
+	now := c.arrivedNs
+	if now == 0 {
+		now = c.now().UnixNano()
 	}
 	out := res.Outcome
-	r.endNs[i] = now.UnixNano()
+	r.endNs[i] = now
 	if r.startNs[i] == 0 && res.Elapsed > 0 {
-		r.startNs[i] = now.Add(-res.Elapsed).UnixNano()
+		r.startNs[i] = now - int64(res.Elapsed)
 	}
 	for len(c.tasks) <= w {
 		c.tasks = append(c.tasks, taskRing{})
 	}
-	c.tasks[w].add(endedTask{graph: r.id, node: i, typ: r.OpType(int(i)), worker: w, endNs: r.endNs[i], startNs: r.startNs[i], outcome: out})
-	if out == protocol.Succeeded && r.s != nil {
-		r.s.opsDone.Add(1)
+	c.tasks[w].add(endedTask{graph: r.id, node: i, typ: r.OpType(int(i)), worker: w, endNs: now, startNs: r.startNs[i], outcome: out})
+	if out == protocol.Succeeded {
+		r.doneDelta++
+		r.touched()
 	}
 }

@@ -18,14 +18,14 @@ import (
 // for a free slot there instead (hold.go).
 func (c *core) dispatch(r *Run, i int32) {
 	nd := &r.g.Nodes[i]
-	if len(nd.Inputs) == 0 {
+	if r.placed && len(nd.Inputs) == 0 {
 		if g, n, ok := ops.ExternalChunk(nd.Op); ok {
 			c.dispatchExternal(r, i, g, n)
 			return
 		}
 	}
 	w := 0
-	if pw, ok := ops.PinnedWorker(nd.Op); ok {
+	if pw, ok := pinnedWorker(r, nd); ok {
 		// Its data is on that worker only (an upload): there or nowhere.
 		w = pw
 		if w < 0 || w >= len(c.slots) || c.dead[w] != nil {
@@ -67,19 +67,22 @@ func (c *core) dispatch(r *Run, i int32) {
 // attempt.
 func (c *core) send(r *Run, i int32, w int) {
 	nd := &r.g.Nodes[i]
+	if r.attempt[i] > 0 {
+		r.startNs[i], r.endNs[i] = 0, 0 // an earlier attempt's
+	}
 	r.attempt[i]++
 	r.open[i] = true
-	r.startNs[i], r.endNs[i] = 0, 0
 	r.seq++
 	r.sentAt[i] = r.seq
-	task := protocol.Task{
-		Key:      protocol.ChunkKey{Graph: r.id, Node: i},
-		Op:       nd.Op,
-		Meta:     nd.Meta,
-		Priority: r.plan.Priority[i],
-		Attempt:  int(r.attempt[i]),
-		Fence:    r.fence,
-	}
+	// Written in place in the worker's batch (the slab's elements are
+	// zero until used).
+	task := c.out[w].tasks.next()
+	task.Key = protocol.ChunkKey{Graph: r.id, Node: i}
+	task.Op = nd.Op
+	task.Meta = nd.Meta
+	task.Priority = r.plan.Priority[i]
+	task.Attempt = int(r.attempt[i])
+	task.Fence = r.fence
 	if len(nd.Inputs) > 0 {
 		task.Inputs = c.takeInputs(len(nd.Inputs))
 		var moved int64
@@ -96,13 +99,14 @@ func (c *core) send(r *Run, i int32, w int) {
 		if moved > 0 {
 			r.moved.Add(moved)
 		}
-	} else if in, ok := c.externalInput(r, i); ok {
-		task.Inputs = []protocol.Input{in}
-		if in.Worker != w {
-			r.moved.Add(in.Nbytes)
+	} else if r.placed {
+		if in, ok := c.externalInput(r, i); ok {
+			task.Inputs = []protocol.Input{in}
+			if in.Worker != w {
+				r.moved.Add(in.Nbytes)
+			}
 		}
 	}
-	c.out[w].tasks = append(c.out[w].tasks, task)
 	r.worker[i] = int16(w)
 	c.busy[w]++
 	r.inflight++
@@ -110,6 +114,22 @@ func (c *core) send(r *Run, i int32, w int) {
 		r.onWorker = append(r.onWorker, 0)
 	}
 	r.onWorker[w]++
+}
+
+// pinnedWorker is the worker op nd of r must run on, if it is Pinned.
+func pinnedWorker(r *Run, nd *graph.ChunkNode) (int, bool) {
+	if !r.placed {
+		return 0, false
+	}
+	return ops.PinnedWorker(nd.Op)
+}
+
+// isPlaced reports whether op is External or Pinned (through any
+// wrappers).
+func isPlaced(op ops.ChunkOp) bool {
+	_, _, ext := ops.ExternalChunk(op)
+	_, pin := ops.PinnedWorker(op)
+	return ext || pin
 }
 
 // ChooseWorker picks the worker for an op from the input bytes each worker

@@ -67,23 +67,32 @@ func TestSourcesReleasedInBatches(t *testing.T) {
 	}
 	r := newRun(nil, 1, g, Prepare(g, results, c.slots), results)
 	a := c.Step(msgSubmit{run: r})
-	// The start releases a batch; the end of its step tops the held
-	// sources up to a batch again after some went out.
+	// The start releases a batch, of which the queue's room goes out; the
+	// rest stay held, and the sources after them in the plan's list until
+	// the held ones have gone out and there is room (waits).
 	sentAtStart := 0
 	for _, s := range a.Sends {
 		sentAtStart += len(s.Tasks)
 	}
-	if sentAtStart != 2 || c.held[0].Len() != batch || r.fed[0] != batch+sentAtStart {
+	if sentAtStart != 2 || c.held[0].Len() != batch-2 || r.fed[0] != batch {
 		t.Fatalf("after the start: %d sent, %d held, %d released; want 2 (the queue), %d, %d",
-			sentAtStart, c.held[0].Len(), r.fed[0], batch, batch+2)
+			sentAtStart, c.held[0].Len(), r.fed[0], batch-2, batch)
 	}
 	if n := r.counts[Unscheduled].Load(); n != int64(len(g.Nodes)-r.fed[0]) {
 		t.Fatalf("%d ops unscheduled after the start, want %d", n, len(g.Nodes)-r.fed[0])
 	}
+	drained := false
 	sent := pump(t, c, r, a, func() {
-		if n := c.held[0].Len(); n > batch {
+		n := c.held[0].Len()
+		if n > batch {
 			t.Fatalf("%d sources held, more than a batch (%d)", n, batch)
 		}
+		// Once the first batch is out, the rest go straight from the
+		// plan's list: none is held again.
+		if drained && n > 0 {
+			t.Fatalf("%d sources held again after the first batch went out", n)
+		}
+		drained = drained || n == 0
 	})
 	if !r.ended || r.err != nil || r.finished != len(g.Nodes) {
 		t.Fatalf("run ended %v, err %v, %d of %d ops finished", r.ended, r.err, r.finished, len(g.Nodes))

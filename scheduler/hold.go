@@ -70,7 +70,8 @@ func (c *core) sourceBatch() int {
 // feed releases more source ops of the runs that started with more than
 // a batch of them, in the order the runs started: for each initial worker
 // (Plan.Sources), most urgent first, while fewer than sourceBatch sources
-// wait held for that worker, and at most sourceBatch per worker and step.
+// wait held for that worker (and, once none wait there, only while it has
+// room: waits), and at most sourceBatch per worker and step.
 // A run leaves the list once all its sources are out, or when it was
 // cancelled or ended. It runs at the end of every step, after drainHeld,
 // so a release never overtakes a held source it ranks below: a source not
@@ -105,6 +106,9 @@ func (c *core) releaseSources(r *Run, first bool) bool {
 				break
 			}
 			i := list[r.fed[w]]
+			if !first && c.waits(r, i) {
+				break
+			}
 			r.fed[w]++
 			// A source cancelled with its run is not released.
 			if r.state[i] == Unscheduled && r.step(i, EvInputsReady) {
@@ -114,6 +118,29 @@ func (c *core) releaseSources(r *Run, first bool) bool {
 		done = done && r.fed[w] == len(list)
 	}
 	return done || r.cancelled
+}
+
+// waits reports whether source op i of run r, not yet released and past
+// the run's first batch, would only be held if it were released now: its
+// worker is full, or already holds sources (which rank before it). It then
+// stays in the plan's list, in the order the held queue would give it,
+// instead of going through that queue: once the first batch has gone out,
+// a graph of a million sources sends them straight from its list as room
+// frees, not with a push and a pop each. Sources whose worker is not
+// simply their initial one (External or Pinned ops, a dead worker) take
+// the usual way.
+func (c *core) waits(r *Run, i int32) bool {
+	if r.placed || r.state[i] != Unscheduled {
+		return false
+	}
+	w := 0
+	if len(c.slots) > 1 {
+		w = max(r.plan.Initial[i], 0)
+	}
+	if w >= len(c.slots) || c.dead[w] != nil {
+		return false
+	}
+	return c.held[w].Len() > 0 || c.full(w, c.large(&r.g.Nodes[i]))
 }
 
 func (c *core) queuedSourcesPerSlot() int {

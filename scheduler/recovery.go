@@ -29,7 +29,7 @@ func (c *core) markDead(w int, cause error) {
 	}
 	c.dead[w] = &ErrWorkerDead{Worker: w, Cause: cause}
 	c.busy[w] = 0
-	c.out[w] = outbox{}
+	c.out[w].reset()
 	for _, r := range c.sortedRuns() {
 		c.cur = r
 		switch {

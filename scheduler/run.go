@@ -63,7 +63,11 @@ type Run struct {
 
 	// for the dashboard (dashboard.go): each op's type among types, ops
 	// per type and state, and when each op started and ended (Unix ns)
-	types      []string
+	types []string
+	// placed is set when some op is External or Pinned (its worker
+	// follows from its op, dispatch.go); a run without such ops skips
+	// asking each op.
+	placed     bool
 	typeOf     []uint8
 	typeCounts [][numStates]atomic.Int64
 	startNs    []int64
@@ -71,10 +75,17 @@ type Run struct {
 
 	restored chan struct{} // closed (and cleared) when recomputed results land or recovery fails
 
-	counts     [8]atomic.Int64 // ops per State, readable from any goroutine
-	moved      atomic.Int64    // input bytes read from another worker
-	recomputed atomic.Int64    // lost chunks recomputed from their lineage
-	reused     atomic.Int64    // ops an adoption found done (Adopt)
+	// counts are the ops per State, readable from any goroutine; the
+	// event loop counts changes in stateDelta and typeDelta and adds them
+	// at the end of each step (counts.go).
+	counts     [8]atomic.Int64
+	stateDelta [numStates]int64
+	typeDelta  [][numStates]int64
+	doneDelta  int64        // ops succeeded, for Scheduler.opsDone
+	dirty      bool         // some delta is not added yet
+	moved      atomic.Int64 // input bytes read from another worker
+	recomputed atomic.Int64 // lost chunks recomputed from their lineage
+	reused     atomic.Int64 // ops an adoption found done (Adopt)
 	done       chan struct{}
 	finalErr   error
 	closeOnce  sync.Once
@@ -285,13 +296,15 @@ func (r *Run) finish(err error) {
 }
 
 func (r *Run) set(i int32, st State) {
-	r.counts[r.state[i]].Add(-1)
-	r.counts[st].Add(1)
-	tc := &r.typeCounts[r.typeOf[i]]
-	tc[r.state[i]].Add(-1)
-	tc[st].Add(1)
+	from := r.state[i]
+	r.stateDelta[from]--
+	r.stateDelta[st]++
+	td := &r.typeDelta[r.typeOf[i]]
+	td[from]--
+	td[st]++
 	r.state[i] = st
 	r.changes++
+	r.touched()
 }
 
 // step applies an event to op i through the pure state machine. A refused

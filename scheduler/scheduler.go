@@ -65,7 +65,9 @@ type Config struct {
 	// SourceBatch bounds the source ops a run releases at a time: it
 	// starts with at most this many READY, most urgent first
 	// (Plan.Sources), and releases more at the end of a step while fewer
-	// than this many wait held at the scheduler (hold.go). A graph of a
+	// than this many wait held at the scheduler, and once none of its
+	// worker's wait there only as many as that worker has room for
+	// (hold.go). A graph of a
 	// million sources so sends its first tasks after a step of thousands
 	// of ops, not of a million, and results are handled between the
 	// releases. 0: DefaultSourceBatch; < 0: all at once.
@@ -326,7 +328,7 @@ func (s *Scheduler) drain(max int) {
 // resultBatch applies a worker's batch of results in order. They were
 // reported together, so they share one arrival time.
 func (s *Scheduler) resultBatch(rs []protocol.Result) {
-	s.core.arrived = s.core.now()
+	s.core.arrivedNs = s.core.now().UnixNano()
 	if s.cfg.Knobs.OnResult == nil {
 		s.core.applyResults(rs)
 	} else {
@@ -334,7 +336,7 @@ func (s *Scheduler) resultBatch(rs []protocol.Result) {
 			s.result(r)
 		}
 	}
-	s.core.arrived = time.Time{}
+	s.core.arrivedNs = 0
 }
 
 func (s *Scheduler) result(r protocol.Result) {

@@ -69,6 +69,17 @@ func (b *fuseTiler) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Met
 	return b.main.AddChunk(op, inputs, meta)
 }
 
+// AddBulk implements ops.BulkBuilder: into the side graph or main, shared
+// out as the stamp's split says.
+func (b *fuseTiler) AddBulk(n, nin int, fill ops.BulkFill, refs []ops.ChunkRef) {
+	s := graph.Split{Batch: b.split.batch, Procs: b.split.procs}
+	if b.deferring {
+		b.side.addBulk(s, n, nin, fill, refs)
+		return
+	}
+	b.main.AddBulkSplit(s, n, nin, fill, refs)
+}
+
 // ChunkMeta implements ops.Builder.
 func (b *fuseTiler) ChunkMeta(c ops.ChunkRef) ops.Meta {
 	if isSide(c) {

@@ -264,7 +264,22 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 		for len(level) > 1 {
 			next = next[:0]
-			for i := 0; i < len(level); i += fan {
+			start := 0
+			if len(level) > fan {
+				// Below the root, the level's full groups as one bulk;
+				// the rest as before.
+				m := len(level) / fan
+				start = m * fan
+				next = slices.Grow(next, m)[:m]
+				from := level
+				addBulk(b, m, fan, func(lo, hi int, put BulkPut) {
+					for j := lo; j < hi; j++ {
+						group := from[j*fan : (j+1)*fan]
+						put(j, combine, group, b.ChunkMeta(group[0]))
+					}
+				}, next)
+			}
+			for i := start; i < len(level); i += fan {
 				group := level[i:min(i+fan, len(level))]
 				if len(group) == 1 {
 					next = append(next, group[0])

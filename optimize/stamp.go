@@ -19,7 +19,10 @@ const stampBatch = 4096
 // stampSplit is how stamp shares its roots between goroutines: batch
 // roots at a time (0: stampBatch), at most procs goroutines (0:
 // GOMAXPROCS). Tests split small graphs with it.
-type stampSplit struct{ batch, procs int }
+type stampSplit struct {
+	batch, procs int
+	afterTiling  bool // stamp a chain's consumer once it is tiled, never as it is
+}
 
 // kernelBuilder checks and builds the kernels of stamp, one root at a
 // time, reading the main and side nodes as they stand. Each goroutine of
@@ -231,7 +234,7 @@ func (kb *kernelBuilder) stampOne(r ops.ChunkRef, uses []int32) (int, bool) {
 		c := kb.inputs(r)[0]
 		once := true
 		for i := 0; i < k && once; i++ {
-			once = uses[c-sideBase] == 1
+			once = atomic.LoadInt32(&uses[c-sideBase]) == 1
 			if i < k-1 {
 				c = kb.inputs(c)[0]
 			}
@@ -283,7 +286,7 @@ func (kb *kernelBuilder) group(r ops.ChunkRef, uses []int32) (int, bool) {
 				}
 				continue
 			}
-			if !fits || uses[in-sideBase] != 1 {
+			if !fits || atomic.LoadInt32(&uses[in-sideBase]) != 1 {
 				return 0, false
 			}
 			n++

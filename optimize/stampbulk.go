@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/phobos-tensor/phobos/graph"
@@ -66,7 +67,26 @@ func (b *fuseTiler) addStamping(s graph.Split, n int, fill ops.BulkFill, refs []
 	c.bulks++
 	uses := b.uses
 	first := len(b.main.Nodes)
+	// The ranges take builders from a free list that starts with b.kb
+	// (more are forked from its memo as it stood), so ranges made one
+	// after another, as a small bulk's are, share one builder and its
+	// memo, and each kernel is boxed once per run of equal ones, as
+	// stamp does.
+	b.kb.main, b.kb.side = nil, &b.side
+	defer func() { b.kb.main, b.kb.side = nil, nil }()
 	memo := b.kb.memo
+	var mu sync.Mutex
+	free := []*kernelBuilder{&b.kb}
+	take := func() *kernelBuilder {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(free) == 0 {
+			return &kernelBuilder{side: &b.side, memo: memo}
+		}
+		kb := free[len(free)-1]
+		free = free[:len(free)-1]
+		return kb
+	}
 	b.main.AddBulkSplit(s, n, 1, func(lo, hi int, put ops.BulkPut) {
 		fill(lo, hi, put)
 		if c.bad.Load() {
@@ -84,7 +104,13 @@ func (b *fuseTiler) addStamping(s graph.Split, n int, fill ops.BulkFill, refs []
 				}
 			}
 		}
-		kb := &kernelBuilder{main: b.main.Nodes, side: &b.side, memo: memo}
+		kb := take()
+		defer func() {
+			mu.Lock()
+			free = append(free, kb)
+			mu.Unlock()
+		}()
+		kb.main = b.main.Nodes
 		grouped := 0
 		for j := range nodes {
 			if !slices.ContainsFunc(nodes[j].Inputs, isSide) {

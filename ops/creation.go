@@ -111,16 +111,50 @@ func wrapChunks(op string, err error) error {
 
 // Tile implements TensorOp.
 func (op Full) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
-	// Chunks of one shape (tileSource hands out one slice per run of equal
-	// shapes) share one boxed op.
-	var last ChunkOp
-	var lastShape []int
-	return tileSourceOf(b, out, op.Chunks, false, func(shape, _ []int) ChunkOp {
-		if last == nil || !sameSlice(shape, lastShape) {
-			last, lastShape = FullChunk{Shape: shape, DType: out.DType, Value: op.Value}, shape
+	// Chunks of one shape (one slice per run of equal shapes) share one
+	// boxed op.
+	return tileSourceBulk(b, out, op.Chunks, func() func(shape []int) ChunkOp {
+		var last ChunkOp
+		var lastShape []int
+		return func(shape []int) ChunkOp {
+			if last == nil || !sameSlice(shape, lastShape) {
+				last, lastShape = FullChunk{Shape: shape, DType: out.DType, Value: op.Value}, shape
+			}
+			return last
 		}
-		return last
 	})
+}
+
+// tileSourceBulk is tileSourceOf without offsets, its chunk ops added as
+// one bulk (addBulk): each range of it makes its ops with a maker of its
+// own from newMk.
+func tileSourceBulk(b Builder, out Meta, spec ChunkSpec, newMk func() func(shape []int) ChunkOp) (*Tiled, error) {
+	if bb, ok := b.(Budget); ok {
+		if err := bb.Admit(spec.Count(out)); err != nil {
+			return nil, err
+		}
+	}
+	ns, err := spec.Resolve(out.Shape, out.DType.Size())
+	if err != nil {
+		return nil, err
+	}
+	t := &Tiled{Meta: out, NSplits: ns}
+	grid := t.Grid()
+	n := gridCount(grid)
+	t.Chunks = make([]ChunkRef, n)
+	reserve(b, n)
+	addBulk(b, n, 0, func(lo, hi int, put BulkPut) {
+		var shapes ShapeCache
+		mk := newMk()
+		idx := make([]int, len(grid))
+		gridAt(grid, lo, idx)
+		for i := lo; i < hi; i++ {
+			shape := shapes.Shape(ns, idx)
+			put(i, mk(shape), nil, Meta{Shape: shape, DType: out.DType})
+			gridNext(grid, idx)
+		}
+	}, t.Chunks)
+	return t, nil
 }
 
 // sameSlice reports whether a and b are the same slice (not merely equal).

@@ -200,22 +200,30 @@ func (op Elementwise) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	t := &Tiled{Meta: out, NSplits: nsplits}
 	grid := t.Grid()
-	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
-	var shapes ShapeCache
-	bidx := make([]int, len(out.Shape))
-	// One backing array for every chunk op's input list.
-	refs := make([]ChunkRef, 0, len(in)*gridCount(grid))
-	reserve(b, gridCount(grid))
+	n := gridCount(grid)
+	t.Chunks = make([]ChunkRef, n)
+	reserve(b, n)
+	grids := make([][]int, len(aligned))
+	for k, a := range aligned {
+		grids[k] = a.Grid()
+	}
 	// Every chunk runs the same op: boxed once, not once per chunk.
 	var cop ChunkOp = op
-	ForEachGrid(grid, func(idx []int) {
-		start := len(refs)
-		for _, a := range aligned {
-			refs = append(refs, a.Chunks[GridFlat(a.Grid(), broadcastIndexInto(bidx[:len(a.Meta.Shape)], a, out.Shape, idx))])
+	addBulk(b, n, len(aligned), func(lo, hi int, put BulkPut) {
+		var shapes ShapeCache
+		bidx := make([]int, len(out.Shape))
+		idx := make([]int, len(grid))
+		refs := make([]ChunkRef, len(aligned))
+		gridAt(grid, lo, idx)
+		for i := lo; i < hi; i++ {
+			for k, a := range aligned {
+				refs[k] = a.Chunks[GridFlat(grids[k], broadcastIndexInto(bidx[:len(a.Meta.Shape)], a, out.Shape, idx))]
+			}
+			shape := shapes.Shape(nsplits, idx)
+			put(i, cop, refs, Meta{Shape: shape, DType: out.DType, Unknown: out.Unknown})
+			gridNext(grid, idx)
 		}
-		shape := shapes.Shape(nsplits, idx)
-		t.Chunks = append(t.Chunks, b.AddChunk(cop, refs[start:len(refs):len(refs)], Meta{Shape: shape, DType: out.DType, Unknown: out.Unknown}))
-	})
+	}, t.Chunks)
 	return t, nil
 }
 

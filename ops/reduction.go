@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/phobos-tensor/phobos/ndarray"
 )
@@ -166,7 +167,6 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 	}
 	res := &Tiled{Meta: out, NSplits: outSplits}
-	full := make([]int, nd)
 	axes := op.Axes
 	argAxis := -1
 	if k == kindArg && len(op.Axes) == 1 {
@@ -182,7 +182,6 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	// each output chunk: about one per fan-1 of them, plus the finish.
 	perOut := gridCount(redGrid)
 	reserve(b, gridCount(keptGrid)*(perOut+combinesAtMost(perOut, fan)))
-	var shapes ShapeCache
 	// The partials of a plain or moments reduction are all the same op:
 	// boxed once, not once per chunk (an arg reduction's carry offsets).
 	var partial ChunkOp
@@ -202,47 +201,61 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		return block[start:len(block):len(block)]
 	}
 	var combine ChunkOp = ReduceCombine{Func: op.Func} // every combine below the root
-	var level, next []ChunkRef
-	var last struct {
-		in  []int
-		dt  ndarray.DType
-		out Meta
-		ok  bool
-	}
+	var next []ChunkRef
+	level := make([]ChunkRef, 0, perOut)
 	ForEachGrid(keptGrid, func(kidx []int) {
-		level = level[:0]
-		ForEachGrid(redGrid, func(ridx []int) {
-			ki, ri := 0, 0
-			for ax := range nd {
-				if op.reduced(ax) {
-					full[ax] = ridx[ri]
-					ri++
-				} else {
-					full[ax] = kidx[ki]
-					ki++
+		// The partials of one output chunk, one per input chunk along
+		// the reduced axes, as one bulk: each range of it with its own
+		// scratch, reading kidx, which stays as it is until the bulk
+		// is in.
+		level = slices.Grow(level[:0], perOut)[:perOut]
+		addBulk(b, perOut, 1, func(lo, hi int, put BulkPut) {
+			full := make([]int, nd)
+			ridx := make([]int, len(redGrid))
+			gridAt(redGrid, lo, ridx)
+			var shapes ShapeCache
+			var last struct {
+				in  []int
+				dt  ndarray.DType
+				out Meta
+				ok  bool
+			}
+			var in [1]ChunkRef
+			for i := lo; i < hi; i++ {
+				ki, ri := 0, 0
+				for ax := range nd {
+					if op.reduced(ax) {
+						full[ax] = ridx[ri]
+						ri++
+					} else {
+						full[ax] = kidx[ki]
+						ki++
+					}
 				}
+				c := t.Chunks[GridFlat(grid, full)]
+				cm := b.ChunkMeta(c)
+				p := ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
+				if k == kindArg {
+					p.Global = t.Meta.Shape
+					p.Offset = ChunkOffset(offs, full)
+				}
+				// Chunks of one shape (one slice, from the input's
+				// tiling) have partials of one meta: worked out once
+				// per run of them.
+				if k == kindArg || !last.ok || !sameSlice(cm.Shape, last.in) || cm.DType != last.dt {
+					m := p.meta(cm)
+					m.Shape = shapes.Same(m.Shape)
+					last.in, last.dt, last.out, last.ok = cm.Shape, cm.DType, m, true
+				}
+				pop := partial
+				if pop == nil {
+					pop = p
+				}
+				in[0] = c
+				put(i, pop, in[:], last.out)
+				gridNext(redGrid, ridx)
 			}
-			c := t.At(full)
-			cm := b.ChunkMeta(c)
-			p := ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
-			if k == kindArg {
-				p.Global = t.Meta.Shape
-				p.Offset = ChunkOffset(offs, full)
-			}
-			// Chunks of one shape (one slice, from the input's tiling)
-			// have partials of one meta: worked out once per run of them.
-			if k == kindArg || !last.ok || !sameSlice(cm.Shape, last.in) || cm.DType != last.dt {
-				m := p.meta(cm)
-				m.Shape = shapes.Same(m.Shape)
-				last.in, last.dt, last.out, last.ok = cm.Shape, cm.DType, m, true
-			}
-			m := last.out
-			pop := partial
-			if pop == nil {
-				pop = p
-			}
-			level = append(level, b.AddChunk(pop, inputs(c), m))
-		})
+		}, level)
 		chunkOut := Meta{Shape: op.outShape(b.ChunkMeta(level[0]).Shape[op.lead():]), DType: out.DType}
 		if len(level) == 1 {
 			// One chunk along the reduced axes: finish it in place.
@@ -251,7 +264,22 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		}
 		for len(level) > 1 {
 			next = next[:0]
-			for i := 0; i < len(level); i += fan {
+			start := 0
+			if len(level) > fan {
+				// Below the root, the level's full groups as one bulk;
+				// the rest as before.
+				m := len(level) / fan
+				start = m * fan
+				next = slices.Grow(next, m)[:m]
+				from := level
+				addBulk(b, m, fan, func(lo, hi int, put BulkPut) {
+					for j := lo; j < hi; j++ {
+						group := from[j*fan : (j+1)*fan]
+						put(j, combine, group, b.ChunkMeta(group[0]))
+					}
+				}, next)
+			}
+			for i := start; i < len(level); i += fan {
 				group := level[i:min(i+fan, len(level))]
 				if len(group) == 1 {
 					next = append(next, group[0])

@@ -22,18 +22,17 @@ func Cull(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 	// Inputs precede their consumers: one backward sweep marks every op
 	// a kept op reads, with no stack (for a graph of millions of ops, one
 	// as large as the graph).
+	// A node's readers all come after it, so it is settled when the sweep
+	// reaches it: the sweep counts what it keeps.
+	kept, edges := 0, 0
 	for v := n - 1; v >= 0; v-- {
 		if keep[v] {
-			for _, in := range g.Nodes[v].Inputs {
-				keep[in] = true
-			}
-		}
-	}
-	kept, edges := 0, 0
-	for i, nd := range g.Nodes {
-		if keep[i] {
+			in := g.Nodes[v].Inputs
 			kept++
-			edges += len(nd.Inputs)
+			edges += len(in)
+			for _, c := range in {
+				keep[c] = true
+			}
 		}
 	}
 	if kept == n {

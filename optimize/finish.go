@@ -19,15 +19,23 @@ const maxFinishedKernel = 1 << 14
 // chunk op: one dispatch and one report, which is most of what a small
 // graph costs on a cluster. Order is kept; O(V+E).
 func FinishInPlace(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops.ChunkRef) {
-	users := readers(g, results)
+	// The finishes of one input whose partial may take them in; readers
+	// are counted only when there are some (most large graphs finish in
+	// their trees' roots).
+	var cands []ops.ChunkRef
+	for _, nd := range g.Nodes {
+		if _, ok := nd.Op.(ops.ReduceFinish); ok && len(nd.Inputs) == 1 && finishable(g.Nodes[nd.Inputs[0]].Op) {
+			cands = append(cands, nd.Inputs[0])
+		}
+	}
 	// merged[p]: partial p is taken into the finish that reads it.
 	merged := make(map[ops.ChunkRef]bool)
-	for _, nd := range g.Nodes {
-		if _, ok := nd.Op.(ops.ReduceFinish); !ok || len(nd.Inputs) != 1 {
-			continue
-		}
-		if p := nd.Inputs[0]; users[p] == 1 && finishable(g.Nodes[p].Op) {
-			merged[p] = true
+	if len(cands) > 0 {
+		users := readers(g, results)
+		for _, p := range cands {
+			if users[p] == 1 {
+				merged[p] = true
+			}
 		}
 	}
 	return foldInto(g, results, merged, func(op ops.ChunkOp, ins []ops.ChunkRef) (ops.ChunkOp, []ops.ChunkRef) {

@@ -57,6 +57,8 @@ type fuseTiler struct {
 	uses  []int32
 	roots []int32
 	split stampSplit
+
+	consumer bulkStamp // the stamping of a chain's consumer as it is tiled
 }
 
 func isSide(c ops.ChunkRef) bool { return c >= sideBase }
@@ -66,7 +68,26 @@ func (b *fuseTiler) AddChunk(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Met
 	if b.deferring {
 		return b.side.add(op, inputs, meta) + sideBase
 	}
+	if b.consumer.on {
+		b.consumer.added(op, inputs)
+	}
 	return b.main.AddChunk(op, inputs, meta)
+}
+
+// AddBulk implements ops.BulkBuilder: into the side graph or main, shared
+// out as the stamp's split says.
+func (b *fuseTiler) AddBulk(n, nin int, fill ops.BulkFill, refs []ops.ChunkRef) {
+	s := graph.Split{Batch: b.split.batch, Procs: b.split.procs}
+	switch {
+	case b.deferring:
+		b.side.addBulk(s, n, nin, fill, refs)
+	case b.consumer.on && nin == 1:
+		b.addStamping(s, n, fill, refs)
+	case b.consumer.on:
+		b.main.AddBulkSplit(s, n, nin, b.consumer.watch(fill), refs)
+	default:
+		b.main.AddBulkSplit(s, n, nin, fill, refs)
+	}
 }
 
 // ChunkMeta implements ops.Builder.
@@ -126,12 +147,18 @@ func tileFusing(tg *graph.TileableGraph, results []int, maxOps int, split stampS
 		b.deferring = deferred[i]
 		b.chainLeft = left[i]
 		mark := len(b.main.Nodes)
+		b.consumer = bulkStamp{on: !b.deferring && b.side.len() > 0 && !b.split.afterTiling}
 		t, err := graph.TileOp(b, tg, i, ins)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !b.deferring && b.side.len() > 0 {
-			if !b.stamp(mark) {
+			ok, done := b.stampedInBulk()
+			b.consumer = bulkStamp{}
+			if !done {
+				ok = b.stamp(mark)
+			}
+			if !ok {
 				b.main.Nodes = b.main.Nodes[:mark]
 				b.materialise(ins)
 				if t, err = graph.TileOp(b, tg, i, ins); err != nil {

@@ -96,8 +96,10 @@ func TestCompileForRunSamePlan(t *testing.T) {
 			}
 			samePlan(t, want, got)
 			// The kernels stamped on several goroutines, down to a root
-			// a batch, make the same plan.
-			for _, split := range []stampSplit{{1, 2}, {1, 3}, {2, 7}, {1, 1000}} {
+			// a batch, as the consumer is tiled or once it is, make the
+			// same plan.
+			for _, split := range []stampSplit{{1, 2, false}, {1, 3, false}, {2, 7, false}, {1, 1000, false},
+				{0, 0, true}, {1, 2, true}, {2, 7, true}} {
 				got, err := compileForRun(tg, ids, 0, split)
 				if err != nil {
 					t.Fatal(err)
@@ -108,12 +110,14 @@ func TestCompileForRunSamePlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stamped, _, err := tileFusing(tg, ids, 0, stampSplit{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if smaller := stamped.Len() < tiled.Len(); smaller != c.stamps {
-				t.Errorf("tiled while fusing: %d chunk ops, tiled alone %d; want fused while tiling: %v", stamped.Len(), tiled.Len(), c.stamps)
+			for _, split := range []stampSplit{{}, {1, 2, false}, {afterTiling: true}} {
+				stamped, _, err := tileFusing(tg, ids, 0, split)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if smaller := stamped.Len() < tiled.Len(); smaller != c.stamps {
+					t.Errorf("split %+v: tiled while fusing: %d chunk ops, tiled alone %d; want fused while tiling: %v", split, stamped.Len(), tiled.Len(), c.stamps)
+				}
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
@@ -32,6 +33,43 @@ func (s *sideGraph) add(op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) op
 	s.ins = append(s.ins, inputs...)
 	s.ops = append(s.ops, op)
 	return ops.ChunkRef(len(s.nodes) - 1)
+}
+
+// addBulk is add for n ops of nin inputs each, made by fill over the
+// ranges split cuts (ops.BulkBuilder): each range keeps its own runs of
+// equal metas, numbered from 0 and moved up once all ranges are in, so
+// that no range writes what another reads.
+func (s *sideGraph) addBulk(split graph.Split, n, nin int, fill ops.BulkFill, refs []ops.ChunkRef) {
+	first, in0 := len(s.nodes), len(s.ins)
+	s.nodes = grow(s.nodes, n)[:first+n]
+	s.ops = grow(s.ops, n)[:first+n]
+	s.ins = grow(s.ins, n*nin)[:in0+n*nin]
+	nodes, opsOf, ins := s.nodes[first:], s.ops[first:], s.ins[in0:]
+	metas := make([][]ops.Meta, split.Batches(n))
+	split.Ranges(n, func(k, lo, hi int) {
+		var ms []ops.Meta
+		fill(lo, hi, func(i int, op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) {
+			if len(ms) == 0 || !sameMeta(ms[len(ms)-1], meta) {
+				ms = append(ms, meta)
+			}
+			copy(ins[i*nin:(i+1)*nin], inputs)
+			nodes[i] = sideNode{in: uint32(in0 + i*nin), nin: uint32(nin), meta: uint32(len(ms) - 1)}
+			opsOf[i] = op
+			refs[i] = ops.ChunkRef(first+i) + sideBase
+		})
+		metas[k] = ms
+	})
+	for k, ms := range metas {
+		base := uint32(len(s.metas))
+		s.metas = append(s.metas, ms...)
+		if base == 0 {
+			continue
+		}
+		lo, hi := split.Range(n, k)
+		for i := lo; i < hi; i++ {
+			nodes[i].meta += base
+		}
+	}
 }
 
 // reserve makes room for n more ops reading one input each, exactly:

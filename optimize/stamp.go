@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
@@ -18,7 +19,10 @@ const stampBatch = 4096
 // stampSplit is how stamp shares its roots between goroutines: batch
 // roots at a time (0: stampBatch), at most procs goroutines (0:
 // GOMAXPROCS). Tests split small graphs with it.
-type stampSplit struct{ batch, procs int }
+type stampSplit struct {
+	batch, procs int
+	afterTiling  bool // stamp a chain's consumer once it is tiled, never as it is
+}
 
 // kernelBuilder checks and builds the kernels of stamp, one root at a
 // time, reading the main and side nodes as they stand. Each goroutine of
@@ -36,6 +40,34 @@ type kernelBuilder struct {
 	members []int32
 	grp     []int32
 	stack   []int32
+
+	// known[i] is a chunk op found to be node i of memo's kernel
+	// (sameChainNode), while memo's boxed op is knownFor: a chunk op in
+	// the same box with the same meta slice is that node too.
+	known    []knownNode
+	knownFor ops.ChunkOp
+}
+
+// knownNode is a chunk op and meta that sameChainNode matched.
+type knownNode struct {
+	op   ops.ChunkOp
+	meta ops.Meta
+}
+
+// sameBox reports whether a and b are one boxed value (the same dynamic
+// type and data word), which an op boxed once and shared by a tensor op's
+// chunks is: equal without looking into it. Ops are never changed once
+// boxed.
+func sameBox(a, b ops.ChunkOp) bool {
+	type iface struct{ typ, data unsafe.Pointer }
+	return *(*iface)(unsafe.Pointer(&a)) == *(*iface)(unsafe.Pointer(&b))
+}
+
+// sameBoxedMeta reports whether a and b are one meta: the same shape
+// slice, dtype and unknown axis.
+func sameBoxedMeta(a, b *ops.Meta) bool {
+	return a.DType == b.DType && a.Unknown == b.Unknown && len(a.Shape) == len(b.Shape) &&
+		(len(a.Shape) == 0 || &a.Shape[0] == &b.Shape[0])
 }
 
 func (k *kernelBuilder) op(c ops.ChunkRef) ops.ChunkOp {
@@ -202,7 +234,7 @@ func (kb *kernelBuilder) stampOne(r ops.ChunkRef, uses []int32) (int, bool) {
 		c := kb.inputs(r)[0]
 		once := true
 		for i := 0; i < k && once; i++ {
-			once = uses[c-sideBase] == 1
+			once = atomic.LoadInt32(&uses[c-sideBase]) == 1
 			if i < k-1 {
 				c = kb.inputs(c)[0]
 			}
@@ -254,7 +286,7 @@ func (kb *kernelBuilder) group(r ops.ChunkRef, uses []int32) (int, bool) {
 				}
 				continue
 			}
-			if !fits || uses[in-sideBase] != 1 {
+			if !fits || atomic.LoadInt32(&uses[in-sideBase]) != 1 {
 				return 0, false
 			}
 			n++
@@ -288,6 +320,11 @@ func (kb *kernelBuilder) sameChain(r ops.ChunkRef) bool {
 	if k < 1 {
 		return false
 	}
+	if !sameBox(kb.knownFor, m.boxed) || len(kb.known) != len(nodes) {
+		kb.known = slices.Grow(kb.known[:0], len(nodes))[:len(nodes)]
+		clear(kb.known)
+		kb.knownFor = m.boxed
+	}
 	if !kb.sameChainNode(&nodes[k], r, k) || !slices.Equal(m.last.Shape, kb.meta(kb.inputs(r)[0]).Shape) {
 		return false
 	}
@@ -307,7 +344,7 @@ func (kb *kernelBuilder) sameChain(r ops.ChunkRef) bool {
 // is chunk op c: its op and meta, and reading the node before it (nothing
 // at 0), which must be a side op.
 func (kb *kernelBuilder) sameChainNode(f *ops.FusedNode, c ops.ChunkRef, i int) bool {
-	if f.Level != 0 || !sameMeta(f.Meta, *kb.meta(c)) {
+	if f.Level != 0 {
 		return false
 	}
 	in := kb.inputs(c)
@@ -318,7 +355,15 @@ func (kb *kernelBuilder) sameChainNode(f *ops.FusedNode, c ops.ChunkRef, i int) 
 	} else if len(f.Args) != 1 || f.Args[0] != i-1 || len(in) != 1 || !isSide(in[0]) {
 		return false
 	}
-	return sameChunkOp(f.Op, kb.op(c))
+	op, meta := kb.op(c), kb.meta(c)
+	if kn := &kb.known[i]; kn.op != nil && sameBox(kn.op, op) && sameBoxedMeta(&kn.meta, meta) {
+		return true
+	}
+	if !sameMeta(f.Meta, *meta) || !sameChunkOp(f.Op, op) {
+		return false
+	}
+	kb.known[i] = knownNode{op: op, meta: *meta}
+	return true
 }
 
 // build replaces main op r (checked by group) with its kernel: the group

@@ -14,8 +14,11 @@ import ipaddress
 import json
 import mmap
 import os
+import queue
 import tempfile
+import threading
 import urllib.parse
+import weakref
 
 import numpy as np
 
@@ -23,6 +26,12 @@ import numpy as np
 MIN_BYTES = 1 << 20
 _DIR = "/dev/shm"
 _PREFIX = "phobos-result-"
+# From this size a result's shared memory is given back by a background
+# thread once the caller's array is gone: the kernel frees a file's pages
+# one by one (about a fifth of a second per 512 MB), and the caller drops
+# an array typically when it takes the next one. Smaller files are let go
+# at once, so that few descriptors stay open.
+FREE_LATER_BYTES = 64 << 20
 
 
 def _loopback(url):
@@ -74,6 +83,60 @@ class Pending:
             os.unlink(self.path)
             self.fd = None
 
+    def map(self):
+        """The file mapped as the result's array, its name removed. A
+        large file's last reference is the descriptor kept until the
+        mapping is gone, closed then by the background freer."""
+        mm = mmap.mmap(self.fd, self.nbytes)
+        if self.nbytes >= FREE_LATER_BYTES:
+            _freer.start()
+            os.unlink(self.path)
+            fd, self.fd = self.fd, None
+            weakref.finalize(mm, _freer.close, fd).atexit = False
+        return np.frombuffer(mm, dtype=self.dtype).reshape(self.shape)
+
+
+class _Freer:
+    """Closes the descriptors of large result files in a daemon thread:
+    the close that drops a file's last reference frees its pages, off the
+    thread that let go of the array. close is called from the mapping's
+    finalizer, so it only queues (SimpleQueue.put is safe there)."""
+
+    def __init__(self):
+        self._q = queue.SimpleQueue()
+        self._mu = threading.Lock()
+        self._t = None
+
+    def start(self):
+        with self._mu:
+            if self._t is None or not self._t.is_alive():  # not yet, or lost in a fork
+                self._t = threading.Thread(target=self._run, name="phobos-result-freer", daemon=True)
+                self._t.start()
+
+    def close(self, fd):
+        self._q.put(fd)
+
+    def sync(self, timeout=None):
+        """Waits until the descriptors queued so far are closed."""
+        self.start()
+        done = threading.Event()
+        self._q.put(done)
+        return done.wait(timeout)
+
+    def _run(self):
+        while True:
+            item = self._q.get()
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            try:
+                os.close(item)
+            except OSError:
+                pass
+
+
+_freer = _Freer()
+
 
 def prepare(session_url, t):
     """A Pending file for tensor t's result when it will come through
@@ -106,7 +169,6 @@ def fetch(session, res, pre=None):
         r.read()
         if r.status != 204:
             return None
-        mm = mmap.mmap(pre.fd, pre.nbytes)
-        return np.frombuffer(mm, dtype=pre.dtype).reshape(pre.shape)
+        return pre.map()
     finally:
         pre.discard()

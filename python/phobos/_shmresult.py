@@ -32,6 +32,14 @@ _PREFIX = "phobos-result-"
 # an array typically when it takes the next one. Smaller files are let go
 # at once, so that few descriptors stay open.
 FREE_LATER_BYTES = 64 << 20
+# A file made before its graph runs is allocated (fallocate) by a thread
+# of the client's from this size, PREFAULT_STEP at a time, while the
+# graph is prepared and its first chunks computed: the workers' writes
+# then only copy, instead of each also allocating and clearing the
+# file's pages, a fresh page per 4 KiB, while the executors wait for
+# the cores.
+PREFAULT_BYTES = 64 << 20
+PREFAULT_STEP = 32 << 20
 
 
 def _loopback(url):
@@ -63,21 +71,45 @@ class Pending:
     end copies only what is not there yet. Closed (and its file removed)
     by fetch, or by discard when the graph fails."""
 
-    def __init__(self, shape, dtype):
+    def __init__(self, shape, dtype, prefault=False):
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
         self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self._fill = None
         self.fd, self.path = tempfile.mkstemp(prefix=_PREFIX, dir=_DIR)
         try:
             os.ftruncate(self.fd, self.nbytes)
         except BaseException:
             self.discard()
             raise
+        if prefault and self.nbytes >= PREFAULT_BYTES and hasattr(os, "posix_fallocate") \
+                and not os.environ.get("PHOBOS_NO_PREFAULT"):
+            self._stop = threading.Event()
+            self._fill = threading.Thread(target=self._allocate, args=(self.fd,), name="phobos-result-prefault", daemon=True)
+            self._fill.start()
+
+    def _allocate(self, fd):
+        # By steps, so that the workers' writes into the file (which
+        # take its lock as fallocate does) are not held up for long.
+        for off in range(0, self.nbytes, PREFAULT_STEP):
+            if self._stop.is_set():
+                return
+            try:
+                os.posix_fallocate(fd, off, min(PREFAULT_STEP, self.nbytes - off))
+            except OSError:
+                return  # /dev/shm full, say: the writes will say so
+
+    def _join(self):
+        if self._fill is not None:
+            self._stop.set()
+            self._fill.join()
+            self._fill = None
 
     def matches(self, res):
         return (tuple(res.get("shape") or ()) == self.shape
                 and np.dtype(res["dtype"]) == self.dtype)
 
     def discard(self):
+        self._join()
         if self.fd is not None:
             os.close(self.fd)
             os.unlink(self.path)
@@ -87,6 +119,7 @@ class Pending:
         """The file mapped as the result's array, its name removed. A
         large file's last reference is the descriptor kept until the
         mapping is gone, closed then by the background freer."""
+        self._join()
         mm = mmap.mmap(self.fd, self.nbytes)
         if self.nbytes >= FREE_LATER_BYTES:
             _freer.start()
@@ -151,7 +184,7 @@ def prepare(session_url, t):
     if not usable(session_url, res):
         return None
     try:
-        return Pending(res["shape"], res["dtype"])
+        return Pending(res["shape"], res["dtype"], prefault=True)
     except OSError:
         return None
 

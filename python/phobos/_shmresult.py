@@ -8,7 +8,8 @@ fetches the result as .npy instead.
 A client that knows a result's shape before it runs makes the file first
 and names it in the submission ("into"): the cluster then writes each
 result chunk into it as soon as the chunk is computed, and the fetch at
-the end copies only the rest."""
+the end copies only the rest. A large file is allocated ahead by a thread
+of the client's, and given back by another once no array maps it."""
 
 import ipaddress
 import json
@@ -38,6 +39,7 @@ FREE_LATER_BYTES = 64 << 20
 # then only copy, instead of each also allocating and clearing the
 # file's pages, a fresh page per 4 KiB, while the executors wait for
 # the cores.
+# PHOBOS_NO_PREFAULT in the environment turns it off (to measure it).
 PREFAULT_BYTES = 64 << 20
 PREFAULT_STEP = 32 << 20
 

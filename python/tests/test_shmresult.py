@@ -149,3 +149,21 @@ def test_large_result_file_freed_after_its_last_view():
     gc.collect()
     assert _shmresult._freer.sync(30)
     assert _held_result_files() == before
+
+
+def test_prepared_large_file_is_allocated_ahead(monkeypatch):
+    """A large result file made before its graph is allocated by the
+    client's thread (the workers' writes then only copy); a small one is
+    not; either leaves nothing behind once discarded."""
+    monkeypatch.delenv("PHOBOS_NO_PREFAULT", raising=False)
+    big = _shmresult.Pending((3000, 3000), "float64", prefault=True)
+    small = _shmresult.Pending((300, 300), "float64", prefault=True)
+    try:
+        assert big.nbytes >= _shmresult.PREFAULT_BYTES > small.nbytes
+        big._fill.join()  # the whole allocation, not stopped as a fetch would
+        assert os.fstat(big.fd).st_blocks * 512 >= big.nbytes
+        assert small._fill is None and os.fstat(small.fd).st_blocks == 0
+    finally:
+        big.discard()
+        small.discard()
+    assert not os.path.exists(big.path) and not os.path.exists(small.path)

@@ -193,7 +193,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 	mux.Handle(phobosv1connect.NewWorkerServiceHandler(&workerService{p}, rpc.HandlerOptions()...))
 	mux.Handle("GET /chunks/{graph}/{node}", rpc.ChunkHandler(p.getChunk))
 	mux.Handle("GET /chunks/{graph}", rpc.ChunkBatchHandler(p.getChunk))
-	mux.Handle("POST /chunks/{graph}/{node}/into", rpc.ChunkIntoHandler(p.getChunk))
+	mux.Handle("POST /chunks/{graph}/{node}/into", rpc.ChunkIntoBorrowHandler(p.borrowChunk))
 	mux.Handle("GET /metrics", p.stats.Handler())
 	mux.Handle("POST "+rpc.SourcePath, rpc.SourceHandler(files))
 	mux.Handle("POST "+rpc.CheckPath, rpc.CheckHandler(files))

@@ -52,6 +52,19 @@ var ErrIntoUnsupported = errors.New("results are not written into shared memory 
 
 // ChunkIntoHandler serves POST /chunks/{graph}/{node}/into from get.
 func ChunkIntoHandler(get func(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error)) http.Handler {
+	return ChunkIntoBorrowHandler(func(ctx context.Context, key protocol.ChunkKey, fn func(*ndarray.Array) error) error {
+		a, err := get(ctx, key)
+		if err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+// ChunkIntoBorrowHandler serves POST /chunks/{graph}/{node}/into from
+// borrow, which calls fn with the chunk for the length of the call (the
+// copy keeps no reference to it, so a store may reuse its buffer later).
+func ChunkIntoBorrowHandler(borrow func(ctx context.Context, key protocol.ChunkKey, fn func(*ndarray.Array) error) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g, err1 := strconv.ParseUint(r.PathValue("graph"), 10, 64)
 		n, err2 := strconv.ParseInt(r.PathValue("node"), 10, 32)
@@ -71,15 +84,23 @@ func ChunkIntoHandler(get func(ctx context.Context, key protocol.ChunkKey) (*nda
 			return
 		}
 		key := protocol.ChunkKey{Graph: protocol.GraphID(g), Node: int32(n)}
-		a, ok := lookupChunk(w, r, get, key)
-		if !ok {
-			return
+		var copyErr error
+		copied := false
+		err := borrow(r.Context(), key, func(a *ndarray.Array) error {
+			copied = true
+			copyErr = copyIntoFile(req.Path, dt, req.Shape, req.Start, a)
+			return copyErr
+		})
+		switch {
+		case !copied && err != nil:
+			writeJSONError(w, http.StatusNotFound, fmt.Sprintf("chunk %v: %v", key, err))
+		case copyErr != nil:
+			writeJSONError(w, http.StatusConflict, fmt.Sprintf("chunk %v into %s: %v", key, req.Path, copyErr))
+		case err != nil:
+			writeJSONError(w, http.StatusInternalServerError, fmt.Sprintf("chunk %v: %v", key, err))
+		default:
+			w.WriteHeader(http.StatusNoContent)
 		}
-		if err := copyIntoFile(req.Path, dt, req.Shape, req.Start, a); err != nil {
-			writeJSONError(w, http.StatusConflict, fmt.Sprintf("chunk %v into %s: %v", key, req.Path, err))
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
 	})
 }
 

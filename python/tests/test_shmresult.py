@@ -110,3 +110,60 @@ def test_submission_names_only_result_files(into):
     with pytest.raises(Exception, match="into"):
         s._json("POST", f"/api/sessions/{s.session_id}/programs",
                 {"program": {"nodes": nodes}, "results": roots, "into": into}, want=201)
+
+
+def _held_result_files():
+    """The result files whose names are gone that this process holds open
+    (Python's mapping keeps a descriptor of its own)."""
+    held = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/dev/shm/phobos-result-") and target.endswith(" (deleted)"):
+            held.add(target)
+    return held
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc")
+def test_large_result_file_freed_after_its_last_view():
+    """A large result's file is given back (its descriptor closed, off the
+    caller's thread) only once no array or view of it is left."""
+    import gc
+
+    n = 3000  # 72 MB of float64, above FREE_LATER_BYTES
+    assert n * n * 8 >= _shmresult.FREE_LATER_BYTES
+    before = _held_result_files()
+    got = (mt.ones((n, n), chunks=1000) * 3 + mt.arange(n)).execute().fetch()
+    want_row = np.arange(n, dtype="float64") + 3
+    assert np.array_equal(got[n - 1], want_row)
+    assert len(_held_result_files()) == len(before) + 1
+    view = got[10:20]
+    del got
+    gc.collect()
+    assert _shmresult._freer.sync(30)
+    assert len(_held_result_files()) == len(before) + 1  # the view still maps it
+    assert np.array_equal(view[3], want_row)
+    del view
+    gc.collect()
+    assert _shmresult._freer.sync(30)
+    assert _held_result_files() == before
+
+
+def test_prepared_large_file_is_allocated_ahead(monkeypatch):
+    """A large result file made before its graph is allocated by the
+    client's thread (the workers' writes then only copy); a small one is
+    not; either leaves nothing behind once discarded."""
+    monkeypatch.delenv("PHOBOS_NO_PREFAULT", raising=False)
+    big = _shmresult.Pending((3000, 3000), "float64", prefault=True)
+    small = _shmresult.Pending((300, 300), "float64", prefault=True)
+    try:
+        assert big.nbytes >= _shmresult.PREFAULT_BYTES > small.nbytes
+        big._fill.join()  # the whole allocation, not stopped as a fetch would
+        assert os.fstat(big.fd).st_blocks * 512 >= big.nbytes
+        assert small._fill is None and os.fstat(small.fd).st_blocks == 0
+    finally:
+        big.discard()
+        small.discard()
+    assert not os.path.exists(big.path) and not os.path.exists(small.path)

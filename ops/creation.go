@@ -51,9 +51,9 @@ func tileSource(b Builder, out Meta, spec ChunkSpec, mk func(shape, offset []int
 	return tileSourceOf(b, out, spec, true, mk)
 }
 
-// tileSourceOf is tileSource; without offsets (nil) when mk does not need
-// them, which saves an allocation per chunk.
-func tileSourceOf(b Builder, out Meta, spec ChunkSpec, offsets bool, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
+// sourceTiled admits a source's chunks under b's budget, if it has one,
+// and resolves its chunking: the tiling before any chunk is added.
+func sourceTiled(b Builder, out Meta, spec ChunkSpec) (*Tiled, error) {
 	if bb, ok := b.(Budget); ok {
 		if err := bb.Admit(spec.Count(out)); err != nil {
 			return nil, err
@@ -63,7 +63,17 @@ func tileSourceOf(b Builder, out Meta, spec ChunkSpec, offsets bool, mk func(sha
 	if err != nil {
 		return nil, err
 	}
-	t := &Tiled{Meta: out, NSplits: ns}
+	return &Tiled{Meta: out, NSplits: ns}, nil
+}
+
+// tileSourceOf is tileSource; without offsets (nil) when mk does not need
+// them, which saves an allocation per chunk.
+func tileSourceOf(b Builder, out Meta, spec ChunkSpec, offsets bool, mk func(shape, offset []int) ChunkOp) (*Tiled, error) {
+	t, err := sourceTiled(b, out, spec)
+	if err != nil {
+		return nil, err
+	}
+	ns := t.NSplits
 	offs := AxisOffsets(ns)
 	grid := t.Grid()
 	t.Chunks = make([]ChunkRef, 0, gridCount(grid))
@@ -129,16 +139,11 @@ func (op Full) Tile(b Builder, _ []*Tiled, out Meta) (*Tiled, error) {
 // one bulk (addBulk): each range of it makes its ops with a maker of its
 // own from newMk.
 func tileSourceBulk(b Builder, out Meta, spec ChunkSpec, newMk func() func(shape []int) ChunkOp) (*Tiled, error) {
-	if bb, ok := b.(Budget); ok {
-		if err := bb.Admit(spec.Count(out)); err != nil {
-			return nil, err
-		}
-	}
-	ns, err := spec.Resolve(out.Shape, out.DType.Size())
+	t, err := sourceTiled(b, out, spec)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tiled{Meta: out, NSplits: ns}
+	ns := t.NSplits
 	grid := t.Grid()
 	n := gridCount(grid)
 	t.Chunks = make([]ChunkRef, n)

@@ -215,20 +215,15 @@ func (op Quantile) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	res := &Tiled{Meta: out, NSplits: op.withQSplits(outSplits)}
 	full := make([]int, nd)
+	red := make([]bool, nd)
+	for ax := range red {
+		red[ax] = op.reduced(ax)
+	}
 	var shapes ShapeCache
 	ForEachGrid(keptGrid, func(kidx []int) {
 		var group []ChunkRef
 		ForEachGrid(redGrid, func(ridx []int) {
-			ki, ri := 0, 0
-			for ax := range nd {
-				if op.reduced(ax) {
-					full[ax] = ridx[ri]
-					ri++
-				} else {
-					full[ax] = kidx[ki]
-					ki++
-				}
-			}
+			joinGridIndex(full, red, kidx, ridx)
 			group = append(group, t.At(full))
 		})
 		cm := b.ChunkMeta(group[0])

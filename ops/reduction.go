@@ -155,8 +155,10 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	// Output grid: the kept axes of the input grid.
 	var keptGrid, redGrid []int
 	var outSplits [][]int
+	red := make([]bool, nd)
 	for ax := range nd {
-		if op.reduced(ax) {
+		red[ax] = op.reduced(ax)
+		if red[ax] {
 			redGrid = append(redGrid, grid[ax])
 			if op.KeepDims {
 				outSplits = append(outSplits, []int{1})
@@ -222,16 +224,7 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 			}
 			var in [1]ChunkRef
 			for i := lo; i < hi; i++ {
-				ki, ri := 0, 0
-				for ax := range nd {
-					if op.reduced(ax) {
-						full[ax] = ridx[ri]
-						ri++
-					} else {
-						full[ax] = kidx[ki]
-						ki++
-					}
-				}
+				joinGridIndex(full, red, kidx, ridx)
 				c := t.Chunks[GridFlat(grid, full)]
 				cm := b.ChunkMeta(c)
 				p := ReducePartial{Func: op.Func, Axes: axes, ArgAxis: argAxis}
@@ -464,4 +457,20 @@ func reduceTypeName(fn string, stage int) string {
 		return t[stage]
 	}
 	return fn + [3]string{"_partial", "_combine", "_finish"}[stage]
+}
+
+// joinGridIndex writes into full the chunk grid index whose reduced axes
+// (red) take their positions from ridx and whose kept axes from kidx, in
+// axis order.
+func joinGridIndex(full []int, red []bool, kidx, ridx []int) {
+	ki, ri := 0, 0
+	for ax, r := range red {
+		if r {
+			full[ax] = ridx[ri]
+			ri++
+		} else {
+			full[ax] = kidx[ki]
+			ki++
+		}
+	}
 }

@@ -64,18 +64,20 @@ type Policy struct {
 }
 
 // Default is GOGC 400's headroom for the scannable heap, at most half the
-// live heap (widened while the collector takes more than 3% of the CPU)
-// and at least 256 MiB, or a sixteenth of a held budget's limit if less,
-// with no memory limit of the tuner's own.
+// live heap and at least 256 MiB, or a sixteenth of a held budget's limit
+// if less, with no memory limit of the tuner's own.
 //
 // The sixteenth keeps the headroom under a held budget in proportion to
 // it, so resident memory stays near what the store holds rather than at
-// the limit. The 3%: a fixed share of the live heap spent several times
-// GOGC 400's collector CPU on graph-heavy runs (W5's million-op graphs);
-// widening it only while the collector takes more than 3% keeps that cost
-// near GOGC 400's for less resident memory.
+// the limit. The half is fixed (no GCShare): widening it to hold the
+// collector's share of the CPU down let a graph of ten million chunk ops
+// grow its heap by twice its live size between two collections, and every
+// page of that growth is a page fault the first time it is touched. On a
+// virtual machine whose host backs memory lazily, first touches cost far
+// more than the collections saved (docs/interactive.md, "Round 6, the
+// collector's headroom").
 func Default() Policy {
-	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, GCShare: 0.03, MaxPercent: 400, HeldFraction: 1.0 / 16}
+	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, MaxPercent: 400, HeldFraction: 1.0 / 16}
 }
 
 // Headroom is the bytes a heap of live bytes, scan of them scannable, may

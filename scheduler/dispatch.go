@@ -38,7 +38,7 @@ func (c *core) dispatch(r *Run, i int32) {
 		}
 	} else if len(c.slots) > 1 {
 		if len(nd.Inputs) == 0 {
-			w = max(r.plan.Initial[i], 0)
+			w = int(max(r.plan.Initial[i], 0))
 		} else {
 			w = c.chooseWorker(r, nd)
 		}

@@ -101,9 +101,9 @@ func TestSourcesReleasedInBatches(t *testing.T) {
 		t.Fatalf("%d source tasks sent, want each of 100 once", len(sent))
 	}
 	for k := 1; k < len(sent); k++ {
-		if r.plan.Order[sent[k]] < r.plan.Order[sent[k-1]] {
+		if r.plan.Priority[sent[k]].Order < r.plan.Priority[sent[k-1]].Order {
 			t.Fatalf("source %d (order %d) sent after source %d (order %d): not most urgent first",
-				sent[k], r.plan.Order[sent[k]], sent[k-1], r.plan.Order[sent[k-1]])
+				sent[k], r.plan.Priority[sent[k]].Order, sent[k-1], r.plan.Priority[sent[k-1]].Order)
 		}
 	}
 	if len(c.feeding) != 0 {

@@ -135,7 +135,7 @@ func (c *core) waits(r *Run, i int32) bool {
 	}
 	w := 0
 	if len(c.slots) > 1 {
-		w = max(r.plan.Initial[i], 0)
+		w = int(max(r.plan.Initial[i], 0))
 	}
 	if w >= len(c.slots) || c.dead[w] != nil {
 		return false

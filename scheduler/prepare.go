@@ -9,12 +9,17 @@ import (
 
 // Plan is the result of preparing a chunk graph for execution: everything the
 // event loop needs, computed in O(V+E) off the loop.
+//
+// Depths (the longest path from a source op) and the depth-first
+// post-order from the results are in each op's Priority; they are not kept
+// beside it, as a graph of ten million ops would hold them twice.
 type Plan struct {
 	Adj      *graph.Adjacency
-	Depth    []int32 // longest path from a source op
-	Order    []int32 // depth-first post-order from the results (inputs before consumers)
 	Priority []protocol.Priority
-	Initial  []int // worker of each source op, -1 for others
+	// Initial is the worker of each source op, -1 for others: int16 like
+	// a run's worker of each op, a graph of millions of ops holds one
+	// per op.
+	Initial []int16
 	// Sources are the source ops (no inputs) of each initial worker (those
 	// with no worker, when there are none, count as worker 0's), most
 	// urgent first: in Order, which is how Priority ranks ops of depth 0.
@@ -70,8 +75,6 @@ func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
 	initial := assignInitial(g, adj, sources, slots)
 	return &Plan{
 		Adj:      adj,
-		Depth:    depth,
-		Order:    order,
 		Priority: prio,
 		Initial:  initial,
 		Sources:  sourcesByWorker(sources, initial, len(slots)),
@@ -79,7 +82,7 @@ func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
 }
 
 // sourcesByWorker splits sources, kept in their order, by initial worker.
-func sourcesByWorker(sources []int32, initial []int, workers int) [][]int32 {
+func sourcesByWorker(sources []int32, initial []int16, workers int) [][]int32 {
 	if workers <= 1 {
 		return [][]int32{sources}
 	}
@@ -184,15 +187,15 @@ func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
 // unassigned source op it reaches, until it has visited more than
 // its share of the graph (len(graph)/workers for equal slots) or its quota is used. Sources that feed the same
 // consumers so land on the same worker. Non-source ops get -1.
-func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slots []int) []int {
+func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slots []int) []int16 {
 	return assignInitial(g, adj, sourcesInOrder(g, order), slots)
 }
 
 // assignInitial is AssignInitial given the sources in depth-first order
 // (sourcesInOrder), so "next unassigned" walks subtrees in turn.
-func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, slots []int) []int {
+func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, slots []int) []int16 {
 	n := len(g.Nodes)
-	assign := make([]int, n)
+	assign := make([]int16, n)
 	for i := range assign {
 		assign[i] = -1
 	}
@@ -265,7 +268,7 @@ func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, s
 				queue = queue[1:]
 				seen++
 				if len(g.Nodes[v].Inputs) == 0 && assign[v] < 0 {
-					assign[v] = w
+					assign[v] = int16(w)
 					quota[w]--
 					remaining--
 				}

@@ -44,7 +44,7 @@ func TestAssignInitialKeepsSiblingsTogether(t *testing.T) {
 	}
 	order := DepthFirstOrder(g, results)
 	assign := AssignInitial(g, adj, order, []int{1, 1, 1})
-	count := map[int]int{}
+	count := map[int16]int{}
 	for leaf := 0; leaf < 12; leaf++ {
 		if assign[leaf] < 0 {
 			t.Fatalf("leaf %d unassigned", leaf)
@@ -56,7 +56,7 @@ func TestAssignInitialKeepsSiblingsTogether(t *testing.T) {
 			t.Errorf("reducer %d: leaves on workers %d and %d", r, assign[2*r], assign[2*r+1])
 		}
 	}
-	for w := 0; w < 3; w++ {
+	for w := int16(0); w < 3; w++ {
 		if count[w] != 4 {
 			t.Errorf("worker %d got %d leaves, want 4 (balance): %v", w, count[w], assign[:12])
 		}
@@ -73,7 +73,7 @@ func TestAssignInitialProportionalToSlots(t *testing.T) {
 	adj := g.Successors()
 	order := DepthFirstOrder(g, nil)
 	assign := AssignInitial(g, adj, order, []int{2, 1})
-	count := map[int]int{}
+	count := map[int16]int{}
 	for leaf := 0; leaf < 30; leaf++ {
 		count[assign[leaf]]++
 	}
@@ -173,8 +173,8 @@ func TestPrepareLargeGraph(t *testing.T) {
 	depth, order, adj := Depths(g), DepthFirstOrder(g, results), g.Successors()
 	for i := range g.Nodes {
 		want := protocol.Priority{Depth: depth[i], Order: order[i], Bytes: scalarMeta.Nbytes(), Succ: int32(len(adj.Of(i)))}
-		if p.Depth[i] != depth[i] || p.Order[i] != order[i] || p.Priority[i] != want {
-			t.Fatalf("op %d: depth %d order %d priority %+v, want %d %d %+v", i, p.Depth[i], p.Order[i], p.Priority[i], depth[i], order[i], want)
+		if p.Priority[i] != want {
+			t.Fatalf("op %d: priority %+v, want %+v", i, p.Priority[i], want)
 		}
 	}
 	if len(p.Adj.Succ) != len(adj.Succ) {

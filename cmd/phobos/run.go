@@ -105,35 +105,42 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 // record is the anchors' JSON line. Field order follows the anchors'
 // lines so the outputs read alike; pointers are absent when not measured.
 type record struct {
-	Name            string              `json:"name"`
-	System          string              `json:"system"`
-	Desc            string              `json:"desc,omitempty"`
-	Params          workloads.Params    `json:"params"`
-	Reps            int                 `json:"reps"`
-	Warmup          int                 `json:"warmup"`
-	Seed            uint64              `json:"seed"`
-	Workers         int                 `json:"workers"`
-	Slots           int                 `json:"slots"`
-	GOMAXPROCS      int                 `json:"gomaxprocs"`
-	BLAS            string              `json:"blas,omitempty"`
-	LAPACK          string              `json:"lapack,omitempty"`
-	TS              string              `json:"ts"`
-	WarmupS         []float64           `json:"warmup_s,omitempty"`
-	Status          string              `json:"status"`
-	Error           string              `json:"error,omitempty"`
-	WallS           *float64            `json:"wall_s,omitempty"`
-	WallSMin        *float64            `json:"wall_s_min,omitempty"`
-	WallSMax        *float64            `json:"wall_s_max,omitempty"`
-	WallSAll        []float64           `json:"wall_s_all,omitempty"`
-	Result          *float64            `json:"result,omitempty"`
-	ResultsAllEqual *bool               `json:"results_all_equal,omitempty"`
-	Expected        *float64            `json:"expected,omitempty"`
-	RelErr          *float64            `json:"rel_err_vs_expected,omitempty"`
-	Z               *float64            `json:"z_vs_expected,omitempty"`
-	ChunkOps        *int                `json:"chunk_ops,omitempty"`
-	TasksOptimized  *int                `json:"tasks_optimized,omitempty"`
-	TasksPerS       *float64            `json:"tasks_per_s,omitempty"`
-	NsPerChunkOp    *float64            `json:"ns_per_chunk_op,omitempty"` // wall_s over chunk_ops: flat as graphs grow
+	Name            string           `json:"name"`
+	System          string           `json:"system"`
+	Desc            string           `json:"desc,omitempty"`
+	Params          workloads.Params `json:"params"`
+	Reps            int              `json:"reps"`
+	Warmup          int              `json:"warmup"`
+	Seed            uint64           `json:"seed"`
+	Workers         int              `json:"workers"`
+	Slots           int              `json:"slots"`
+	GOMAXPROCS      int              `json:"gomaxprocs"`
+	BLAS            string           `json:"blas,omitempty"`
+	LAPACK          string           `json:"lapack,omitempty"`
+	TS              string           `json:"ts"`
+	WarmupS         []float64        `json:"warmup_s,omitempty"`
+	Status          string           `json:"status"`
+	Error           string           `json:"error,omitempty"`
+	WallS           *float64         `json:"wall_s,omitempty"`
+	WallSMin        *float64         `json:"wall_s_min,omitempty"`
+	WallSMax        *float64         `json:"wall_s_max,omitempty"`
+	WallSAll        []float64        `json:"wall_s_all,omitempty"`
+	Result          *float64         `json:"result,omitempty"`
+	ResultsAllEqual *bool            `json:"results_all_equal,omitempty"`
+	Expected        *float64         `json:"expected,omitempty"`
+	RelErr          *float64         `json:"rel_err_vs_expected,omitempty"`
+	Z               *float64         `json:"z_vs_expected,omitempty"`
+	ChunkOps        *int             `json:"chunk_ops,omitempty"`
+	TasksOptimized  *int             `json:"tasks_optimized,omitempty"`
+	TasksPerS       *float64         `json:"tasks_per_s,omitempty"`
+	NsPerChunkOp    *float64         `json:"ns_per_chunk_op,omitempty"` // wall_s over chunk_ops: flat as graphs grow
+	// CPUS is the median over the timed runs of this process's CPU time
+	// (user and system), and CPUNsPerChunkOp that over chunk_ops: for a
+	// local session every role's CPU, for -cluster only the client's (left
+	// out). MinorFaults is the median run's minor page faults.
+	CPUS            *float64            `json:"cpu_s,omitempty"`
+	CPUNsPerChunkOp *float64            `json:"cpu_ns_per_chunk_op,omitempty"`
+	MinorFaults     *int64              `json:"minor_faults,omitempty"`
 	TileS           *float64            `json:"tile_s,omitempty"`
 	RunS            *float64            `json:"run_s,omitempty"`
 	FetchS          *float64            `json:"fetch_s,omitempty"`
@@ -363,12 +370,18 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 		}
 		rec.WarmupS = append(rec.WarmupS, round(d.Seconds(), 4))
 	}
-	var walls, tiles, runs, fetches, vals []float64
+	var walls, tiles, runs, fetches, vals, cpus []float64
+	var faults []int64
 	var st phobos.Stats
 	for i := range o.reps {
+		cpu0, flt0, cpuOK := cpuUse()
 		v, d, err := once(fmt.Sprintf("%s run %d/%d", wl.Name, i+1, o.reps))
 		if err != nil {
 			return rec, err
+		}
+		if cpu1, flt1, ok := cpuUse(); ok && cpuOK && o.cluster == "" {
+			cpus = append(cpus, (cpu1 - cpu0).Seconds())
+			faults = append(faults, flt1-flt0)
 		}
 		st = sess.Stats()
 		walls = append(walls, d.Seconds())
@@ -419,6 +432,14 @@ func measure(ctx context.Context, wl *workloads.Workload, p workloads.Params, o 
 	if st.ChunkOps > 0 {
 		rec.NsPerChunkOp = ptr(round(*rec.WallS*1e9/float64(st.ChunkOps), 1))
 	}
+	if len(cpus) > 0 {
+		rec.CPUS = ptr(round(median(cpus), 4))
+		slices.Sort(faults)
+		rec.MinorFaults = ptr(faults[(len(faults)-1)/2])
+		if st.ChunkOps > 0 {
+			rec.CPUNsPerChunkOp = ptr(round(*rec.CPUS*1e9/float64(st.ChunkOps), 1))
+		}
+	}
 	if wl.Name == "W5" {
 		rec.TasksOptimized = ptr(st.ChunkOps)
 		rec.TasksPerS = ptr(round(float64(st.ChunkOps) / *rec.WallS, 1))
@@ -467,6 +488,13 @@ func summary(r *record) string {
 		if r.NsPerChunkOp != nil {
 			fmt.Fprintf(&b, ", %.0f ns per chunk op", *r.NsPerChunkOp)
 		}
+	}
+	if r.CPUS != nil {
+		fmt.Fprintf(&b, "; CPU %.2f s", *r.CPUS)
+		if r.CPUNsPerChunkOp != nil {
+			fmt.Fprintf(&b, " (%.0f ns per chunk op)", *r.CPUNsPerChunkOp)
+		}
+		fmt.Fprintf(&b, ", %d minor page faults", *r.MinorFaults)
 	}
 	fmt.Fprintf(&b, "; peak RSS %.1f MB", r.PeakRSSSelfMB)
 	if ps := ndarray.BufferPoolStats(); ps.Lent > 0 {

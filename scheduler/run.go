@@ -43,10 +43,13 @@ type Run struct {
 	// seq orders dispatches and landings: sentAt is when each op's
 	// current dispatch was sent, landedAt when its output last landed. An
 	// op that reports an input lost which landed again after it was sent
-	// read an old copy.
-	seq       uint64
-	sentAt    []uint64
-	landedAt  []uint64
+	// read an old copy. 32 bits, as a graph of ten million ops holds two
+	// per op: a run wraps only past four billion events, and then at worst
+	// retries an op whose lost inputs are all there again without counting
+	// that attempt a failure (landedSince).
+	seq       uint32
+	sentAt    []uint32
+	landedAt  []uint32
 	inflight  int   // tasks handed to workers and not yet reported
 	onWorker  []int // in-flight tasks per worker
 	finished  int
@@ -114,8 +117,8 @@ func allocRun(g *graph.ChunkGraph, results []int32) *Run {
 		open:      make([]bool, n),
 		nbytes:    make([]int64, n),
 		failures:  make([]uint8, n),
-		sentAt:    make([]uint64, n),
-		landedAt:  make([]uint64, n),
+		sentAt:    make([]uint32, n),
+		landedAt:  make([]uint32, n),
 		startNs:   make([]int64, n),
 		endNs:     make([]int64, n),
 		done:      make(chan struct{}),
@@ -125,6 +128,19 @@ func allocRun(g *graph.ChunkGraph, results []int32) *Run {
 		r.pending[i] = int32(len(nd.Inputs))
 		r.location[i] = -1
 		r.worker[i] = -1
+	}
+	if n >= prefaultOps {
+		// The arrays the event loop first writes op by op: their pages
+		// are faulted in here, beside Prepare, not one by one on the
+		// loop's path while the graph runs.
+		prefault(r.state)
+		prefault(r.attempt)
+		prefault(r.open)
+		prefault(r.nbytes)
+		prefault(r.sentAt)
+		prefault(r.landedAt)
+		prefault(r.startNs)
+		prefault(r.endNs)
 	}
 	for _, x := range results {
 		r.isResult[x] = true

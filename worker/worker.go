@@ -735,6 +735,7 @@ func (w *Worker) request(t *protocol.Task, inputs []storage.InputRequest) storag
 		// sources whose consumers are far away.
 		req.Headroom = out + temp
 	}
+	req.Spare = intoTiny(t) != nil
 	for _, in := range t.Inputs {
 		if w.local(in) {
 			req.Inputs = append(req.Inputs, storage.InputRequest{Key: in.Key, Nbytes: in.Nbytes})
@@ -971,7 +972,7 @@ func (w *Worker) reportsStart(t *protocol.Task) bool {
 // slots of the tasks whose results are held are given back together, under
 // the lock that takes the slot's next task.
 const (
-	heldResults = 64
+	heldResults = protocol.ResultBatchCap
 	maxHold     = time.Millisecond
 )
 
@@ -1160,7 +1161,9 @@ func (w *Worker) slot() {
 		}
 		if len(st.held) == 0 {
 			st.heldSince = start
-			st.held = make([]protocol.Result, 0, heldResults)
+			if st.held == nil {
+				st.held = protocol.NewResultBatch() // given back by the receiver once applied
+			}
 		}
 		st.held = append(st.held, res)
 		st.endings = append(st.endings, ending{t: p.t, g: p.g, admitted: p.res != nil, lent: p.threads - 1})
@@ -1224,7 +1227,12 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	// may then be claimed for the store, which hands it back to the buffer
 	// pool when the chunk is released.
 	epoch := ndarray.BufferEpoch()
-	out, err := w.execKernel(ctx, t, ins)
+	var spare *ndarray.Array
+	into := intoTiny(t)
+	if into != nil {
+		spare = tinyOutput(r, t)
+	}
+	out, err := w.execKernel(ctx, t, ins, into, spare)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 		discard(t.Op, out)
@@ -1246,7 +1254,11 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if len(t.Inputs) == 0 {
 		opts.Regen = t.Op // kept only if storage.Regenerable says so
 	}
-	opts.Owned = ndarray.ClaimBuffer(out, epoch)
+	if spare != nil && out == spare {
+		opts.Tiny = true // the store's to make a spare of once deleted
+	} else {
+		opts.Owned = ndarray.ClaimBuffer(out, epoch)
+	}
 	var room [4]protocol.ChunkKey
 	consumed := room[:0]
 	for _, in := range t.Inputs {
@@ -1274,7 +1286,7 @@ func discard(op ops.ChunkOp, out *ndarray.Array) {
 // execKernel runs a kernel, turning a panic inside it into an error so one
 // bad op cannot take the worker down. The error names the op and the panic;
 // the stack goes to the worker's log, not to users.
-func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarray.Array) (out *ndarray.Array, err error) {
+func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarray.Array, into ops.OutputInto, spare *ndarray.Array) (out *ndarray.Array, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			label := ops.Label(t.Op)
@@ -1282,5 +1294,8 @@ func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarra
 			err = fmt.Errorf("kernel %s panicked: %v", label, p)
 		}
 	}()
+	if spare != nil {
+		return into.ExecInto(ctx, ins, spare)
+	}
 	return t.Op.Exec(ctx, ins)
 }

@@ -48,10 +48,16 @@ func NewTiny(dtype DType, shape []int) *Array {
 // (a view of one, say). The caller must own a: nothing else may read it or
 // a view of it any more.
 func ResetTiny(a *Array, dtype DType, shape []int) bool {
-	if a == nil || len(a.buf) == 0 || !FitsTiny(dtype, shape) {
+	if a == nil || len(a.buf) == 0 || unsafe.Pointer(unsafe.SliceData(a.buf)) != unsafe.Add(unsafe.Pointer(a), tinyDataOffset) {
 		return false
 	}
-	if unsafe.Pointer(unsafe.SliceData(a.buf)) != unsafe.Add(unsafe.Pointer(a), tinyDataOffset) {
+	if a.dtype == dtype && a.offset == 0 && SameShape(a.shape, shape) {
+		// Made over as it was (the common case: chunks of one kernel):
+		// its shape and strides stand.
+		clear(a.buf)
+		return true
+	}
+	if !FitsTiny(dtype, shape) {
 		return false
 	}
 	n := Size(shape) * dtype.Size()

@@ -382,9 +382,6 @@ func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, 
 // kernels made of them, all deterministic (counter-based random numbers),
 // and reads of files that stay in place (ops.Rereadable).
 func Regenerable(op ops.ChunkOp) bool {
-	if ops.IsGenerator(op) {
-		return true
-	}
 	switch op := op.(type) {
 	case ops.Rereadable:
 		return true
@@ -398,7 +395,7 @@ func Regenerable(op ops.ChunkOp) bool {
 		}
 		return true
 	}
-	return false
+	return ops.IsGenerator(op)
 }
 
 // attachLocked puts a in memory for e and returns the bytes this added.

@@ -82,7 +82,7 @@ func (w *Worker) runTiny(st *slotState, p pick, start time.Time) (bool, time.Tim
 	ok := true
 	for i := range extra {
 		x := &extra[i]
-		res := w.run(x.g.ctx, x.t, x.res)
+		res := w.runIn(x.g.ctx, x.t, x.res, &st.ins)
 		d := time.Since(start)
 		start = start.Add(d)
 		res.Elapsed = d

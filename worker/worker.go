@@ -1018,6 +1018,8 @@ type slotState struct {
 	// tinyrun.go).
 	tiny   []pick
 	spares []*storage.Reservation
+	// ins is room for a task's input list (runIn).
+	ins []*ndarray.Array
 }
 
 // take returns the slot's next task: one from the queue (ending the held
@@ -1136,7 +1138,7 @@ func (w *Worker) slot() {
 			if batch := w.takeBatchIf(quiet, p); len(batch) > 0 {
 				res = w.runBatch(ctx, &st, p, batch, start) // see userbatch.go
 			} else {
-				res = w.run(ctx, p.t, p.res)
+				res = w.runIn(ctx, p.t, p.res, &st.ins)
 			}
 			// Since reads only the monotonic clock (Now reads the wall
 			// clock too); the end is derived from it.
@@ -1187,6 +1189,13 @@ func isFenced(err error) bool {
 // run executes one admitted task and stores its output; when it succeeds,
 // it has closed r.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
+	return w.runIn(ctx, t, r, nil)
+}
+
+// runIn is run with room for the kernel's input list (reused when large
+// enough; cleared before it returns), so that a slot's tasks do not
+// allocate one each.
+func (w *Worker) runIn(ctx context.Context, t *protocol.Task, r *storage.Reservation, insRoom *[]*ndarray.Array) protocol.Result {
 	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -1199,7 +1208,17 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if err := r.Evict(ctx); err != nil {
 		return fail(fmt.Errorf("worker %d: making room for %s: %w", w.cfg.ID, ops.Label(t.Op), err), true)
 	}
-	ins := make([]*ndarray.Array, len(t.Inputs))
+	var ins []*ndarray.Array
+	if insRoom != nil && cap(*insRoom) >= len(t.Inputs) {
+		ins = (*insRoom)[:len(t.Inputs)]
+		defer clear(ins) // the chunks are the store's to free
+	} else {
+		ins = make([]*ndarray.Array, len(t.Inputs))
+		if insRoom != nil {
+			*insRoom = ins
+			defer clear(ins)
+		}
+	}
 	for i, in := range t.Inputs {
 		var a *ndarray.Array
 		var err error

@@ -41,7 +41,7 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	limit := min(tinyRun-1, w.mu.queue.Len()/max(w.cfg.Slots, 1), heldResults-len(st.held))
-	if limit <= 0 || w.mu.closed || p.g.cancelled {
+	if limit <= 0 || w.mu.closed || p.g.cancelled || w.fenceLocked(p.t, false) != nil {
 		return nil
 	}
 	extra := st.tiny[:0]
@@ -50,7 +50,9 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 		if !ok || graphOf(t) != graphOf(p.t) || w.mu.head == t {
 			break
 		}
-		if !tiny(t) || w.reportsStart(t) || !w.allLocal(t) || w.fenceLocked(t, false) != nil {
+		// p's fence passed just now, under this hold of the lock: a task
+		// sent under the same one passes too.
+		if !tiny(t) || w.reportsStart(t) || !w.allLocal(t) || (t.Fence != p.t.Fence && w.fenceLocked(t, false) != nil) {
 			break
 		}
 		req := w.request(t, w.mu.reqInputs)

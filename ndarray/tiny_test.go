@@ -1,11 +1,17 @@
 package ndarray
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // NewTiny makes arrays of up to 16 bytes and two axes, zeroed; ResetTiny
 // makes one over in place as another tiny array, zeroed, and refuses views,
 // arrays of separate buffers and shapes larger than its room.
 func TestTinyReset(t *testing.T) {
+	if off := unsafe.Offsetof(tinyObject[[1]uint64]{}.data); off != tinyDataOffset {
+		t.Fatalf("tiny objects' data at %d and %d", off, tinyDataOffset)
+	}
 	for _, c := range []struct {
 		dt    DType
 		shape []int

@@ -279,7 +279,17 @@ func Reduce(op ReduceOp, a *Array, axes []int, keepdims bool) (*Array, error) {
 // tree reduction: Sum and CountNonzero add, Prod multiplies, Min and Max take
 // the (NaN-propagating) minimum or maximum, Any ors and All ands. The result
 // has the partials' dtype (that of ReduceResultType for valid partials).
-func Combine(op ReduceOp, parts []*Array) (*Array, error) {
+func Combine(op ReduceOp, parts []*Array) (*Array, error) { return combine(op, parts, nil) }
+
+// CombineInto is Combine that writes its result into out, and returns out,
+// when out is a contiguous array of the result's dtype and the partials'
+// shape; otherwise it makes its result as Combine does. Whatever it
+// returns, it keeps no reference to out.
+func CombineInto(op ReduceOp, parts []*Array, out *Array) (*Array, error) {
+	return combine(op, parts, out)
+}
+
+func combine(op ReduceOp, parts []*Array, into *Array) (*Array, error) {
 	if !op.valid() {
 		return nil, fmt.Errorf("ndarray: combine: invalid reduction %v", op)
 	}
@@ -312,7 +322,15 @@ func Combine(op ReduceOp, parts []*Array) (*Array, error) {
 		cop = op - NanSum + Sum
 	}
 	p0 := parts[0]
-	acc := newArray(redAccType(cop, p0.dtype), p0.shape)
+	var acc *Array
+	at := redAccType(cop, p0.dtype)
+	if into != nil && into.dtype == at && ReduceResultType(cop, p0.dtype) == at && SameShape(into.shape, p0.shape) && into.IsContiguous() {
+		acc = into
+		sz := at.Size()
+		clear(acc.buf[acc.offset*sz : (acc.offset+acc.Size())*sz]) // the identity fill assumes zeros
+	} else {
+		acc = newArray(at, p0.shape)
+	}
 	redFillIdentity(cop, acc)
 	if cop == Sum && p0.dtype == Float64 && acc.dtype == Float64 && allContiguous(parts) {
 		// The common combine (tree sums of float64 partials): the same

@@ -235,6 +235,18 @@ type nodeState struct {
 
 // Exec implements ChunkOp.
 func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, error) {
+	return op.exec(ctx, in, nil)
+}
+
+// ExecInto implements OutputInto: a whole-chunk sum (the fast sum) is
+// written into out.
+func (op Fused) ExecInto(ctx context.Context, in []*ndarray.Array, out *ndarray.Array) (*ndarray.Array, error) {
+	return op.exec(ctx, in, out)
+}
+
+// exec runs the kernel; into, if not nil, is an array of the output's
+// dtype and shape the run may write its output into (ExecInto).
+func (op Fused) exec(ctx context.Context, in []*ndarray.Array, into *ndarray.Array) (*ndarray.Array, error) {
 	T := op.Tile
 	if T <= 0 {
 		T = DefaultTile
@@ -254,7 +266,7 @@ func (op Fused) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray.Array, 
 			return nil, err
 		}
 	}
-	out, err := st.run(ctx, reused, readers)
+	out, err := st.run(ctx, reused, readers, into)
 	for _, r := range readers {
 		if r != nil {
 			_ = r.Close()
@@ -323,8 +335,9 @@ func newFusedPlan(op Fused, T int) fusedPlan {
 }
 
 // run is one run of the kernel on the inputs takeState gave st, with the
-// readers of its tile sources (nil for other nodes).
-func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader) (*ndarray.Array, error) {
+// readers of its tile sources (nil for other nodes); into (may be nil) is
+// an array of the output's dtype and shape a fast sum is written into.
+func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader, into *ndarray.Array) (*ndarray.Array, error) {
 	op, pl := st.op, &st.plan
 	T, n, n1, K1 := pl.T, pl.n, pl.n1, st.k1
 	red, isReduce, mode, K, moments := pl.red, pl.isReduce, pl.mode, pl.K, pl.moments
@@ -634,7 +647,7 @@ func (st *fusedState) run(ctx context.Context, reused bool, readers []TileReader
 		return ReducePartial{Func: red.Func, Axes: red.Axes}.Exec(ctx, []*ndarray.Array{empty})
 	}
 	if fast {
-		return fs.result(root.Meta.Shape)
+		return fs.result(root.Meta.Shape, into)
 	}
 	return acc.Reshape(root.Meta.Shape...)
 }

@@ -246,24 +246,30 @@ func countBools(b []uint8) int64 {
 	return n
 }
 
-func (s *fastSum) result(shape []int) (*ndarray.Array, error) {
-	// Made in its shape at once: a scalar reshaped is twice the
-	// allocations, per chunk.
+// result is the sum as an array of shape (one element), written into
+// into when that is a contiguous array of the sum's dtype and shape, else
+// made.
+func (s *fastSum) result(shape []int, into *ndarray.Array) (*ndarray.Array, error) {
+	dt := ndarray.Int64
 	if s.isFloat {
-		a, err := ndarray.New(ndarray.Float64, shape...)
-		if err != nil {
+		dt = ndarray.Float64
+	}
+	a := into
+	if a == nil || a.DType() != dt || !ndarray.SameShape(a.Shape(), shape) || !a.IsContiguous() {
+		// Made in its shape at once: a scalar reshaped is twice the
+		// allocations, per chunk.
+		var err error
+		if a, err = ndarray.New(dt, shape...); err != nil {
 			return nil, err
 		}
+	}
+	if s.isFloat {
 		r := s.f
 		if !math.IsInf(r, 0) && r == r {
 			r += s.c
 		}
 		a.Float64s()[0] = r
 		return a, nil
-	}
-	a, err := ndarray.New(ndarray.Int64, shape...)
-	if err != nil {
-		return nil, err
 	}
 	a.Int64s()[0] = s.i
 	return a, nil

@@ -391,6 +391,23 @@ func (op ReduceCombine) Exec(ctx context.Context, in []*ndarray.Array) (*ndarray
 	return op.Finish.Exec(ctx, []*ndarray.Array{out})
 }
 
+// ExecInto implements OutputInto: a combine of plain reductions without a
+// finish writes into out.
+func (op ReduceCombine) ExecInto(ctx context.Context, in []*ndarray.Array, out *ndarray.Array) (*ndarray.Array, error) {
+	if op.Finish != nil {
+		return op.Exec(ctx, in)
+	}
+	switch op.Func {
+	case "mean", "var", "std", "nanmean", "nanvar", "nanstd", "argmin", "argmax", "nanargmin", "nanargmax":
+		return op.Exec(ctx, in)
+	}
+	r, err := ndarray.ParseReduceOp(op.Func)
+	if err != nil {
+		return nil, err
+	}
+	return ndarray.CombineInto(r, in, out)
+}
+
 // ReduceFinish turns a (combined) partial into the final chunk: statistics
 // for mean/var/std, indices for argmin/argmax, then the output shape and dtype.
 type ReduceFinish struct {
@@ -450,9 +467,16 @@ var reduceTypeNames = func() map[string][3]string {
 	return m
 }()
 
+// sumTypeNames are reduceTypeNames' entry for "sum". Read only.
+var sumTypeNames = reduceTypeNames["sum"]
+
 // reduceTypeName is fn's partial (stage 0), combine (1) or finish (2)
 // type.
 func reduceTypeName(fn string, stage int) string {
+	if fn == "sum" {
+		// The most common, asked per chunk op: no map lookup.
+		return sumTypeNames[stage]
+	}
 	if t, ok := reduceTypeNames[fn]; ok {
 		return t[stage]
 	}

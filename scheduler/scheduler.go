@@ -337,6 +337,8 @@ func (s *Scheduler) resultBatch(rs []protocol.Result) {
 		}
 	}
 	s.core.arrivedNs = 0
+	// Applied, and nothing refers into it: the worker's next batch reuses it.
+	protocol.RecycleResultBatch(rs)
 }
 
 func (s *Scheduler) result(r protocol.Result) {

@@ -14,6 +14,11 @@ type bufIndex struct {
 	slots []bufSlot // len a power of two, or 0
 	shift uint      // 64 - log2(len(slots))
 	n     int
+	// spares are the tables shrinks left, by log2 of their size, for the
+	// next growth to that size: a store that fills and empties again and
+	// again (tiny chunks in bursts) does not make new tables each time.
+	// They add up to less than twice the largest table.
+	spares [bits.UintSize][]bufSlot
 }
 
 type bufSlot struct {
@@ -94,12 +99,20 @@ func (x *bufIndex) del(id uintptr) {
 
 func (x *bufIndex) resize(size int) {
 	old := x.slots
-	x.slots = make([]bufSlot, size)
+	if sp := &x.spares[bits.TrailingZeros(uint(size))]; len(*sp) == size {
+		x.slots, *sp = *sp, nil
+	} else {
+		x.slots = make([]bufSlot, size)
+	}
 	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, s := range old {
 		if s.id != 0 {
 			x.insert(s.b)
 		}
+	}
+	if len(old) > size {
+		clear(old) // no records kept alive
+		x.spares[bits.TrailingZeros(uint(len(old)))] = old
 	}
 }
 

@@ -39,6 +39,9 @@ type Request struct {
 	// holder is done with: a granted reservation is built in it instead
 	// of a new one (one allocation fewer per op).
 	Reuse *Reservation
+	// Spare asks for a tiny array of a deleted chunk (Reservation.Spare)
+	// for the op to write its output into.
+	Spare bool
 }
 
 // InputRequest is one input of a Request.
@@ -62,6 +65,10 @@ type Reservation struct {
 	spill     []*entry // victims this op must write out before it starts
 	closed    bool
 	pinRoom   [4]*entry // pins' room, so that an op of few inputs allocates once
+	// spare is a tiny array of a deleted chunk, the store's alone, given
+	// to the op for its output (Request.Spare); it goes back to the store
+	// unless the op's output is it.
+	spare *ndarray.Array
 }
 
 // Bytes is what was reserved.
@@ -198,6 +205,9 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	}
 	r.transient = need - req.Output
 	s.mu.transient += r.transient
+	if req.Spare {
+		r.spare = s.takeSpareLocked()
+	}
 	s.notePeakLocked() // evicting bytes count as gone
 	for _, e := range ins {
 		if e.pins == 0 {
@@ -584,13 +594,25 @@ func (r *Reservation) Put(key protocol.ChunkKey, a *ndarray.Array, opts PutOptio
 	s := r.s
 	prep := preparePut(a, opts)
 	s.mu.Lock()
+	if r.spare == a {
+		r.spare = nil // stored: the entry has it now
+	}
 	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
+	s.noteTinyLocked(e, opts, added)
 	r.take(added)
 	s.notePeakLocked()
 	s.mu.Unlock()
 	removeFiles(old)
 }
+
+// Spare is a tiny array of a deleted chunk for the op's output, nil if the
+// request asked for none or the store had none: the caller may make it a
+// tiny array of the output's dtype and shape (ndarray.ResetTiny) and have
+// the kernel write into it. Storing it as the output (Finish with
+// PutOptions.Tiny) keeps it in the store; otherwise the reservation's
+// end gives it back to the store, and the caller must not keep it.
+func (r *Reservation) Spare() *ndarray.Array { return r.spare }
 
 // Finish ends an op that succeeded, under one hold of the store's lock:
 // it stores the op's output as Put does, records that the op has finished
@@ -599,8 +621,12 @@ func (r *Reservation) Finish(key protocol.ChunkKey, a *ndarray.Array, opts PutOp
 	s := r.s
 	prep := preparePut(a, opts)
 	s.mu.Lock()
+	if r.spare == a {
+		r.spare = nil // stored: the entry has it now
+	}
 	e := s.newEntryLocked(key, a, opts, prep)
 	added, old := s.putLocked(e, a, opts.Owned)
+	s.noteTinyLocked(e, opts, added)
 	r.take(added)
 	s.notePeakLocked()
 	for _, k := range consumed {
@@ -642,6 +668,10 @@ func (r *Reservation) closeLocked() {
 		s.unmarkLocked(e)
 	}
 	r.spill = nil
+	if r.spare != nil {
+		s.keepSpareLocked(r.spare)
+		r.spare = nil
+	}
 	s.mu.reserved -= r.bytes
 	r.bytes = 0
 	s.mu.transient -= r.transient

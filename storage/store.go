@@ -169,8 +169,9 @@ type Store struct {
 		// keeps are graphs found to keep chunks whose consumers have all
 		// finished (their results): such chunks are not about to be released.
 		keeps    map[protocol.GraphID]bool
-		free     []*entry // deleted entries to reuse (recycleLocked)
-		pinned   int      // entries with pins
+		free     []*entry         // deleted entries to reuse (recycleLocked)
+		spares   []*ndarray.Array // tiny arrays of deleted chunks (spares.go)
+		pinned   int              // entries with pins
 		clock    uint64
 		spillDir string // resolved, "" until known
 		ownDir   bool   // spillDir is a temporary directory we made
@@ -243,6 +244,9 @@ type bufRef struct {
 	// was served by Read (to a peer, or as a result fetched by the client),
 	// or a chunk of it was deleted while a running op had it pinned.
 	shared bool
+	// tiny is the array the buffer is part of when the store may make it
+	// a spare for another op's output once reusable (PutOptions.Tiny).
+	tiny *ndarray.Array
 }
 
 // reusable reports whether b, about to leave memory with its last chunk,
@@ -334,6 +338,12 @@ type PutOptions struct {
 	// since served it to a reader (Read) or deleted a chunk of it while an
 	// op had it pinned.
 	Owned bool
+	// Tiny says the chunk is an array made by ndarray.NewTiny (or a
+	// reservation's Spare) that nothing outside the store refers to: when
+	// the chunk is deleted, the store keeps it as a spare for another op's
+	// output (Reservation.Spare), on Owned's terms. Honoured by a
+	// reservation's Put and Finish.
+	Tiny bool
 }
 
 // Put stores a chunk under key, replacing any earlier one.
@@ -362,7 +372,7 @@ func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, 
 		// Not finalized: the op ran again and stands for the same thing.
 		// Its buffer is not reused: a replaced chunk was not released, and
 		// whoever put the new one may hold the old one still.
-		oldFile, _ = s.forgetLocked(old)
+		oldFile, _, _ = s.forgetLocked(old)
 	}
 	return s.attachLocked(e, a, owned), oldFile
 }
@@ -372,9 +382,6 @@ func (s *Store) putLocked(e *entry, a *ndarray.Array, owned bool) (added int64, 
 // kernels made of them, all deterministic (counter-based random numbers),
 // and reads of files that stay in place (ops.Rereadable).
 func Regenerable(op ops.ChunkOp) bool {
-	if ops.IsGenerator(op) {
-		return true
-	}
 	switch op := op.(type) {
 	case ops.Rereadable:
 		return true
@@ -388,7 +395,7 @@ func Regenerable(op ops.ChunkOp) bool {
 		}
 		return true
 	}
-	return false
+	return ops.IsGenerator(op)
 }
 
 // attachLocked puts a in memory for e and returns the bytes this added.
@@ -451,11 +458,14 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 // hand back to the buffer pool (nil otherwise).
 func (s *Store) deleteLocked(e *entry) (file string, reuse *ndarray.Array) {
 	s.mu.chunks.Delete(e.key.Graph, e.key.Node)
-	return s.forgetLocked(e)
+	file, reuse, _ = s.forgetLocked(e)
+	return file, reuse
 }
 
-// forgetLocked is deleteLocked for an entry already out of the table.
-func (s *Store) forgetLocked(e *entry) (file string, reuse *ndarray.Array) {
+// forgetLocked is deleteLocked for an entry already out of the table. A
+// reusable tiny array (PutOptions.Tiny) is returned as reuse with tiny
+// set: a spare, not for the buffer pool.
+func (s *Store) forgetLocked(e *entry) (file string, reuse *ndarray.Array, tiny bool) {
 	e.deleted = true
 	if a := e.arr; a != nil {
 		if (e.pins > 0 || e.fin != nil) && e.buf != nil {
@@ -464,13 +474,16 @@ func (s *Store) forgetLocked(e *entry) (file string, reuse *ndarray.Array) {
 		}
 		if b := s.detachLocked(e); b != nil && b.reusable() {
 			reuse = a
+			if b.tiny != nil {
+				reuse, tiny = b.tiny, true
+			}
 		}
 	}
 	if e.file != "" {
 		s.mu.st.DiskBytes -= e.nbytes
 		file, e.file = e.file, ""
 	}
-	return file, reuse
+	return file, reuse, tiny
 }
 
 func removeFiles(paths ...string) {
@@ -606,11 +619,15 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	s.mu.Lock()
 	for _, k := range keys {
 		if e, ok := s.mu.chunks.Take(k.Graph, k.Node); ok {
-			f, a := s.forgetLocked(e)
+			f, a, tiny := s.forgetLocked(e)
 			if f != "" {
 				files = append(files, f)
 			}
-			if a != nil {
+			switch {
+			case a == nil:
+			case tiny:
+				s.keepSpareLocked(a)
+			default:
 				if reuse == nil {
 					reuse = make([]*ndarray.Array, 0, len(keys))
 				}

@@ -41,7 +41,7 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	limit := min(tinyRun-1, w.mu.queue.Len()/max(w.cfg.Slots, 1), heldResults-len(st.held))
-	if limit <= 0 || w.mu.closed || p.g.cancelled {
+	if limit <= 0 || w.mu.closed || p.g.cancelled || w.fenceLocked(p.t, false) != nil {
 		return nil
 	}
 	extra := st.tiny[:0]
@@ -50,7 +50,9 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 		if !ok || graphOf(t) != graphOf(p.t) || w.mu.head == t {
 			break
 		}
-		if !tiny(t) || w.reportsStart(t) || !w.allLocal(t) || w.fenceLocked(t, false) != nil {
+		// p's fence passed just now, under this hold of the lock: a task
+		// sent under the same one passes too.
+		if !tiny(t) || w.reportsStart(t) || !w.allLocal(t) || (t.Fence != p.t.Fence && w.fenceLocked(t, false) != nil) {
 			break
 		}
 		req := w.request(t, w.mu.reqInputs)
@@ -76,37 +78,54 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 // runTiny runs the tasks takeTiny took after p, in order, each as the
 // slot runs a task, from the monotonic time start at which p ended. It
 // holds their results and endings in st and reports whether all
-// succeeded and when the last ended.
+// succeeded and when the last ended. The clock is read once, after the
+// last: each task is given an equal share of the run's time (tasks of
+// microseconds, for which a clock read each is a noticeable share).
 func (w *Worker) runTiny(st *slotState, p pick, start time.Time) (bool, time.Time) {
 	extra := w.takeTiny(st, p)
+	if len(extra) == 0 {
+		return true, start
+	}
 	ok := true
+	base := len(st.held)
 	for i := range extra {
 		x := &extra[i]
-		res := w.run(x.g.ctx, x.t, x.res)
-		d := time.Since(start)
-		start = start.Add(d)
-		res.Elapsed = d
+		res := w.runIn(x.g.ctx, x.t, x.res, &st.ins)
 		if res.Outcome != protocol.Succeeded {
 			x.res.Close() // else run closed it
 			ok = false
 		}
 		st.spares = append(st.spares, x.res)
-		w.endExtra(st, *x, res)
-		*x = pick{}
+		st.held = append(st.held, res)
+		st.endings = append(st.endings, ending{t: x.t, g: x.g})
 	}
-	return ok, start
+	d := time.Since(start)
+	each := d / time.Duration(len(extra))
+	for i := range extra {
+		res := &st.held[base+i]
+		res.Elapsed = each
+		w.observeExtra(extra[i], *res)
+		extra[i] = pick{}
+	}
+	return ok, start.Add(d)
 }
 
 // endExtra ends a task the slot ran besides the one it took (a batch's or
 // a run's, holding no slot of its own): observed, logged if it failed,
 // its result held and its ending noted in st.
 func (w *Worker) endExtra(st *slotState, x pick, res protocol.Result) {
+	w.observeExtra(x, res)
+	st.held = append(st.held, res)
+	st.endings = append(st.endings, ending{t: x.t, g: x.g})
+}
+
+// observeExtra shows the observer, and the debug log if it failed, the end
+// of a task the slot ran besides the one it took.
+func (w *Worker) observeExtra(x pick, res protocol.Result) {
 	if w.cfg.Observer != nil {
 		w.cfg.Observer.TaskEnded(x.t, res, res.Elapsed)
 	}
 	if res.Outcome == protocol.Failed {
 		w.log.Debug("op failed", "worker", w.cfg.ID, "run", uint64(x.t.Key.Graph), "op", x.t.Key.Node, "op_type", ops.Label(x.t.Op), "attempt", x.t.Attempt, "retryable", res.Retryable, "err", res.Err)
 	}
-	st.held = append(st.held, res)
-	st.endings = append(st.endings, ending{t: x.t, g: x.g})
 }

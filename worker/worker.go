@@ -735,6 +735,7 @@ func (w *Worker) request(t *protocol.Task, inputs []storage.InputRequest) storag
 		// sources whose consumers are far away.
 		req.Headroom = out + temp
 	}
+	req.Spare = intoTiny(t) != nil
 	for _, in := range t.Inputs {
 		if w.local(in) {
 			req.Inputs = append(req.Inputs, storage.InputRequest{Key: in.Key, Nbytes: in.Nbytes})
@@ -971,7 +972,7 @@ func (w *Worker) reportsStart(t *protocol.Task) bool {
 // slots of the tasks whose results are held are given back together, under
 // the lock that takes the slot's next task.
 const (
-	heldResults = 64
+	heldResults = protocol.ResultBatchCap
 	maxHold     = time.Millisecond
 )
 
@@ -1017,6 +1018,8 @@ type slotState struct {
 	// tinyrun.go).
 	tiny   []pick
 	spares []*storage.Reservation
+	// ins is room for a task's input list (runIn).
+	ins []*ndarray.Array
 }
 
 // take returns the slot's next task: one from the queue (ending the held
@@ -1135,7 +1138,7 @@ func (w *Worker) slot() {
 			if batch := w.takeBatchIf(quiet, p); len(batch) > 0 {
 				res = w.runBatch(ctx, &st, p, batch, start) // see userbatch.go
 			} else {
-				res = w.run(ctx, p.t, p.res)
+				res = w.runIn(ctx, p.t, p.res, &st.ins)
 			}
 			// Since reads only the monotonic clock (Now reads the wall
 			// clock too); the end is derived from it.
@@ -1160,7 +1163,9 @@ func (w *Worker) slot() {
 		}
 		if len(st.held) == 0 {
 			st.heldSince = start
-			st.held = make([]protocol.Result, 0, heldResults)
+			if st.held == nil {
+				st.held = protocol.NewResultBatch() // given back by the receiver once applied
+			}
 		}
 		st.held = append(st.held, res)
 		st.endings = append(st.endings, ending{t: p.t, g: p.g, admitted: p.res != nil, lent: p.threads - 1})
@@ -1184,6 +1189,13 @@ func isFenced(err error) bool {
 // run executes one admitted task and stores its output; when it succeeds,
 // it has closed r.
 func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservation) protocol.Result {
+	return w.runIn(ctx, t, r, nil)
+}
+
+// runIn is run with room for the kernel's input list (reused when large
+// enough; cleared before it returns), so that a slot's tasks do not
+// allocate one each.
+func (w *Worker) runIn(ctx context.Context, t *protocol.Task, r *storage.Reservation, insRoom *[]*ndarray.Array) protocol.Result {
 	res := protocol.Result{Key: t.Key, Attempt: t.Attempt, Worker: w.cfg.ID, Fence: t.Fence.Token}
 	fail := func(err error, retryable bool) protocol.Result {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -1196,7 +1208,17 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if err := r.Evict(ctx); err != nil {
 		return fail(fmt.Errorf("worker %d: making room for %s: %w", w.cfg.ID, ops.Label(t.Op), err), true)
 	}
-	ins := make([]*ndarray.Array, len(t.Inputs))
+	var ins []*ndarray.Array
+	if insRoom != nil && cap(*insRoom) >= len(t.Inputs) {
+		ins = (*insRoom)[:len(t.Inputs)]
+		defer clear(ins) // the chunks are the store's to free
+	} else {
+		ins = make([]*ndarray.Array, len(t.Inputs))
+		if insRoom != nil {
+			*insRoom = ins
+			defer clear(ins)
+		}
+	}
 	for i, in := range t.Inputs {
 		var a *ndarray.Array
 		var err error
@@ -1224,7 +1246,12 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	// may then be claimed for the store, which hands it back to the buffer
 	// pool when the chunk is released.
 	epoch := ndarray.BufferEpoch()
-	out, err := w.execKernel(ctx, t, ins)
+	var spare *ndarray.Array
+	into := intoTiny(t)
+	if into != nil {
+		spare = tinyOutput(r, t)
+	}
+	out, err := w.execKernel(ctx, t, ins, into, spare)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 		discard(t.Op, out)
@@ -1246,7 +1273,11 @@ func (w *Worker) run(ctx context.Context, t *protocol.Task, r *storage.Reservati
 	if len(t.Inputs) == 0 {
 		opts.Regen = t.Op // kept only if storage.Regenerable says so
 	}
-	opts.Owned = ndarray.ClaimBuffer(out, epoch)
+	if spare != nil && out == spare {
+		opts.Tiny = true // the store's to make a spare of once deleted
+	} else {
+		opts.Owned = ndarray.ClaimBuffer(out, epoch)
+	}
 	var room [4]protocol.ChunkKey
 	consumed := room[:0]
 	for _, in := range t.Inputs {
@@ -1274,7 +1305,7 @@ func discard(op ops.ChunkOp, out *ndarray.Array) {
 // execKernel runs a kernel, turning a panic inside it into an error so one
 // bad op cannot take the worker down. The error names the op and the panic;
 // the stack goes to the worker's log, not to users.
-func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarray.Array) (out *ndarray.Array, err error) {
+func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarray.Array, into ops.OutputInto, spare *ndarray.Array) (out *ndarray.Array, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			label := ops.Label(t.Op)
@@ -1282,5 +1313,8 @@ func (w *Worker) execKernel(ctx context.Context, t *protocol.Task, ins []*ndarra
 			err = fmt.Errorf("kernel %s panicked: %v", label, p)
 		}
 	}()
+	if spare != nil {
+		return into.ExecInto(ctx, ins, spare)
+	}
 	return t.Op.Exec(ctx, ins)
 }

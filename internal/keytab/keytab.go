@@ -19,7 +19,7 @@ const (
 	pageSize  = 1 << pageBits
 	cacheBits = 4
 	// maxFree bounds the emptied pages kept for reuse.
-	maxFree = 4
+	maxFree = 32
 )
 
 // pageKey names one page: a graph and the op numbers that share their

@@ -308,7 +308,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	if err := p.serving(); err != nil {
 		return nil, err
 	}
-	tg, err := graph.DecodeTileable(m.Graph)
+	tg, err := rpc.DecodeSubmitted(ctx, m.Graph)
 	if err == nil {
 		err = CheckChunkCounts(tg)
 	}
@@ -357,7 +357,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		p.forget(g)
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the graph could not be recorded, so it was not started: %w", err))
 	}
-	go p.prepare(pctx, g, tg, results, !m.NoFuse)
+	p.prep.run(func() { p.prepare(pctx, g, tg, results, !m.NoFuse) })
 	return connect.NewResponse(g.status()), nil
 }
 

@@ -183,7 +183,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest(err)
 	}
-	st, err := s.submitEncoded(r, gj, ids, req.Fuse)
+	// A scheduler of this process takes tg as it is (rpc.DecodeSubmitted);
+	// it is not used here after.
+	st, err := s.submitEncoded(r.WithContext(rpc.WithBuiltGraph(r.Context(), gj, tg)), gj, ids, req.Fuse)
 	if err != nil {
 		return err
 	}

@@ -250,7 +250,9 @@ func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, relea
 			return err
 		}
 		var buf bufferWriter
-		if err := s.streamResult(r.Context(), &buf, lay.Msg, ""); err != nil {
+		// The result is small: its chunks' answers may be handed over whole
+		// by an in-process transport.
+		if err := s.streamResult(rpc.BufferedAnswer(r.Context()), &buf, lay.Msg, ""); err != nil {
 			if errors.Is(err, errAborted) {
 				return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
 			}

@@ -308,7 +308,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 	if err := p.serving(); err != nil {
 		return nil, err
 	}
-	tg, err := graph.DecodeTileable(m.Graph)
+	tg, err := rpc.DecodeSubmitted(ctx, m.Graph)
 	if err == nil {
 		err = CheckChunkCounts(tg)
 	}
@@ -357,7 +357,7 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		p.forget(g)
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the graph could not be recorded, so it was not started: %w", err))
 	}
-	go p.prepare(pctx, g, tg, results, !m.NoFuse)
+	p.prep.run(func() { p.prepare(pctx, g, tg, results, !m.NoFuse) })
 	return connect.NewResponse(g.status()), nil
 }
 
@@ -535,38 +535,47 @@ func (g *graphRec) release() {
 func preEncode(ctx context.Context, cg *graph.ChunkGraph) error {
 	n := len(cg.Nodes)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/512))
+	if workers == 1 {
+		// A small graph is encoded here: a goroutine to hand it to and
+		// wait for costs more than its few ops.
+		return preEncodeRange(ctx, cg, 0, n)
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var prev ops.ChunkOp
-			var prevEnc rpc.PreEncoded
-			for i := w * n / workers; i < (w+1)*n/workers; i++ {
-				if i%1024 == 0 && ctx.Err() != nil {
-					errs[w] = ctx.Err()
-					return
-				}
-				op := cg.Nodes[i].Op
-				// Neighbouring chunk ops are often equal (the same kernel
-				// on every chunk): reuse the encoding when they are.
-				if prev != nil && sameOp(prev, op) {
-					cg.Nodes[i].Op = rpc.PreEncoded{ChunkOp: op, JSON: prevEnc.JSON}
-					continue
-				}
-				enc, err := rpc.PreEncode(op)
-				if err != nil {
-					errs[w] = fmt.Errorf("chunk op %d (%s): %w", i, op.Type(), err)
-					return
-				}
-				cg.Nodes[i].Op = enc
-				prev, prevEnc = op, enc
-			}
+			errs[w] = preEncodeRange(ctx, cg, w*n/workers, (w+1)*n/workers)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// preEncodeRange is preEncode of the chunk ops from..to-1.
+func preEncodeRange(ctx context.Context, cg *graph.ChunkGraph, from, to int) error {
+	var prev ops.ChunkOp
+	var prevEnc rpc.PreEncoded
+	for i := from; i < to; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		op := cg.Nodes[i].Op
+		// Neighbouring chunk ops are often equal (the same kernel on
+		// every chunk): reuse the encoding when they are.
+		if prev != nil && sameOp(prev, op) {
+			cg.Nodes[i].Op = rpc.PreEncoded{ChunkOp: op, JSON: prevEnc.JSON}
+			continue
+		}
+		enc, err := rpc.PreEncode(op)
+		if err != nil {
+			return fmt.Errorf("chunk op %d (%s): %w", i, op.Type(), err)
+		}
+		cg.Nodes[i].Op = enc
+		prev, prevEnc = op, enc
+	}
+	return nil
 }
 
 // sameOp reports whether two chunk ops are equal in every parameter.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+
+	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // Loopback carries the requests that the roles of one process make to
@@ -114,6 +116,9 @@ func (t *loopbackTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if t.l.auth != "" {
 		sr.Header.Set("Authorization", t.l.auth)
+	}
+	if rpc.WantsBufferedAnswer(r.Context()) {
+		return serveBuffered(h, sr, r)
 	}
 	pr, pw := io.Pipe()
 	w := &pipeResponse{header: http.Header{}, body: pw, ready: make(chan struct{})}

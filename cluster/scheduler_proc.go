@@ -91,6 +91,7 @@ type SchedulerProc struct {
 	ring  *ringMember // nil: alone
 	stop  chan struct{}
 	wg    sync.WaitGroup
+	prep  *preparers // goroutines that prepare and follow graphs
 
 	mu struct {
 		sync.Mutex
@@ -141,6 +142,7 @@ func StartScheduler(cfg SchedulerConfig) (*SchedulerProc, error) {
 		http: hc,
 		stop: make(chan struct{}),
 	}
+	p.prep = newPreparers(p.stop)
 	schedLog := slog.New(runHandler{log.Handler(), &p.runs})
 	p.sched = scheduler.New(nil, scheduler.Config{MaxAttempts: cfg.MaxAttempts, ProgressTimeout: cfg.ProgressTimeout, Logger: schedLog})
 	p.mu.sessions = make(map[string]*session)

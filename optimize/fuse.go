@@ -198,10 +198,18 @@ func Fuse(g *graph.ChunkGraph, results []ops.ChunkRef) (*graph.ChunkGraph, []ops
 // refSlab hands out input lists from shared blocks: the ops copied into
 // a graph of millions (a reduction's combines) then cost no allocation
 // each, and the collector sees a few large objects instead of millions.
-type refSlab struct{ free []ops.ChunkRef }
+type refSlab struct {
+	free []ops.ChunkRef
+	next int // the size of the next block
+}
 
-// refSlabBlock is how many refs a block holds.
-const refSlabBlock = 1 << 14
+// refSlabBlock is how many refs a block holds at most; blocks start at
+// refSlabFirst and double, so a graph of a few ops (an interactive call's)
+// does not allocate and clear a large block it never fills.
+const (
+	refSlabBlock = 1 << 14
+	refSlabFirst = 64
+)
 
 // take returns a list of n refs, its capacity n so an append copies.
 func (s *refSlab) take(n int) []ops.ChunkRef {
@@ -209,7 +217,8 @@ func (s *refSlab) take(n int) []ops.ChunkRef {
 		return nil
 	}
 	if n > len(s.free) {
-		s.free = make([]ops.ChunkRef, max(n, refSlabBlock))
+		s.next = min(max(2*s.next, refSlabFirst), refSlabBlock)
+		s.free = make([]ops.ChunkRef, max(n, s.next))
 	}
 	r := s.free[:n:n]
 	s.free = s.free[n:]

@@ -404,6 +404,10 @@ func (s *Scheduler) Submit(ctx context.Context, g *graph.ChunkGraph, results []i
 	return s.SubmitFenced(ctx, g, results, s.cfg.Fence)
 }
 
+// smallPrepare is the most chunk ops a graph prepared on the event loop
+// has (SubmitFenced); a bigger one is prepared off it.
+const smallPrepare = 64
+
 // SubmitFenced is Submit with the fencing token of the graph's session.
 func (s *Scheduler) SubmitFenced(ctx context.Context, g *graph.ChunkGraph, results []int32, fence protocol.Fence) (*Run, error) {
 	if err := g.Validate(); err != nil {
@@ -416,15 +420,36 @@ func (s *Scheduler) SubmitFenced(ctx context.Context, g *graph.ChunkGraph, resul
 	}
 	// Slots as the event loop sees them (workers may register meanwhile);
 	// dead workers get none, so no source op is assigned to them.
-	var slots []int
-	if err := s.do(func(c *core) {
-		slots = append([]int(nil), c.slots...)
+	liveSlots := func(c *core) []int {
+		slots := append([]int(nil), c.slots...)
 		for w, d := range c.dead {
 			if d != nil {
 				slots[w] = 0
 			}
 		}
-	}); err != nil {
+		return slots
+	}
+	if len(g.Nodes) <= smallPrepare {
+		// A small graph is prepared on the event loop, in the call that
+		// submits it: a second trip to the loop costs more than that.
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("scheduler: cancelled while preparing: %w", err)
+		}
+		var run *Run
+		err := s.do(func(c *core) {
+			plan, r := prepareRun(g, results, liveSlots(c))
+			r.bind(s, protocol.GraphID(s.nextID.Add(1)), plan)
+			r.fence = fence
+			c.apply(msgSubmit{run: r})
+			run = r
+		})
+		if err != nil {
+			return nil, err
+		}
+		return run, nil
+	}
+	var slots []int
+	if err := s.do(func(c *core) { slots = liveSlots(c) }); err != nil {
 		return nil, err
 	}
 	plan, run := prepareRun(g, results, slots)

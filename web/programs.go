@@ -183,7 +183,9 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest(err)
 	}
-	st, err := s.submitEncoded(r, gj, ids, req.Fuse)
+	// A scheduler of this process takes tg as it is (rpc.DecodeSubmitted);
+	// it is not used here after.
+	st, err := s.submitEncoded(r.WithContext(rpc.WithBuiltGraph(r.Context(), gj, tg)), gj, ids, req.Fuse)
 	if err != nil {
 		return err
 	}
@@ -248,7 +250,9 @@ func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, relea
 			return err
 		}
 		var buf bufferWriter
-		if err := s.streamResult(r.Context(), &buf, lay.Msg, ""); err != nil {
+		// The result is small: its chunks' answers may be handed over whole
+		// by an in-process transport.
+		if err := s.streamResult(rpc.BufferedAnswer(r.Context()), &buf, lay.Msg, ""); err != nil {
 			if errors.Is(err, errAborted) {
 				return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
 			}

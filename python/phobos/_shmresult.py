@@ -14,6 +14,7 @@ of the client's, and given back by another once no array maps it."""
 import ipaddress
 import json
 import mmap
+import math
 import os
 import queue
 import tempfile
@@ -178,6 +179,11 @@ def prepare(session_url, t):
     shared memory (its shape and dtype known before it runs), else None."""
     shape, dtype = getattr(t, "_shape", None), getattr(t, "_dtype", None)
     if shape is None or dtype is None or any(not isinstance(d, (int, np.integer)) for d in shape):
+        return None
+    # a scalar or a small result (most of an interactive session's) never
+    # comes through shared memory: said before anything is built for it
+    size = getattr(dtype, "itemsize", None)
+    if not shape or (size is not None and math.prod(int(d) for d in shape) * size < MIN_BYTES):
         return None
     try:
         res = {"shape": [int(d) for d in shape], "dtype": np.dtype(dtype).name}

@@ -399,7 +399,7 @@ class Session:
         # values not fetched unless they came inline (a scalar read's
         # intermediates, _core._held_on_way)
         hold = [t for t in _hold if _held.node(t, self) is None and t._value is None]
-        nodes, roots = ts[0]._phobos_program(ts + hold, self)
+        nodes, roots, hold = self._program(ts, hold)
         # Results too big to travel inside later programs stay on the
         # cluster, held by their tensors (Mars's execute): later graphs
         # start from their chunks (_held).
@@ -414,6 +414,24 @@ class Session:
             for p in pre:
                 if p is not None:
                     p.discard()
+
+    def _program(self, ts, hold):
+        """The program computing ts and hold, its roots, and the tensors
+        it holds: hold, and the client arrays it reads that an earlier
+        graph read too. Such an array stays on the workers from this
+        graph on (as a persisted tensor), so later graphs name its chunks
+        instead of reading the upload's files again; it is let go with
+        its tensor, as results are."""
+        again = []
+        nodes, roots = ts[0]._phobos_program(ts + hold, self, again)
+        have = {id(t) for t in ts}
+        have.update(id(t) for t in hold)
+        for t, i in again:
+            if id(t) not in have:
+                have.add(id(t))
+                hold = hold + [t]
+                roots = roots + [i]
+        return nodes, roots, hold
 
     def _execute(self, ts, hold, nodes, roots, keep, kept, pre, show_progress, fuse):
         """execute's submission and wait, with pre the result files made

@@ -169,7 +169,8 @@ class Tensor:
             _add_user(x, t)
         # -1: an axis whose length is known only once computed (a boolean
         # mask's selection); the Array API spells it None
-        t._shape = tuple(None if d == -1 else d for d in meta["shape"])
+        shape = meta["shape"]
+        t._shape = tuple(None if d == -1 else d for d in shape) if -1 in shape else tuple(shape)
         t._dtype = np.dtype(meta["dtype"])
         return t
 
@@ -609,7 +610,7 @@ def _held_on_way(root):
     return out[:_MAX_EXTRA]
 
 
-def _node(t, ref, session, like):
+def _node(t, ref, session, like, uploads=None):
     if not like and _known_small(t):
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(t._value), allow_pickle=False)
@@ -620,13 +621,18 @@ def _node(t, ref, session, like):
             return n
     if t._fn is None:
         if like:
-            return {"like": {"shape": _like_shape(t), "dtype": t._dtype.name, "chunks": t._chunks}}
+            return {"like": {"shape": _like_shape(t), "dtype": _infer.dtype_name(t._dtype), "chunks": t._chunks}}
         arr = t._data
         if session is not None and arr.nbytes > _session.INLINE_LIMIT:
             # the data is the tensor's own and never changes (from_numpy):
             # its content is hashed once, not at every graph
             if t._digest is None:
                 t._digest = _session._content_key(arr)
+            elif uploads is not None:
+                # its second graph: it is read by more than one, so that
+                # graph keeps its chunks on the workers (_held) and later
+                # graphs name them instead of reading the upload again
+                uploads.append(t)
             return session._upload(arr, t._chunks, t._digest)
         buf = io.BytesIO()
         np.save(buf, arr, allow_pickle=False)
@@ -639,9 +645,11 @@ def _node(t, ref, session, like):
     return n
 
 
-def _program(roots, session, like=False):
+def _program(roots, session, like=False, uploads=None):
     """The program computing roots (each tensor once), and the node of each
-    root. Iterative: deep chains of operations are fine."""
+    root. Iterative: deep chains of operations are fine. uploads, a list,
+    gets the client data tensors read again (see _node) and their nodes,
+    as (tensor, node) pairs."""
     index = {}
     nodes = []
 
@@ -666,12 +674,15 @@ def _program(roots, session, like=False):
                 continue
             stack.pop()
             if id(t) not in index:
-                nodes.append(_node(t, ref, session, like))
+                again = [] if uploads is not None else None
+                nodes.append(_node(t, ref, session, like, again))
                 index[id(t)] = len(nodes) - 1
+                if again:
+                    uploads.append((t, len(nodes) - 1))
     return nodes, [index[id(r)] for r in roots]
 
 
-Tensor._phobos_program = staticmethod(lambda roots, session: _program(roots, session))
+Tensor._phobos_program = staticmethod(lambda roots, session, uploads=None: _program(roots, session, uploads=uploads))
 
 
 def _like_shape(t):
@@ -690,7 +701,7 @@ def _describe_new(t):
     for x in t._inputs:
         if id(x) not in index:
             index[id(x)] = len(nodes)
-            nodes.append({"like": {"shape": _like_shape(x), "dtype": x._dtype.name}})
+            nodes.append({"like": {"shape": _like_shape(x), "dtype": _infer.dtype_name(x._dtype)}})
     me = Tensor.__new__(Tensor)
     me._fn, me._args, me._kwargs = t._fn, t._args, t._kwargs
     nodes.append(_node(me, lambda x: index[id(x)], None, True))
@@ -728,7 +739,8 @@ def operand(x):
     keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (bool, int, float, complex, np.generic)) and np.ndim(x) == 0:
+    # (a NumPy scalar is 0-d, as a Python number is)
+    if isinstance(x, (bool, int, float, complex, np.generic)):
         if isinstance(x, np.generic) and x.dtype.name not in SUPPORTED_DTYPES:
             raise TypeError(f"phobos: dtype {x.dtype.name} is not supported")
         return x.item() if isinstance(x, np.generic) else x

@@ -22,6 +22,17 @@ _NO_IDENTITY = frozenset(("min", "max", "argmin", "argmax"))
 _FLOAT16_BOUND = 65000.0
 
 
+_NAMES = {}
+
+
+def dtype_name(dt):
+    """dt.name, which NumPy works out again at every access, from a table."""
+    n = _NAMES.get(dt)
+    if n is None:
+        n = _NAMES[dt] = dt.name
+    return n
+
+
 def _tensor(x):
     # Tensor without importing _core (which imports this module)
     return hasattr(x, "_phobos_program") and hasattr(x, "_shape")
@@ -89,7 +100,7 @@ def _axes(axis, ndim):
 def _unary(fn, args, kwargs):
     if kwargs or len(args) != 1 or not _tensor(args[0]) or not _known(args[0]):
         return None
-    dt = R.UNARY[fn].get(args[0]._dtype.name)
+    dt = R.UNARY[fn].get(dtype_name(args[0]._dtype))
     return None if dt is None else {"shape": args[0]._shape, "dtype": dt}
 
 
@@ -103,7 +114,7 @@ def _binary(fn, args, kwargs):
             # which the tables, made with 1-d operands, do not hold).
             if not _known(x) or not x._shape:
                 return None
-            keys.append(x._dtype.name)
+            keys.append(dtype_name(x._dtype))
             shapes.append(x._shape)
         else:
             k = scalar_kind(x)
@@ -140,7 +151,7 @@ def _reduce(fn, args, kwargs):
     keep = kwargs.get("keepdims")
     if keep not in (None, True, False):
         return None
-    dt = R.REDUCE[fn].get(x._dtype.name)
+    dt = R.REDUCE[fn].get(dtype_name(x._dtype))
     if dt is None:
         return None
     if keep:

@@ -73,6 +73,12 @@ func npPredictCases() []npCase {
 		one("3-D / trailing 2-D block", "x / b", ins("x", x3, "b", b45), func(e *npEnv) *tensor.Tensor { return e.v("x").Div(e.v("b")) }),
 		one("float32 row + matrix", "x + b", ins("x", x32, "b", b3f), func(e *npEnv) *tensor.Tensor { return e.v("x").Add(e.v("b")) }),
 		one("int64 matrix - row", "x - b", ins("x", xi, "b", b3i), func(e *npEnv) *tensor.Tensor { return e.v("x").Sub(e.v("b")) }),
+		one("complex row + matrix", "x + b", ins("x", npCRough(dC128, 618, 40, 3), "b", npCRough(dC128, 619, 3)), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Add(e.v("b"))
+		}),
+		one("int64 matrix % row", "x % b", ins("x", xi, "b", npFill(dI64, 0, []int{3}, func(i int, _ *npLCG) float64 { return []float64{4, -3, 7}[i] })), func(e *npEnv) *tensor.Tensor {
+			return e.v("x").Mod(e.v("b"))
+		}),
 		one("matrix > row", "x > b", ins("x", x, "b", b3), func(e *npEnv) *tensor.Tensor { return e.v("x").Greater(e.v("b")) }),
 		one("row <= matrix", "b <= x", ins("x", x, "b", b3), func(e *npEnv) *tensor.Tensor { return e.v("b").LessEqual(e.v("x")) }),
 		one("row + transposed matrix", "x.T[:, :3] + b", ins("x", x, "b", b3), func(e *npEnv) *tensor.Tensor {

@@ -92,6 +92,7 @@ func npCases() []npCase {
 		npMaskCases(),
 		npAssignCases(),
 		npSortCases(),
+		npPredictCases(),
 	} {
 		cs = append(cs, part...)
 	}

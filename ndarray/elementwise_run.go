@@ -142,6 +142,9 @@ func ewBinaryRun[T, R any](k ewBinKernel[T, R], out, x, y *Array) {
 		k.sv(d, xs[x.offset], ys[y.offset:y.offset+n])
 		return
 	}
+	if ewPeriodicRun(k, d, x, y) {
+		return
+	}
 	var bx, by []T
 	ewForEachRun([]*Array{out, x, y}, out.shape, func(offs []int, m int, st []int) {
 		do, xo, yo := offs[0], x.offset+offs[1], y.offset+offs[2]

@@ -29,7 +29,8 @@ func init() {
 // unknown length, bounded by the index chunk's size, Meta.Unknown), and one
 // op per output chunk puts the blocks' parts in the indices' places
 // (TakeJoinChunk), which is where an index out of range is reported. Data
-// moved is what the indices select, not x.
+// moved is what the indices select, not x. When x's axis is one block,
+// one op per index chunk looks the indices up in it (TakeBlockChunk).
 type Take struct {
 	Axis int `json:"axis"`
 }
@@ -83,6 +84,13 @@ func (op Take) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 		copy(xidx, o[:ax])
 		copy(xidx[ax+1:], o[ax+k:])
 		ic := idx.At(o[ax : ax+k])
+		if len(blocks) == 1 {
+			// x's axis is one block: look the indices up in it at once.
+			xidx[ax] = 0
+			res.Chunks = append(res.Chunks, b.AddChunk(TakeBlockChunk{Axis: ax}, []ChunkRef{x.At(xidx), ic},
+				Meta{Shape: shapes.Shape(nsplits, o), DType: out.DType, Unknown: out.Unknown}))
+			return
+		}
 		icShape := b.ChunkMeta(ic).Shape
 		for j := range blocks {
 			xidx[ax] = j

@@ -15,7 +15,9 @@ On a machine with AVX-512, set OPENBLAS_CORETYPE=SkylakeX for both sides
 
 Prints one JSON line per system and repetition, then the medians. fit_cpu_s
 is CPU time (user + system): NumPy's process, or the client's and the local
-cluster process's, the figure to compare on a loaded machine."""
+cluster process's, the figure to compare on a loaded machine; Phobos's
+predict_cpu_s is the same for predict, and its requests are counted by kind
+as the fit's are."""
 
 import argparse
 import json
@@ -123,7 +125,8 @@ def main():
                 scores = lda.decision_function(Xt)
                 idx = mt.argmax(scores, axis=1) if scores.ndim == 2 else mt.astype(scores > 0, mt.int64)
                 pred = mt.take(lda.classes_, idx, axis=0).fetch()
-                t2 = time.perf_counter()
+                t2, p2, c2 = time.perf_counter(), time.process_time(), _cluster_cpu(s)
+                predict_calls = list(calls)
             programs = [c for c in fit_calls if c[1] == "programs"]
             results["phobos"].append({
                 "fit_s": t1 - t0, "predict_s": t2 - t1,
@@ -132,13 +135,18 @@ def main():
                 "fit_requests": len(fit_calls), "fit_graphs": len(programs),
                 "fit_request_s": sum(c[2] for c in fit_calls),
                 "fit_graph_s": sum(c[2] for c in programs),
-                "requests_by_kind": _by_kind(fit_calls)})
+                "requests_by_kind": _by_kind(fit_calls),
+                "predict_cpu_s": (p2 - p1) + (c2 - c1 if c1 is not None and c2 is not None else 0.0),
+                "predict_requests": len(predict_calls),
+                "predict_graphs": sum(1 for c in predict_calls if c[1] == "programs"),
+                "predict_requests_by_kind": _by_kind(predict_calls)})
             np.testing.assert_array_equal(pred, pred_np)
             np.testing.assert_allclose(lda.coef_.fetch(), want.coef_, rtol=1e-10, atol=1e-10 * np.abs(want.coef_).max())
             for system in ("numpy", "phobos"):
                 print(json.dumps({"system": system, **results[system][-1]}), flush=True)
         for system in ("numpy", "phobos"):
-            med = {k: statistics.median(r[k] for r in results[system]) for k in ("fit_s", "predict_s", "fit_cpu_s")}
+            keys = ("fit_s", "predict_s", "fit_cpu_s") + (("predict_cpu_s",) if system == "phobos" else ())
+            med = {k: statistics.median(r[k] for r in results[system]) for k in keys}
             print(json.dumps({"name": "lda_persist", "system": system, "median": med,
                               "params": vars(args), "sklearn": sklearn.__version__}), flush=True)
     finally:

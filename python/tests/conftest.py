@@ -37,6 +37,17 @@ def session():
             s.close()
 
 
+@pytest.fixture
+def sess():
+    """A cluster of the test's own (two workers, not the default session):
+    for tests that count its stores' bytes or its chunk ops."""
+    s = phobos.new_session(workers=2, default=False)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
 def pytest_terminal_summary(terminalreporter):
     """How many of Mars's examples (test_mars_examples.py) ran, each
     compared with NumPy; the line python/pytest_test.go reports."""

@@ -75,15 +75,6 @@ def _back_to(s, base, polls=50, every=0.02):
     return None
 
 
-@pytest.fixture
-def sess():
-    s = phobos.new_session(workers=2, default=False)
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 def _chain(x, chunks):
     # Matrix products and a cumulative sum: not fused away, so a graph that
     # computes them again has more chunk ops than one reading their result.

@@ -24,15 +24,6 @@ def _as_default(s):
             _session._default = before
 
 
-@pytest.fixture
-def sess():
-    s = phobos.new_session(workers=2, default=False)
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 @pytest.mark.parametrize("chunks,cut", [((7, 3), 0.2), ((1, 4), 0.5), ((5000, 10), -0.3), ((7, 3), 99.0)])
 def test_persisted_selection_computed_once(sess, chunks, cut):
     x = np.random.default_rng(5).standard_normal((1000, 4))

@@ -16,15 +16,6 @@ from phobos import _held
 from phobos.tensor import _core
 
 
-@pytest.fixture
-def sess():
-    s = phobos.new_session(workers=2, default=False)
-    try:
-        yield s
-    finally:
-        s.close()
-
-
 def _node_kind(t, s):
     nodes, roots = _core._program([t], s)
     return next(iter(nodes[roots[0]]))

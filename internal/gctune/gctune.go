@@ -75,7 +75,7 @@ type Policy struct {
 // page of that growth is a page fault the first time it is touched. On a
 // virtual machine whose host backs memory lazily, first touches cost far
 // more than the collections saved (docs/interactive.md, "Round 6, the
-// collector's headroom").
+// collector's headroom and first touches").
 func Default() Policy {
 	return Policy{ScanFactor: 4, MinHeadroom: 256 << 20, LiveFraction: 0.5, MaxPercent: 400, HeldFraction: 1.0 / 16}
 }

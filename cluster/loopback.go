@@ -133,17 +133,23 @@ func (t *loopbackTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		pr.Close()
 		return nil, w.failed
 	}
+	return loopbackResponse(r, w.status, w.sent, pr, -1), nil
+}
+
+// loopbackResponse is the answer to r, served in process, with the status
+// and header the handler wrote and its body (length -1: unknown).
+func loopbackResponse(r *http.Request, status int, header http.Header, body io.ReadCloser, length int64) *http.Response {
 	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
-		StatusCode:    w.status,
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.sent,
-		Body:          pr,
-		ContentLength: -1,
+		Header:        header,
+		Body:          body,
+		ContentLength: length,
 		Request:       r,
-	}, nil
+	}
 }
 
 // pipeResponse is the http.ResponseWriter of a request served in

@@ -28,17 +28,7 @@ func serveBuffered(h http.Handler, sr, r *http.Request) (resp *http.Response, er
 		return nil, err
 	}
 	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
-		StatusCode:    w.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        w.sent,
-		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
-		ContentLength: int64(w.body.Len()),
-		Request:       r,
-	}, nil
+	return loopbackResponse(r, w.status, w.sent, io.NopCloser(bytes.NewReader(w.body.Bytes())), int64(w.body.Len())), nil
 }
 
 // bufferedResponse is the http.ResponseWriter of serveBuffered.

@@ -438,10 +438,8 @@ func (s *Scheduler) SubmitFenced(ctx context.Context, g *graph.ChunkGraph, resul
 		var run *Run
 		err := s.do(func(c *core) {
 			plan, r := prepareRun(g, results, liveSlots(c))
-			r.bind(s, protocol.GraphID(s.nextID.Add(1)), plan)
-			r.fence = fence
-			c.apply(msgSubmit{run: r})
-			run = r
+			run = s.bindRun(plan, r, fence)
+			c.apply(msgSubmit{run: run})
 		})
 		if err != nil {
 			return nil, err
@@ -456,10 +454,17 @@ func (s *Scheduler) SubmitFenced(ctx context.Context, g *graph.ChunkGraph, resul
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("scheduler: cancelled while preparing: %w", err)
 	}
-	run.bind(s, protocol.GraphID(s.nextID.Add(1)), plan)
-	run.fence = fence
+	s.bindRun(plan, run, fence)
 	if err := s.step(msgSubmit{run: run}); err != nil {
 		return nil, err
 	}
 	return run, nil
+}
+
+// bindRun gives a prepared run its plan, a new graph id and the fence of
+// its session.
+func (s *Scheduler) bindRun(plan *Plan, r *Run, fence protocol.Fence) *Run {
+	r.bind(s, protocol.GraphID(s.nextID.Add(1)), plan)
+	r.fence = fence
+	return r
 }

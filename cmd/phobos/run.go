@@ -37,6 +37,9 @@ type runOptions struct {
 	memory         memFlag
 	cpuProfile     string
 	memProfile     string
+	mutexProfile   string
+	blockProfile   string
+	trace          string
 	dashboard      string
 	tokenFile      string
 	tlsCA          string
@@ -98,6 +101,9 @@ func newRunFlags(errOut io.Writer) (*flag.FlagSet, *runOptions) {
 	fs.StringVar(&o.metrics, "metrics", "", "serve the local session's Prometheus metrics at http://ADDR/metrics while it runs (host:port; a cluster's roles serve their own)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (warm-up and timed runs) to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to this file, taken after the collection that found the most live heap")
+	fs.StringVar(&o.mutexProfile, "mutexprofile", "", "write a profile of the waits on contended locks (every one sampled) to this file")
+	fs.StringVar(&o.blockProfile, "blockprofile", "", "write a profile of the goroutines' blocking (locks, conditions, channels; every event sampled) to this file")
+	fs.StringVar(&o.trace, "trace", "", "write an execution trace of the whole run to this file (go tool trace)")
 	fs.StringVar(&o.dashboard, "dashboard", "", "serve the dashboard of the in-process cluster on this address (e.g. 127.0.0.1:8787) while the workload runs")
 	return fs, o
 }
@@ -248,6 +254,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 	}
+	stopWaits, err := profileWaits(o.mutexProfile, o.blockProfile, o.trace)
+	if err != nil {
+		fmt.Fprintf(stderr, "phobos run %s: %v\n", wl.Name, err)
+		return exitUsage
+	}
+	defer func() {
+		if err := stopWaits(); err != nil {
+			fmt.Fprintf(stderr, "phobos run %s: %v\n", wl.Name, err)
+		}
+	}()
 	rec, err := measure(ctx, wl, p, o, stderr)
 	rec.PeakRSSSelfMB = vmHWM()
 	rec.PeakRSSTreeMB = rec.PeakRSSSelfMB // one process: its tree is itself

@@ -41,6 +41,35 @@ func BenchmarkExecuteW5(b *testing.B) {
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
 }
 
+// BenchmarkExecuteW5Layouts is W5 at 2e7 on local sessions of different
+// shapes with the same cores: one worker of two slots (the
+// default on two cores), one of one, two of one. Run with -count, the
+// layouts take turns, so a machine whose speed drifts affects them alike;
+// on two cores two workers of one slot have been the fastest (see
+// docs/interactive.md, round 7), the gap a worker of lanes is to close.
+func BenchmarkExecuteW5Layouts(b *testing.B) {
+	for _, l := range []struct{ workers, slots int }{{1, 2}, {1, 1}, {2, 1}} {
+		b.Run(fmt.Sprintf("workers=%d,slots=%d", l.workers, l.slots), func(b *testing.B) {
+			sess, err := phobos.NewSession(phobos.WithWorkers(l.workers), phobos.WithSlots(l.slots))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sess.Close()
+			// 266,668 chunk ops: long enough for the run, not the compile,
+			// to be most of the time.
+			x := tensor.Ones([]int{20_000_000}, tensor.Chunks(100)).Add(1).Sum()
+			ops := 0
+			for range b.N {
+				if _, err := sess.ExecuteScalar(context.Background(), x); err != nil {
+					b.Fatal(err)
+				}
+				ops += sess.Stats().ChunkOps
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/chunk-op")
+		})
+	}
+}
+
 // BenchmarkW5Scale is W5 at about 1e5, 1e6 and 1e7 chunk ops (n = 75 ×
 // ops in chunks of 100: a partial per chunk and a combine per three), each
 // run on a fresh session: the cost per chunk op (ns/chunk-op, wall time of

@@ -42,11 +42,12 @@ func BenchmarkExecuteW5(b *testing.B) {
 }
 
 // BenchmarkExecuteW5Layouts is W5 at 2e7 on local sessions of different
-// shapes with the same cores: one worker of two slots (the
-// default on two cores), one of one, two of one. Run with -count, the
-// layouts take turns, so a machine whose speed drifts affects them alike;
-// on two cores two workers of one slot have been the fastest (see
-// docs/interactive.md, round 7), the gap a worker of lanes is to close.
+// shapes with the same cores: one worker of two slots (the default on two
+// cores), one of one, two of one. Each session runs the graph warm, over
+// and over, so the figures are steadier than cold runs of phobos run. On
+// two cores two workers of one slot have been the fastest (see
+// docs/interactive.md, round 7): the gap a worker whose slots share no
+// per-op state is to close.
 func BenchmarkExecuteW5Layouts(b *testing.B) {
 	for _, l := range []struct{ workers, slots int }{{1, 2}, {1, 1}, {2, 1}} {
 		b.Run(fmt.Sprintf("workers=%d,slots=%d", l.workers, l.slots), func(b *testing.B) {

@@ -31,14 +31,20 @@ func BenchmarkExecuteW5(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer sess.Close()
+	ops := executeN(b, sess, w5())
+	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// executeN executes x b.N times in sess and returns the chunk ops run.
+func executeN(b *testing.B, sess *phobos.Session, x *tensor.Tensor) int {
 	ops := 0
 	for range b.N {
-		if _, err := sess.ExecuteScalar(context.Background(), w5()); err != nil {
+		if _, err := sess.ExecuteScalar(context.Background(), x); err != nil {
 			b.Fatal(err)
 		}
 		ops += sess.Stats().ChunkOps
 	}
-	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	return ops
 }
 
 // BenchmarkExecuteW5Layouts is W5 at 2e7 on local sessions of different
@@ -59,13 +65,7 @@ func BenchmarkExecuteW5Layouts(b *testing.B) {
 			// 266,668 chunk ops: long enough for the run, not the compile,
 			// to be most of the time.
 			x := tensor.Ones([]int{20_000_000}, tensor.Chunks(100)).Add(1).Sum()
-			ops := 0
-			for range b.N {
-				if _, err := sess.ExecuteScalar(context.Background(), x); err != nil {
-					b.Fatal(err)
-				}
-				ops += sess.Stats().ChunkOps
-			}
+			ops := executeN(b, sess, x)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/chunk-op")
 		})
 	}
@@ -86,14 +86,8 @@ func BenchmarkW5Scale(b *testing.B) {
 			}
 			defer sess.Close()
 			x := tensor.Ones([]int{75 * ops}, tensor.Chunks(100)).Add(1).Sum()
-			chunkOps := 0
 			b.ResetTimer()
-			for range b.N {
-				if _, err := sess.ExecuteScalar(context.Background(), x); err != nil {
-					b.Fatal(err)
-				}
-				chunkOps += sess.Stats().ChunkOps
-			}
+			chunkOps := executeN(b, sess, x)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(chunkOps), "ns/chunk-op")
 			b.ReportMetric(float64(chunkOps)/float64(b.N), "chunk-ops")
 		})

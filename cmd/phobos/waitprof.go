@@ -21,12 +21,15 @@ func profileWaits(mutexPath, blockPath, tracePath string) (stop func() error, er
 	}
 	var profiles []profile
 	var tf *os.File
+	// closeAll undoes a start that failed: nothing is left behind.
 	closeAll := func() {
 		for _, p := range profiles {
 			p.f.Close()
+			os.Remove(p.f.Name())
 		}
 		if tf != nil {
 			tf.Close()
+			os.Remove(tf.Name())
 		}
 	}
 	for _, p := range []struct{ name, path string }{{"mutex", mutexPath}, {"block", blockPath}} {

@@ -53,3 +53,17 @@ func TestRunWaitProfileBadPath(t *testing.T) {
 		}
 	}
 }
+
+// A start that fails on one file leaves none of the others behind.
+func TestRunWaitProfileBadPathLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "mutex.prof"), filepath.Join(dir, "missing", "run.trace")
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "W5", "-n", "2e4", "-reps", "1", "-warmup", "0", "-mutexprofile", good, "-trace", bad}, &out, &errb)
+	if code == 0 {
+		t.Fatalf("exit 0 with a bad trace path; stderr %q", errb.String())
+	}
+	if _, err := os.Stat(good); !os.IsNotExist(err) {
+		t.Errorf("%s left behind after the start failed (stat: %v)", good, err)
+	}
+}

@@ -131,7 +131,7 @@ type MemoryStats struct {
 func (b *localBackend) memory() MemoryStats {
 	var m MemoryStats
 	for _, w := range b.local.Workers {
-		st := w.Store().Stats()
+		st := w.StoreStats()
 		m.SpilledBytes += st.SpilledBytes
 		m.LoadedBytes += st.LoadedBytes
 		m.DroppedBytes += st.DroppedBytes
@@ -298,7 +298,7 @@ func (b *localBackend) execute(ctx context.Context, s *Session, ts []*tensor.Ten
 	t2 := time.Now()
 	st := Stats{ChunkOps: ex.Graph.Len(), TileTime: t1.Sub(t0), RunTime: t2.Sub(t1), MovedBytes: run.MovedBytes(), Recomputed: run.Recomputed()}
 	for _, w := range b.local.Workers {
-		st.PeakBytes = max(st.PeakBytes, w.Store().Stats().PeakBytes)
+		st.PeakBytes = max(st.PeakBytes, w.StoreStats().PeakBytes)
 	}
 	st.Memory = b.memory().since(memBefore)
 	if err != nil {

@@ -70,7 +70,7 @@ func NewLocal(cfg LocalConfig) *Local {
 	execs := make([]protocol.Executor, cfg.Workers)
 	for i := range cfg.Workers {
 		st := storage.Open(storage.Config{Limit: max(limit, 0), SpillDir: cfg.SpillDir})
-		wcfg := worker.Config{ID: i, Slots: cfg.Slots, QuietStartBytes: worker.DefaultQuietStartBytes}
+		wcfg := worker.Config{ID: i, Slots: cfg.Slots, QuietStartBytes: worker.DefaultQuietStartBytes, Lanes: true}
 		var wm *metrics.Worker
 		if cfg.Metrics != nil {
 			wm = cfg.Metrics.Worker()

@@ -259,7 +259,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		p.releaseGo = storage.HoldGoMemoryLimit(storage.GoHeapLimit(cfg.Memory))
 	}
 	store := storage.Open(storage.Config{Limit: max(cfg.Memory, 0), SpillDir: cfg.SpillDir})
-	wcfg := worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Files: files, Uploads: p.uploads, Observer: p.stats}
+	wcfg := worker.Config{ID: p.id, Slots: cfg.Slots, Logger: p.log, QuietStartBytes: worker.DefaultQuietStartBytes, Lanes: true, Files: files, Uploads: p.uploads, Observer: p.stats}
 	if userCode {
 		p.pyexec = pyexec.New(pyexec.Config{Slots: cfg.Slots, Timeout: cfg.UserCodeTimeout, Logger: p.log, Memory: store.SetExternal})
 		wcfg.Blocks = p.pyexec
@@ -411,7 +411,7 @@ func (p *WorkerProc) heartbeat(interval time.Duration) {
 }
 
 func (p *WorkerProc) loadNow() *pb.WorkerLoad {
-	st := p.w.Store().Stats()
+	st := p.w.StoreStats()
 	running, queued := p.load.counts()
 	return &pb.WorkerLoad{Running: int32(running), Queued: int32(queued), StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 		LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
@@ -850,4 +850,4 @@ func (f workerFigures) Load() (slots, running, queued int) {
 	return f.w.Slots(), running, queued
 }
 
-func (f workerFigures) StoreStats() storage.Stats { return f.w.Store().Stats() }
+func (f workerFigures) StoreStats() storage.Stats { return f.w.StoreStats() }

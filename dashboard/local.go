@@ -166,7 +166,7 @@ func (g *localGraph) view(withDags bool) (run *scheduler.Run, types []*pb.TypeCo
 func (d *LocalSource) ListWorkers(ctx context.Context) (*pb.ListWorkersResponse, error) {
 	out := &pb.ListWorkersResponse{}
 	for i, w := range d.workers {
-		st := w.Store().Stats()
+		st := w.StoreStats()
 		load := &pb.WorkerLoad{StoreBytes: st.Bytes, PeakStoreBytes: st.PeakBytes, StoreChunks: int32(st.Chunks),
 			LimitBytes: st.Limit, DiskBytes: st.DiskBytes, SpilledBytes: st.SpilledBytes, LoadedBytes: st.LoadedBytes}
 		if act, err := d.sched.Tasks(i); err == nil {

@@ -94,6 +94,6 @@ func (s *Store) poolMayExceedLocked(limit int64) bool {
 	if s.mu.poolChecks%poolRecheck == 0 {
 		return true
 	}
-	used := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external
+	used := s.mu.resident - s.mu.evicting + s.mu.reserved + s.externalLocked()
 	return used+max(s.mu.poolLimit, ndarray.DefaultPoolLimit) > limit
 }

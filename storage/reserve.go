@@ -150,7 +150,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 	need := inMissing + req.Remote + req.Output + req.Temp
 	var evict []*bufRef
 	if limit > 0 {
-		avail := limit - s.mu.resident - s.mu.reserved - s.mu.external + s.mu.evicting
+		avail := limit - s.mu.resident - s.mu.reserved - s.externalLocked() + s.mu.evicting
 		headroom := req.Headroom
 		if req.NoWait {
 			headroom = 0
@@ -198,7 +198,7 @@ func (s *Store) reserveLocked(req Request) (*Reservation, error) {
 		st := ndarray.BufferPoolStats()
 		s.mu.poolLimit = st.Limit
 		if free := st.FreeBytes; free > 0 {
-			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + s.mu.external + free - limit; over > 0 {
+			if over := s.mu.resident - s.mu.evicting + s.mu.reserved + s.externalLocked() + free - limit; over > 0 {
 				ndarray.TrimBufferPool(free - over)
 			}
 		}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/phobos-tensor/phobos/internal/keytab"
@@ -88,9 +89,19 @@ type Config struct {
 	SpillDir string
 	// Costs choose between spilling and recomputing a generated chunk.
 	Costs Costs
+	// ChargeTo, when set, is the store whose limit this one's memory
+	// counts against: this store's bytes in memory are added to what
+	// ChargeTo counts as held outside it (see Charge), in steps of
+	// ChargeStep, so that the two stores do not write one counter for
+	// every chunk. A worker's lanes keep their tiny chunks this way.
+	ChargeTo *Store
 	// Knobs are hooks for tests.
 	Knobs TestingKnobs
 }
+
+// ChargeStep is the change in a store's bytes in memory that it reports to
+// its ChargeTo store at once; smaller changes wait for more.
+const ChargeStep = 256 << 10
 
 // Costs are the estimates behind "spill or recompute": a generated chunk is
 // dropped when regenerating it costs less than writing and reading it back,
@@ -150,6 +161,9 @@ func (t Tier) String() string {
 type Store struct {
 	cfg   Config
 	costs Costs
+	// charged is what other stores (ChargeTo) report holding in memory,
+	// counted against this one's limit as external bytes are.
+	charged atomic.Int64
 
 	mu struct {
 		sync.Mutex
@@ -159,6 +173,9 @@ type Store struct {
 		reserved int64                                  // bytes reserved by running ops
 		evicting int64                                  // bytes of buffers being written out (as good as free)
 		external int64                                  // bytes held outside the store for this worker (SetExternal)
+		// reported is the bytes in memory last added to cfg.ChargeTo's
+		// charged.
+		reported int64
 		// transient is what running ops give back when they end: their
 		// temporaries and inputs read from elsewhere.
 		transient int64
@@ -260,7 +277,7 @@ type Stats struct {
 	Bytes        int64 // bytes of distinct buffers in memory now
 	PeakBytes    int64 // most bytes in memory at once
 	Reserved     int64 // bytes reserved by running ops now
-	External     int64 // bytes held outside the store for the worker now (SetExternal)
+	External     int64 // bytes held outside the store for the worker now (SetExternal; other stores' ChargeTo)
 	PeakUsed     int64 // most of Bytes + Reserved at once (less bytes being evicted)
 	Limit        int64 // 0: none
 	DiskBytes    int64 // bytes in spill files now
@@ -422,6 +439,7 @@ func (s *Store) attachLocked(e *entry, a *ndarray.Array, owned bool) int64 {
 		s.mu.resident += b.bytes
 		added = b.bytes
 		s.mu.st.PeakBytes = max(s.mu.st.PeakBytes, s.mu.resident)
+		s.chargeLocked()
 	}
 	b.chunks = append(b.chunks, e)
 	e.buf = b
@@ -447,6 +465,7 @@ func (s *Store) detachLocked(e *entry) *bufRef {
 		if b.evicting {
 			s.mu.evicting -= b.bytes
 		}
+		s.chargeLocked()
 		return b
 	}
 	return nil
@@ -494,10 +513,31 @@ func removeFiles(paths ...string) {
 	}
 }
 
+// chargeLocked reports the change in the bytes in memory to cfg.ChargeTo
+// once it reaches ChargeStep, or once none are left.
+func (s *Store) chargeLocked() {
+	to := s.cfg.ChargeTo
+	if to == nil {
+		return
+	}
+	if d := s.mu.resident - s.mu.reported; d >= ChargeStep || d <= -ChargeStep || (s.mu.resident == 0 && d != 0) {
+		to.charged.Add(d)
+		s.mu.reported = s.mu.resident
+	}
+}
+
+// Charged is what other stores (their Config.ChargeTo) have charged to
+// this one's limit, as counted in Stats().External.
+func (s *Store) Charged() int64 { return s.charged.Load() }
+
+// externalLocked is the memory held outside the store that counts against
+// its limit: SetExternal's and what other stores charge to it.
+func (s *Store) externalLocked() int64 { return s.mu.external + s.charged.Load() }
+
 // notePeakLocked records the memory in use: bytes being evicted count as
 // gone, since the op they make room for starts only once they are.
 func (s *Store) notePeakLocked() {
-	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident-s.mu.evicting+s.mu.reserved+s.mu.external)
+	s.mu.st.PeakUsed = max(s.mu.st.PeakUsed, s.mu.resident-s.mu.evicting+s.mu.reserved+s.externalLocked())
 }
 
 // Get returns the chunk stored under key. A chunk on disk or dropped is read
@@ -617,6 +657,11 @@ func (s *Store) Delete(keys []protocol.ChunkKey) {
 	var fins []func()
 	var reuse []*ndarray.Array
 	s.mu.Lock()
+	if s.mu.chunks.Len() == 0 {
+		// A worker's store while its lanes hold the graph's chunks.
+		s.mu.Unlock()
+		return
+	}
 	for _, k := range keys {
 		if e, ok := s.mu.chunks.Take(k.Graph, k.Node); ok {
 			f, a, tiny := s.forgetLocked(e)
@@ -742,7 +787,7 @@ func (s *Store) Stats() Stats {
 	st.Chunks = s.mu.chunks.Len()
 	st.Bytes = s.mu.resident
 	st.Reserved = s.mu.reserved
-	st.External = s.mu.external
+	st.External = s.externalLocked()
 	return st
 }
 

@@ -7,22 +7,20 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/storage"
+	"github.com/phobos-tensor/phobos/worker"
 )
 
 // TestFencing sends a worker a sequence of tasks, each under a fencing
 // scope and token, one at a time, and checks which run and which are
 // refused: a token below the highest seen for its scope is refused with a
 // *protocol.FencedError naming both; scopes are independent; the zero
-// fence of a lone scheduler runs.
+// fence of a lone scheduler runs. The same holds for a worker with lanes
+// whose sends alternate between its lanes: a lane refuses a token only
+// another lane has seen raised.
 func TestFencing(t *testing.T) {
-	type send struct {
-		scope string
-		token uint64
-		run   bool // else refused, with the current token
-		cur   uint64
-	}
 	for _, tc := range []struct {
 		name  string
 		sends []send
@@ -34,43 +32,67 @@ func TestFencing(t *testing.T) {
 		{"scopes are independent", []send{{"s1", 5, true, 0}, {"s2", 1, true, 0}, {"s2", 0, false, 1}, {"s1", 4, false, 5}}},
 		{"the empty scope is fenced too once it has a token", []send{{"", 2, true, 0}, {"", 1, false, 2}}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			w, _, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
-			var runs atomic.Int32
-			op := &testOp{name: "fenced", n: 1, onRun: func() { runs.Add(1) }}
-			wantRuns := int32(0)
-			for i, s := range tc.sends {
-				tk := task(int32(i), op, 1, depth(0))
-				tk.Attempt = 1
-				tk.Fence = protocol.Fence{Scope: s.scope, Token: s.token}
-				w.Submit([]protocol.Task{tk})
-				res := rec.wait(t, tk.Key)
-				if res.Fence != s.token {
-					t.Errorf("send %d: result echoes token %d, want %d", i, res.Fence, s.token)
-				}
-				if s.run {
-					wantRuns++
-					if res.Outcome != protocol.Succeeded {
-						t.Fatalf("send %d (%q, %d): %v %v, want it run", i, s.scope, s.token, res.Outcome, res.Err)
-					}
-					continue
-				}
-				var fe *protocol.FencedError
-				if res.Outcome != protocol.Failed || res.Retryable || !errors.As(res.Err, &fe) {
-					t.Fatalf("send %d (%q, %d): %v retryable=%v %v, want a refusal", i, s.scope, s.token, res.Outcome, res.Retryable, res.Err)
-				}
-				if fe.Scope != s.scope || fe.Token != s.token || fe.Current != s.cur || fe.Key != tk.Key {
-					t.Errorf("send %d: refusal %+v, want scope %q token %d current %d", i, *fe, s.scope, s.token, s.cur)
-				}
+		for _, lanes := range []bool{false, true} {
+			name := tc.name
+			if lanes {
+				name += ", lanes"
 			}
-			if n := runs.Load(); n != wantRuns {
-				t.Errorf("kernel ran %d times, want %d", n, wantRuns)
-			}
-			if got, want := w.Fenced(), int64(len(tc.sends))-int64(wantRuns); got != want {
-				t.Errorf("Fenced() = %d, want %d", got, want)
-			}
-		})
+			t.Run(name, func(t *testing.T) { fencing(t, lanes, tc.sends) })
+		}
 	}
+}
+
+// fencing is one case of TestFencing.
+func fencing(t *testing.T, lanes bool, sends []send) {
+	w, _, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
+	if lanes {
+		w, _, rec = newLaneWorker(t, storage.Config{Limit: 1 << 20})
+	}
+	var runs atomic.Int32
+	var op ops.ChunkOp = &testOp{name: "fenced", n: 1, onRun: func() { runs.Add(1) }}
+	if lanes {
+		op = &intoOp{testOp{name: "fenced", n: 1, onRun: func() { runs.Add(1) }}}
+	}
+	wantRuns := int32(0)
+	for i, s := range sends {
+		tk := task(int32(i), op, 1, protocol.Priority{Order: worker.LaneOrder(i)})
+		tk.Attempt = 1
+		tk.Fence = protocol.Fence{Scope: s.scope, Token: s.token}
+		w.Submit([]protocol.Task{tk})
+		res := rec.wait(t, tk.Key)
+		if res.Fence != s.token {
+			t.Errorf("send %d: result echoes token %d, want %d", i, res.Fence, s.token)
+		}
+		if s.run {
+			wantRuns++
+			if res.Outcome != protocol.Succeeded {
+				t.Fatalf("send %d (%q, %d): %v %v, want it run", i, s.scope, s.token, res.Outcome, res.Err)
+			}
+			continue
+		}
+		var fe *protocol.FencedError
+		if res.Outcome != protocol.Failed || res.Retryable || !errors.As(res.Err, &fe) {
+			t.Fatalf("send %d (%q, %d): %v retryable=%v %v, want a refusal", i, s.scope, s.token, res.Outcome, res.Retryable, res.Err)
+		}
+		if fe.Scope != s.scope || fe.Token != s.token || fe.Current != s.cur || fe.Key != tk.Key {
+			t.Errorf("send %d: refusal %+v, want scope %q token %d current %d", i, *fe, s.scope, s.token, s.cur)
+		}
+	}
+	if n := runs.Load(); n != wantRuns {
+		t.Errorf("kernel ran %d times, want %d", n, wantRuns)
+	}
+	if got, want := w.Fenced(), int64(len(sends))-int64(wantRuns); got != want {
+		t.Errorf("Fenced() = %d, want %d", got, want)
+	}
+}
+
+// send is one task of TestFencing: its fence, and whether it runs or is
+// refused (with the current token).
+type send struct {
+	scope string
+	token uint64
+	run   bool
+	cur   uint64
 }
 
 // Tasks queued under an old owner's token never run once the new owner's
@@ -294,12 +316,25 @@ func TestFenceWithoutTask(t *testing.T) {
 // ignored (the sender lost the session), the others applied. A cancel
 // from the old owner that arrived before the new owner fenced the worker
 // stops only the old owner's tasks: the new owner's tasks of the same
-// graph run.
+// graph run. So on a worker's own slots, and on its lanes, which each see
+// only some of the tasks.
 func TestFencedReleasesAndCancels(t *testing.T) {
-	w, st, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
+	t.Run("slots", func(t *testing.T) { fencedReleasesAndCancels(t, false) })
+	t.Run("lanes", func(t *testing.T) { fencedReleasesAndCancels(t, true) })
+}
+
+func fencedReleasesAndCancels(t *testing.T, lanes bool) {
+	w, _, rec := newWorker(t, 1, storage.Config{Limit: 1 << 20})
+	if lanes {
+		w, _, rec = newLaneWorker(t, storage.Config{Limit: 1 << 20})
+	}
 	run := func(node int32, token uint64) protocol.Result {
 		t.Helper()
-		tk := task(node, &testOp{name: "x", n: 1}, 1, depth(0))
+		var op ops.ChunkOp = &testOp{name: "x", n: 1}
+		if lanes {
+			op = &intoOp{testOp{name: "x", n: 1}}
+		}
+		tk := task(node, op, 1, protocol.Priority{Order: worker.LaneOrder(int(node))})
 		tk.Attempt, tk.Fence = 1, protocol.Fence{Scope: "s", Token: token}
 		w.Submit([]protocol.Task{tk})
 		return rec.wait(t, tk.Key)
@@ -348,7 +383,7 @@ func TestFencedReleasesAndCancels(t *testing.T) {
 	w.Submit([]protocol.Task{other})
 	rec.wait(t, other.Key)
 	w.Release([]protocol.ChunkKey{other.Key})
-	if st.Tier(other.Key) != storage.TierNone {
+	if len(w.Chunks([]protocol.GraphID{2})) != 0 {
 		t.Error("a release without tokens of an unfenced graph was ignored")
 	}
 }

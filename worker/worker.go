@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,6 +63,10 @@ type Config struct {
 	// Observer, when set, sees every task's end (metrics): it keeps
 	// Prometheus and its kin out of this package.
 	Observer Observer
+	// Lanes runs the tiny quiet tasks on lanes of their own, one per
+	// slot, each with its own queue and store (see lanes.go). It takes
+	// effect with QuietStartBytes set and more than one slot.
+	Lanes bool
 }
 
 // Observer sees each task a slot takes as it ends, with how long it ran
@@ -151,6 +156,11 @@ type Worker struct {
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
 	wg   sync.WaitGroup
+
+	// lanes run the worker's tiny quiet tasks (Config.Lanes); home is the
+	// worker a lane belongs to. A worker has one or the other or neither.
+	lanes []*Worker
+	home  *Worker
 }
 
 // dispatch names one dispatch of a key: the fencing token it was sent
@@ -217,6 +227,16 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 	if cfg.Slots <= 0 {
 		cfg.Slots = runtime.GOMAXPROCS(0)
 	}
+	w := newWorker(cfg, store, rep, peers)
+	if cfg.Lanes && cfg.QuietStartBytes > 0 && cfg.Slots > 1 {
+		w.startLanes()
+	}
+	return w
+}
+
+// newWorker starts a worker without lanes: a worker's own queue and slots,
+// or one of its lanes.
+func newWorker(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerReader) *Worker {
 	if cfg.StallTimeout <= 0 {
 		cfg.StallTimeout = 50 * time.Millisecond
 	}
@@ -243,12 +263,21 @@ func New(cfg Config, store *storage.Store, rep protocol.Reporter, peers PeerRead
 // Slots is the number of tasks the worker runs at once.
 func (w *Worker) Slots() int { return w.cfg.Slots }
 
-// Store is the worker's chunk store.
+// Store is the worker's chunk store. Its lanes keep stores of their own
+// (StoreStats counts them in).
 func (w *Worker) Store() *storage.Store { return w.store }
 
 // Busy is the number of tasks running on the slots and waiting in the
-// queue now.
+// queue now, its lanes' included.
 func (w *Worker) Busy() (running, queued int) {
+	for _, u := range w.units() {
+		r, q := u.busy()
+		running, queued = running+r, queued+q
+	}
+	return running, queued
+}
+
+func (w *Worker) busy() (running, queued int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.mu.running, w.mu.queue.Len()
@@ -266,8 +295,18 @@ func (w *Worker) local(in protocol.Input) bool {
 // below the highest seen for its scope is refused (a failure with a
 // *protocol.FencedError, not retryable); one above it raises it, and the
 // scope's queued tasks of lower tokens are refused when a slot reaches
-// them.
+// them. Tiny quiet tasks go to the worker's lanes, if it has any.
 func (w *Worker) Submit(tasks []protocol.Task) {
+	if len(w.lanes) == 0 {
+		w.submit(tasks, nil, 0)
+		return
+	}
+	w.route(tasks)
+}
+
+// submit queues tasks on this worker's own slots (see Submit): those i
+// with which[i] == mine, all of them if which is nil.
+func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 	var refused []protocol.Result
 	// A batch is mostly tasks of one graph under one token: what was
 	// checked and looked up for the previous task queued holds for the
@@ -277,6 +316,9 @@ func (w *Worker) Submit(tasks []protocol.Task) {
 	w.mu.Lock()
 	nextUses := w.mu.nextUses[:0]
 	for i := range tasks {
+		if which != nil && which[i] != mine {
+			continue
+		}
 		t := &tasks[i]
 		same := prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence
 		if !same {
@@ -390,9 +432,13 @@ func (w *Worker) fencedResult(t *protocol.Task, err error) protocol.Result {
 
 // Fenced is the number of tasks refused for a stale fencing token.
 func (w *Worker) Fenced() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.mu.fenced
+	var n int64
+	for _, u := range w.units() {
+		u.mu.Lock()
+		n += u.mu.fenced
+		u.mu.Unlock()
+	}
+	return n
 }
 
 // fences is the highest token per scope (a session, or a graph),
@@ -549,6 +595,18 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 // fencing tokens of each key's graph. A key of a graph sent or fenced
 // here under a higher token is kept: the sender no longer owns it.
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
+	kept := w.release(keys, tokens)
+	for _, l := range w.lanes {
+		l.release(keys, tokens)
+	}
+	if kept > 0 {
+		w.log.Warn("releases ignored: stale fencing token", "worker", w.cfg.ID, "chunks", kept)
+	}
+}
+
+// release is ReleaseFenced on this worker's own store; it returns how many
+// keys it kept for a stale token.
+func (w *Worker) release(keys []protocol.ChunkKey, tokens []uint64) int {
 	w.mu.Lock()
 	// fresh is keys until a stale key is met, a copy from then on.
 	fresh := keys[:0:0]
@@ -561,6 +619,9 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 		stale bool
 		ok    bool
 	}
+	// A worker's lanes see every release, mostly of chunks another lane
+	// or the worker holds: nothing to forget when nothing ran here.
+	ended := w.mu.ended.Len() > 0
 	for i, k := range keys {
 		tok := tokenAt(tokens, i)
 		if !last.ok || k.Graph != last.graph || tok != last.token {
@@ -573,7 +634,9 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 			}
 			continue
 		}
-		w.mu.ended.Delete(k.Graph, k.Node)
+		if ended {
+			w.mu.ended.Delete(k.Graph, k.Node)
+		}
 		if copied {
 			fresh = append(fresh, k)
 		}
@@ -584,12 +647,9 @@ func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	kept := len(keys) - len(fresh)
 	w.mu.fencedDrops += int64(kept)
 	w.mu.Unlock()
-	keys = fresh
-	if kept > 0 {
-		w.log.Warn("releases ignored: stale fencing token", "worker", w.cfg.ID, "chunks", kept)
-	}
-	w.store.Delete(keys)
+	w.store.Delete(fresh)
 	w.cond.Broadcast()
+	return kept
 }
 
 func tokenAt(tokens []uint64, i int) uint64 {
@@ -609,12 +669,22 @@ func (w *Worker) CancelGraph(id protocol.GraphID) { w.CancelGraphFenced(id, 0) }
 // below the graph's highest token here is ignored: the sender no longer
 // owns it.
 func (w *Worker) CancelGraphFenced(id protocol.GraphID, token uint64) {
+	if !w.cancelGraph(id, token) {
+		w.log.Warn("cancel ignored: stale fencing token", "worker", w.cfg.ID, "graph", id, "token", token)
+	}
+	for _, l := range w.lanes {
+		l.cancelGraph(id, token)
+	}
+}
+
+// cancelGraph is CancelGraphFenced on this worker's own slots; false: the
+// token was stale.
+func (w *Worker) cancelGraph(id protocol.GraphID, token uint64) bool {
 	w.mu.Lock()
 	if w.staleForGraphLocked(id, token) {
 		w.mu.fencedDrops++
 		w.mu.Unlock()
-		w.log.Warn("cancel ignored: stale fencing token", "worker", w.cfg.ID, "graph", id, "token", token)
-		return
+		return false
 	}
 	if tok, ok := w.mu.cancelled.get(id); !ok || token > tok {
 		w.mu.cancelled.add(id, token)
@@ -627,6 +697,7 @@ func (w *Worker) CancelGraphFenced(id protocol.GraphID, token uint64) {
 	}
 	w.mu.Unlock()
 	w.cond.Broadcast()
+	return true
 }
 
 // noteGraphLocked records that graph g was sent or fenced under token.
@@ -648,7 +719,9 @@ func (w *Worker) staleForGraphLocked(g protocol.GraphID, token uint64) bool {
 }
 
 // FencedDrops is the number of releases and cancels ignored because a
-// newer owner of their graph had shown up.
+// newer owner of their graph had shown up. The lanes see the same releases
+// and cancels under the same fences (syncFences), so the worker's own count
+// is the whole.
 func (w *Worker) FencedDrops() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -659,7 +732,15 @@ func (w *Worker) FencedDrops() int64 {
 // and spill files alike, in key order: what an adopting scheduler rebuilds
 // the graphs from.
 func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
-	return w.store.List(graphs)
+	held := w.store.List(graphs)
+	if len(w.lanes) == 0 {
+		return held
+	}
+	for _, l := range w.lanes {
+		held = append(held, l.store.List(graphs)...)
+	}
+	slices.SortFunc(held, func(a, b storage.Held) int { return compareKeys(a.Key, b.Key) })
+	return held
 }
 
 // Fence raises the token of f's scope, and of the given graphs of that
@@ -670,6 +751,15 @@ func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
 // dispatch. A token below the scope's is refused with a
 // *protocol.FencedError: a newer owner exists.
 func (w *Worker) Fence(f protocol.Fence, graphs ...protocol.GraphID) error {
+	err := w.fence(f, graphs...)
+	for _, l := range w.lanes {
+		_ = l.fence(f, graphs...) // refused where the worker itself refused
+	}
+	return err
+}
+
+// fence is Fence on this worker's own tables.
+func (w *Worker) fence(f protocol.Fence, graphs ...protocol.GraphID) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if cur, ok := w.mu.fences.get(f.Scope); ok && f.Token < cur {
@@ -687,11 +777,27 @@ func (w *Worker) Fence(f protocol.Fence, graphs ...protocol.GraphID) error {
 // Get reads a stored chunk (for fetching results and serving peers). A
 // chunk on disk is read for the caller without coming back into memory.
 func (w *Worker) Get(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, error) {
-	return w.store.Read(ctx, key)
+	a, err := w.store.Read(ctx, key)
+	var missing *storage.ErrNotFound
+	if err != nil && len(w.lanes) > 0 && errors.As(err, &missing) {
+		if b, ok := w.readLanes(ctx, key, nil); ok {
+			return b, nil
+		}
+	}
+	return a, err
 }
 
-// Close stops the slots after their current tasks; queued tasks are dropped.
+// Close stops the slots after their current tasks, its lanes' too, and
+// closes the lanes' stores; queued tasks are dropped.
 func (w *Worker) Close() {
+	w.close()
+	for _, l := range w.lanes {
+		l.close()
+		l.store.Close()
+	}
+}
+
+func (w *Worker) close() {
 	w.mu.Lock()
 	if w.mu.closed {
 		w.mu.Unlock()
@@ -950,17 +1056,19 @@ func (w *Worker) doneLocked(e *ending) bool {
 
 // reportsStart reports whether t is big enough for its start to be worth a
 // message (see Config.QuietStartBytes).
-func (w *Worker) reportsStart(t *protocol.Task) bool {
+func (w *Worker) reportsStart(t *protocol.Task) bool { return w.loud(t, touched(t)) }
+
+// loud is reportsStart for t, which reads and writes n bytes (touched).
+func (w *Worker) loud(t *protocol.Task, n int64) bool {
 	q := w.cfg.QuietStartBytes
-	touched := t.Meta.Nbytes()
-	for _, in := range t.Inputs {
-		touched += in.Nbytes
+	if q <= 0 || n >= q {
+		return true
 	}
 	if f, ok := t.Op.(ops.Fused); ok {
 		// Generators inside make data no input or output shows.
-		touched += int64(ndarray.Size(f.Shape)) * 8
+		n += int64(ndarray.Size(f.Shape)) * 8
 	}
-	return q <= 0 || touched >= q
+	return n >= q
 }
 
 // Results of quiet ops (see reportsStart) that ran on local inputs are
@@ -1224,6 +1332,14 @@ func (w *Worker) runIn(ctx context.Context, t *protocol.Task, r *storage.Reserva
 		var err error
 		if w.local(in) {
 			a, err = r.Acquire(ctx, in.Key)
+			var missing *storage.ErrNotFound
+			if err != nil && errors.As(err, &missing) {
+				// Stored by a lane of the worker, or by the worker for a
+				// lane.
+				if b, ok := w.readSiblings(ctx, in.Key); ok {
+					a, err = b, nil
+				}
+			}
 		} else {
 			a, err = w.peers.ReadChunk(ctx, in.Worker, in.Key)
 		}

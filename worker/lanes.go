@@ -1,0 +1,197 @@
+package worker
+
+import (
+	"context"
+
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/storage"
+)
+
+// Lanes. A graph of a million tiny ops (W5: a partial per chunk of a
+// hundred elements, then combines) costs a worker more in bookkeeping than
+// in kernels, and when its slots share that bookkeeping (the queue, the
+// dedup tables, the store's table and counters) every op moves it between
+// the cores' caches and makes the slots wait for each other: one worker of
+// two slots ran such a graph no faster than one of one slot, and slower
+// than two workers of one slot each (docs/interactive.md, rounds 7 and 8).
+// So a worker with Config.Lanes gives each slot a lane: a worker of one
+// slot inside it, with its own queue, tables and store, that runs the
+// worker's tiny quiet tasks whose outputs are tiny arrays of their own
+// (those a slot would take in a run of tiny tasks, tinyrun.go, that write
+// into a spare, tinyout.go). The worker's own slots run everything else,
+// as before.
+//
+// A tiny task goes to a lane by its place in the priority order, in blocks
+// of laneBlock: a chunk and its consumers are mostly neighbours in that
+// order (depth first), so a lane mostly reads what it stored itself, and a
+// repeated dispatch meets its first in the same lane. An input stored
+// elsewhere in the worker (a lane's chunk read by another lane or by the
+// worker's slots, or the other way) is read from that store as a peer's
+// read would be (storage.Store.Read: zero-copy, its buffer never reused
+// under the reader).
+//
+// The lanes' stores have no limit of their own: their chunks are a few
+// bytes each and are never evicted; their bytes count against the
+// worker's store's limit (storage.Config.ChargeTo). Releases, cancels and
+// fences go to the worker and every lane; a fencing token the worker sees
+// rise in a batch is raised on every lane before the batch is queued
+// (syncFences), so a lane refuses what the worker would.
+
+// laneBlock is log2 of the run of consecutive priority orders that go to
+// one lane.
+const laneBlock = 6
+
+// startLanes makes w's lanes, one per slot.
+func (w *Worker) startLanes() {
+	cfg := w.cfg
+	cfg.Slots, cfg.Lanes = 1, false
+	for range w.cfg.Slots {
+		l := newWorker(cfg, storage.Open(storage.Config{ChargeTo: w.store}), w.rep, w.peers)
+		l.home = w
+		w.lanes = append(w.lanes, l)
+	}
+}
+
+// units are the worker and its lanes.
+func (w *Worker) units() []*Worker {
+	if len(w.lanes) == 0 {
+		return []*Worker{w}
+	}
+	return append([]*Worker{w}, w.lanes...)
+}
+
+// laneOf is the lane that runs t, -1 for the worker's own slots: a tiny
+// task that would run quietly on local inputs and write its output into
+// a tiny array of its own (tinyout.go). So a lane's store holds only such
+// arrays: never a view of a buffer the worker's store (or another lane's)
+// counts too, nothing it would be worth evicting.
+func (w *Worker) laneOf(t *protocol.Task) int {
+	if len(w.lanes) == 0 || intoTiny(t) == nil || !w.allLocal(t) || ops.BatchKey(t.Op) != "" {
+		return -1
+	}
+	if n := touched(t); n > tinyBytes || w.loud(t, n) { // tiny, and quiet
+		return -1
+	}
+	return int(uint32(t.Priority.Order)>>laneBlock) % len(w.lanes)
+}
+
+// route queues tasks on the worker's slots and lanes (Submit). Each
+// queues its own from the same slice (the queues keep pointers into it).
+func (w *Worker) route(tasks []protocol.Task) {
+	w.syncFences(tasks)
+	which := make([]int16, len(tasks))
+	used := make([]bool, len(w.lanes)+1)
+	for i := range tasks {
+		l := w.laneOf(&tasks[i])
+		which[i] = int16(l)
+		used[l+1] = true
+	}
+	for i, u := range used {
+		if u {
+			w.unit(i-1).submit(tasks, which, int16(i-1))
+		}
+	}
+}
+
+// unit is lane i, or the worker itself for -1.
+func (w *Worker) unit(i int) *Worker {
+	if i < 0 {
+		return w
+	}
+	return w.lanes[i]
+}
+
+// syncFences raises, on the worker and on every lane, the fencing tokens
+// of the scopes and graphs of tasks that are higher than the worker has
+// seen: each lane queues only some of the tasks, and must refuse a stale
+// scheduler's tasks, releases and cancels as the worker would.
+func (w *Worker) syncFences(tasks []protocol.Task) {
+	type raise struct {
+		f protocol.Fence
+		g protocol.GraphID
+	}
+	var raises []raise
+	var prev *protocol.Task
+	w.mu.Lock()
+	for i := range tasks {
+		t := &tasks[i]
+		if prev != nil && t.Key.Graph == prev.Key.Graph && t.Fence == prev.Fence {
+			continue
+		}
+		prev = t
+		tok := t.Fence.Token
+		cur, ok := w.mu.fences.get(t.Fence.Scope)
+		scope := (ok && tok > cur) || (!ok && (tok > 0 || t.Fence.Scope != ""))
+		gcur, gok := w.mu.graphFences.get(t.Key.Graph)
+		graph := (gok && tok > gcur) || (!gok && tok > 0)
+		if scope || graph {
+			raises = append(raises, raise{f: t.Fence, g: t.Key.Graph})
+		}
+	}
+	w.mu.Unlock()
+	for _, r := range raises {
+		_ = w.Fence(r.f, r.g) // a lower token is refused by submit as usual
+	}
+}
+
+// readSiblings reads a chunk that w's store lacks from the other stores
+// of its worker: the worker's own and its lanes'.
+func (w *Worker) readSiblings(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, bool) {
+	root := w
+	if w.home != nil {
+		root = w.home
+	}
+	if len(root.lanes) == 0 {
+		return nil, false
+	}
+	if root != w {
+		if a, err := root.store.Read(ctx, key); err == nil {
+			return a, true
+		}
+	}
+	return root.readLanes(ctx, key, w)
+}
+
+// readLanes reads a chunk from the first of w's lanes, but skip, that
+// holds it.
+func (w *Worker) readLanes(ctx context.Context, key protocol.ChunkKey, skip *Worker) (*ndarray.Array, bool) {
+	for _, l := range w.lanes {
+		if l == skip {
+			continue
+		}
+		if a, err := l.store.Read(ctx, key); err == nil {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// StoreStats is the worker's store's Stats with its lanes' chunks and
+// bytes in memory counted in (and not also as external bytes, as the
+// store counts what they charge it).
+func (w *Worker) StoreStats() storage.Stats {
+	st := w.store.Stats()
+	for _, l := range w.lanes {
+		ls := l.store.Stats()
+		st.Chunks += ls.Chunks
+		st.Bytes += ls.Bytes
+		st.PeakBytes += ls.PeakBytes
+	}
+	if len(w.lanes) > 0 {
+		st.External -= w.store.Charged()
+	}
+	return st
+}
+
+// compareKeys orders chunk keys by graph, then op.
+func compareKeys(a, b protocol.ChunkKey) int {
+	switch {
+	case a.Graph < b.Graph:
+		return -1
+	case a.Graph > b.Graph:
+		return 1
+	}
+	return int(a.Node) - int(b.Node)
+}

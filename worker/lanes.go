@@ -33,11 +33,14 @@ import (
 // under the reader).
 //
 // The lanes' stores have no limit of their own: their chunks are a few
-// bytes each and are never evicted; their bytes count against the
-// worker's store's limit (storage.Config.ChargeTo). Releases, cancels and
-// fences go to the worker and every lane; a fencing token the worker sees
-// rise in a batch is raised on every lane before the batch is queued
-// (syncFences), so a lane refuses what the worker would.
+// bytes each and are never evicted (so a lane keeps no next uses of its
+// queued tasks' inputs: tracksUses); their bytes count against the
+// worker's store's limit (storage.Config.ChargeTo). A release goes to the
+// worker and to the lane its key was routed to (every lane for a key the
+// worker does not know); cancels and fences go to the worker and every
+// lane, and a fencing token the worker sees rise in a batch is raised on
+// every lane before the batch is queued (syncFences), so a lane refuses
+// what the worker would.
 
 // laneBlock is log2 of the run of consecutive priority orders that go to
 // one lane.
@@ -83,14 +86,51 @@ func (w *Worker) route(tasks []protocol.Task) {
 	w.syncFences(tasks)
 	which := make([]int16, len(tasks))
 	used := make([]bool, len(w.lanes)+1)
+	w.routed.Lock()
 	for i := range tasks {
 		l := w.laneOf(&tasks[i])
 		which[i] = int16(l)
 		used[l+1] = true
+		if l >= 0 {
+			k := tasks[i].Key
+			w.routed.lanes.Set(k.Graph, k.Node, int16(l))
+		}
 	}
+	w.routed.Unlock()
 	for i, u := range used {
 		if u {
 			w.unit(i-1).submit(tasks, which, int16(i-1))
+		}
+	}
+}
+
+// releaseLanes is ReleaseFenced on the lanes: each key to the lane it
+// was routed to, a key never routed (or released before) to every lane.
+func (w *Worker) releaseLanes(keys []protocol.ChunkKey, tokens []uint64) {
+	parts := make([]struct {
+		keys   []protocol.ChunkKey
+		tokens []uint64
+	}, len(w.lanes))
+	add := func(l int, i int) {
+		parts[l].keys = append(parts[l].keys, keys[i])
+		if tokens != nil {
+			parts[l].tokens = append(parts[l].tokens, tokenAt(tokens, i))
+		}
+	}
+	w.routed.Lock()
+	for i, k := range keys {
+		if l, ok := w.routed.lanes.Take(k.Graph, k.Node); ok {
+			add(int(l), i)
+			continue
+		}
+		for l := range w.lanes {
+			add(l, i)
+		}
+	}
+	w.routed.Unlock()
+	for l, p := range parts {
+		if len(p.keys) > 0 {
+			w.lanes[l].release(p.keys, p.tokens)
 		}
 	}
 }

@@ -139,3 +139,35 @@ func tinyInputs(ins []protocol.Input) []protocol.Input {
 	}
 	return ins
 }
+
+// A release reaches the lane its key was sent to, and a key released is
+// forgotten by the worker's routing as by the lane: after a graph of tiny
+// tasks over every lane is released, nothing of it is held or routed.
+func TestLaneReleasesForgetRouting(t *testing.T) {
+	w, _, rec := newLaneWorker(t, storage.Config{Limit: 1 << 30, SpillDir: t.TempDir()})
+	var tasks []protocol.Task
+	var keys []protocol.ChunkKey
+	for i := range int32(8) {
+		tasks = append(tasks, ordered(i, &intoOp{testOp{name: "part", n: 1}}, 1, int(i)))
+		keys = append(keys, key(i))
+	}
+	w.Submit(tasks)
+	for _, k := range keys {
+		if res := rec.wait(t, k); res.Outcome != protocol.Succeeded {
+			t.Fatalf("%v: %v %v", k, res.Outcome, res.Err)
+		}
+	}
+	if got := worker.Routed(w); got != len(keys) {
+		t.Fatalf("%d keys routed, want %d", got, len(keys))
+	}
+	// Released twice, and with a key never sent: the second time each
+	// goes to every lane, and finds nothing.
+	w.Release(append(keys, key(99)))
+	w.Release(keys)
+	if held := w.Chunks([]protocol.GraphID{1}); len(held) != 0 {
+		t.Errorf("after the release, Chunks lists %+v", held)
+	}
+	if got := worker.Routed(w); got != 0 {
+		t.Errorf("%d keys still routed after their release", got)
+	}
+}

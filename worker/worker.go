@@ -161,6 +161,13 @@ type Worker struct {
 	// worker a lane belongs to. A worker has one or the other or neither.
 	lanes []*Worker
 	home  *Worker
+	// routed is the lane each key went to (route), until released: a
+	// release goes to that lane alone (and to the worker), not to every
+	// lane. Only the goroutines that submit and release touch it.
+	routed struct {
+		sync.Mutex
+		lanes keytab.Table[protocol.GraphID, int16]
+	}
 }
 
 // dispatch names one dispatch of a key: the fencing token it was sent
@@ -362,6 +369,9 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 		g.tasks++
 		prev, prevG = t, g
 		w.mu.queue.Push(t)
+		if !w.tracksUses() {
+			continue
+		}
 		for _, in := range t.Inputs {
 			if w.local(in) {
 				nextUses = w.addUseLocked(nextUses, in.Key, t)
@@ -519,6 +529,10 @@ func (r *recent[K, V]) add(k K, v V) {
 	r.set[k] = v
 }
 
+// tracksUses reports whether w records its queued tasks' inputs' next
+// uses: for its store's eviction, which a lane's store never does.
+func (w *Worker) tracksUses() bool { return w.home == nil }
+
 // addUseLocked records queued task t as a reader of the chunk under key,
 // appending the chunk's next use to nu if t is now its most urgent reader
 // (for the store, in one call for a batch).
@@ -546,6 +560,9 @@ func (w *Worker) addUseLocked(nu []storage.NextUse, key protocol.ChunkKey, t *pr
 // dequeuedLocked forgets a task that left the queue as a future reader of
 // its inputs, updating their next use.
 func (w *Worker) dequeuedLocked(t *protocol.Task) {
+	if !w.tracksUses() {
+		return
+	}
 	var buf [4]storage.NextUse
 	nu := buf[:0]
 	for _, in := range t.Inputs {
@@ -596,8 +613,8 @@ func (w *Worker) Release(keys []protocol.ChunkKey) { w.ReleaseFenced(keys, nil) 
 // here under a higher token is kept: the sender no longer owns it.
 func (w *Worker) ReleaseFenced(keys []protocol.ChunkKey, tokens []uint64) {
 	kept := w.release(keys, tokens)
-	for _, l := range w.lanes {
-		l.release(keys, tokens)
+	if len(w.lanes) > 0 {
+		w.releaseLanes(keys, tokens)
 	}
 	if kept > 0 {
 		w.log.Warn("releases ignored: stale fencing token", "worker", w.cfg.ID, "chunks", kept)
@@ -719,9 +736,9 @@ func (w *Worker) staleForGraphLocked(g protocol.GraphID, token uint64) bool {
 }
 
 // FencedDrops is the number of releases and cancels ignored because a
-// newer owner of their graph had shown up. The lanes see the same releases
-// and cancels under the same fences (syncFences), so the worker's own count
-// is the whole.
+// newer owner of their graph had shown up. The worker sees every release
+// and cancel its lanes see, under the same fences (syncFences), so its own
+// count is the whole.
 func (w *Worker) FencedDrops() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()

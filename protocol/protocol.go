@@ -5,6 +5,7 @@
 package protocol
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -23,6 +24,15 @@ type ChunkKey struct {
 }
 
 func (k ChunkKey) String() string { return fmt.Sprintf("g%d/c%d", k.Graph, k.Node) }
+
+// CompareKeys orders chunk keys by graph, then op: the order inventories
+// are listed in.
+func CompareKeys(a, b ChunkKey) int {
+	if c := cmp.Compare(a.Graph, b.Graph); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Node, b.Node)
+}
 
 // Priority orders READY chunk ops on a worker: deeper ops first,
 // so a tree reduction runs depth-first and keeps few chunks alive; then the

@@ -42,14 +42,6 @@ func (s *Store) List(graphs []protocol.GraphID) []Held {
 		return true
 	})
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Held) int {
-		if a.Key.Graph != b.Key.Graph {
-			if a.Key.Graph < b.Key.Graph {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Key.Node) - int(b.Key.Node)
-	})
+	slices.SortFunc(out, func(a, b Held) int { return protocol.CompareKeys(a.Key, b.Key) })
 	return out
 }

@@ -10,3 +10,10 @@ func Routed(w *Worker) int {
 	defer w.routed.Unlock()
 	return w.routed.lanes.Len()
 }
+
+// SetRoutedMax bounds how many keys w remembers the lane of.
+func SetRoutedMax(w *Worker, n int) {
+	w.routed.Lock()
+	defer w.routed.Unlock()
+	w.routed.max = n
+}

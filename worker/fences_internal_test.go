@@ -35,3 +35,27 @@ func TestFencesBounded(t *testing.T) {
 		t.Errorf("the last scope: %d, %v", got, ok)
 	}
 }
+
+// raises: a known scope is raised by a higher token only; an unknown one
+// by any token above zero, or by zero when keepZero.
+func TestFencesRaises(t *testing.T) {
+	f := newFences[string](4)
+	f.raise("s", 5)
+	for _, tc := range []struct {
+		scope    string
+		token    uint64
+		keepZero bool
+		want     bool
+	}{
+		{"s", 4, false, false},
+		{"s", 5, true, false},
+		{"s", 6, false, true},
+		{"new", 0, false, false},
+		{"new", 0, true, true},
+		{"new", 1, false, true},
+	} {
+		if got := f.raises(tc.scope, tc.token, tc.keepZero); got != tc.want {
+			t.Errorf("raises(%q, %d, %v) = %v, want %v", tc.scope, tc.token, tc.keepZero, got, tc.want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/phobos-tensor/phobos/ndarray"
-	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/storage"
 )
@@ -55,6 +54,7 @@ func (w *Worker) startLanes() {
 		l.home = w
 		w.lanes = append(w.lanes, l)
 	}
+	w.routed.max = rememberRouted
 }
 
 // units are the worker and its lanes.
@@ -71,10 +71,10 @@ func (w *Worker) units() []*Worker {
 // arrays: never a view of a buffer the worker's store (or another lane's)
 // counts too, nothing it would be worth evicting.
 func (w *Worker) laneOf(t *protocol.Task) int {
-	if len(w.lanes) == 0 || intoTiny(t) == nil || !w.allLocal(t) || ops.BatchKey(t.Op) != "" {
+	if len(w.lanes) == 0 || intoTiny(t) == nil || !w.allLocal(t) {
 		return -1
 	}
-	if n := touched(t); n > tinyBytes || w.loud(t, n) { // tiny, and quiet
+	if n := touched(t); !tiny(t, n) || w.loud(t, n) {
 		return -1
 	}
 	return int(uint32(t.Priority.Order)>>laneBlock) % len(w.lanes)
@@ -92,8 +92,7 @@ func (w *Worker) route(tasks []protocol.Task) {
 		which[i] = int16(l)
 		used[l+1] = true
 		if l >= 0 {
-			k := tasks[i].Key
-			w.routed.lanes.Set(k.Graph, k.Node, int16(l))
+			w.routeLocked(tasks[i].Key, int16(l))
 		}
 	}
 	w.routed.Unlock()
@@ -102,6 +101,23 @@ func (w *Worker) route(tasks []protocol.Task) {
 			w.unit(i-1).submit(tasks, which, int16(i-1))
 		}
 	}
+}
+
+// routeLocked remembers that key went to lane l. A full table forgets a
+// key first, whichever comes first: its release will go to every lane.
+func (w *Worker) routeLocked(key protocol.ChunkKey, l int16) {
+	t := &w.routed.lanes
+	if t.Len() >= w.routed.max {
+		if _, ok := t.Get(key.Graph, key.Node); !ok {
+			var old protocol.ChunkKey
+			t.All(func(g protocol.GraphID, n int32, _ int16) bool {
+				old = protocol.ChunkKey{Graph: g, Node: n}
+				return false
+			})
+			t.Delete(old.Graph, old.Node)
+		}
+	}
+	t.Set(key.Graph, key.Node, l)
 }
 
 // releaseLanes is ReleaseFenced on the lanes: each key to the lane it
@@ -162,11 +178,7 @@ func (w *Worker) syncFences(tasks []protocol.Task) {
 		}
 		prev = t
 		tok := t.Fence.Token
-		cur, ok := w.mu.fences.get(t.Fence.Scope)
-		scope := (ok && tok > cur) || (!ok && (tok > 0 || t.Fence.Scope != ""))
-		gcur, gok := w.mu.graphFences.get(t.Key.Graph)
-		graph := (gok && tok > gcur) || (!gok && tok > 0)
-		if scope || graph {
+		if w.mu.fences.raises(t.Fence.Scope, tok, t.Fence.Scope != "") || w.mu.graphFences.raises(t.Key.Graph, tok, false) {
 			raises = append(raises, raise{f: t.Fence, g: t.Key.Graph})
 		}
 	}
@@ -223,15 +235,4 @@ func (w *Worker) StoreStats() storage.Stats {
 		st.External -= w.store.Charged()
 	}
 	return st
-}
-
-// compareKeys orders chunk keys by graph, then op.
-func compareKeys(a, b protocol.ChunkKey) int {
-	switch {
-	case a.Graph < b.Graph:
-		return -1
-	case a.Graph > b.Graph:
-		return 1
-	}
-	return int(a.Node) - int(b.Node)
 }

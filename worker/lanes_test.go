@@ -171,3 +171,36 @@ func TestLaneReleasesForgetRouting(t *testing.T) {
 		t.Errorf("%d keys still routed after their release", got)
 	}
 }
+
+// The routing table is bounded (keys of tasks that stored nothing are
+// never released): past its bound it forgets keys, and a forgotten key's
+// release still reaches the lane that holds it.
+func TestLaneRoutingBounded(t *testing.T) {
+	w, _, rec := newLaneWorker(t, storage.Config{Limit: 1 << 30, SpillDir: t.TempDir()})
+	worker.SetRoutedMax(w, 3)
+	var tasks []protocol.Task
+	var keys []protocol.ChunkKey
+	for i := range int32(8) {
+		tasks = append(tasks, ordered(i, &intoOp{testOp{name: "part", n: 1}}, 1, int(i)))
+		keys = append(keys, key(i))
+	}
+	w.Submit(tasks)
+	for _, k := range keys {
+		if res := rec.wait(t, k); res.Outcome != protocol.Succeeded {
+			t.Fatalf("%v: %v %v", k, res.Outcome, res.Err)
+		}
+	}
+	if got := worker.Routed(w); got != 3 {
+		t.Fatalf("%d keys routed, want the bound, 3", got)
+	}
+	if held := w.Chunks([]protocol.GraphID{1}); len(held) != len(keys) {
+		t.Fatalf("Chunks lists %d chunks, want %d", len(held), len(keys))
+	}
+	w.Release(keys)
+	if held := w.Chunks([]protocol.GraphID{1}); len(held) != 0 {
+		t.Errorf("after the release, Chunks lists %+v", held)
+	}
+	if got := worker.Routed(w); got != 0 {
+		t.Errorf("%d keys still routed after their release", got)
+	}
+}

@@ -23,9 +23,10 @@ const (
 	tinyBytes = 64 << 10
 )
 
-// tiny reports whether t may be taken in a run of tiny tasks.
-func tiny(t *protocol.Task) bool {
-	return touched(t) <= tinyBytes && ops.BatchKey(t.Op) == ""
+// tiny reports whether t, which reads and writes n bytes (touched), may be
+// taken in a run of tiny tasks.
+func tiny(t *protocol.Task, n int64) bool {
+	return n <= tinyBytes && ops.BatchKey(t.Op) == ""
 }
 
 // takeTiny returns the tasks to run after p, which ran quietly (see
@@ -35,7 +36,7 @@ func tiny(t *protocol.Task) bool {
 // results have room for (a report stays a batch of at most heldResults).
 // It takes none unless p is tiny.
 func (w *Worker) takeTiny(st *slotState, p pick) []pick {
-	if !tiny(p.t) {
+	if !tiny(p.t, touched(p.t)) {
 		return nil
 	}
 	w.mu.Lock()
@@ -52,7 +53,7 @@ func (w *Worker) takeTiny(st *slotState, p pick) []pick {
 		}
 		// p's fence passed just now, under this hold of the lock: a task
 		// sent under the same one passes too.
-		if !tiny(t) || w.reportsStart(t) || !w.allLocal(t) || (t.Fence != p.t.Fence && w.fenceLocked(t, false) != nil) {
+		if n := touched(t); !tiny(t, n) || w.loud(t, n) || !w.allLocal(t) || (t.Fence != p.t.Fence && w.fenceLocked(t, false) != nil) {
 			break
 		}
 		req := w.request(t, w.mu.reqInputs)

@@ -163,10 +163,13 @@ type Worker struct {
 	home  *Worker
 	// routed is the lane each key went to (route), until released: a
 	// release goes to that lane alone (and to the worker), not to every
-	// lane. Only the goroutines that submit and release touch it.
+	// lane. Only the goroutines that submit and release touch it. A key
+	// whose task never stored anything (refused, cancelled) is never
+	// released: past max keys, the table forgets one.
 	routed struct {
 		sync.Mutex
 		lanes keytab.Table[protocol.GraphID, int16]
+		max   int
 	}
 }
 
@@ -402,8 +405,8 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 	}
 }
 
-// How many ended dispatches, cancelled graphs and fencing scopes a worker
-// remembers. An ended dispatch is forgotten when its chunk is released, or,
+// How many ended dispatches, routed keys (route), cancelled graphs and
+// fencing scopes a worker remembers. An ended dispatch is forgotten when its chunk is released, or,
 // past rememberEnded (dispatches that stored nothing), at random; cancelled
 // graphs and scopes, oldest first. A dispatch repeated after it was
 // forgotten runs again: the scheduler ignores its result and releases what
@@ -412,6 +415,7 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 // token again until one is seen.
 const (
 	rememberEnded     = 1 << 16
+	rememberRouted    = 1 << 16
 	rememberCancelled = 1 << 12
 	rememberFences    = 1 << 12
 )
@@ -424,8 +428,7 @@ func (w *Worker) fenceLocked(t *protocol.Task, raise bool) error {
 	switch {
 	case ok && t.Fence.Token < cur:
 		return &protocol.FencedError{Key: t.Key, Scope: t.Fence.Scope, Token: t.Fence.Token, Current: cur}
-	case raise && (!ok || t.Fence.Token > cur) && (ok || t.Fence.Token > 0 || t.Fence.Scope != ""):
-		// The zero fence of a lone scheduler is not worth remembering.
+	case raise && w.mu.fences.raises(t.Fence.Scope, t.Fence.Token, t.Fence.Scope != ""):
 		w.mu.fences.raise(t.Fence.Scope, t.Fence.Token)
 	case raise && ok:
 		w.mu.fences.touch(t.Fence.Scope)
@@ -449,84 +452,6 @@ func (w *Worker) Fenced() int64 {
 		u.mu.Unlock()
 	}
 	return n
-}
-
-// fences is the highest token per scope (a session, or a graph),
-// forgetting the one used least recently past its capacity: a scope still
-// sending tasks is kept.
-type fences[K comparable] struct {
-	max   int
-	token map[K]uint64
-	order map[K]uint64 // when each was last raised or used
-	clock uint64
-}
-
-// touch records that scope is in use.
-func (f *fences[K]) touch(scope K) {
-	if _, ok := f.order[scope]; ok {
-		f.clock++
-		f.order[scope] = f.clock
-	}
-}
-
-func newFences[K comparable](n int) fences[K] {
-	return fences[K]{max: n, token: make(map[K]uint64), order: make(map[K]uint64)}
-}
-
-func (f *fences[K]) get(scope K) (uint64, bool) {
-	t, ok := f.token[scope]
-	return t, ok
-}
-
-func (f *fences[K]) raise(scope K, token uint64) {
-	if _, ok := f.token[scope]; !ok && len(f.token) >= f.max {
-		// Forget the least recently used one. A linear scan, but only
-		// when a new one arrives at a full table.
-		var oldest K
-		first := true
-		for s, at := range f.order {
-			if first || at < f.order[oldest] {
-				oldest, first = s, false
-			}
-		}
-		delete(f.token, oldest)
-		delete(f.order, oldest)
-	}
-	f.clock++
-	f.token[scope] = token
-	f.order[scope] = f.clock
-}
-
-// recent is a map that keeps the last n keys added.
-type recent[K comparable, V any] struct {
-	set  map[K]V
-	ring []K
-	next int
-}
-
-func newRecent[K comparable, V any](n int) recent[K, V] {
-	return recent[K, V]{set: make(map[K]V), ring: make([]K, 0, n)}
-}
-
-func (r *recent[K, V]) get(k K) (V, bool) {
-	v, ok := r.set[k]
-	return v, ok
-}
-
-// add sets k's value; a key already there keeps its place.
-func (r *recent[K, V]) add(k K, v V) {
-	if _, ok := r.set[k]; ok {
-		r.set[k] = v
-		return
-	}
-	if len(r.ring) < cap(r.ring) {
-		r.ring = append(r.ring, k)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = k
-		r.next = (r.next + 1) % len(r.ring)
-	}
-	r.set[k] = v
 }
 
 // tracksUses reports whether w records its queued tasks' inputs' next
@@ -718,12 +643,10 @@ func (w *Worker) cancelGraph(id protocol.GraphID, token uint64) bool {
 }
 
 // noteGraphLocked records that graph g was sent or fenced under token.
-// The zero token of a lone scheduler is not worth remembering.
 func (w *Worker) noteGraphLocked(g protocol.GraphID, token uint64) {
-	switch cur, ok := w.mu.graphFences.get(g); {
-	case (ok && token > cur) || (!ok && token > 0):
+	if w.mu.graphFences.raises(g, token, false) {
 		w.mu.graphFences.raise(g, token)
-	case ok:
+	} else {
 		w.mu.graphFences.touch(g)
 	}
 }
@@ -756,7 +679,7 @@ func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
 	for _, l := range w.lanes {
 		held = append(held, l.store.List(graphs)...)
 	}
-	slices.SortFunc(held, func(a, b storage.Held) int { return compareKeys(a.Key, b.Key) })
+	slices.SortFunc(held, func(a, b storage.Held) int { return protocol.CompareKeys(a.Key, b.Key) })
 	return held
 }
 

@@ -128,6 +128,14 @@ func (w *Worker) releaseLanes(keys []protocol.ChunkKey, tokens []uint64) {
 		tokens []uint64
 	}, len(w.lanes))
 	add := func(l int, i int) {
+		if parts[l].keys == nil {
+			// Room for all: a batch of releases is mostly one lane's
+			// or evenly spread, and is dropped once released.
+			parts[l].keys = make([]protocol.ChunkKey, 0, len(keys))
+			if tokens != nil {
+				parts[l].tokens = make([]uint64, 0, len(keys))
+			}
+		}
 		parts[l].keys = append(parts[l].keys, keys[i])
 		if tokens != nil {
 			parts[l].tokens = append(parts[l].tokens, tokenAt(tokens, i))

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/phobos-tensor/phobos/internal/hugepage"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
@@ -100,7 +101,7 @@ func (g *ChunkGraph) AddBulkSplit(s Split, n, nin int, fill ops.BulkFill, refs [
 	nodes := g.Nodes[first:]
 	var ins []ops.ChunkRef
 	if nin > 0 {
-		ins = make([]ops.ChunkRef, n*nin)
+		ins = hugepage.Make[ops.ChunkRef](n*nin, n*nin)
 	}
 	put := func(i int, op ops.ChunkOp, inputs []ops.ChunkRef, meta ops.Meta) {
 		var in []ops.ChunkRef

@@ -7,6 +7,7 @@ package graph
 import (
 	"fmt"
 
+	"github.com/phobos-tensor/phobos/internal/hugepage"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
@@ -39,7 +40,7 @@ func (g *ChunkGraph) Reserve(n int) {
 	if n > cap(g.Nodes)-len(g.Nodes) {
 		// Exactly: append's growth would round a million-node graph up
 		// by a fifth or more, all of it memory the collector scans.
-		nodes := make([]ChunkNode, len(g.Nodes), len(g.Nodes)+n)
+		nodes := hugepage.Make[ChunkNode](len(g.Nodes), len(g.Nodes)+n)
 		copy(nodes, g.Nodes)
 		g.Nodes = nodes
 	}
@@ -65,7 +66,7 @@ func (a *Adjacency) Of(i int) []int32 { return a.Succ[a.Off[i]:a.Off[i+1]] }
 // same input twice appears twice in that input's list.
 func (g *ChunkGraph) Successors() *Adjacency {
 	n := len(g.Nodes)
-	off := make([]int32, n+1)
+	off := hugepage.Make[int32](n+1, n+1)
 	for _, nd := range g.Nodes {
 		for _, in := range nd.Inputs {
 			off[in+1]++
@@ -74,7 +75,7 @@ func (g *ChunkGraph) Successors() *Adjacency {
 	for i := 0; i < n; i++ {
 		off[i+1] += off[i]
 	}
-	succ := make([]int32, off[n])
+	succ := hugepage.Make[int32](int(off[n]), int(off[n]))
 	fill := append([]int32(nil), off[:n]...)
 	for i, nd := range g.Nodes {
 		for _, in := range nd.Inputs {

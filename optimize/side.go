@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/hugepage"
 	"github.com/phobos-tensor/phobos/ops"
 )
 
@@ -87,7 +88,7 @@ func grow[T any](s []T, n int) []T {
 	if n <= cap(s)-len(s) {
 		return s
 	}
-	t := make([]T, len(s), len(s)+n)
+	t := hugepage.Make[T](len(s), len(s)+n)
 	copy(t, s)
 	return t
 }

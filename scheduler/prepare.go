@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/hugepage"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
@@ -62,7 +63,7 @@ func Prepare(g *graph.ChunkGraph, results []int32, slots []int) *Plan {
 		adj = g.Successors()
 		wg.Wait()
 	}
-	prio := make([]protocol.Priority, len(g.Nodes))
+	prio := hugepage.Make[protocol.Priority](len(g.Nodes), len(g.Nodes))
 	for i, nd := range g.Nodes {
 		prio[i] = protocol.Priority{
 			Depth: depth[i],
@@ -97,7 +98,7 @@ func sourcesByWorker(sources []int32, initial []int16, workers int) [][]int32 {
 // sourcesInOrder is the source ops of g (no inputs) sorted by order, a
 // permutation of 0..len(g.Nodes)-1 (DepthFirstOrder's): one pass, no sort.
 func sourcesInOrder(g *graph.ChunkGraph, order []int32) []int32 {
-	byOrder := make([]int32, len(g.Nodes))
+	byOrder := hugepage.Make[int32](len(g.Nodes), len(g.Nodes))
 	n := 0
 	for i, nd := range g.Nodes {
 		if len(nd.Inputs) == 0 {
@@ -117,7 +118,7 @@ func sourcesInOrder(g *graph.ChunkGraph, order []int32) []int32 {
 // Depths is the length of the longest path from any source op to each op.
 // Nodes are in topological order, so one forward pass suffices.
 func Depths(g *graph.ChunkGraph) []int32 {
-	d := make([]int32, len(g.Nodes))
+	d := hugepage.Make[int32](len(g.Nodes), len(g.Nodes))
 	for i, nd := range g.Nodes {
 		for _, in := range nd.Inputs {
 			if d[in]+1 > d[i] {
@@ -135,7 +136,7 @@ func Depths(g *graph.ChunkGraph) []int32 {
 // reachable from a result come last, in graph order.
 func DepthFirstOrder(g *graph.ChunkGraph, results []int32) []int32 {
 	n := len(g.Nodes)
-	order := make([]int32, n)
+	order := hugepage.Make[int32](n, n)
 	for i := range order {
 		order[i] = -1
 	}
@@ -195,7 +196,7 @@ func AssignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, order []int32, slo
 // (sourcesInOrder), so "next unassigned" walks subtrees in turn.
 func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, slots []int) []int16 {
 	n := len(g.Nodes)
-	assign := make([]int16, n)
+	assign := hugepage.Make[int16](n, n)
 	for i := range assign {
 		assign[i] = -1
 	}
@@ -235,7 +236,7 @@ func assignInitial(g *graph.ChunkGraph, adj *graph.Adjacency, ordered []int32, s
 			given++
 		}
 	}
-	visited := make([]bool, n)
+	visited := hugepage.Make[bool](n, n)
 	queue := make([]int32, 0, 64)
 	cursor := 0
 	remaining := len(ordered)

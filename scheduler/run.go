@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/phobos-tensor/phobos/graph"
+	"github.com/phobos-tensor/phobos/internal/hugepage"
 	"github.com/phobos-tensor/phobos/protocol"
 )
 
@@ -107,20 +108,20 @@ func allocRun(g *graph.ChunkGraph, results []int32) *Run {
 	n := len(g.Nodes)
 	r := &Run{
 		g: g, result: results,
-		state:     make([]State, n),
-		pending:   make([]int32, n),
-		consumers: make([]int32, n),
-		isResult:  make([]bool, n),
-		location:  make([]int16, n),
-		worker:    make([]int16, n),
-		attempt:   make([]uint32, n),
-		open:      make([]bool, n),
-		nbytes:    make([]int64, n),
-		failures:  make([]uint8, n),
-		sentAt:    make([]uint32, n),
-		landedAt:  make([]uint32, n),
-		startNs:   make([]int64, n),
-		endNs:     make([]int64, n),
+		state:     hugepage.Make[State](n, n),
+		pending:   hugepage.Make[int32](n, n),
+		consumers: hugepage.Make[int32](n, n),
+		isResult:  hugepage.Make[bool](n, n),
+		location:  hugepage.Make[int16](n, n),
+		worker:    hugepage.Make[int16](n, n),
+		attempt:   hugepage.Make[uint32](n, n),
+		open:      hugepage.Make[bool](n, n),
+		nbytes:    hugepage.Make[int64](n, n),
+		failures:  hugepage.Make[uint8](n, n),
+		sentAt:    hugepage.Make[uint32](n, n),
+		landedAt:  hugepage.Make[uint32](n, n),
+		startNs:   hugepage.Make[int64](n, n),
+		endNs:     hugepage.Make[int64](n, n),
 		done:      make(chan struct{}),
 	}
 	r.typeIndex()

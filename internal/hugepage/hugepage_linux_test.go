@@ -40,6 +40,9 @@ func vmFlags(t *testing.T, a uintptr) []string {
 // An advised array's whole huge pages are in a mapping marked for huge
 // pages (VmFlags "hg"), and a small array is left alone.
 func TestAdviseMarksMapping(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		t.Skipf("a kernel without transparent huge pages: %v", err)
+	}
 	big := make([]uint64, 3*MinBytes/8)
 	small := make([]uint64, 1024)
 	Advise(big)

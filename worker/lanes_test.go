@@ -145,18 +145,7 @@ func tinyInputs(ins []protocol.Input) []protocol.Input {
 // tasks over every lane is released, nothing of it is held or routed.
 func TestLaneReleasesForgetRouting(t *testing.T) {
 	w, _, rec := newLaneWorker(t, storage.Config{Limit: 1 << 30, SpillDir: t.TempDir()})
-	var tasks []protocol.Task
-	var keys []protocol.ChunkKey
-	for i := range int32(8) {
-		tasks = append(tasks, ordered(i, &intoOp{testOp{name: "part", n: 1}}, 1, int(i)))
-		keys = append(keys, key(i))
-	}
-	w.Submit(tasks)
-	for _, k := range keys {
-		if res := rec.wait(t, k); res.Outcome != protocol.Succeeded {
-			t.Fatalf("%v: %v %v", k, res.Outcome, res.Err)
-		}
-	}
+	keys := runTinyOverLanes(t, w, rec)
 	if got := worker.Routed(w); got != len(keys) {
 		t.Fatalf("%d keys routed, want %d", got, len(keys))
 	}
@@ -178,18 +167,7 @@ func TestLaneReleasesForgetRouting(t *testing.T) {
 func TestLaneRoutingBounded(t *testing.T) {
 	w, _, rec := newLaneWorker(t, storage.Config{Limit: 1 << 30, SpillDir: t.TempDir()})
 	worker.SetRoutedMax(w, 3)
-	var tasks []protocol.Task
-	var keys []protocol.ChunkKey
-	for i := range int32(8) {
-		tasks = append(tasks, ordered(i, &intoOp{testOp{name: "part", n: 1}}, 1, int(i)))
-		keys = append(keys, key(i))
-	}
-	w.Submit(tasks)
-	for _, k := range keys {
-		if res := rec.wait(t, k); res.Outcome != protocol.Succeeded {
-			t.Fatalf("%v: %v %v", k, res.Outcome, res.Err)
-		}
-	}
+	keys := runTinyOverLanes(t, w, rec)
 	if got := worker.Routed(w); got != 3 {
 		t.Fatalf("%d keys routed, want the bound, 3", got)
 	}
@@ -203,4 +181,23 @@ func TestLaneRoutingBounded(t *testing.T) {
 	if got := worker.Routed(w); got != 0 {
 		t.Errorf("%d keys still routed after their release", got)
 	}
+}
+
+// runTinyOverLanes runs 8 tiny tasks of graph 1, over every lane, and
+// returns their keys once all succeeded.
+func runTinyOverLanes(t *testing.T, w *worker.Worker, rec *recorder) []protocol.ChunkKey {
+	t.Helper()
+	var tasks []protocol.Task
+	var keys []protocol.ChunkKey
+	for i := range int32(8) {
+		tasks = append(tasks, ordered(i, &intoOp{testOp{name: "part", n: 1}}, 1, int(i)))
+		keys = append(keys, key(i))
+	}
+	w.Submit(tasks)
+	for _, k := range keys {
+		if res := rec.wait(t, k); res.Outcome != protocol.Succeeded {
+			t.Fatalf("%v: %v %v", k, res.Outcome, res.Err)
+		}
+	}
+	return keys
 }

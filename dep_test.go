@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"internal/gctune":              0,
 	"internal/prioq":               0,
 	"internal/keytab":              0,
+	"internal/hugepage":            0,
 	"graph":                        3,
 	"protocol":                     3,
 	"pyexec":                       3,

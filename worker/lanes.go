@@ -196,22 +196,26 @@ func (w *Worker) syncFences(tasks []protocol.Task) {
 	}
 }
 
+// hasSiblings reports whether w is a worker with lanes or a lane.
+func (w *Worker) hasSiblings() bool { return len(w.lanes) > 0 || w.home != nil }
+
 // readSiblings reads a chunk that w's store lacks from the other stores
-// of its worker: the worker's own and its lanes'.
+// of its worker: its lanes', then, for a lane, the worker's own (a lane's
+// inputs are mostly other lanes' tiny outputs).
 func (w *Worker) readSiblings(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array, bool) {
 	root := w
 	if w.home != nil {
 		root = w.home
 	}
-	if len(root.lanes) == 0 {
-		return nil, false
+	if a, ok := root.readLanes(ctx, key, w); ok {
+		return a, true
 	}
 	if root != w {
 		if a, err := root.store.Read(ctx, key); err == nil {
 			return a, true
 		}
 	}
-	return root.readLanes(ctx, key, w)
+	return nil, false
 }
 
 // readLanes reads a chunk from the first of w's lanes, but skip, that

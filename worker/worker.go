@@ -1272,8 +1272,10 @@ func (w *Worker) runIn(ctx context.Context, t *protocol.Task, r *storage.Reserva
 		var err error
 		if w.local(in) {
 			a, err = r.Acquire(ctx, in.Key)
-			var missing *storage.ErrNotFound
-			if err != nil && errors.As(err, &missing) {
+			// Acquire's not-found is its own *ErrNotFound, unwrapped: a
+			// type assertion, not errors.As, on the path of every read of
+			// a sibling's chunk.
+			if _, missing := err.(*storage.ErrNotFound); missing && w.hasSiblings() {
 				// Stored by a lane of the worker, or by the worker for a
 				// lane.
 				if b, ok := w.readSiblings(ctx, in.Key); ok {

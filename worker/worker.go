@@ -406,9 +406,11 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 }
 
 // How many ended dispatches, routed keys (route), cancelled graphs and
-// fencing scopes a worker remembers. An ended dispatch is forgotten when its chunk is released, or,
-// past rememberEnded (dispatches that stored nothing), at random; cancelled
-// graphs and scopes, oldest first. A dispatch repeated after it was
+// fencing scopes a worker remembers. An ended dispatch, or a routed key, is
+// forgotten when its chunk is released, or, past rememberEnded or
+// rememberRouted (tasks that stored nothing), whichever the table yields
+// first; cancelled graphs and scopes, oldest first. A release of a
+// forgotten routed key goes to every lane. A dispatch repeated after it was
 // forgotten runs again: the scheduler ignores its result and releases what
 // it stored, so that costs work, not correctness. A scope forgotten (the
 // least recently raised of more than rememberFences sessions) accepts any
@@ -705,7 +707,8 @@ func (w *Worker) fence(f protocol.Fence, graphs ...protocol.GraphID) error {
 	if cur, ok := w.mu.fences.get(f.Scope); ok && f.Token < cur {
 		return &protocol.FencedError{Key: protocol.ChunkKey{Node: -1}, Scope: f.Scope, Token: f.Token, Current: cur}
 	}
-	if cur, ok := w.mu.fences.get(f.Scope); !ok || f.Token > cur {
+	// An adopter's fence is remembered even at token zero.
+	if w.mu.fences.raises(f.Scope, f.Token, true) {
 		w.mu.fences.raise(f.Scope, f.Token)
 	}
 	for _, g := range graphs {

@@ -207,7 +207,7 @@ func encodeValue(b *bytes.Buffer, v reflect.Value) error {
 		writeString(b, s)
 		return nil
 	}
-	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && t.Implements(textMarshaler) {
+	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && marshalsText(t) {
 		txt, err := v.Interface().(encoding.TextMarshaler).MarshalText()
 		if err != nil {
 			return err
@@ -325,6 +325,23 @@ type fieldInfo struct {
 }
 
 var fieldCache sync.Map // reflect.Type -> []fieldInfo
+
+// textCache caches Implements, which walks the type's method set: asked
+// for every value of every op encoded for dispatch.
+var textCache sync.Map // reflect.Type -> bool
+
+// marshalsText reports whether t is an encoding.TextMarshaler.
+func marshalsText(t reflect.Type) bool {
+	if t.NumMethod() == 0 {
+		return false
+	}
+	if m, ok := textCache.Load(t); ok {
+		return m.(bool)
+	}
+	m := t.Implements(textMarshaler)
+	textCache.Store(t, m)
+	return m
+}
 
 // fieldsOf lists a struct's wire fields: exported fields by json tag. An
 // array field tagged "-" (Literal's data, which encoding/json must skip) is

@@ -183,7 +183,8 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	// A partial per chunk, and a tree of combines over the partials of
 	// each output chunk: about one per fan-1 of them, plus the finish.
 	perOut := gridCount(redGrid)
-	reserve(b, gridCount(keptGrid)*(perOut+combinesAtMost(perOut, fan)))
+	total := gridCount(keptGrid) * (perOut + combinesAtMost(perOut, fan))
+	reserve(b, total)
 	// The partials of a plain or moments reduction are all the same op:
 	// boxed once, not once per chunk (an arg reduction's carry offsets).
 	var partial ChunkOp
@@ -192,11 +193,13 @@ func (op Reduction) Tile(b Builder, in []*Tiled, out Meta) (*Tiled, error) {
 	}
 	// Chunk ops' input lists are cut from shared blocks, and the tree's
 	// levels reuse two buffers: a reduction of a million chunks would
-	// otherwise make a million and a third small allocations.
+	// otherwise make a million and a third small allocations. Each input
+	// is named by one combine or finish, so total bounds what they take:
+	// a small reduction (an interactive graph's) gets a small block.
 	var block []ChunkRef
 	inputs := func(refs ...ChunkRef) []ChunkRef {
 		if cap(block)-len(block) < len(refs) {
-			block = make([]ChunkRef, 0, max(4096, len(refs)))
+			block = make([]ChunkRef, 0, max(min(4096, total), len(refs)))
 		}
 		start := len(block)
 		block = append(block, refs...)

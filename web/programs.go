@@ -213,17 +213,33 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 		st = resp.Msg
 	}
 	out := graphJSON(st)
+	release := false
 	if req.Inline > 0 && st.State == stateSucceeded {
-		if err := s.inlineResults(r, &out, req.Inline, req.Release); err != nil {
+		all, err := s.inlineResults(r, &out, req.Inline)
+		if err != nil {
 			if r.Context().Err() != nil {
 				return errAborted
 			}
 			return err
 		}
+		release = all && req.Release
 	}
 	answered = true
 	w.Header().Set("Location", out.URL)
-	writeJSON(w, http.StatusCreated, out)
+	if !release {
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+	// Every result is in the answer: the graph is deleted, after the
+	// answer is on its way, so the client does not wait for that. Only
+	// the cluster going away between the two can keep the graph: the
+	// session then frees it with its oldest finished graphs, or when it
+	// closes.
+	out.Released = true
+	writeJSONFlushed(w, http.StatusCreated, out)
+	if _, err := s.cfg.Graphs.CancelGraph(context.WithoutCancel(r.Context()), connect.NewRequest(&pb.CancelGraphRequest{SessionId: out.SessionID, GraphId: out.GraphID})); err != nil {
+		s.log.Warn("deleting a graph whose results were answered inline", "session", out.SessionID, "graph", out.GraphID, "err", err)
+	}
 	return nil
 }
 
@@ -235,9 +251,9 @@ func (s *Server) abandon(r *http.Request, st *pb.GraphStatus) {
 	}
 }
 
-// inlineResults puts the results of g of at most limit bytes into it and,
-// with release, deletes the graph when every result is there.
-func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, release bool) error {
+// inlineResults puts the results of g of at most limit bytes into it, and
+// reports whether every result is there.
+func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64) (bool, error) {
 	all := true
 	for i := range g.Results {
 		res := &g.Results[i]
@@ -247,27 +263,20 @@ func (s *Server) inlineResults(r *http.Request, g *GraphJSON, limit int64, relea
 		}
 		lay, err := s.cfg.Graphs.GetResult(r.Context(), connect.NewRequest(&pb.GetResultRequest{SessionId: g.SessionID, GraphId: g.GraphID, Index: int32(i)}))
 		if err != nil {
-			return err
+			return false, err
 		}
 		var buf bufferWriter
 		// The result is small: its chunks' answers may be handed over whole
 		// by an in-process transport.
 		if err := s.streamResult(rpc.BufferedAnswer(r.Context()), &buf, lay.Msg, ""); err != nil {
 			if errors.Is(err, errAborted) {
-				return &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
+				return false, &httpError{code: http.StatusBadGateway, msg: fmt.Sprintf("result %d: reading its chunks from the workers failed", i)}
 			}
-			return err
+			return false, err
 		}
 		res.Data = base64.StdEncoding.EncodeToString(buf.Bytes())
 	}
-	if !all || !release {
-		return nil
-	}
-	if _, err := s.cfg.Graphs.CancelGraph(r.Context(), connect.NewRequest(&pb.CancelGraphRequest{SessionId: g.SessionID, GraphId: g.GraphID})); err != nil {
-		return err
-	}
-	g.Released = true
-	return nil
+	return all, nil
 }
 
 // resultBytes is the size of a result's data, -1 while a length is unknown.

@@ -196,6 +196,19 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// writeJSONFlushed writes v as writeJSON does, with its length, and sends
+// it at once: the handler has more to do that the client need not wait
+// for.
+func writeJSONFlushed(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(code)
+	_, _ = w.Write(b.Bytes())
+	_ = http.NewResponseController(w).Flush()
+}
+
 // APIInfo is the body of GET /api.
 type APIInfo struct {
 	Name        string `json:"name"`

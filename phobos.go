@@ -48,6 +48,8 @@ type config struct {
 	inlineMax   int64       // client arrays above this travel as uploads (Connect); <0: all
 	metricsAddr string      // where NewSession serves its metrics; "": nowhere
 	dashboard   string      // address to serve a local session's dashboard on; "": none
+	// failoverWait: how long Connect's requests wait out a paused cluster; 0: FailoverWait
+	failoverWait time.Duration
 }
 
 // WithGoMemoryLimit lets NewSession lower the process's Go memory limit to
@@ -76,6 +78,12 @@ func WithInlineLimit(bytes int64) Option {
 		}
 	}
 }
+
+// WithFailoverWait sets how long a Connect session retries a request the
+// cluster answers as paused (HTTP 503: its session between schedulers of
+// a ring, or its scheduler cut off from etcd) before the call fails with
+// that refusal (default FailoverWait). Local sessions never pause.
+func WithFailoverWait(d time.Duration) Option { return func(c *config) { c.failoverWait = d } }
 
 // WithMemoryLimit sets each worker's memory budget in bytes.
 func WithMemoryLimit(bytes int64) Option { return func(c *config) { c.memLimit = bytes } }

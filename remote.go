@@ -29,6 +29,9 @@ type remoteBackend struct {
 	ups  uploads
 	// inlineMax: client arrays of more bytes are uploaded (< 0: all).
 	inlineMax int64
+	// failoverWait bounds the retries of a request the cluster answered
+	// as paused (retry).
+	failoverWait time.Duration
 }
 
 // Connect opens a session on the cluster whose web service is at url
@@ -43,6 +46,10 @@ func Connect(ctx context.Context, url string, opts ...Option) (*Session, error) 
 	b := &remoteBackend{base: strings.TrimRight(url, "/"), http: rpc.WithToken(rpc.WithTLS(rpc.NewHTTPClient(), c.tls), c.token), inlineMax: c.inlineMax}
 	if b.inlineMax == 0 {
 		b.inlineMax = inlineMaxBytes
+	}
+	b.failoverWait = FailoverWait
+	if c.failoverWait > 0 {
+		b.failoverWait = c.failoverWait
 	}
 	if !strings.Contains(b.base, "://") {
 		b.base = "http://" + b.base
@@ -144,7 +151,7 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	// A 503 is a refusal (the session between owners, or a scheduler
 	// cut off from etcd): nothing was started, so the submission is
 	// retried.
-	if err := retry(ctx, func() error {
+	if err := b.retry(ctx, func() error {
 		return b.do(ctx, http.MethodPost, "/api/sessions/"+b.sid+"/graphs", body, &st, http.StatusCreated)
 	}); err != nil {
 		return nil, Stats{}, fmt.Errorf("phobos: submit: %w", err)
@@ -164,7 +171,7 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	for !terminalState(st.State) {
 		// A scheduler's failover is a pause: the graph goes on under
 		// another owner of the ring, same ids.
-		err := retry(ctx, func() error {
+		err := b.retry(ctx, func() error {
 			return b.do(ctx, http.MethodGet, graphPath+"?wait_timeout="+wait, nil, &st, http.StatusOK)
 		})
 		if s.cfg.progress != nil && err == nil {
@@ -195,7 +202,7 @@ func (b *remoteBackend) execute(ctx context.Context, s *Session, ts []*tensor.Te
 	out := make([]*ndarray.Array, len(ids))
 	for i := range ids {
 		var a *ndarray.Array
-		err := retry(ctx, func() (err error) {
+		err := b.retry(ctx, func() (err error) {
 			a, err = b.fetch(ctx, fmt.Sprintf("%s/results/%d", graphPath, i))
 			return err
 		})

@@ -38,7 +38,7 @@ func (b *remoteBackend) persist(ctx context.Context, s *Session, ts []*tensor.Te
 		return nil, err
 	}
 	var st web.GraphJSON
-	if err := retry(ctx, func() error {
+	if err := b.retry(ctx, func() error {
 		return b.do(ctx, http.MethodPost, "/api/sessions/"+b.sid+"/graphs", body, &st, http.StatusCreated)
 	}); err != nil {
 		return nil, fmt.Errorf("phobos: persist: %w", err)
@@ -51,7 +51,7 @@ func (b *remoteBackend) persist(ctx context.Context, s *Session, ts []*tensor.Te
 	}()
 	for !terminalState(st.State) {
 		path := st.URL
-		if err := retry(ctx, func() error {
+		if err := b.retry(ctx, func() error {
 			return b.do(ctx, http.MethodGet, path+"?wait_timeout=5", nil, &st, http.StatusOK)
 		}); err != nil {
 			return nil, fmt.Errorf("phobos: persist: graph %s: %w", st.GraphID, err)

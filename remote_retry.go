@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// FailoverWait bounds how long a remote session retries a request that
-// found the cluster between owners: when the scheduler that owns the
-// session dies, the web service answers 503 until another scheduler of
-// the ring has taken the session over (a lease TTL and the adoption,
-// seconds), and a client that waits sees a pause, not an error.
+// FailoverWait bounds by default how long a remote session retries a
+// request that found the cluster between owners: when the scheduler that
+// owns the session dies, the web service answers 503 until another
+// scheduler of the ring has taken the session over (a lease TTL and the
+// adoption, seconds), and a client that waits sees a pause, not an error.
+// WithFailoverWait sets another bound.
 const FailoverWait = 2 * time.Minute
 
 // retryable reports whether err is a pause of the cluster rather than an
@@ -30,9 +31,10 @@ func retryable(ctx context.Context, err error) bool {
 }
 
 // retry calls f until it succeeds, fails with an error that is not a
-// pause, or has been retried for FailoverWait, with exponential backoff.
-func retry(ctx context.Context, f func() error) error {
-	deadline := time.Now().Add(FailoverWait)
+// pause, or has been retried for the session's failover wait, with
+// exponential backoff.
+func (b *remoteBackend) retry(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(b.failoverWait)
 	backoff := 50 * time.Millisecond
 	for {
 		err := f()

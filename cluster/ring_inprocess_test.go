@@ -208,7 +208,8 @@ func TestRingInProcess(t *testing.T) {
 func TestRingEtcdOutage(t *testing.T) {
 	ctx := context.Background()
 	ee, _, wp := ringRoles(t, 2, 1, 3*time.Second)
-	sess, err := phobos.Connect(ctx, wp.URL())
+	// The refusal below comes once the session has waited the pause out.
+	sess, err := phobos.Connect(ctx, wp.URL(), phobos.WithFailoverWait(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +235,8 @@ func TestRingEtcdOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(ee2.Close)
+	back := time.Now()
+	defer func() { t.Logf("graphs taken again %v after etcd's restart", time.Since(back).Round(time.Millisecond)) }()
 	eventually(t, 20*time.Second, "graphs taken again once etcd is back", func() bool {
 		got, err := wl.Eval(ctx, sess, p, 1)
 		return err == nil && got == want

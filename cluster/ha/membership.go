@@ -15,6 +15,8 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/phobos-tensor/phobos/cluster/ring"
 	"github.com/phobos-tensor/phobos/rpc"
@@ -64,6 +66,14 @@ func DialEtcd(endpoints []string, files rpc.TLSFiles) (*clientv3.Client, error) 
 		Endpoints:   endpoints,
 		TLS:         tlsCfg,
 		DialTimeout: 2 * time.Second,
+		// gRPC's reconnect backoff grows to two minutes by default: after
+		// an etcd outage of a minute or two a role would stay cut off
+		// for as long again, its lease lapsed. A second at most between
+		// attempts to a few endpoints costs nothing.
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: 2 * time.Second,
+		})},
 		// etcd's client logs every retry of an unreachable endpoint;
 		// the roles say what matters (a lapsed lease) themselves.
 		Logger: zap.NewNop(),

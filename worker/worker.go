@@ -1037,15 +1037,19 @@ func (w *Worker) allLocal(t *protocol.Task) bool {
 	return true
 }
 
-// report hands results to the reporter, in one call if it takes batches.
-func (w *Worker) report(rs []protocol.Result) {
+// report hands results to the reporter, in one call if it takes batches
+// (the slice is then the receiver's), and reports whether rs is still the
+// caller's: a reporter of single results (a process's batcher, which
+// encodes each) keeps none of it.
+func (w *Worker) report(rs []protocol.Result) bool {
 	if b, ok := w.rep.(protocol.BatchReporter); ok {
 		b.ReportBatch(rs)
-		return
+		return false
 	}
 	for _, r := range rs {
 		w.rep.Report(r)
 	}
+	return true
 }
 
 // slotState is what one slot holds between tasks: the tasks it ran whose
@@ -1128,8 +1132,12 @@ func (w *Worker) flush(st *slotState) {
 		}
 	}
 	if len(st.held) > 0 {
-		w.report(st.held)
-		st.held = nil
+		if w.report(st.held) {
+			clear(st.held) // no errors kept alive
+			st.held = st.held[:0]
+		} else {
+			st.held = nil
+		}
 	}
 }
 

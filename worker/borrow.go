@@ -14,7 +14,7 @@ import (
 // so its buffer may still be reused once the chunk is released. Tasks
 // waiting for memory the pin held back are woken afterwards.
 func (w *Worker) Borrow(ctx context.Context, key protocol.ChunkKey, fn func(*ndarray.Array) error) error {
-	defer w.cond.Broadcast()
+	defer w.wakeForMemory()
 	err := w.store.Borrow(ctx, key, fn)
 	var missing *storage.ErrNotFound
 	if err == nil || !errors.As(err, &missing) {

@@ -324,6 +324,7 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 	var prev *protocol.Task
 	var prevG *graphState
 	w.mu.Lock()
+	queued := w.mu.queue.Len()
 	nextUses := w.mu.nextUses[:0]
 	for i := range tasks {
 		if which != nil && which[i] != mine {
@@ -386,8 +387,17 @@ func (w *Worker) submit(tasks []protocol.Task, which []int16, mine int16) {
 	w.store.SetNextUses(nextUses)
 	clear(nextUses)
 	w.mu.nextUses = nextUses[:0]
+	// Slots idle on an empty queue wait for tasks alone: one per new
+	// task is woken (a slot woken for nothing still costs a thread's
+	// wake-up, and a small graph's dispatch would wake every slot). With
+	// tasks queued before, slots may wait for memory or for the tasks a
+	// raised fence now refuses: all of them look.
+	signals := -1
+	if queued == 0 {
+		signals = min(w.mu.queue.Len(), w.mu.waiting)
+	}
 	w.mu.Unlock()
-	w.cond.Broadcast()
+	w.wake(signals)
 	var fenced []protocol.Result
 	for _, r := range refused {
 		if r.Outcome == protocol.Failed {
@@ -592,8 +602,32 @@ func (w *Worker) release(keys []protocol.ChunkKey, tokens []uint64) int {
 	w.mu.fencedDrops += int64(kept)
 	w.mu.Unlock()
 	w.store.Delete(fresh)
-	w.cond.Broadcast()
+	w.wakeForMemory()
 	return kept
+}
+
+// wake wakes n slots waiting for a task, every waiting slot if n < 0.
+func (w *Worker) wake(n int) {
+	if n < 0 {
+		w.cond.Broadcast()
+		return
+	}
+	for range n {
+		w.cond.Signal()
+	}
+}
+
+// wakeForMemory wakes the waiting slots after memory was freed, if one of
+// them may wait for it: tasks are queued. Asked under the lock after the
+// memory is free, so a slot that found it short is seen waiting, and one
+// that had not looked yet finds it free.
+func (w *Worker) wakeForMemory() {
+	w.mu.Lock()
+	wake := w.mu.waiting > 0 && w.mu.queue.Len() > 0
+	w.mu.Unlock()
+	if wake {
+		w.cond.Broadcast()
+	}
 }
 
 func tokenAt(tokens []uint64, i int) uint64 {
@@ -994,7 +1028,9 @@ func (w *Worker) doneLocked(e *ending) bool {
 			w.mu.last = nil
 		}
 	}
-	return w.mu.waiting > 0
+	// A slot waiting on an empty queue waits for a task, not for this
+	// slot or its memory: submit wakes it.
+	return w.mu.waiting > 0 && w.mu.queue.Len() > 0
 }
 
 // reportsStart reports whether t is big enough for its start to be worth a

@@ -24,37 +24,7 @@ import (
 // is held a request for it is Unavailable (a pause), not "no session".
 func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	ctx := context.Background()
-	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ee.Close)
-	p, err := StartScheduler(SchedulerConfig{Etcd: []string{ee.Endpoint()}, ID: "s0", LeaseTTL: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	deadline := time.Now().Add(30 * time.Second)
-	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s0"); r, _, changed = p.ring.members.Snapshot() {
-		select {
-		case <-changed:
-		case <-time.After(time.Until(deadline)):
-			t.Fatal("s0 is not in its ring")
-		}
-	}
-	cli := p.ring.cli
-	// "s1" is registered (without a scheduler behind it), so no watcher
-	// takes the session over by itself.
-	s1, _ := json.Marshal(ha.SchedulerRecord{ID: "s1", Address: "127.0.0.1:9", PID: 1})
-	if _, err := cli.Put(ctx, ha.SchedulersPrefix+"s1", string(s1)); err != nil {
-		t.Fatal(err)
-	}
-	// s0 must see s1 in its ring before the session appears: a session
-	// record seen first names a scheduler s0 does not know, which s0
-	// would take over itself (seen in CI under load).
-	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.Snapshot() {
-		<-changed
-	}
+	p, cli, deadline := startS0WithS1(t)
 	// A session of s1, which is registered: not orphaned, and a takeover
 	// (as from a ring that had not seen s1 yet) is refused by etcd.
 	live := ha.SessionRecord{Session: "sl", Scheduler: "s1", Created: time.Now(), Fence: 1}
@@ -218,5 +188,105 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 			t.Fatal("sy is not held after its takeover")
 		}
 		<-tick.C
+	}
+}
+
+// startS0WithS1 starts scheduler s0 of a ring (a lease TTL of 2 s) on an
+// etcd of its own, and registers "s1" without a scheduler behind it, so
+// no watcher takes s1's sessions over by itself. It returns s0, its etcd
+// client and a deadline for the test's waits.
+func startS0WithS1(t *testing.T) (*SchedulerProc, *clientv3.Client, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	ee, err := ha.StartEtcd(ctx, ha.EtcdConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ee.Close)
+	p, err := StartScheduler(SchedulerConfig{Etcd: []string{ee.Endpoint()}, ID: "s0", LeaseTTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	deadline := time.Now().Add(30 * time.Second)
+	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s0"); r, _, changed = p.ring.members.Snapshot() {
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("s0 is not in its ring")
+		}
+	}
+	cli := p.ring.cli
+	s1, _ := json.Marshal(ha.SchedulerRecord{ID: "s1", Address: "127.0.0.1:9", PID: 1})
+	if _, err := cli.Put(ctx, ha.SchedulersPrefix+"s1", string(s1)); err != nil {
+		t.Fatal(err)
+	}
+	// s0 must see s1 in its ring before a session of s1 appears: a
+	// session record seen first names a scheduler s0 does not know,
+	// which s0 would take over itself (seen in CI under load).
+	for r, _, changed := p.ring.members.Snapshot(); !r.Has("s1"); r, _, changed = p.ring.members.Snapshot() {
+		<-changed
+	}
+	return p, cli, deadline
+}
+
+// A session held here under a token below its record's was taken over
+// by another scheduler while this one was cut off (an etcd outage longer
+// than the lease): its dispatches are refused by the workers the
+// successor fenced, so the next failover pass takes it out of memory, and
+// the record, which names a live scheduler, is left as it is.
+func TestStaleSessionIsDropped(t *testing.T) {
+	ctx := context.Background()
+	p, cli, deadline := startS0WithS1(t)
+	// A session the ring maps to s0, orphaned by s9: s0 takes it over
+	// under token 2 and holds it.
+	r, _, _ := p.ring.members.Snapshot()
+	sid := ""
+	for i := 0; sid == ""; i++ {
+		if c := "sz" + strconv.Itoa(i); r.Owner(c) == "s0" {
+			sid = c
+		}
+	}
+	rec := ha.SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
+	val, _ := json.Marshal(rec)
+	put, err := cli.Put(ctx, ha.SessionsPrefix+sid, string(val))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ring.failover.TakeOver(ctx, rec, put.Header.Revision); err != nil && !errors.Is(err, ha.ErrTakenOver) {
+		t.Fatal(err) // ErrTakenOver: s0's watcher took it over first
+	}
+	held := func() *session {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.mu.sessions[sid]
+	}
+	if ss := held(); ss == nil || ss.fence.Token != 2 {
+		t.Fatalf("the session taken over: %+v, want it held under token 2", ss)
+	}
+	// Meanwhile s1 took it over under token 3, unseen by s0.
+	rec.Scheduler, rec.Fence = "s1", 3
+	val, _ = json.Marshal(rec)
+	if _, err := cli.Put(ctx, ha.SessionsPrefix+sid, string(val)); err != nil {
+		t.Fatal(err)
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for held() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("s0 still holds the session s1 took over")
+		}
+		<-tick.C
+	}
+	got, err := cli.Get(ctx, ha.SessionsPrefix+sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after ha.SessionRecord
+	if err := json.Unmarshal(got.Kvs[0].Value, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Scheduler != "s1" || after.Fence != 3 {
+		t.Errorf("the record after s0 dropped the session: %+v, want s1's under token 3", after)
 	}
 }

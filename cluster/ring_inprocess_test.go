@@ -236,9 +236,15 @@ func TestRingEtcdOutage(t *testing.T) {
 	}
 	t.Cleanup(ee2.Close)
 	back := time.Now()
-	defer func() { t.Logf("graphs taken again %v after etcd's restart", time.Since(back).Round(time.Millisecond)) }()
+	failed, last := 0, error(nil)
+	defer func() {
+		t.Logf("graphs taken again %v after etcd's restart, after %d failed (the last: %v)", time.Since(back).Round(time.Millisecond), failed, last)
+	}()
 	eventually(t, 20*time.Second, "graphs taken again once etcd is back", func() bool {
 		got, err := wl.Eval(ctx, sess, p, 1)
+		if err != nil {
+			failed, last = failed+1, err
+		}
 		return err == nil && got == want
 	})
 }

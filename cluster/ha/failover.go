@@ -187,11 +187,18 @@ func (f *Failover) takeOverOrphans(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing the sessions in etcd: %w", err)
 	}
+	held := map[string]Held{}
+	for _, h := range f.graphs.Sessions() {
+		held[h.ID()] = h
+	}
 	for _, kv := range resp.Kvs {
 		var rec SessionRecord
 		if err := json.Unmarshal(kv.Value, &rec); err != nil || rec.Session == "" {
 			f.log.Warn("a session record that does not decode", "key", string(kv.Key), "err", err)
 			continue
+		}
+		if h, ok := held[rec.Session]; ok && h.Token() < rec.Fence {
+			f.loseStale(h, rec)
 		}
 		if !f.Orphaned(rec.Session, rec.Scheduler) || !f.takeover.start(rec.Session) {
 			continue
@@ -209,6 +216,28 @@ func (f *Failover) takeOverOrphans(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// loseStale takes out of memory a session held here under a token below
+// its record's: another scheduler took it over meanwhile (this one was cut
+// off from etcd, its lease lapsed, and came back), so every dispatch of
+// it here is refused by the workers the successor fenced. Its runs are
+// released at once: the successor's token is in etcd, so the workers
+// ignore the releases for every graph it fenced. A session with a graph
+// preparing or running stays until a later pass (such a graph fails
+// soon: its tasks are refused). Once out, the record decides as for any
+// session: it is taken over here again if it names this scheduler.
+func (f *Failover) loseStale(h Held, rec SessionRecord) {
+	if !h.Detach() {
+		return
+	}
+	n := h.Drop()
+	f.log.Warn("a session held here was taken over meanwhile; dropping it", "session", rec.Session, "token", h.Token(), "record_token", rec.Fence, "owner", rec.Scheduler, "graphs", n)
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		h.Release()
+	}()
 }
 
 // ErrTakenOver: another scheduler changed the session's record first.

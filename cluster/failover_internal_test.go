@@ -51,19 +51,9 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 
 	// Two takeovers of a session whose owner (s9) is gone but which the
 	// ring maps to s1, so s0's watcher does not take it over itself.
-	r, _, _ := p.ring.members.Snapshot()
-	sid := ""
-	for i := 0; sid == ""; i++ {
-		if c := "sx" + strconv.Itoa(i); r.Owner(c) == "s1" {
-			sid = c
-		}
-	}
+	sid := sessionMappedTo(p, "sx", "s1")
 	rec := ha.SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
-	val, _ = json.Marshal(rec)
-	put, err = cli.Put(ctx, ha.SessionsPrefix+sid, string(val))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := putSessionRecord(t, cli, rec)
 	if p.ring.failover.Orphaned(sid, "s9") {
 		t.Error("a session the ring maps to s1 counts as orphaned at s0")
 	}
@@ -73,7 +63,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = p.ring.failover.TakeOver(ctx, rec, put.Header.Revision)
+			errs[i] = p.ring.failover.TakeOver(ctx, rec, rev)
 		}()
 	}
 	wg.Wait()
@@ -240,20 +230,9 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	p, cli, deadline := startS0WithS1(t)
 	// A session the ring maps to s0, orphaned by s9: s0 takes it over
 	// under token 2 and holds it.
-	r, _, _ := p.ring.members.Snapshot()
-	sid := ""
-	for i := 0; sid == ""; i++ {
-		if c := "sz" + strconv.Itoa(i); r.Owner(c) == "s0" {
-			sid = c
-		}
-	}
+	sid := sessionMappedTo(p, "sz", "s0")
 	rec := ha.SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
-	val, _ := json.Marshal(rec)
-	put, err := cli.Put(ctx, ha.SessionsPrefix+sid, string(val))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.ring.failover.TakeOver(ctx, rec, put.Header.Revision); err != nil && !errors.Is(err, ha.ErrTakenOver) {
+	if err := p.ring.failover.TakeOver(ctx, rec, putSessionRecord(t, cli, rec)); err != nil && !errors.Is(err, ha.ErrTakenOver) {
 		t.Fatal(err) // ErrTakenOver: s0's watcher took it over first
 	}
 	held := func() *session {
@@ -266,10 +245,7 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	}
 	// Meanwhile s1 took it over under token 3, unseen by s0.
 	rec.Scheduler, rec.Fence = "s1", 3
-	val, _ = json.Marshal(rec)
-	if _, err := cli.Put(ctx, ha.SessionsPrefix+sid, string(val)); err != nil {
-		t.Fatal(err)
-	}
+	putSessionRecord(t, cli, rec)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for held() != nil {
@@ -289,4 +265,26 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	if after.Scheduler != "s1" || after.Fence != 3 {
 		t.Errorf("the record after s0 dropped the session: %+v, want s1's under token 3", after)
 	}
+}
+
+// sessionMappedTo is a session id, prefix and a number, that p's ring
+// maps to scheduler owner.
+func sessionMappedTo(p *SchedulerProc, prefix, owner string) string {
+	r, _, _ := p.ring.members.Snapshot()
+	for i := 0; ; i++ {
+		if c := prefix + strconv.Itoa(i); r.Owner(c) == owner {
+			return c
+		}
+	}
+}
+
+// putSessionRecord writes rec to etcd and returns the revision it made.
+func putSessionRecord(t *testing.T, cli *clientv3.Client, rec ha.SessionRecord) int64 {
+	t.Helper()
+	val, _ := json.Marshal(rec)
+	put, err := cli.Put(context.Background(), ha.SessionsPrefix+rec.Session, string(val))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return put.Header.Revision
 }

@@ -90,14 +90,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		t.Fatalf("the session held: %+v, want fence 2 of scope %s", ss.fence, sid)
 	}
 	for {
-		got, err := cli.Get(ctx, ha.SessionsPrefix+sid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var after ha.SessionRecord
-		if err := json.Unmarshal(got.Kvs[0].Value, &after); err != nil {
-			t.Fatal(err)
-		}
+		after, rev := getSessionRecord(t, cli, sid)
 		if after.Fence != 2 || (after.Scheduler != "s0" && after.Scheduler != "s1") {
 			t.Fatalf("the record after the takeover: %+v, want fence 2 under s0 (or s1, handed back)", after)
 		}
@@ -116,7 +109,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 			t.Fatalf("the session is neither held by s0 nor handed back: %+v", after)
 		}
 		wctx, cancel := context.WithTimeout(ctx, time.Until(deadline))
-		<-cli.Watch(wctx, ha.SessionsPrefix+sid, clientv3.WithRev(got.Header.Revision+1))
+		<-cli.Watch(wctx, ha.SessionsPrefix+sid, clientv3.WithRev(rev+1))
 		cancel()
 	}
 
@@ -254,15 +247,7 @@ func TestStaleSessionIsDropped(t *testing.T) {
 		}
 		<-tick.C
 	}
-	got, err := cli.Get(ctx, ha.SessionsPrefix+sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var after ha.SessionRecord
-	if err := json.Unmarshal(got.Kvs[0].Value, &after); err != nil {
-		t.Fatal(err)
-	}
-	if after.Scheduler != "s1" || after.Fence != 3 {
+	if after, _ := getSessionRecord(t, cli, sid); after.Scheduler != "s1" || after.Fence != 3 {
 		t.Errorf("the record after s0 dropped the session: %+v, want s1's under token 3", after)
 	}
 }
@@ -287,4 +272,21 @@ func putSessionRecord(t *testing.T, cli *clientv3.Client, rec ha.SessionRecord) 
 		t.Fatal(err)
 	}
 	return put.Header.Revision
+}
+
+// getSessionRecord reads session sid's record and the revision read.
+func getSessionRecord(t *testing.T, cli *clientv3.Client, sid string) (ha.SessionRecord, int64) {
+	t.Helper()
+	got, err := cli.Get(context.Background(), ha.SessionsPrefix+sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec ha.SessionRecord
+	if len(got.Kvs) != 1 {
+		t.Fatalf("session %s has no record", sid)
+	}
+	if err := json.Unmarshal(got.Kvs[0].Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec, got.Header.Revision
 }

@@ -42,10 +42,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	if got, err := cli.Get(ctx, ha.SessionsPrefix+"sl"); err != nil || len(got.Kvs) != 1 || got.Kvs[0].ModRevision != put.Header.Revision {
 		t.Errorf("the live session's record changed: %v %v", got, err)
 	}
-	p.mu.Lock()
-	_, held := p.mu.sessions["sl"]
-	p.mu.Unlock()
-	if held {
+	if heldAt(p, "sl") != nil {
 		t.Error("a live scheduler's session is held here")
 	}
 
@@ -83,10 +80,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	// it back to s1 (the ring maps it there) at any pass after the
 	// takeover, a lease TTL or a ring change later: then s0 no longer
 	// holds it and the record names s1, under the same token.
-	p.mu.Lock()
-	ss := p.mu.sessions[sid]
-	p.mu.Unlock()
-	if ss != nil && (ss.fence.Token != 2 || ss.fence.Scope != sid) {
+	if ss := heldAt(p, sid); ss != nil && (ss.fence.Token != 2 || ss.fence.Scope != sid) {
 		t.Fatalf("the session held: %+v, want fence 2 of scope %s", ss.fence, sid)
 	}
 	for {
@@ -94,13 +88,7 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 		if after.Fence != 2 || (after.Scheduler != "s0" && after.Scheduler != "s1") {
 			t.Fatalf("the record after the takeover: %+v, want fence 2 under s0 (or s1, handed back)", after)
 		}
-		if after.Scheduler == "s1" {
-			break
-		}
-		p.mu.Lock()
-		held := p.mu.sessions[sid]
-		p.mu.Unlock()
-		if ss != nil || held != nil {
+		if after.Scheduler == "s1" || heldAt(p, sid) != nil {
 			break
 		}
 		// Not held, but the record names s0: a hand-back between its
@@ -151,20 +139,14 @@ func TestTakeOverRaisesTheTokenOnce(t *testing.T) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		p.mu.Lock()
-		held := p.mu.sessions["sy"]
-		p.mu.Unlock()
-		if held != nil {
+		if held := heldAt(p, "sy"); held != nil {
 			if held.fence.Token != 5 {
 				t.Errorf("sy held under token %d, want 5", held.fence.Token)
 			}
 			break
 		}
 		err := p.missingSession(ctx, "sy")
-		p.mu.Lock()
-		held = p.mu.sessions["sy"]
-		p.mu.Unlock()
-		if held == nil && connect.CodeOf(err) != connect.CodeUnavailable {
+		if heldAt(p, "sy") == nil && connect.CodeOf(err) != connect.CodeUnavailable {
 			t.Fatalf("a session being taken over: %v, want Unavailable", err)
 		}
 		if time.Now().After(deadline) {
@@ -228,12 +210,7 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	if err := p.ring.failover.TakeOver(ctx, rec, putSessionRecord(t, cli, rec)); err != nil && !errors.Is(err, ha.ErrTakenOver) {
 		t.Fatal(err) // ErrTakenOver: s0's watcher took it over first
 	}
-	held := func() *session {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return p.mu.sessions[sid]
-	}
-	if ss := held(); ss == nil || ss.fence.Token != 2 {
+	if ss := heldAt(p, sid); ss == nil || ss.fence.Token != 2 {
 		t.Fatalf("the session taken over: %+v, want it held under token 2", ss)
 	}
 	// Meanwhile s1 took it over under token 3, unseen by s0.
@@ -241,7 +218,7 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	putSessionRecord(t, cli, rec)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for held() != nil {
+	for heldAt(p, sid) != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("s0 still holds the session s1 took over")
 		}
@@ -289,4 +266,11 @@ func getSessionRecord(t *testing.T, cli *clientv3.Client, sid string) (ha.Sessio
 		t.Fatal(err)
 	}
 	return rec, got.Header.Revision
+}
+
+// heldAt is session sid as p holds it in memory, nil if it does not.
+func heldAt(p *SchedulerProc, sid string) *session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mu.sessions[sid]
 }

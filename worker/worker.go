@@ -623,11 +623,18 @@ func (w *Worker) wake(n int) {
 // that had not looked yet finds it free.
 func (w *Worker) wakeForMemory() {
 	w.mu.Lock()
-	wake := w.mu.waiting > 0 && w.mu.queue.Len() > 0
+	wake := w.mayUnblockLocked()
 	w.mu.Unlock()
 	if wake {
 		w.cond.Broadcast()
 	}
+}
+
+// mayUnblockLocked reports whether memory or a slot given back may let a
+// waiting slot start a task: one waits while tasks are queued. A slot
+// waiting on an empty queue waits for a task, which submit wakes it for.
+func (w *Worker) mayUnblockLocked() bool {
+	return w.mu.waiting > 0 && w.mu.queue.Len() > 0
 }
 
 func tokenAt(tokens []uint64, i int) uint64 {
@@ -1028,9 +1035,7 @@ func (w *Worker) doneLocked(e *ending) bool {
 			w.mu.last = nil
 		}
 	}
-	// A slot waiting on an empty queue waits for a task, not for this
-	// slot or its memory: submit wakes it.
-	return w.mu.waiting > 0 && w.mu.queue.Len() > 0
+	return w.mayUnblockLocked()
 }
 
 // reportsStart reports whether t is big enough for its start to be worth a

@@ -20,7 +20,7 @@ import urllib.parse
 
 import numpy as np
 
-from . import _errors, _held, _shmresult
+from . import _errors, _held, _http, _shmresult
 from ._executable import ExecutableTuple
 
 __all__ = ["Session", "new_session", "get_default_session", "execute", "fetch", "ExecutableTuple"]
@@ -127,100 +127,6 @@ class _LocalCluster:
                 pass
 
 
-class _OneSend:
-    """http.client sends a request's head and its body in two writes: the
-    server wakes for the head, then again for the body. A small body goes
-    in the same write as the head."""
-
-    ONE_SEND = 1 << 16
-
-    def _send_output(self, message_body=None, encode_chunked=False):
-        if isinstance(message_body, bytes) and not encode_chunked and len(message_body) <= self.ONE_SEND:
-            self._buffer.extend((b"", b""))
-            head = b"\r\n".join(self._buffer)
-            del self._buffer[:]
-            self.send(head + message_body)
-            return
-        super()._send_output(message_body, encode_chunked)
-
-
-class _Response(http.client.HTTPResponse):
-    """http.client's response with its head read by a plain loop: the
-    standard reader runs every header through the email package's parser,
-    which costs more than the rest of a small request. The same checks and
-    the same attributes after begin() (status, headers, length, chunked,
-    will_close)."""
-
-    _MAX_HEADERS = 100
-
-    def begin(self):
-        if self.headers is not None:
-            return
-        while True:
-            line = self.fp.readline(http.client._MAXLINE + 1)
-            if len(line) > http.client._MAXLINE:
-                raise http.client.LineTooLong("status line")
-            if not line:
-                raise http.client.RemoteDisconnected("Remote end closed connection without response")
-            version, _, rest = line.decode("iso-8859-1").partition(" ")
-            code, _, reason = rest.partition(" ")
-            if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit():
-                self._close_conn()
-                raise http.client.BadStatusLine(line)
-            msg = http.client.HTTPMessage()
-            for _ in range(self._MAX_HEADERS + 1):
-                h = self.fp.readline(http.client._MAXLINE + 1)
-                if len(h) > http.client._MAXLINE:
-                    raise http.client.LineTooLong("header line")
-                if h in (b"\r\n", b"\n", b""):
-                    break
-                k, sep, v = h.decode("iso-8859-1").partition(":")
-                if not sep or k != k.strip():
-                    raise http.client.HTTPException(f"malformed header line {h!r}")
-                msg[k] = v.strip()
-            else:
-                raise http.client.HTTPException(f"got more than {self._MAX_HEADERS} headers")
-            if int(code) != http.client.CONTINUE:
-                break
-        self.code = self.status = int(code)
-        self.reason = reason.strip()
-        if version in ("HTTP/1.0", "HTTP/0.9"):
-            self.version = 10
-        elif version.startswith("HTTP/1."):
-            self.version = 11
-        else:
-            raise http.client.UnknownProtocol(version)
-        self.headers = self.msg = msg
-        tr_enc = msg.get("transfer-encoding")
-        self.chunked = bool(tr_enc) and tr_enc.lower() == "chunked"
-        if self.chunked:
-            self.chunk_left = None
-        self.will_close = self._check_close()
-        self.length = None
-        length = msg.get("content-length")
-        if length and not self.chunked:
-            try:
-                self.length = int(length)
-            except ValueError:
-                self.length = None
-            else:
-                if self.length < 0:
-                    self.length = None
-        if self.status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or \
-                100 <= self.status < 200 or self._method == "HEAD":
-            self.length = 0
-        if not self.will_close and not self.chunked and self.length is None:
-            self.will_close = True
-
-
-class _HTTPConnection(_OneSend, http.client.HTTPConnection):
-    response_class = _Response
-
-
-class _HTTPSConnection(_OneSend, http.client.HTTPSConnection):
-    response_class = _Response
-
-
 class Session:
     """A session on a Phobos cluster: it computes tensors and holds the
     client arrays it uploaded. Use new_session() to make one."""
@@ -248,7 +154,9 @@ class Session:
         if u.scheme not in ("http", "https") or not u.netloc:
             raise ValueError(f"phobos: {url!r} is not an http(s) URL")
         self.url = url.rstrip("/")
-        self._scheme, self._netloc = u.scheme, u.netloc
+        self._netloc = u.netloc
+        self._host, self._port = u.hostname, u.port or (443 if u.scheme == "https" else 80)
+        self._tls_context = _http.https_context() if u.scheme == "https" else None
         if token is None:
             token = _local_tokens.get(self.url, os.environ.get("PHOBOS_TOKEN"))
         self._token = token
@@ -271,8 +179,7 @@ class Session:
     def _conn(self):
         c = getattr(self._tls, "conn", None)
         if c is None:
-            cls = _HTTPSConnection if self._scheme == "https" else _HTTPConnection
-            c = cls(self._netloc, timeout=300)
+            c = _http.Connection(self._host, self._port, self._netloc, timeout=300, context=self._tls_context)
             self._tls.conn = c
         return c
 
@@ -291,16 +198,13 @@ class Session:
         for attempt in range(2):
             c = self._conn()
             try:
-                c.request(method, path, body=body, headers=h)
-                return c.getresponse()
+                return c.request(method, path, body=body, headers=h)
             except (ConnectionError, http.client.HTTPException, OSError) as e:
                 c.close()
                 self._tls.conn = None
                 # A kept-alive connection the server closed: one fresh try.
                 if attempt == 1 or isinstance(e, TimeoutError):
                     raise ConnectionError(f"phobos: {method} {self.url}{path}: {e}") from e
-                if hasattr(body, "seek"):
-                    body.seek(0)
 
     def _json(self, method, path, payload=None, want=200, what=None):
         body = None

@@ -5,6 +5,9 @@ tokenizer, and a request's head and small body in one write."""
 import http.client
 import http.server
 import io
+import os
+import socket
+import subprocess
 import threading
 
 import numpy as np
@@ -12,6 +15,7 @@ import pytest
 
 import phobos
 import phobos.tensor as mt
+from phobos import _http
 from phobos import session as ps
 
 _ARRAYS = [
@@ -70,6 +74,9 @@ class _Echo(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
+        if self.path == "/close":
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(body)
 
@@ -89,45 +96,103 @@ def echo():
         srv.server_close()
 
 
-@pytest.mark.parametrize("size,writes", [(0, 1), (100, 1), (ps._OneSend.ONE_SEND, 1), (ps._OneSend.ONE_SEND + 1, 2)])
-def test_small_request_is_one_write(echo, monkeypatch, size, writes):
+@pytest.fixture
+def sends(monkeypatch):
+    """The sizes of the writes this thread makes on its sockets."""
     sent = []
-    real = ps._HTTPConnection.send
+    real = socket.socket.sendall
+    me = threading.get_ident()
 
-    def recording(self, data):
-        sent.append(len(data))
-        return real(self, data)
+    def recording(self, data, *a):
+        if threading.get_ident() == me:
+            sent.append(len(data))
+        return real(self, data, *a)
 
-    monkeypatch.setattr(ps._HTTPConnection, "send", recording)
-    c = ps._HTTPConnection(*echo, timeout=10)
+    monkeypatch.setattr(socket.socket, "sendall", recording)
+    return sent
+
+
+def _conn(addr):
+    return _http.Connection(addr[0], addr[1], f"{addr[0]}:{addr[1]}", timeout=10)
+
+
+@pytest.mark.parametrize("size,writes", [(0, 1), (100, 1), (_http.ONE_SEND, 1), (_http.ONE_SEND + 1, 2)])
+def test_small_request_is_one_write(echo, sends, size, writes):
+    c = _conn(echo)
     try:
         body = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
         for _ in range(2):  # and again on the kept-alive connection
-            sent.clear()
-            c.request("POST", "/p", body=body, headers={"Content-Type": "application/octet-stream"})
-            r = c.getresponse()
+            sends.clear()
+            r = c.request("POST", "/p", body=body, headers={"Content-Type": "application/octet-stream"})
             assert r.status == 200 and r.read() == body
-            assert len(sent) == writes, sent
+            assert len(sends) == writes, sends
     finally:
         c.close()
 
 
-def test_session_requests_use_one_write(session, monkeypatch):
-    sent = []
-    real = ps._HTTPConnection.send
-
-    def recording(self, data):
-        sent.append(len(data))
-        return real(self, data)
-
-    monkeypatch.setattr(ps._HTTPConnection, "send", recording)
+def test_session_requests_use_one_write(session, sends):
     s = phobos.new_session(session.url, default=False)
     try:
-        sent.clear()
+        sends.clear()
         assert int((mt.arange(10) * 2).sum().execute(session=s)) == 90
-        assert len(sent) == 1, sent
+        assert len(sends) == 1, sends
     finally:
         s.close()
+
+
+def test_connection_is_kept_alive_and_remade(echo, monkeypatch):
+    made = []
+    real = _http.Connection.connect
+
+    def counting(self):
+        made.append(1)
+        return real(self)
+
+    monkeypatch.setattr(_http.Connection, "connect", counting)
+    c = _conn(echo)
+    try:
+        for i in range(3):
+            assert c.request("POST", "/p", body=b"%d" % i).read() == b"%d" % i
+        assert len(made) == 1
+        # a body left unread: the next request goes on a new connection
+        r = c.request("POST", "/p", body=b"left")
+        assert r.read(2) == b"le"
+        assert c.request("POST", "/p", body=b"next").read() == b"next"
+        assert len(made) == 2
+        # read to its end in parts, the connection is kept
+        r = c.request("POST", "/p", body=b"0123456789")
+        buf = bytearray(4)
+        got = b""
+        while n := r.readinto(buf):
+            got += bytes(buf[:n])
+        assert got == b"0123456789" and r.read() == b""
+        assert c.request("POST", "/p", body=b"x").read() == b"x"
+        assert len(made) == 2
+        # the server ends the connection: the next request makes another
+        assert c.request("POST", "/close", body=b"bye").read() == b"bye"
+        assert c.sock is None
+        assert c.request("POST", "/p", body=b"again").read() == b"again"
+        assert len(made) == 3
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("path,headers,body,exc", [
+    ("/p\r\nX-Injected: 1", {}, b"", ValueError),
+    ("/p", {"X-A": "1\r\nX-Injected: 1"}, b"", ValueError),
+    ("/p", {"X-A\n": "1"}, b"", ValueError),
+    ("/p", {"X-A": "nul\0"}, b"", ValueError),
+    ("/p", {}, "text", TypeError),
+    ("/p", {}, io.BytesIO(b"file"), TypeError),
+])
+def test_request_refuses_what_would_break_its_head(echo, path, headers, body, exc):
+    c = _conn(echo)
+    try:
+        with pytest.raises(exc):
+            c.request("POST", path, body=body, headers=headers)
+        assert c.request("POST", "/p", body=b"still").read() == b"still"
+    finally:
+        c.close()
 
 
 class _Canned:
@@ -150,6 +215,8 @@ _RESPONSES = [
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: -4\r\nConnection: keep-alive\r\n\r\nbusy",
     b"HTTP/1.1 200 OK\nContent-Length: 1\n\nz",  # bare newlines
     b"HTTP/1.1 200 OK\r\nX-Empty:\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nwxyz\r\n1\r\n!\r\n0\r\nTrailer: t\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 40000\r\n\r\n" + bytes(range(200)) * 200,
 ]
 
 
@@ -157,7 +224,7 @@ _RESPONSES = [
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_response_reads_as_http_client_does(raw, method):
     want = http.client.HTTPResponse(_Canned(raw), method=method)
-    got = ps._Response(_Canned(raw), method=method)
+    got = _http.Response(io.BytesIO(raw), method=method)
     want.begin()
     got.begin()
     for a in ("status", "reason", "version", "chunked", "will_close", "length"):
@@ -178,10 +245,67 @@ def test_response_refuses_what_http_client_refuses(raw, exc):
     with pytest.raises(exc):
         http.client.HTTPResponse(_Canned(raw), method="GET").begin()
     with pytest.raises(exc):
-        ps._Response(_Canned(raw), method="GET").begin()
+        _http.Response(io.BytesIO(raw), method="GET").begin()
 
 
 def test_response_refuses_a_header_without_colon():
     # (http.client lets the email parser record it as a defect)
     with pytest.raises(http.client.HTTPException):
-        ps._Response(_Canned(b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n"), method="GET").begin()
+        _http.Response(io.BytesIO(b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n"), method="GET").begin()
+
+
+@pytest.mark.parametrize("raw", _RESPONSES, ids=range(len(_RESPONSES)))
+@pytest.mark.parametrize("piece", [1, 3, 4096])
+def test_body_read_in_pieces(raw, piece):
+    want = http.client.HTTPResponse(_Canned(raw), method="GET")
+    want.begin()
+    whole = want.read()
+    got = _http.Response(io.BytesIO(raw), method="GET")
+    got.begin()
+    parts = []
+    if piece == 3:
+        while b := got.read(piece):
+            parts.append(b)
+    else:
+        buf = bytearray(piece)
+        while n := got.readinto(buf):
+            parts.append(bytes(buf[:n]))
+    assert b"".join(parts) == whole
+    assert got.read() == b"" and got.closed
+
+
+@pytest.mark.parametrize("raw", [
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabc",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+])
+def test_truncated_or_malformed_body_is_an_error(raw):
+    want = http.client.HTTPResponse(_Canned(raw), method="GET")
+    want.begin()
+    with pytest.raises(http.client.HTTPException):
+        want.read()
+    r = _http.Response(io.BytesIO(raw), method="GET")
+    r.begin()
+    with pytest.raises(http.client.HTTPException):
+        r.read()
+
+
+def test_https_cluster_is_verified(session, tmp_path, monkeypatch):
+    """Over TLS the session checks the cluster's certificate: against its
+    CA it computes (a result inline and one streamed), without it it
+    refuses to talk."""
+    certs = tmp_path / "certs"
+    subprocess.run([os.environ["PHOBOS_BIN"], "certs", "-dir", str(certs)], check=True, capture_output=True)
+    args = [f"--tls-cert={certs / 'cert.pem'}", f"--tls-key={certs / 'key.pem'}", f"--tls-ca={certs / 'ca.pem'}"]
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs / "ca.pem"))
+    s = phobos.new_session(cluster_args=args, default=False)
+    try:
+        assert s.url.startswith("https://")
+        assert int((mt.arange(100) * 2).sum().execute(session=s)) == 9900
+        x = np.arange(300_000.0)
+        np.testing.assert_array_equal((mt.tensor(x, chunks=100_000) * 2).execute(session=s).fetch(session=s), x * 2)
+        monkeypatch.delenv("SSL_CERT_FILE")
+        with pytest.raises(ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+            phobos.Session(s.url, token=s._token)
+    finally:
+        s.close()

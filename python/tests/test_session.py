@@ -279,7 +279,7 @@ def test_ctrl_c_while_submitting_cancels_the_graph(session, monkeypatch):
             h = dict(headers or {})
             if self._token:
                 h["Authorization"] = "Bearer " + self._token
-            c.request(method, path, body=body, headers=h)
+            c.send(method, path, body=body, headers=h)
             raise KeyboardInterrupt
         return real(self, method, path, body, headers)
 

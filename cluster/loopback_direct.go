@@ -3,12 +3,17 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/protocol"
+	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 	"github.com/phobos-tensor/phobos/rpc/phobosv1/phobosv1connect"
 )
@@ -27,6 +32,9 @@ type services struct {
 	graphs phobosv1connect.GraphServiceHandler
 	sched  phobosv1connect.SchedulerServiceHandler
 	worker phobosv1connect.WorkerServiceHandler
+	// chunk reads a chunk a worker holds, as its GET /chunks/{graph}/{node}
+	// does (WorkerProc.getChunk).
+	chunk func(context.Context, protocol.ChunkKey) (*ndarray.Array, error)
 }
 
 func (l *Loopback) services(base string) (services, bool) {
@@ -145,9 +153,30 @@ type directGraphs struct {
 	h                                  phobosv1connect.GraphServiceHandler
 }
 
+// SubmitGraph takes a graph built in this process without its encoding
+// (rpc.WithBuiltGraph) to the scheduler here; to one elsewhere, encoded.
 func (d *directGraphs) SubmitGraph(ctx context.Context, req *connect.Request[pb.SubmitGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
-	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.SubmitGraph, d.h.SubmitGraph)
+	if d.l.live(d.base) {
+		return direct(ctx, req, d.h.SubmitGraph)
+	}
+	if len(req.Msg.Graph) == 0 {
+		enc, err := rpc.EncodeBuilt(ctx, nil)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, err)
+		}
+		m := cloneMsg(req.Msg)
+		m.Graph = enc
+		out := connect.NewRequest(m)
+		for k, v := range req.Header() {
+			out.Header()[k] = v
+		}
+		req = out
+	}
+	return d.GraphServiceClient.SubmitGraph(ctx, req)
 }
+
+// TakesBuiltGraph implements rpc.BuiltGraphTaker.
+func (d *directGraphs) TakesBuiltGraph() bool { return true }
 
 func (d *directGraphs) GetGraph(ctx context.Context, req *connect.Request[pb.GetGraphRequest]) (*connect.Response[pb.GraphStatus], error) {
 	return viaLoopback(ctx, d.l, d.base, req, d.GraphServiceClient.GetGraph, d.h.GetGraph)
@@ -181,4 +210,41 @@ type directWorker struct {
 
 func (d *directWorker) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
 	return viaLoopback(ctx, d.l, d.base, req, d.WorkerServiceClient.Dispatch, d.h.Dispatch)
+}
+
+// GetChunk implements web.LocalChunks: the chunk url names on a worker of
+// this process, read as GET url would read it (WorkerProc.getChunk),
+// without the request; ok is false for a URL of no worker here, or one
+// that is not a chunk's (which the request then answers).
+func (l *Loopback) GetChunk(ctx context.Context, url string) (*ndarray.Array, bool, error) {
+	rest, ok := strings.CutPrefix(url, "http://")
+	if !ok || l == nil {
+		return nil, false, nil
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	path, ok = strings.CutPrefix(path, "chunks/")
+	if !ok {
+		return nil, false, nil
+	}
+	g, n, ok := strings.Cut(path, "/")
+	if !ok {
+		return nil, false, nil
+	}
+	graph, err1 := strconv.ParseUint(g, 10, 64)
+	node, err2 := strconv.ParseInt(n, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, false, nil
+	}
+	l.mu.RLock()
+	s, ok := l.svcs[host]
+	l.mu.RUnlock()
+	if !ok || s.chunk == nil {
+		return nil, false, nil
+	}
+	key := protocol.ChunkKey{Graph: protocol.GraphID(graph), Node: int32(node)}
+	a, err := s.chunk(ctx, key)
+	if err != nil {
+		return nil, true, fmt.Errorf("GET %s: chunk %v: %w", url, key, err)
+	}
+	return a, true, nil
 }

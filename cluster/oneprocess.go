@@ -37,6 +37,9 @@ type OneProcessConfig struct {
 	Logger          *slog.Logger
 	// ReadyTimeout bounds the start (default 30 s).
 	ReadyTimeout time.Duration
+	// UnixSocket, when not "", is a path the web service also serves on
+	// (WebConfig.UnixSocket).
+	UnixSocket string
 }
 
 // OneProcess is a running cluster of roles in this process.
@@ -100,6 +103,7 @@ func LaunchOneProcess(ctx context.Context, cfg OneProcessConfig) (*OneProcess, e
 	c.web, err = StartWeb(WebConfig{
 		Scheduler: c.SchedulerURL, Listen: cfg.Listen, Version: cfg.Version, Token: cfg.Token,
 		Exposure: cfg.Exposure, AllowedHosts: cfg.AllowedHosts, Loopback: lb, Logger: log.With("role", "web"),
+		UnixSocket: cfg.UnixSocket,
 	})
 	if err != nil {
 		return fail(err)

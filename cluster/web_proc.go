@@ -48,6 +48,9 @@ type WebConfig struct {
 	// Loopback, when set, carries this role's requests to the other roles
 	// of its process in process (LaunchOneProcess).
 	Loopback *Loopback
+	// UnixSocket, when not "", is a path the web service also serves on,
+	// as a Unix socket for its owner alone (serveUnix).
+	UnixSocket string
 }
 
 // WebProc is the web role: the REST API and the dashboard in front of a
@@ -55,7 +58,8 @@ type WebConfig struct {
 type WebProc struct {
 	srv  *server
 	dash *dashboard.Dashboard
-	ring *webRing // nil: one scheduler
+	ring *webRing    // nil: one scheduler
+	unix *unixServer // nil: none
 }
 
 // webRing is the web service's watch of the ring.
@@ -78,6 +82,9 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 		MaxRequestBytes: cfg.MaxRequestBytes,
 		Version:         cfg.Version,
 		Logger:          log,
+	}
+	if cfg.Loopback != nil {
+		wcfg.Chunks = cfg.Loopback
 	}
 	var wr *webRing
 	var dash phobosv1connect.DashboardServiceClient // the dashboard's data: the scheduler's service, or the ring's merge
@@ -117,12 +124,20 @@ func StartWeb(cfg WebConfig) (*WebProc, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", stats.Handler())
 	mux.Handle("/", s.Handler())
-	srv, err := listen(cfg.Listen, stats.Instrument(withHealth(web.Guard(web.GuardConfig{Token: cfg.Token, AllowedHosts: cfg.AllowedHosts}, mux), webReady(wcfg.Scheduler))), log, srvTLS, cfg.Token, cfg.Exposure)
+	h := stats.Instrument(withHealth(web.Guard(web.GuardConfig{Token: cfg.Token, AllowedHosts: cfg.AllowedHosts}, mux), webReady(wcfg.Scheduler)))
+	srv, err := listen(cfg.Listen, h, log, srvTLS, cfg.Token, cfg.Exposure)
 	if err != nil {
 		wr.close()
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	return &WebProc{srv: srv, dash: d, ring: wr}, nil
+	p := &WebProc{srv: srv, dash: d, ring: wr}
+	if cfg.UnixSocket != "" {
+		if p.unix, err = serveUnix(cfg.UnixSocket, h, log, srv.errc); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("web: %w", err)
+		}
+	}
+	return p, nil
 }
 
 // webReady is the web service's answer to GET /readyz: nil while a
@@ -145,6 +160,7 @@ func (p *WebProc) Err() <-chan error { return p.srv.errc }
 // Close stops serving.
 func (p *WebProc) Close() {
 	p.dash.CloseStreams()
+	p.unix.shutdown()
 	p.srv.shutdown()
 	p.ring.close()
 }

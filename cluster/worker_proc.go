@@ -223,7 +223,7 @@ func StartWorker(ctx context.Context, cfg WorkerConfig) (*WorkerProc, error) {
 		}
 	}
 	p.url = url
-	cfg.Loopback.serve(url, p.srv.srv.Handler, services{worker: &workerService{p}})
+	cfg.Loopback.serve(url, p.srv.srv.Handler, services{worker: &workerService{p}, chunk: p.getChunk})
 	rctx, cancel := context.WithTimeout(ctx, cfg.RegisterTimeout)
 	defer cancel()
 	var peers worker.PeerReader = p.peers

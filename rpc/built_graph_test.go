@@ -9,9 +9,10 @@ import (
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
-// The scheduler takes the graph the web service encoded when the bytes it
-// got are that encoding, once; any other bytes, a second take, or a call
-// without one are decoded, to the same graph.
+// The scheduler takes the graph the web service built for a submission
+// without an encoding, once; any bytes, a second take, or a call without
+// a built graph are decoded. A submission leaving the process carries the
+// built graph's encoding.
 func TestDecodeSubmittedTakesTheBuiltGraphOnce(t *testing.T) {
 	tg, _, err := tensor.Build(tensor.ArangeN(100).Mul(2).Sum())
 	if err != nil {
@@ -21,7 +22,7 @@ func TestDecodeSubmittedTakesTheBuiltGraphOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := rpc.WithBuiltGraph(context.Background(), enc, tg)
+	ctx := rpc.WithBuiltGraph(context.Background(), tg)
 	same := func(g *graph.TileableGraph) {
 		t.Helper()
 		got, err := graph.EncodeTileable(g)
@@ -32,22 +33,32 @@ func TestDecodeSubmittedTakesTheBuiltGraphOnce(t *testing.T) {
 			t.Fatalf("decoded graph encodes as %s, want %s", got, enc)
 		}
 	}
-	other := append([]byte(" "), enc...) // the same graph, other bytes
-	g, err := rpc.DecodeSubmitted(ctx, other)
+	if out, err := rpc.EncodeBuilt(ctx, nil); err != nil || string(out) != string(enc) {
+		t.Fatalf("leaving the process: %s, %v; want the built graph's encoding", out, err)
+	}
+	if out, err := rpc.EncodeBuilt(ctx, []byte("{}")); err != nil || string(out) != "{}" {
+		t.Fatalf("a call with an encoding of its own: %s, %v; want it kept", out, err)
+	}
+	g, err := rpc.DecodeSubmitted(ctx, enc)
 	if err != nil || g == tg {
-		t.Fatalf("other bytes: got %p, %v; want a decoded graph", g, err)
+		t.Fatalf("bytes: got %p, %v; want a decoded graph", g, err)
 	}
 	same(g)
 	if g, err = rpc.DecodeSubmitted(ctx, enc[:len(enc)-1]); err == nil {
 		t.Fatalf("cut bytes decoded as %v", g)
 	}
-	if g, err = rpc.DecodeSubmitted(ctx, append([]byte(nil), enc...)); err != nil || g != tg {
-		t.Fatalf("equal bytes: got %p, %v; want the built graph %p", g, err, tg)
+	if g, err = rpc.DecodeSubmitted(ctx, nil); err != nil || g != tg {
+		t.Fatalf("no bytes: got %p, %v; want the built graph %p", g, err, tg)
 	}
-	if g, err = rpc.DecodeSubmitted(ctx, enc); err != nil || g == tg {
-		t.Fatalf("second take: got %p, %v; want a decoded graph", g, err)
+	if g, err = rpc.DecodeSubmitted(ctx, nil); err == nil {
+		t.Fatalf("second take of no bytes: got %p, want an error", g)
 	}
-	same(g)
+	if out, err := rpc.EncodeBuilt(ctx, nil); err != nil || len(out) != 0 {
+		t.Fatalf("a taken graph encoded again: %s, %v", out, err)
+	}
+	if g, err = rpc.DecodeSubmitted(context.Background(), nil); err == nil {
+		t.Fatalf("no bytes and no built graph: got %p, want an error", g)
+	}
 	if g, err = rpc.DecodeSubmitted(context.Background(), enc); err != nil || g == tg {
 		t.Fatalf("no built graph: got %p, %v; want a decoded graph", g, err)
 	}

@@ -179,17 +179,20 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkFiles(r.Context(), tg, opened); err != nil {
 		return err
 	}
-	gj, err := graph.EncodeTileable(tg)
-	if err != nil {
-		return badRequest(err)
+	// A scheduler of this process takes tg as it is (rpc.WithBuiltGraph,
+	// rpc.DecodeSubmitted): the graph is encoded only for one elsewhere.
+	// It is not used here after.
+	var gj []byte
+	if t, ok := s.cfg.Graphs.(rpc.BuiltGraphTaker); !ok || !t.TakesBuiltGraph() {
+		if gj, err = graph.EncodeTileable(tg); err != nil {
+			return badRequest(err)
+		}
 	}
-	// A scheduler of this process takes tg as it is (rpc.DecodeSubmitted);
-	// it is not used here after.
-	st, err := s.submitEncoded(r.WithContext(rpc.WithBuiltGraph(r.Context(), gj, tg)), gj, ids, req.Fuse)
+	st, err := s.submitEncoded(r.WithContext(rpc.WithBuiltGraph(r.Context(), tg)), gj, ids, req.Fuse)
 	if err != nil {
 		return err
 	}
-	if len(req.Into) > 0 && loopbackHost(r.RemoteAddr) {
+	if len(req.Into) > 0 && onThisHost(r) {
 		s.streamInto(st.SessionId, st.GraphId, req.Into)
 	}
 	answered := false

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/phobos-tensor/phobos/ndarray"
-	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
 )
 
@@ -180,7 +179,7 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, lay *p
 		return nil
 	}
 	if len(shape) == 0 {
-		a, err := rpc.FetchChunk(ctx, s.http, lay.Chunks[0].Url)
+		a, err := s.fetchChunk(ctx, lay.Chunks[0].Url)
 		if err != nil {
 			return errAborted
 		}

@@ -192,7 +192,7 @@ func (s *Server) fetchBand(ctx context.Context, fetches chan struct{}, dt ndarra
 			case <-ctx.Done():
 				return nil, nil, ctx.Err()
 			}
-			cs, err := rpc.OpenChunk(ctx, s.http, lay.Chunks[flat(combos[0])].Url)
+			cs, err := s.openChunk(ctx, lay.Chunks[flat(combos[0])].Url)
 			<-fetches
 			return nil, cs, err
 		}
@@ -220,7 +220,7 @@ func (s *Server) fetchBand(ctx context.Context, fetches chan struct{}, dt ndarra
 		go func() {
 			defer wg.Done()
 			defer func() { <-fetches }()
-			a, err := rpc.FetchChunk(ctx, s.http, lay.Chunks[flat(c)].Url)
+			a, err := s.fetchChunk(ctx, lay.Chunks[flat(c)].Url)
 			if err == nil {
 				src := make([]ndarray.Range, nd)
 				dst := make([]ndarray.Range, nd)

@@ -40,7 +40,7 @@ func (s *Server) resultInto(w http.ResponseWriter, r *http.Request) error {
 	if err := rpc.CheckResultFile(body.Path); err != nil {
 		return badRequest(err)
 	}
-	if !loopbackHost(r.RemoteAddr) {
+	if !onThisHost(r) {
 		return &httpError{code: http.StatusConflict, msg: "results are written into shared memory only for clients on this host"}
 	}
 	sid, gid := r.PathValue("sid"), r.PathValue("gid")
@@ -133,6 +133,25 @@ func (s *Server) writeInto(ctx context.Context, lay *pb.ResultLayout, path strin
 		return &httpError{code: http.StatusConflict, msg: first.Error()}
 	}
 	return nil
+}
+
+// localPeerKey marks a request that came over a Unix socket (WithLocalPeer).
+type localPeerKey struct{}
+
+// WithLocalPeer is ctx of a connection over a Unix socket: its client runs
+// on this host, as one on a loopback address does (an http.Server's
+// ConnContext for such a listener).
+func WithLocalPeer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, localPeerKey{}, true)
+}
+
+// onThisHost reports whether r's client runs on this host: it came from a
+// loopback address or over a Unix socket.
+func onThisHost(r *http.Request) bool {
+	if local, _ := r.Context().Value(localPeerKey{}).(bool); local {
+		return true
+	}
+	return loopbackHost(r.RemoteAddr)
 }
 
 // loopbackHost reports whether host[:port] is a loopback address.

@@ -37,6 +37,9 @@ type Config struct {
 	Scheduler phobosv1connect.SchedulerServiceClient
 	// HTTP fetches chunks from workers.
 	HTTP *http.Client
+	// Chunks, when set, reads the chunks of workers of this process
+	// without a request (cluster's Loopback); the others come through HTTP.
+	Chunks LocalChunks
 	// MaxRequestBytes bounds a request body (default 64 MiB).
 	MaxRequestBytes int64
 	// Version is reported by GET /api.

@@ -118,6 +118,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		userCodeFlag                string
 		userCodeTimeout             time.Duration
 		oneProcess                  bool
+		unixSocket                  string
 	)
 	userCodeUsage := "run users' Python functions (map_blocks, map_overlap, ...) on the workers: auto (only on a cluster listening on loopback addresses, with a token), true or false"
 	userTimeoutUsage := "longest one call of a user's Python function may run on one chunk before its executor is killed (0: no limit)"
@@ -168,6 +169,7 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 		fs.DurationVar(&userCodeTimeout, "user-code-timeout", 0, userTimeoutUsage)
 		fs.BoolVar(&stopOnEOF, "stop-on-eof", false, "also stop when stdin ends: a parent holding the other end of a pipe (the Python client) has gone, however it went")
 		fs.BoolVar(&oneProcess, "one-process", false, "run the scheduler, the workers and the web service in this process, their requests to each other in process (one scheduler, no TLS; a worker's failure stops the cluster)")
+		fs.StringVar(&unixSocket, "unix-socket", "", "with --one-process, also serve the REST API on a Unix socket at this absolute path (made for this user alone; it must not exist): a client on this host skips TCP")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -314,8 +316,12 @@ func roleCmd(role string, args []string, stdout, stderr io.Writer) int {
 			return runOneProcess(ctx, stdout, stderr, log, cluster.OneProcessConfig{
 				Workers: workers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Token: token, Exposure: exposure,
 				AllowedHosts: allowHosts.split(), DataRoots: dataRoots, UserCode: userCode, UserCodeTimeout: userCodeTimeout,
-				Version: version, Logger: log,
+				Version: version, Logger: log, UnixSocket: unixSocket,
 			}, madeToken, schedulers, tlsFiles.Enabled())
+		}
+		if unixSocket != "" {
+			fmt.Fprintln(stderr, "phobos cluster: --unix-socket is served by a --one-process cluster")
+			return exitUsage
 		}
 		c, err := cluster.Launch(ctx, cluster.LaunchConfig{
 			Workers: workers, Schedulers: schedulers, Slots: slots, Memory: mem.v, SpillDir: spillDir, Listen: listen, Stderr: stderr, Token: token, TLS: tlsFiles, Exposure: exposure, AllowedHosts: allowHosts.split(),

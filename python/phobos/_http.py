@@ -226,11 +226,13 @@ class Response:
 
 
 class Connection:
-    """One kept-alive connection to host:port, over TLS with context. Not
-    for several threads at once (the session keeps one per thread)."""
+    """One kept-alive connection to host:port (through the Unix socket at
+    unix when given), over TLS with context. Not for several threads at
+    once (the session keeps one per thread)."""
 
-    def __init__(self, host, port, netloc, timeout=300.0, context=None):
+    def __init__(self, host, port, netloc, timeout=300.0, context=None, unix=None):
         self.host, self.port = host, port
+        self.unix = unix  # a Unix socket's path to reach host:port's server by
         self.netloc = netloc  # the Host header: as the URL names the cluster
         self.timeout = timeout
         self.context = context
@@ -239,6 +241,17 @@ class Connection:
         self._open = None  # the response whose body is still being read
 
     def connect(self):
+        if self.unix is not None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(self.timeout)
+                sock.connect(self.unix)
+            except BaseException:
+                sock.close()
+                raise
+            self.sock = sock
+            self._fp = sock.makefile("rb")
+            return
         sock = socket.create_connection((self.host, self.port), self.timeout)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -74,11 +75,22 @@ class _LocalCluster:
             # and wake this process, twice per graph.
             cmd += ["--log-level", "warn"]
         flags = [a.lstrip("-").split("=")[0] for a in args]
+        one_process = any(a.lstrip("-") in ("one-process", "one-process=true") for a in args)
         if not any(f in ("one-process", "schedulers", "tls-cert") for f in flags):
             # The roles in one process: their requests to each other do
             # not cross TCP (docs/interactive.md). A ring of schedulers,
             # or TLS, needs processes of their own.
             cmd += ["--one-process"]
+            one_process = True
+        # This session's requests go over a Unix socket of its own, in a
+        # directory only this user can enter: no TCP stack on their way.
+        self.socket = self._sockdir = None
+        if one_process and "unix-socket" not in flags:
+            self._sockdir = tempfile.mkdtemp(prefix="phobos-")
+            path = os.path.join(self._sockdir, "web.sock")
+            if len(os.fsencode(path)) < 100:  # sun_path's room
+                self.socket = path
+                cmd += ["--unix-socket", path]
         cmd += list(args)
         env = {k: v for k, v in os.environ.items() if k != "PHOBOS_TOKEN"}
         # The workers' Python executors (user functions) import this package.
@@ -125,6 +137,8 @@ class _LocalCluster:
                 f.close()
             except OSError:
                 pass
+        if self._sockdir is not None:
+            shutil.rmtree(self._sockdir, ignore_errors=True)
 
 
 class Session:
@@ -157,6 +171,8 @@ class Session:
         self._netloc = u.netloc
         self._host, self._port = u.hostname, u.port or (443 if u.scheme == "https" else 80)
         self._tls_context = _http.https_context() if u.scheme == "https" else None
+        # A cluster this session started is reached over its Unix socket.
+        self._unix = self._local.socket if self._local else None
         if token is None:
             token = _local_tokens.get(self.url, os.environ.get("PHOBOS_TOKEN"))
         self._token = token
@@ -179,7 +195,7 @@ class Session:
     def _conn(self):
         c = getattr(self._tls, "conn", None)
         if c is None:
-            c = _http.Connection(self._host, self._port, self._netloc, timeout=300, context=self._tls_context)
+            c = _http.Connection(self._host, self._port, self._netloc, timeout=300, context=self._tls_context, unix=self._unix)
             self._tls.conn = c
         return c
 

@@ -43,8 +43,13 @@ func (p *SchedulerProc) compile(ctx context.Context, tg *graph.TileableGraph, re
 		}
 		return nil, err
 	}
-	if err := preEncode(ctx, ex.Graph); err != nil {
-		return nil, err
+	// Workers of this process take the ops as they are (their batches
+	// travel in process, rpc.WithDispatchBatch); a worker elsewhere that
+	// joined such a scheduler gets its ops encoded as they are sent.
+	if p.cfg.Loopback == nil {
+		if err := preEncode(ctx, ex.Graph); err != nil {
+			return nil, err
+		}
 	}
 	return ex, nil
 }

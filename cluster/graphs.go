@@ -357,12 +357,58 @@ func (s *graphService) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		p.forget(g)
 		return nil, connect.NewError(connect.CodeUnavailable, fmt.Errorf("the graph could not be recorded, so it was not started: %w", err))
 	}
-	p.prep.run(func() { p.prepare(pctx, g, tg, results, !m.NoFuse) })
+	if smallGraph(tg) {
+		// Compiled here, on the caller's goroutine and while its graph is
+		// still in the caches: a preparer woken for it would cost more.
+		// Only the run's end is waited for on a preparer.
+		if run := p.start(pctx, g, tg, results, !m.NoFuse); run != nil {
+			p.prep.run(func() {
+				defer p.runs.remove(run.ID())
+				p.follow(g, run)
+			})
+		}
+	} else {
+		p.prep.run(func() { p.prepare(pctx, g, tg, results, !m.NoFuse) })
+	}
 	return connect.NewResponse(g.status()), nil
+}
+
+// Graphs whose sources make at most smallSourceChunks chunks, in at most
+// smallTensors tensors, are compiled in the call that submits them.
+const (
+	smallSourceChunks = 16
+	smallTensors      = 32
+)
+
+// smallGraph reports whether tg is compiled in the call that submits it:
+// its compile takes about as long as handing it to a preparer.
+func smallGraph(tg *graph.TileableGraph) bool {
+	if len(tg.Nodes) > smallTensors {
+		return false
+	}
+	chunks := 0.0
+	for _, nd := range tg.Nodes {
+		if spec, ok := ops.ChunkSpecOf(nd.Op); ok {
+			if chunks += spec.Count(nd.Meta); chunks > smallSourceChunks {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // prepare compiles and submits a graph, then follows its run to the end.
 func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, fuse bool) {
+	if run := p.start(ctx, g, tg, results, fuse); run != nil {
+		defer p.runs.remove(run.ID())
+		p.follow(g, run)
+	}
+}
+
+// start compiles and submits a graph: its run, or nil when it failed or
+// was cancelled meanwhile (its record then says so). The caller follows
+// the run and removes it from p.runs at its end.
+func (p *SchedulerProc) start(ctx context.Context, g *graphRec, tg *graph.TileableGraph, results []int, fuse bool) *scheduler.Run {
 	ex, err := p.compile(ctx, tg, results, fuse)
 	var run *scheduler.Run
 	if err == nil && ctx.Err() == nil {
@@ -382,7 +428,7 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		p.forget(g)
 		p.log.Info("graph cancelled", "session", g.sid, "graph", g.id, "phase", "prepare")
 		p.stats.GraphEnded(StateCancelled, 0, 0)
-		return
+		return nil
 	}
 	g.prepareTime = time.Since(g.submitted)
 	if err != nil {
@@ -392,16 +438,15 @@ func (p *SchedulerProc) prepare(ctx context.Context, g *graphRec, tg *graph.Tile
 		p.log.Error("graph failed", "session", g.sid, "graph", g.id, "phase", "prepare", "err", err)
 		p.stats.GraphEnded(StateFailed, g.prepareTime, 0)
 		p.recordState(g)
-		return
+		return nil
 	}
 	g.run, g.results, g.chunkOps, g.runID = run, ex.Results, ex.Graph.Len(), run.ID()
 	g.state, g.runStart = StateRunning, time.Now()
 	g.mu.Unlock()
 	p.runs.add(run.ID(), g)
-	defer p.runs.remove(run.ID())
 	p.log.Info("graph running", "session", g.sid, "graph", g.id, "run", uint64(run.ID()), "chunk_ops", ex.Graph.Len(), "prepare_ms", g.prepareTime.Milliseconds())
 	p.recordState(g)
-	p.follow(g, run)
+	return run
 }
 
 // follow waits for a graph's run to end and files its end state.

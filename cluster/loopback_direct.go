@@ -208,9 +208,28 @@ type directWorker struct {
 	h                                   phobosv1connect.WorkerServiceHandler
 }
 
+// Dispatch takes a batch carried in the call's context
+// (rpc.WithDispatchBatch) to the worker here; to one elsewhere, encoded.
 func (d *directWorker) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
-	return viaLoopback(ctx, d.l, d.base, req, d.WorkerServiceClient.Dispatch, d.h.Dispatch)
+	if d.l.live(d.base) {
+		return direct(ctx, req, d.h.Dispatch)
+	}
+	m, err := rpc.EncodeCarried(ctx, req.Msg)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if m != req.Msg {
+		out := connect.NewRequest(m)
+		for k, v := range req.Header() {
+			out.Header()[k] = v
+		}
+		req = out
+	}
+	return d.WorkerServiceClient.Dispatch(ctx, req)
 }
+
+// TakesBatches implements rpc.BatchTaker.
+func (d *directWorker) TakesBatches() bool { return true }
 
 // GetChunk implements web.LocalChunks: the chunk url names on a worker of
 // this process, read as GET url would read it (WorkerProc.getChunk),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/phobos-tensor/phobos/graph"
 	"github.com/phobos-tensor/phobos/ndarray"
+	"github.com/phobos-tensor/phobos/ops"
 	"github.com/phobos-tensor/phobos/protocol"
 	"github.com/phobos-tensor/phobos/rpc"
 	pb "github.com/phobos-tensor/phobos/rpc/phobosv1"
@@ -125,5 +126,64 @@ func TestLoopbackGetChunk(t *testing.T) {
 	var none *Loopback
 	if _, ok, _ := none.GetChunk(context.Background(), base+"/chunks/7/2"); ok {
 		t.Fatal("no loopback read a chunk")
+	}
+}
+
+// takenDispatches keeps the batches dispatched to it, as its worker reads
+// them (rpc.TakeDispatch).
+type takenDispatches struct {
+	phobosv1connect.UnimplementedWorkerServiceHandler
+	mu      sync.Mutex
+	batches []rpc.DispatchBatch
+	encoded []int // tasks on the wire per message
+}
+
+func (s *takenDispatches) Dispatch(ctx context.Context, req *connect.Request[pb.DispatchRequest]) (*connect.Response[pb.DispatchResponse], error) {
+	b, err := rpc.TakeDispatch(ctx, req.Msg, rpc.NewOpCache())
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.batches = append(s.batches, b)
+	s.encoded = append(s.encoded, len(req.Msg.Tasks))
+	return connect.NewResponse(&pb.DispatchResponse{}), nil
+}
+
+// A scheduler's batch goes to a worker of its process in the call's
+// context, its tasks taken as they are; to a worker elsewhere (here: once
+// the local one stopped) encoded.
+func TestLoopbackCarriesDispatches(t *testing.T) {
+	remote := &takenDispatches{}
+	path, h := phobosv1connect.NewWorkerServiceHandler(remote)
+	mux := http.NewServeMux()
+	mux.Handle(path, h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	lb := NewLoopback("")
+	local := &takenDispatches{}
+	lb.serve(srv.URL, http.NotFoundHandler(), services{worker: local})
+	c := lb.worker(srv.URL, phobosv1connect.NewWorkerServiceClient(srv.Client(), srv.URL))
+	if bt, ok := c.(rpc.BatchTaker); !ok || !bt.TakesBatches() {
+		t.Fatalf("client %T does not take carried batches", c)
+	}
+	meta := ops.Meta{Shape: []int{4}, DType: ndarray.Float64}
+	b := rpc.DispatchBatch{Tasks: []protocol.Task{{Key: protocol.ChunkKey{Graph: 3, Node: 1}, Op: ops.FullChunk{Shape: []int{4}, DType: ndarray.Float64, Value: 2}, Meta: meta}}}
+	send := func() {
+		t.Helper()
+		ctx := rpc.WithDispatchBatch(context.Background(), b)
+		if _, err := c.Dispatch(ctx, connect.NewRequest(&pb.DispatchRequest{SchedulerId: "s"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send()
+	if len(local.batches) != 1 || &local.batches[0].Tasks[0] != &b.Tasks[0] || local.encoded[0] != 0 || len(remote.batches) != 0 {
+		t.Fatalf("in process: local took %d batches (on the wire %v), remote %d", len(local.batches), local.encoded, len(remote.batches))
+	}
+	lb.drop(srv.URL)
+	send()
+	if len(remote.batches) != 1 || remote.encoded[0] != 1 || remote.batches[0].Tasks[0].Key != b.Tasks[0].Key || len(local.batches) != 1 {
+		t.Fatalf("elsewhere: remote got %d batches, %v tasks on the wire", len(remote.batches), remote.encoded)
 	}
 }

@@ -28,6 +28,9 @@ type remoteExecutor struct {
 	log    *slog.Logger
 	report func(protocol.Result) // fails tasks that cannot be delivered
 	dead   func(error)           // gives up on the worker
+	// carries: batches travel in the call's context, not encoded
+	// (rpc.WithDispatchBatch), to a client that takes them.
+	carries bool
 
 	mu     sync.Mutex
 	batch  rpc.DispatchBatch
@@ -45,6 +48,9 @@ func newRemoteExecutor(sender string, id, slots int, client phobosv1connect.Work
 		sender: sender, id: id, slots: slots, client: client, log: log, report: report, dead: dead,
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
+	}
+	if bt, ok := client.(rpc.BatchTaker); ok {
+		e.carries = bt.TakesBatches()
 	}
 	go e.loop()
 	return e
@@ -152,6 +158,10 @@ func (e *remoteExecutor) loop() {
 		if len(b.Tasks)+len(b.Releases)+len(b.Cancels) == 0 {
 			continue
 		}
+		if e.carries {
+			e.send(b, &pb.DispatchRequest{SchedulerId: e.sender})
+			continue
+		}
 		req, err := rpc.EncodeDispatch(b)
 		if err != nil {
 			// An op that cannot be encoded fails its tasks, not the worker.
@@ -162,7 +172,7 @@ func (e *remoteExecutor) loop() {
 			}
 		}
 		req.SchedulerId = e.sender
-		e.send(req, b.Tasks)
+		e.send(b, req)
 	}
 }
 
@@ -180,12 +190,17 @@ func (e *remoteExecutor) failTasks(tasks []protocol.Task, err error) {
 	}
 }
 
-// send delivers one message, retrying transient failures with backoff.
-func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
+// send delivers one message (b, encoded as req, or carried beside it),
+// retrying transient failures with backoff.
+func (e *remoteExecutor) send(b rpc.DispatchBatch, req *pb.DispatchRequest) {
+	tasks := b.Tasks
 	var first time.Time
 	backoff := 5 * time.Millisecond
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if e.carries {
+			ctx = rpc.WithDispatchBatch(ctx, b)
+		}
 		_, err := e.client.Dispatch(ctx, connect.NewRequest(req))
 		cancel()
 		if err == nil {
@@ -196,9 +211,13 @@ func (e *remoteExecutor) send(req *pb.DispatchRequest, tasks []protocol.Task) {
 			// Its releases and cancels still must arrive: send them alone.
 			e.log.Error("worker refused a batch", "worker", e.id, "tasks", len(tasks), "err", err)
 			e.failTasks(tasks, err)
-			if len(tasks) > 0 && (len(req.ReleaseNodes) > 0 || len(req.CancelGraphs) > 0) {
-				rest := &pb.DispatchRequest{SchedulerId: req.SchedulerId, ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs, ReleaseFences: req.ReleaseFences, CancelFences: req.CancelFences}
-				e.send(rest, nil)
+			if len(tasks) > 0 && (len(b.Releases) > 0 || len(b.Cancels) > 0) {
+				rest := rpc.DispatchBatch{Releases: b.Releases, ReleaseFences: b.ReleaseFences, Cancels: b.Cancels, CancelFences: b.CancelFences}
+				restReq := &pb.DispatchRequest{SchedulerId: req.SchedulerId}
+				if !e.carries {
+					restReq = &pb.DispatchRequest{SchedulerId: req.SchedulerId, ReleaseGraphs: req.ReleaseGraphs, ReleaseNodes: req.ReleaseNodes, CancelGraphs: req.CancelGraphs, ReleaseFences: req.ReleaseFences, CancelFences: req.CancelFences}
+				}
+				e.send(rest, restReq)
 			}
 			return
 		}

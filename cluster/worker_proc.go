@@ -474,7 +474,7 @@ func (s *workerService) Dispatch(ctx context.Context, req *connect.Request[pb.Di
 	if err := p.waitReady(ctx); err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, err)
 	}
-	b, err := rpc.DecodeDispatchCached(req.Msg, p.ops)
+	b, err := rpc.TakeDispatch(ctx, req.Msg, p.ops)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}

@@ -34,6 +34,13 @@ func (c *OpCache) Hits() int64 {
 	return c.hits
 }
 
+// Len is how many decoded ops it holds.
+func (c *OpCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ops)
+}
+
 // decode is ops.UnmarshalChunkOp, answered from c when it has decoded the
 // same bytes before (a nil c decodes every time).
 func (c *OpCache) decode(raw []byte) (ops.ChunkOp, error) {

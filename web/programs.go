@@ -230,7 +230,7 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	answered = true
 	w.Header().Set("Location", out.URL)
 	if !release {
-		writeJSON(w, http.StatusCreated, out)
+		writeJSON(w, http.StatusCreated, &out)
 		return nil
 	}
 	// Every result is in the answer: the graph is deleted, after the
@@ -239,7 +239,7 @@ func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	// session then frees it with its oldest finished graphs, or when it
 	// closes.
 	out.Released = true
-	writeJSONFlushed(w, http.StatusCreated, out)
+	writeJSONFlushed(w, http.StatusCreated, &out)
 	if _, err := s.cfg.Graphs.CancelGraph(context.WithoutCancel(r.Context()), connect.NewRequest(&pb.CancelGraphRequest{SessionId: out.SessionID, GraphId: out.GraphID})); err != nil {
 		s.log.Warn("deleting a graph whose results were answered inline", "session", out.SessionID, "graph", out.GraphID, "err", err)
 	}

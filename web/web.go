@@ -196,6 +196,10 @@ func checkIDs(r *http.Request) error {
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
+	if a, ok := v.(jsonAppender); ok {
+		_, _ = w.Write(append(a.appendJSON(nil), '\n'))
+		return
+	}
 	_ = json.NewEncoder(w).Encode(v)
 }
 
@@ -203,12 +207,18 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // it at once: the handler has more to do that the client need not wait
 // for.
 func writeJSONFlushed(w http.ResponseWriter, code int, v any) {
-	var b bytes.Buffer
-	_ = json.NewEncoder(&b).Encode(v)
+	var body []byte
+	if a, ok := v.(jsonAppender); ok {
+		body = append(a.appendJSON(nil), '\n')
+	} else {
+		var b bytes.Buffer
+		_ = json.NewEncoder(&b).Encode(v)
+		body = b.Bytes()
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(body)
 	_ = http.NewResponseController(w).Flush()
 }
 
@@ -363,7 +373,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, req SubmitReques
 	}
 	g := graphJSON(st)
 	w.Header().Set("Location", g.URL)
-	writeJSON(w, http.StatusCreated, g)
+	writeJSON(w, http.StatusCreated, &g)
 	return nil
 }
 
@@ -443,7 +453,8 @@ func (s *Server) getGraph(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, graphJSON(resp.Msg))
+	g := graphJSON(resp.Msg)
+	writeJSON(w, http.StatusOK, &g)
 	return nil
 }
 
@@ -452,7 +463,8 @@ func (s *Server) cancelGraph(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, graphJSON(resp.Msg))
+	g := graphJSON(resp.Msg)
+	writeJSON(w, http.StatusOK, &g)
 	return nil
 }
 

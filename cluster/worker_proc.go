@@ -660,7 +660,9 @@ func (h *httpPeers) deadReason(ctx context.Context, w int) string {
 // Started notice must not overtake its op's outcome). Results made while
 // the worker has nothing else running or queued go at once: no more are
 // coming to share their message, and a small graph alone on the cluster
-// (an interactive one) would only wait.
+// (an interactive one) would only wait. Such a result, when nothing is
+// queued or being sent, is sent by the goroutine that made it, without
+// waking the batcher's.
 type resultBatcher struct {
 	id      int
 	client  phobosv1connect.SchedulerServiceClient
@@ -671,6 +673,11 @@ type resultBatcher struct {
 	// busy reports whether the worker has tasks running or queued (nil:
 	// always, so batches always linger).
 	busy func() bool
+
+	// sending is held by whoever sends a message (the loop, or Report
+	// with a lone result), from taking its results to the answer: one
+	// message in flight, taken in order. It also guards failed.
+	sending sync.Mutex
 
 	mu   sync.Mutex
 	buf  []*pb.Result
@@ -699,7 +706,17 @@ func newResultBatcher(id int, client phobosv1connect.SchedulerServiceClient, log
 
 func (b *resultBatcher) Report(r protocol.Result) {
 	m := rpc.EncodeResult(r)
+	// Asked before b.mu: the worker's locks are never taken under it.
+	alone := !b.lingers()
 	b.mu.Lock()
+	// Nothing queued and nothing in flight: every result made before this
+	// one has been delivered, so it may go now, from here.
+	if alone && len(b.buf) == 0 && b.sending.TryLock() {
+		b.mu.Unlock()
+		b.send([]*pb.Result{m})
+		b.sending.Unlock()
+		return
+	}
 	b.buf = append(b.buf, m)
 	n := len(b.buf)
 	b.mu.Unlock()
@@ -756,6 +773,7 @@ func (b *resultBatcher) loop() {
 				}
 			}
 		}
+		b.sending.Lock()
 		b.mu.Lock()
 		batch := b.buf
 		b.buf = nil
@@ -768,13 +786,14 @@ func (b *resultBatcher) loop() {
 		if len(batch) > 0 {
 			b.send(batch)
 		}
+		b.sending.Unlock()
 		if stopping {
 			return
 		}
 	}
 }
 
-// send delivers one batch, retrying transient failures with backoff for
+// send delivers one batch (under b.sending), retrying transient failures with backoff for
 // up to giveUp. A batch is never dropped while the worker stays: if the
 // scheduler refuses it for good (it no longer counts this worker, or the
 // batch is malformed) or cannot be reached for giveUp, the worker stops

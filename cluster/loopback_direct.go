@@ -139,6 +139,15 @@ func direct[Req, Res any](ctx context.Context, req *connect.Request[Req], h func
 	return out, nil
 }
 
+// withMsg is req with m for its message: its headers go along.
+func withMsg[T any](req *connect.Request[T], m *T) *connect.Request[T] {
+	out := connect.NewRequest(m)
+	for k, v := range req.Header() {
+		out.Header()[k] = v
+	}
+	return out
+}
+
 func cloneMsg[T any](m *T) *T {
 	if m == nil {
 		return new(T)
@@ -166,11 +175,7 @@ func (d *directGraphs) SubmitGraph(ctx context.Context, req *connect.Request[pb.
 		}
 		m := cloneMsg(req.Msg)
 		m.Graph = enc
-		out := connect.NewRequest(m)
-		for k, v := range req.Header() {
-			out.Header()[k] = v
-		}
-		req = out
+		req = withMsg(req, m)
 	}
 	return d.GraphServiceClient.SubmitGraph(ctx, req)
 }
@@ -219,11 +224,7 @@ func (d *directWorker) Dispatch(ctx context.Context, req *connect.Request[pb.Dis
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
 	if m != req.Msg {
-		out := connect.NewRequest(m)
-		for k, v := range req.Header() {
-			out.Header()[k] = v
-		}
-		req = out
+		req = withMsg(req, m)
 	}
 	return d.WorkerServiceClient.Dispatch(ctx, req)
 }

@@ -21,6 +21,18 @@ import (
 	"github.com/phobos-tensor/phobos/tensor"
 )
 
+// serveElsewhere serves a connect service over HTTP for the length of the
+// test: a role of another process.
+func serveElsewhere(t *testing.T) func(path string, h http.Handler) *httptest.Server {
+	return func(path string, h http.Handler) *httptest.Server {
+		mux := http.NewServeMux()
+		mux.Handle(path, h)
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		return srv
+	}
+}
+
 // submittedGraphs keeps the graphs submitted to it, as its scheduler would
 // read them (rpc.DecodeSubmitted).
 type submittedGraphs struct {
@@ -55,11 +67,7 @@ func TestLoopbackSubmitsBuiltGraphs(t *testing.T) {
 		t.Fatal(err)
 	}
 	remote := &submittedGraphs{}
-	path, h := phobosv1connect.NewGraphServiceHandler(remote)
-	mux := http.NewServeMux()
-	mux.Handle(path, h)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv := serveElsewhere(t)(phobosv1connect.NewGraphServiceHandler(remote))
 
 	lb := NewLoopback("")
 	local := &submittedGraphs{}
@@ -155,11 +163,7 @@ func (s *takenDispatches) Dispatch(ctx context.Context, req *connect.Request[pb.
 // the local one stopped) encoded.
 func TestLoopbackCarriesDispatches(t *testing.T) {
 	remote := &takenDispatches{}
-	path, h := phobosv1connect.NewWorkerServiceHandler(remote)
-	mux := http.NewServeMux()
-	mux.Handle(path, h)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv := serveElsewhere(t)(phobosv1connect.NewWorkerServiceHandler(remote))
 
 	lb := NewLoopback("")
 	local := &takenDispatches{}

@@ -49,9 +49,7 @@ class Response:
     def begin(self):
         """Reads the status line and the headers (skipping 1xx answers)."""
         while True:
-            line = self.fp.readline(_MAXLINE + 1)
-            if len(line) > _MAXLINE:
-                raise http.client.LineTooLong("status line")
+            line = self._line("status line")
             if not line:
                 raise http.client.RemoteDisconnected("Remote end closed connection without response")
             version, _, rest = line.decode("iso-8859-1").partition(" ")
@@ -60,18 +58,11 @@ class Response:
                 self.close()
                 raise http.client.BadStatusLine(line)
             headers = []
-            for _ in range(_MAX_HEADERS + 1):
-                h = self.fp.readline(_MAXLINE + 1)
-                if len(h) > _MAXLINE:
-                    raise http.client.LineTooLong("header line")
-                if h in (b"\r\n", b"\n", b""):
-                    break
+            for h in self._fields("header line"):
                 k, sep, v = h.decode("iso-8859-1").partition(":")
                 if not sep or k != k.strip():
                     raise http.client.HTTPException(f"malformed header line {h!r}")
                 headers.append((k, v.strip()))
-            else:
-                raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
             if int(code) != http.client.CONTINUE:
                 break
         self.status = int(code)
@@ -107,6 +98,23 @@ class Response:
             self.will_close = True
         if no_body or self.length == 0 and not self.chunked:
             self._end()
+
+    def _line(self, what):
+        line = self.fp.readline(_MAXLINE + 1)
+        if len(line) > _MAXLINE:
+            raise http.client.LineTooLong(what)
+        return line
+
+    def _fields(self, what):
+        """The lines up to a blank one (or the end): the headers, or a
+        chunked body's trailers."""
+        lines = []
+        for _ in range(_MAX_HEADERS + 1):
+            line = self._line(what)
+            if line in (b"\r\n", b"\n", b""):
+                return lines
+            lines.append(line)
+        raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
 
     def getheader(self, name, default=None):
         """The header's values joined by ", " (as http.client), or default."""
@@ -187,9 +195,7 @@ class Response:
         if self.chunk_left == 0:
             # the CRLF after the chunk just read
             self._exact(2)
-        line = self.fp.readline(_MAXLINE + 1)
-        if len(line) > _MAXLINE:
-            raise http.client.LineTooLong("chunk size")
+        line = self._line("chunk size")
         try:
             n = int(line.split(b";", 1)[0], 16)
         except ValueError:
@@ -199,12 +205,7 @@ class Response:
             self.close()
             raise http.client.IncompleteRead(b"")
         if n == 0:
-            for _ in range(_MAX_HEADERS + 1):
-                t = self.fp.readline(_MAXLINE + 1)
-                if len(t) > _MAXLINE:
-                    raise http.client.LineTooLong("trailer line")
-                if t in (b"\r\n", b"\n", b""):
-                    break
+            self._fields("trailer line")
             self.chunked = False
             self.length = 0
             self._end()

@@ -93,10 +93,11 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 			Real json.RawMessage `json:"real"`
 			Imag json.RawMessage `json:"imag"`
 		}
-		if err := json.Unmarshal(v, &ref); err == nil && ref.Ref == nil && (ref.Real != nil || ref.Imag != nil) {
+		err := json.Unmarshal(v, &ref)
+		if err == nil && ref.Ref == nil && (ref.Real != nil || ref.Imag != nil) {
 			return a.complexValue(name, ref.Real, ref.Imag)
 		}
-		if err := json.Unmarshal(v, &ref); err != nil || ref.Ref == nil {
+		if err != nil || ref.Ref == nil {
 			return nil, typeErr(name, fmt.Errorf("an object argument is a reference, {\"ref\": N}, or a complex number, {\"real\": x, \"imag\": y}: %s", v))
 		}
 		if *ref.Ref < 0 || *ref.Ref >= len(a.prev) {

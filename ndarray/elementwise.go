@@ -105,23 +105,32 @@ func (op UnaryOp) String() string {
 // ParseUnaryOp accepts the NumPy names (and the aliases abs, around,
 // bitwise_not).
 func ParseUnaryOp(name string) (UnaryOp, error) {
+	if op, ok := LookupUnaryOp(name); ok {
+		return op, nil
+	}
+	return 0, fmt.Errorf("ndarray: unknown unary op %q", name)
+}
+
+// LookupUnaryOp is ParseUnaryOp for a caller that tries other kinds of
+// op after: false, and no error made, for a name that is not a unary op.
+func LookupUnaryOp(name string) (UnaryOp, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	switch n {
 	case "abs":
-		return Abs, nil
+		return Abs, true
 	case "around", "round_":
-		return Round, nil
+		return Round, true
 	case "bitwise_not":
-		return Invert, nil
+		return Invert, true
 	case "conj":
-		return Conjugate, nil
+		return Conjugate, true
 	}
 	for op := Neg; op < ewUnaryEnd; op++ {
 		if ewUnaryNames[op] == n {
-			return op, nil
+			return op, true
 		}
 	}
-	return 0, fmt.Errorf("ndarray: unknown unary op %q", name)
+	return 0, false
 }
 
 // ewUnaryTypes gives the type the op computes in (the input is cast to it

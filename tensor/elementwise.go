@@ -241,7 +241,7 @@ func (t *Tensor) Astype(dt ndarray.DType) *Tensor {
 // Ufunc applies the NumPy ufunc of that name (a unary or binary op of
 // ndarray, by name or alias) to its operands: tensors, Go numbers or bools.
 func Ufunc(name string, args ...any) *Tensor {
-	if op, err := ndarray.ParseUnaryOp(name); err == nil {
+	if op, ok := ndarray.LookupUnaryOp(name); ok {
 		if len(args) != 1 {
 			return errorf("%s takes 1 operand, got %d", op, len(args))
 		}

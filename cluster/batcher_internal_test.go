@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,4 +127,40 @@ func TestReportedInOrder(t *testing.T) {
 		next[g]++
 	}
 	t.Logf("%d results in %d messages", n, msgs)
+}
+
+// flakyReports refuses its first calls as a scheduler that is away would.
+type flakyReports struct {
+	reportsTo
+	refuse int
+}
+
+func (f *flakyReports) ReportResults(ctx context.Context, req *connect.Request[pb.ReportResultsRequest]) (*connect.Response[pb.ReportResultsResponse], error) {
+	f.mu.Lock()
+	if f.refuse > 0 {
+		f.refuse--
+		f.mu.Unlock()
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("away"))
+	}
+	f.mu.Unlock()
+	return f.reportsTo.ReportResults(ctx, req)
+}
+
+// A lone result the scheduler does not take at once is not retried by the
+// slot that made it: it is queued ahead of the results made after it, and
+// the batcher delivers them all, in order.
+func TestLoneResultNotTakenGoesToTheBatcher(t *testing.T) {
+	to := &flakyReports{refuse: 1}
+	b := &resultBatcher{client: to, log: discardLogger(nil), giveUp: time.Minute, busy: func() bool { return false },
+		kick: make(chan struct{}, 1), full: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	b.Report(protocol.Result{Key: protocol.ChunkKey{Graph: 1, Node: 0}, Outcome: protocol.Succeeded})
+	if n, _ := to.count(); n != 0 || len(b.buf) != 1 || len(b.kick) != 1 {
+		t.Fatalf("refused: %d delivered, %d queued, batcher woken %v", n, len(b.buf), len(b.kick) == 1)
+	}
+	b.Report(protocol.Result{Key: protocol.ChunkKey{Graph: 1, Node: 1}, Outcome: protocol.Succeeded})
+	go b.loop()
+	b.close()
+	if n, _ := to.count(); n != 2 || to.got[0].Node != 0 || to.got[1].Node != 1 {
+		t.Fatalf("after the batcher: %d delivered (%v), want both in order", n, to.got)
+	}
 }

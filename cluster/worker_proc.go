@@ -713,8 +713,23 @@ func (b *resultBatcher) Report(r protocol.Result) {
 	// one has been delivered, so it may go now, from here.
 	if alone && len(b.buf) == 0 && b.sending.TryLock() {
 		b.mu.Unlock()
-		b.send([]*pb.Result{m})
+		if b.failed || b.sendOnce(m) == nil {
+			b.sending.Unlock()
+			return
+		}
+		// Not delivered at once (the scheduler is away, or refuses it):
+		// the loop retries it, or gives up, as for any batch; it goes
+		// first, before the results made meanwhile. The slot is not held
+		// up by retries.
+		b.mu.Lock()
+		b.buf = append([]*pb.Result{m}, b.buf...)
+		n := len(b.buf)
+		b.mu.Unlock()
 		b.sending.Unlock()
+		signal(b.kick)
+		if n >= batchResults {
+			signal(b.full)
+		}
 		return
 	}
 	b.buf = append(b.buf, m)
@@ -793,13 +808,25 @@ func (b *resultBatcher) loop() {
 	}
 }
 
-// send delivers one batch (under b.sending), retrying transient failures with backoff for
-// up to giveUp. A batch is never dropped while the worker stays: if the
-// scheduler refuses it for good (it no longer counts this worker, or the
-// batch is malformed) or cannot be reached for giveUp, the worker stops
-// (stopped), so the scheduler gives up on it and moves its work. The
-// scheduler ignores repeats, so resending a batch it may have taken is
-// safe.
+// sendOnce tries to deliver a lone result once, briefly (under b.sending).
+func (b *resultBatcher) sendOnce(m *pb.Result) error {
+	ctx, cancel := context.WithTimeout(context.Background(), loneResultTimeout)
+	defer cancel()
+	_, err := b.client.ReportResults(ctx, connect.NewRequest(&pb.ReportResultsRequest{WorkerId: int32(b.id), Results: []*pb.Result{m}}))
+	return err
+}
+
+// loneResultTimeout bounds the one try of a lone result from the slot that
+// made it: past it, the batcher's loop takes over.
+const loneResultTimeout = time.Second
+
+// send delivers one batch (under b.sending), retrying transient failures
+// with backoff for up to giveUp. A batch is never dropped while the worker
+// stays: if the scheduler refuses it for good (it no longer counts this
+// worker, or the batch is malformed) or cannot be reached for giveUp, the
+// worker stops (stopped), so the scheduler gives up on it and moves its
+// work. The scheduler ignores repeats, so resending a batch it may have
+// taken is safe.
 func (b *resultBatcher) send(batch []*pb.Result) {
 	if b.failed {
 		return

@@ -381,17 +381,23 @@ const (
 )
 
 // smallGraph reports whether tg is compiled in the call that submits it:
-// its compile takes about as long as handing it to a preparer.
+// its compile takes about as long as handing it to a preparer. A source
+// whose chunks its chunk spec does not count (client data, a kept result)
+// may make any number of them: such a graph goes to a preparer.
 func smallGraph(tg *graph.TileableGraph) bool {
 	if len(tg.Nodes) > smallTensors {
 		return false
 	}
 	chunks := 0.0
 	for _, nd := range tg.Nodes {
-		if spec, ok := ops.ChunkSpecOf(nd.Op); ok {
+		spec, ok := ops.ChunkSpecOf(nd.Op)
+		switch {
+		case ok:
 			if chunks += spec.Count(nd.Meta); chunks > smallSourceChunks {
 				return false
 			}
+		case len(nd.Inputs) == 0:
+			return false
 		}
 	}
 	return true

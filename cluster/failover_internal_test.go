@@ -207,8 +207,15 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	// under token 2 and holds it.
 	sid := sessionMappedTo(p, "sz", "s0")
 	rec := ha.SessionRecord{Session: sid, Scheduler: "s9", Created: time.Now(), Fence: 1}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	if err := p.ring.failover.TakeOver(ctx, rec, putSessionRecord(t, cli, rec)); err != nil && !errors.Is(err, ha.ErrTakenOver) {
-		t.Fatal(err) // ErrTakenOver: s0's watcher took it over first
+		t.Fatal(err)
+	}
+	// ErrTakenOver: s0's watcher took it over first, and may still be
+	// adopting it.
+	for heldAt(p, sid) == nil && time.Now().Before(deadline) {
+		<-tick.C
 	}
 	if ss := heldAt(p, sid); ss == nil || ss.fence.Token != 2 {
 		t.Fatalf("the session taken over: %+v, want it held under token 2", ss)
@@ -216,8 +223,6 @@ func TestStaleSessionIsDropped(t *testing.T) {
 	// Meanwhile s1 took it over under token 3, unseen by s0.
 	rec.Scheduler, rec.Fence = "s1", 3
 	putSessionRecord(t, cli, rec)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
 	for heldAt(p, sid) != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("s0 still holds the session s1 took over")

@@ -1,17 +1,14 @@
 package cluster
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/phobos-tensor/phobos/ndarray/npy"
-	"github.com/phobos-tensor/phobos/rpc"
 )
 
 // A worker of the scheduler's own process takes its tasks' ops as they
@@ -19,42 +16,7 @@ import (
 // rpc.OpCache, stays empty), and the values stay right (sums of
 // 2*arange(n) checked for several n, each run twice).
 func TestWorkerOfTheProcessDecodesNoOps(t *testing.T) {
-	const token = "opcache-test-token"
-	c, err := LaunchOneProcess(context.Background(), OneProcessConfig{Workers: 1, Memory: 256 << 20, Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Error(err)
-		}
-	})
-	hc, err := NewClient(token, rpc.TLSFiles{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	post := func(path, body string, want int) []byte {
-		t.Helper()
-		resp, err := hc.Post(c.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != want {
-			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
-		}
-		return b
-	}
-	var sess struct {
-		SessionID string `json:"session_id"`
-	}
-	if err := json.Unmarshal(post("/api/sessions", "", http.StatusCreated), &sess); err != nil {
-		t.Fatal(err)
-	}
+	oc := StartOneProcess(t, 1)
 	sum := func(n int) int64 {
 		t.Helper()
 		body := `{"program":{"nodes":[{"fn":"arange","args":[0,` + strconv.Itoa(n) + `,1]},{"fn":"multiply","args":[{"ref":0},2]},{"fn":"sum","args":[{"ref":1}]}]},` +
@@ -65,7 +27,7 @@ func TestWorkerOfTheProcessDecodesNoOps(t *testing.T) {
 				Data string `json:"data"`
 			} `json:"results"`
 		}
-		if err := json.Unmarshal(post("/api/sessions/"+sess.SessionID+"/programs", body, http.StatusCreated), &g); err != nil {
+		if err := json.Unmarshal(oc.Do("POST", oc.Programs, body, http.StatusCreated), &g); err != nil {
 			t.Fatal(err)
 		}
 		if g.State != "SUCCEEDED" || len(g.Results) != 1 {
@@ -81,7 +43,7 @@ func TestWorkerOfTheProcessDecodesNoOps(t *testing.T) {
 		}
 		return a.Int64s()[0]
 	}
-	w := c.workers[0]
+	w := oc.C.workers[0]
 	for _, n := range []int{1, 7, 100, 1000} {
 		want := int64(n) * int64(n-1)
 		if got := sum(n); got != want {

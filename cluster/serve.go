@@ -166,10 +166,16 @@ func advertise(addr string, port int, scheme string) (string, error) {
 // shutdown stops accepting, lets requests in progress finish for a moment,
 // then closes.
 func (s *server) shutdown() {
+	stopServer(s.srv)
+}
+
+// stopServer shuts srv down, giving requests in progress 3 s to finish, and
+// closes it if they do not.
+func stopServer(srv *http.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
+	if err := srv.Shutdown(ctx); err != nil {
+		srv.Close()
 	}
 }
 

@@ -16,10 +16,10 @@ import (
 
 // unixServer serves a role's handler on a Unix socket too: a client on this
 // host (the Python session that started a one-process cluster) reaches it
-// without the TCP stack, which costs a small request a tenth of its round
-// trip. The socket is only for its owner (mode 0600, in a directory the
-// caller made for it), and its requests carry the token as any other; they
-// count as from this host (web.WithLocalPeer).
+// without going through the TCP stack, whose overhead is a noticeable part
+// of a small request's round trip. The socket is only for its owner (mode
+// 0600, in a directory the caller made for it), and its requests carry the
+// token as any other; they count as from this host (web.WithLocalPeer).
 type unixServer struct {
 	path string
 	srv  *http.Server
@@ -61,10 +61,6 @@ func (s *unixServer) shutdown() {
 	if s == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
-	}
+	stopServer(s.srv)
 	_ = os.Remove(s.path)
 }

@@ -250,17 +250,15 @@ class Connection:
             except BaseException:
                 sock.close()
                 raise
-            self.sock = sock
-            self._fp = sock.makefile("rb")
-            return
-        sock = socket.create_connection((self.host, self.port), self.timeout)
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if self.context is not None:
-                sock = self.context.wrap_socket(sock, server_hostname=self.host)
-        except BaseException:
-            sock.close()
-            raise
+        else:
+            sock = socket.create_connection((self.host, self.port), self.timeout)
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if self.context is not None:
+                    sock = self.context.wrap_socket(sock, server_hostname=self.host)
+            except BaseException:
+                sock.close()
+                raise
         self.sock = sock
         self._fp = sock.makefile("rb")
 

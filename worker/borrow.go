@@ -21,6 +21,7 @@ func (w *Worker) Borrow(ctx context.Context, key protocol.ChunkKey, fn func(*nda
 		return err
 	}
 	// A lane's chunk: tiny, never evicted, so nothing waits on its pin.
+	w.settleLanes()
 	for _, l := range w.lanes {
 		if lerr := l.store.Borrow(ctx, key, fn); !errors.As(lerr, &missing) {
 			return lerr

@@ -238,6 +238,7 @@ func (w *Worker) readLanes(ctx context.Context, key protocol.ChunkKey, skip *Wor
 func (w *Worker) StoreStats() storage.Stats {
 	st := w.store.Stats()
 	for _, l := range w.lanes {
+		l.settle()
 		ls := l.store.Stats()
 		st.Chunks += ls.Chunks
 		st.Bytes += ls.Bytes

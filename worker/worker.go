@@ -153,9 +153,19 @@ type Worker struct {
 		graphFences fences[protocol.GraphID]
 		fenced      int64 // tasks refused for a stale token
 		fencedDrops int64 // releases and cancels ignored for one
+		// deferred are released keys a lane's slot deletes from its
+		// store before it runs its next task; reaping is set while it
+		// deletes those it took, settlers how many wait for that
+		// (deferred.go).
+		deferred []protocol.ChunkKey
+		reaping  bool
+		settlers int
 	}
 	cond *sync.Cond // signalled when tasks arrive, memory frees or the worker closes
-	wg   sync.WaitGroup
+	// reaped is broadcast when a lane's slot has deleted the released
+	// keys it took (deferred.go), for those waiting in settle.
+	reaped *sync.Cond
+	wg     sync.WaitGroup
 
 	// lanes run the worker's tiny quiet tasks (Config.Lanes); home is the
 	// worker a lane belongs to. A worker has one or the other or neither.
@@ -255,6 +265,7 @@ func newWorker(cfg Config, store *storage.Store, rep protocol.Reporter, peers Pe
 		w.log = slog.Default()
 	}
 	w.cond = sync.NewCond(&w.mu.Mutex)
+	w.reaped = sync.NewCond(&w.mu.Mutex)
 	w.mu.queue = prioq.New(func(a, b *protocol.Task) bool { return a.Priority.Less(b.Priority) })
 	w.mu.graphs = make(map[graphKey]*graphState)
 	w.mu.cancelled = newRecent[protocol.GraphID, uint64](rememberCancelled)
@@ -600,6 +611,15 @@ func (w *Worker) release(keys []protocol.ChunkKey, tokens []uint64) int {
 	}
 	kept := len(keys) - len(fresh)
 	w.mu.fencedDrops += int64(kept)
+	if w.defersDeletesLocked() {
+		w.mu.deferred = append(w.mu.deferred, fresh...)
+		wake := w.mu.waiting > 0
+		w.mu.Unlock()
+		if wake {
+			w.cond.Signal()
+		}
+		return kept
+	}
 	w.mu.Unlock()
 	w.store.Delete(fresh)
 	w.wakeForMemory()
@@ -720,6 +740,7 @@ func (w *Worker) Chunks(graphs []protocol.GraphID) []storage.Held {
 		return held
 	}
 	for _, l := range w.lanes {
+		l.settle()
 		held = append(held, l.store.List(graphs)...)
 	}
 	slices.SortFunc(held, func(a, b storage.Held) int { return protocol.CompareKeys(a.Key, b.Key) })
@@ -764,6 +785,7 @@ func (w *Worker) Get(ctx context.Context, key protocol.ChunkKey) (*ndarray.Array
 	a, err := w.store.Read(ctx, key)
 	var missing *storage.ErrNotFound
 	if err != nil && len(w.lanes) > 0 && errors.As(err, &missing) {
+		w.settleLanes()
 		if b, ok := w.readLanes(ctx, key, nil); ok {
 			return b, nil
 		}
@@ -849,11 +871,19 @@ type pick struct {
 
 // next blocks until a task can be started (or must be reported) or the
 // worker closes.
-func (w *Worker) next(spare *storage.Reservation) (pick, bool) {
+func (w *Worker) next(st *slotState) (pick, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for !w.mu.closed {
-		if p, ok := w.takeLocked(spare); ok {
+		if len(w.mu.deferred) > 0 {
+			w.takeDeferredLocked(st)
+			w.mu.Unlock()
+			w.deleteDeferred(st)
+			w.mu.Lock()
+			w.reapedLocked()
+			continue
+		}
+		if p, ok := w.takeLocked(st.spare); ok {
 			return p, true
 		}
 		w.mu.waiting++
@@ -1116,6 +1146,8 @@ type slotState struct {
 	spares []*storage.Reservation
 	// ins is room for a task's input list (runIn).
 	ins []*ndarray.Array
+	// deleting are released keys a lane's slot deletes (deferred.go).
+	deleting []protocol.ChunkKey
 }
 
 // take returns the slot's next task: one from the queue (ending the held
@@ -1126,7 +1158,7 @@ func (w *Worker) take(st *slotState) (pick, bool) {
 		return p, true
 	}
 	w.flush(st)
-	return w.next(st.spare)
+	return w.next(st)
 }
 
 // tryNext gives back the slots of st's endings and then takes what can
@@ -1134,6 +1166,7 @@ func (w *Worker) take(st *slotState) (pick, bool) {
 func (w *Worker) tryNext(st *slotState) (pick, bool) {
 	w.mu.Lock()
 	wake := w.endLocked(st)
+	w.takeDeferredLocked(st)
 	var p pick
 	ok := false
 	if !w.mu.closed {
@@ -1142,6 +1175,12 @@ func (w *Worker) tryNext(st *slotState) (pick, bool) {
 	w.mu.Unlock()
 	if wake {
 		w.cond.Broadcast()
+	}
+	if len(st.deleting) > 0 {
+		w.deleteDeferred(st) // before p runs: it may make a released key again
+		w.mu.Lock()
+		w.reapedLocked()
+		w.mu.Unlock()
 	}
 	return p, ok
 }

@@ -15,11 +15,11 @@ const DefaultHoldSourceBytes = 16 << 20
 // deep enough that a worker's queue hides many round trips to the
 // scheduler even for ops of microseconds, shallow enough that a graph of a
 // million sources is not a million tasks in the worker's queue and tables.
-// In a process whose slots fill its cores, the event loop's goroutine
-// waits for a core while they run: a slot's queue must outlast that wait,
-// or the slots run dry together and a core idles while the loop catches
-// up (docs/interactive.md, round 12).
-const DefaultQueuedSourcesPerSlot = 1024
+// Deeper queues cost more than they hide: each task in flight holds a
+// queue entry, a table slot and, once run, a stored chunk, and past a few
+// hundred per slot these leave the core's cache (docs/interactive.md,
+// round 12).
+const DefaultQueuedSourcesPerSlot = 256
 
 // Source ops (no inputs) are all READY the moment a graph starts. Sent at
 // once, they fill a worker's queue, and every slot that frees takes the

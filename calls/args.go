@@ -88,6 +88,12 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 	}
 	switch v[0] {
 	case '{':
+		if i, ok := refIndex(v); ok {
+			if i >= len(a.prev) {
+				return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", i))
+			}
+			return a.prev[i], nil
+		}
 		var ref struct {
 			Ref  *int            `json:"ref"`
 			Real json.RawMessage `json:"real"`
@@ -126,6 +132,9 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 		return nil, typeErr(name, fmt.Errorf("a string %q where a number or tensor goes", s))
 	}
 	if !bytes.ContainsAny(v, ".eE") {
+		if i, ok := jsonInt(v); ok {
+			return i, nil
+		}
 		var i int64
 		if err := json.Unmarshal(v, &i); err == nil {
 			return i, nil
@@ -252,6 +261,9 @@ func (a *args) float(name string, def float64) (float64, error) {
 func (a *args) int(name string, def int) (int, error) {
 	if !a.has(name) {
 		return def, nil
+	}
+	if i, ok := jsonInt(a.vals[name]); ok {
+		return int(i), nil
 	}
 	var i int
 	if err := json.Unmarshal(a.vals[name], &i); err != nil {

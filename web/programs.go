@@ -132,7 +132,7 @@ const maxInline = 1 << 20
 
 func (s *Server) submitProgram(w http.ResponseWriter, r *http.Request) error {
 	var req ProgramRequest
-	if err := s.decode(w, r, &req); err != nil {
+	if err := s.decodeProgram(w, r, &req); err != nil {
 		return err
 	}
 	if req.Wait < 0 || req.Wait > 3600 {
@@ -332,14 +332,42 @@ func programError(err error) error {
 // decode reads a JSON body of at most MaxRequestBytes into v, refusing
 // unknown fields.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, v)
+}
+
+// decodeProgram is decode for a program request: read by hand when it
+// has the form clients send (program_decode.go).
+func (s *Server) decodeProgram(w http.ResponseWriter, r *http.Request, req *ProgramRequest) error {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if fastProgramRequest(body, req) {
+		return nil
+	}
+	*req = ProgramRequest{}
+	return decodeBody(body, req)
+}
+
+// readBody reads a request body of at most MaxRequestBytes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxRequestBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return &httpError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds the limit of %d bytes (the web service's --max-request-bytes)", mbe.Limit)}
+			return nil, &httpError{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body exceeds the limit of %d bytes (the web service's --max-request-bytes)", mbe.Limit)}
 		}
-		return badRequest(fmt.Errorf("reading the request body: %w", err))
+		return nil, badRequest(fmt.Errorf("reading the request body: %w", err))
 	}
+	return body, nil
+}
+
+// decodeBody decodes a JSON body into v, refusing unknown fields.
+func decodeBody(body []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {

@@ -89,10 +89,7 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 	switch v[0] {
 	case '{':
 		if i, ok := refIndex(v); ok {
-			if i >= len(a.prev) {
-				return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", i))
-			}
-			return a.prev[i], nil
+			return a.ref(name, i)
 		}
 		var ref struct {
 			Ref  *int            `json:"ref"`
@@ -106,10 +103,7 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 		if err != nil || ref.Ref == nil {
 			return nil, typeErr(name, fmt.Errorf("an object argument is a reference, {\"ref\": N}, or a complex number, {\"real\": x, \"imag\": y}: %s", v))
 		}
-		if *ref.Ref < 0 || *ref.Ref >= len(a.prev) {
-			return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", *ref.Ref))
-		}
-		return a.prev[*ref.Ref], nil
+		return a.ref(name, *ref.Ref)
 	case 't', 'f':
 		var b bool
 		if err := json.Unmarshal(v, &b); err != nil {
@@ -145,6 +139,14 @@ func (a *args) value(name string, v json.RawMessage) (any, error) {
 		return nil, typeErr(name, fmt.Errorf("want a number, a bool or a tensor: %s", v))
 	}
 	return f, nil
+}
+
+// ref is the node a reference argument names, one before this one.
+func (a *args) ref(name string, i int) (any, error) {
+	if i < 0 || i >= len(a.prev) {
+		return nil, typeErr(name, fmt.Errorf("reference %d to a node not before this one", i))
+	}
+	return a.prev[i], nil
 }
 
 // complexValue is the complex number {"real": x, "imag": y} (a missing

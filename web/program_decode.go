@@ -8,8 +8,8 @@ import (
 )
 
 // A program request is read by hand when it has the form the clients
-// send: encoding/json's reflection was a tenth of a small graph's round
-// trip on the server after a pause (docs/interactive.md, round 12). The
+// send: encoding/json's reflection was a large part of a small graph's
+// time in the handler after a pause (docs/interactive.md, round 12). The
 // hand reader takes only what it reads exactly as encoding/json would: the
 // request's own keys, spelled as ProgramRequest names them, once each; the
 // program's nodes with "fn", "args" and "kwargs" alone; no nulls, no

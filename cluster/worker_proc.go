@@ -726,16 +726,19 @@ func (b *resultBatcher) Report(r protocol.Result) {
 		n := len(b.buf)
 		b.mu.Unlock()
 		b.sending.Unlock()
-		signal(b.kick)
-		if n >= batchResults {
-			signal(b.full)
-		}
+		b.queued(n, true)
 		return
 	}
 	b.buf = append(b.buf, m)
 	n := len(b.buf)
 	b.mu.Unlock()
-	if n == 1 {
+	b.queued(n, n == 1)
+}
+
+// queued wakes the loop for a queue of n results: kick when it may be
+// waiting for a first one, full when a batch is due now.
+func (b *resultBatcher) queued(n int, kick bool) {
+	if kick {
 		signal(b.kick)
 	}
 	if n >= batchResults {

@@ -29,24 +29,24 @@ func fastProgramRequest(body []byte, req *ProgramRequest) bool {
 	ok := p.object(func(key string) bool {
 		switch key {
 		case "program":
-			return p.markSeen(&seen[0]) && p.program(&req.Program)
+			return once(&seen[0]) && p.program(&req.Program)
 		case "results":
-			return p.markSeen(&seen[1]) && p.ints(&req.Results)
+			return once(&seen[1]) && p.ints(&req.Results)
 		case "fuse":
 			var b bool
-			if !p.markSeen(&seen[2]) || !p.bool(&b) {
+			if !once(&seen[2]) || !p.bool(&b) {
 				return false
 			}
 			req.Fuse = &b
 			return true
 		case "wait":
-			return p.markSeen(&seen[3]) && p.float(&req.Wait)
+			return once(&seen[3]) && p.float(&req.Wait)
 		case "inline":
-			return p.markSeen(&seen[4]) && p.int64(&req.Inline)
+			return once(&seen[4]) && p.int64(&req.Inline)
 		case "release":
-			return p.markSeen(&seen[5]) && p.bool(&req.Release)
+			return once(&seen[5]) && p.bool(&req.Release)
 		case "into":
-			return p.markSeen(&seen[6]) && p.strings(&req.Into)
+			return once(&seen[6]) && p.strings(&req.Into)
 		}
 		return false
 	})
@@ -61,9 +61,11 @@ type jsonReader struct {
 	i int
 }
 
-func (p *jsonReader) markSeen(seen *bool) bool {
+// once marks a key seen, false if it was: encoding/json keeps the last
+// of a repeated key, which is left to it.
+func once(seen *bool) bool {
 	if *seen {
-		return false // encoding/json keeps the last: left to it
+		return false
 	}
 	*seen = true
 	return true
@@ -161,19 +163,23 @@ func (p *jsonReader) plainString(s *string) bool {
 	return false
 }
 
-func (p *jsonReader) strings(out *[]string) bool {
-	v := []string{}
+// list reads an array into *out, each element by read; an empty array is
+// an empty slice, not nil, as encoding/json makes it.
+func list[T any](p *jsonReader, out *[]T, read func(*T) bool) bool {
+	v := []T{}
 	ok := p.array(func() bool {
-		var s string
-		if !p.plainString(&s) {
+		var x T
+		if !read(&x) {
 			return false
 		}
-		v = append(v, s)
+		v = append(v, x)
 		return true
 	})
 	*out = v
 	return ok
 }
+
+func (p *jsonReader) strings(out *[]string) bool { return list(p, out, p.plainString) }
 
 func (p *jsonReader) bool(b *bool) bool {
 	switch p.peek() {
@@ -262,17 +268,12 @@ func (p *jsonReader) int64(i *int64) bool {
 }
 
 func (p *jsonReader) ints(out *[]int) bool {
-	v := []int{}
-	ok := p.array(func() bool {
-		var i int64
-		if !p.int64(&i) {
-			return false
-		}
-		v = append(v, int(i))
-		return true
+	return list(p, out, func(i *int) bool {
+		var v int64
+		ok := p.int64(&v)
+		*i = int(v)
+		return ok
 	})
-	*out = v
-	return ok
 }
 
 func (p *jsonReader) program(prog *calls.Program) bool {
@@ -297,9 +298,9 @@ func (p *jsonReader) node(n *calls.Node) bool {
 	return p.object(func(key string) bool {
 		switch key {
 		case "fn":
-			return p.markSeen(&seenFn) && p.plainString(&n.Fn)
+			return once(&seenFn) && p.plainString(&n.Fn)
 		case "args":
-			if !p.markSeen(&seenArgs) {
+			if !once(&seenArgs) {
 				return false
 			}
 			n.Args = []json.RawMessage{}
@@ -309,7 +310,7 @@ func (p *jsonReader) node(n *calls.Node) bool {
 				return ok
 			})
 		case "kwargs":
-			if !p.markSeen(&seenKwargs) {
+			if !once(&seenKwargs) {
 				return false
 			}
 			n.Kwargs = map[string]json.RawMessage{}

@@ -20,7 +20,7 @@ func (w *Worker) defersDeletesLocked() bool {
 
 // takeDeferredLocked moves the keys waiting for deletion to st, giving
 // the worker st's emptied room for the next ones; st's slot deletes them
-// (deleteDeferred) and then calls reapedLocked.
+// (reap).
 func (w *Worker) takeDeferredLocked(st *slotState) {
 	if len(w.mu.deferred) == 0 {
 		return
@@ -29,19 +29,18 @@ func (w *Worker) takeDeferredLocked(st *slotState) {
 	w.mu.reaping = true
 }
 
-// deleteDeferred deletes the keys takeDeferredLocked gave st.
-func (w *Worker) deleteDeferred(st *slotState) {
+// reap deletes the keys takeDeferredLocked gave st (w.mu not held), then
+// ends the deletion for those waiting in settle.
+func (w *Worker) reap(st *slotState) {
 	w.store.Delete(st.deleting)
 	clear(st.deleting)
 	st.deleting = st.deleting[:0]
-}
-
-// reapedLocked ends the deletion takeDeferredLocked began.
-func (w *Worker) reapedLocked() {
+	w.mu.Lock()
 	w.mu.reaping = false
 	if w.mu.settlers > 0 {
 		w.reaped.Broadcast()
 	}
+	w.mu.Unlock()
 }
 
 // settle deletes the released keys lane w has not yet deleted, once its

@@ -878,9 +878,8 @@ func (w *Worker) next(st *slotState) (pick, bool) {
 		if len(w.mu.deferred) > 0 {
 			w.takeDeferredLocked(st)
 			w.mu.Unlock()
-			w.deleteDeferred(st)
+			w.reap(st)
 			w.mu.Lock()
-			w.reapedLocked()
 			continue
 		}
 		if p, ok := w.takeLocked(st.spare); ok {
@@ -1177,10 +1176,7 @@ func (w *Worker) tryNext(st *slotState) (pick, bool) {
 		w.cond.Broadcast()
 	}
 	if len(st.deleting) > 0 {
-		w.deleteDeferred(st) // before p runs: it may make a released key again
-		w.mu.Lock()
-		w.reapedLocked()
-		w.mu.Unlock()
+		w.reap(st) // before p runs: it may make a released key again
 	}
 	return p, ok
 }

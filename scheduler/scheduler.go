@@ -271,6 +271,16 @@ func (s *Scheduler) step(m any) error {
 	return s.do(func(c *core) { c.apply(m) })
 }
 
+// drainResults bounds the results the loop applies after the one that
+// woke it before it sends the tasks they made ready: about a batch from
+// each of two slots (protocol.ResultBatchCap). While it applies them the
+// workers run only what they already hold, and a queue of tiny tasks
+// lasts about as long as applying a few hundred results: a loop that
+// caught up on a thousand before sending left both slots of a local
+// session idle for long stretches of a graph of tiny ops
+// (docs/interactive.md, round 13).
+const drainResults = 2 * protocol.ResultBatchCap
+
 func (s *Scheduler) loop() {
 	defer close(s.stopped)
 	var tick <-chan time.Time
@@ -284,10 +294,10 @@ func (s *Scheduler) loop() {
 		case r := <-s.results:
 			s.result(r)
 			// Drain what else is waiting so one flush carries a batch.
-			s.drain(1024)
+			s.drain(drainResults)
 		case rs := <-s.batches:
 			s.resultBatch(rs)
-			s.drain(1024)
+			s.drain(drainResults)
 		case fn := <-s.cmds:
 			// Results reported before the command was sent are applied
 			// first, so a caller sees the effect of every report that

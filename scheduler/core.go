@@ -258,6 +258,7 @@ func (c *core) recoverPanic(p any, stack []byte) {
 		r.err = err
 	}
 	r.cancelled = true
+	r.touched() // its result places are withdrawn (result_snapshot.go)
 	for w, d := range c.dead {
 		if d == nil {
 			c.out[w].cancel(r.id, r.fence.Token)
@@ -638,6 +639,7 @@ func (c *core) cancel(r *Run, cause error) {
 		return
 	}
 	r.cancelled = true
+	r.touched() // its result places are withdrawn (result_snapshot.go)
 	if cause == nil && r.err == nil {
 		r.err = errCancelled
 	}
@@ -675,6 +677,7 @@ func (c *core) release(r *Run) {
 		c.failWith(r, errReleased)
 	}
 	r.released = true
+	r.touched() // its result places are withdrawn (result_snapshot.go)
 	r.wake()
 	c.resumeExternal(r)
 	if r.ended {

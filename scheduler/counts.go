@@ -13,6 +13,9 @@ func (r *Run) touched() {
 	if r.dirty {
 		return
 	}
+	// Withdrawn now, not at the step's end: a command or report that
+	// returned before a read is never read past (result_snapshot.go).
+	r.withdrawPlaces()
 	if r.core == nil {
 		// Not started on a core (tests that drive a run alone): no step
 		// end will come, so the change shows at once.
@@ -54,6 +57,7 @@ func (r *Run) publishCounts() {
 func (c *core) publishCounts() {
 	for _, r := range c.dirty {
 		r.publishCounts()
+		c.publishResults(r)
 	}
 	clear(c.dirty)
 	c.dirty = c.dirty[:0]

@@ -32,6 +32,7 @@ func (c *core) markDead(w int, cause error) {
 	c.out[w].reset()
 	for _, r := range c.sortedRuns() {
 		c.cur = r
+		r.touched() // its result places may name w (result_snapshot.go)
 		switch {
 		case r.cancelled:
 			// Already stopping: do not wait for tasks the dead worker

@@ -78,6 +78,7 @@ type Run struct {
 	endNs      []int64
 
 	restored chan struct{} // closed (and cleared) when recomputed results land or recovery fails
+	places   places        // where the results are, while published (result_snapshot.go)
 
 	// counts are the ops per State, readable from any goroutine; the
 	// event loop counts changes in stateDelta and typeDelta and adds them
@@ -241,6 +242,11 @@ func (r *Run) ChunkBytes(nodes []int32) ([]int64, error) {
 // their worker died, it waits for them, until ctx ends; it fails if the
 // recomputation failed or a chunk is not a result kept by the run.
 func (r *Run) ResultLocations(ctx context.Context, nodes []int32) ([]int, error) {
+	if p := r.places.Load(); p != nil {
+		if locs, ok := p.lookup(nodes); ok {
+			return locs, nil
+		}
+	}
 	for {
 		var locs []int
 		var wait chan struct{}

@@ -43,7 +43,7 @@ func (c *core) publishResults(r *Run) {
 	p.workers = make([]int, len(p.nodes))
 	for i, v := range p.nodes {
 		if v < 0 || int(v) >= len(r.state) || !c.available(r, v) {
-			r.places.Store(nil)
+			r.withdrawPlaces()
 			return
 		}
 		p.workers[i] = int(r.location[v])

@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"internal/prioq":               0,
 	"internal/keytab":              0,
 	"internal/hugepage":            0,
+	"internal/localhttp":           0,
 	"graph":                        3,
 	"protocol":                     3,
 	"pyexec":                       3,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/phobos-tensor/phobos/internal/localhttp"
 	"github.com/phobos-tensor/phobos/web"
 )
 
@@ -20,9 +21,11 @@ import (
 // of a small request's round trip. The socket is only for its owner (mode
 // 0600, in a directory the caller made for it), and its requests carry the
 // token as any other; they count as from this host (web.WithLocalPeer).
+// Its clients are on this host, so it is served by localhttp, which does
+// less per request than net/http's server.
 type unixServer struct {
 	path string
-	srv  *http.Server
+	srv  *localhttp.Server
 }
 
 // serveUnix listens on the socket at path (which must not exist) with h,
@@ -39,10 +42,11 @@ func serveUnix(path string, h http.Handler, log *slog.Logger, errc chan<- error)
 		ln.Close()
 		return nil, fmt.Errorf("unix socket: %w", err)
 	}
-	s := &unixServer{path: path, srv: &http.Server{
+	s := &unixServer{path: path, srv: &localhttp.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ConnContext:       func(ctx context.Context, _ net.Conn) context.Context { return web.WithLocalPeer(ctx) },
+		Log:               log,
 	}}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -61,6 +65,10 @@ func (s *unixServer) shutdown() {
 	if s == nil {
 		return
 	}
-	stopServer(s.srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.srv.Close()
+	}
 	_ = os.Remove(s.path)
 }

@@ -185,7 +185,9 @@ func (p *mmPlan) run(beta float64, threads int) {
 	ab, bb, out, batch, m, k, n := p.a, p.b, p.out, p.batch, p.m, p.k, p.n
 	switch p.dt {
 	case Float64:
-		mmFloat(ab, bb, out, batch, m, k, n, beta, threads, g.Dgemm)
+		if !mmSkinny(ab, bb, out, batch, m, k, n, beta) {
+			mmFloat(ab, bb, out, batch, m, k, n, beta, threads, g.Dgemm)
+		}
 	case Float32:
 		mmFloat(ab, bb, out, batch, m, k, n, float32(beta), threads, g.Sgemm)
 	case Int64:

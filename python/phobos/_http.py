@@ -28,6 +28,10 @@ _MAXLINE = http.client._MAXLINE
 _MAX_HEADERS = 100
 _BREAKS = re.compile("[\r\n\0]")
 _NO_BODY = (http.client.NO_CONTENT, http.client.NOT_MODIFIED)
+# The headers (lower-cased) that say how a response's body ends.
+_FRAMING = frozenset(("transfer-encoding", "connection", "keep-alive", "content-length"))
+# Distinct request heads a connection keeps, validated and encoded.
+_HEADS_KEPT = 64
 
 
 class Response:
@@ -58,11 +62,18 @@ class Response:
                 self.close()
                 raise http.client.BadStatusLine(line)
             headers = []
+            # the values of the headers that frame the body, joined as
+            # getheader joins them: found in the one pass over the lines
+            framing = {}
             for h in self._fields("header line"):
                 k, sep, v = h.decode("iso-8859-1").partition(":")
                 if not sep or k != k.strip():
                     raise http.client.HTTPException(f"malformed header line {h!r}")
-                headers.append((k, v.strip()))
+                v = v.strip()
+                headers.append((k, v))
+                name = k.lower()
+                if name in _FRAMING:
+                    framing[name] = f"{framing[name]}, {v}" if name in framing else v
             if int(code) != http.client.CONTINUE:
                 break
         self.status = int(code)
@@ -74,15 +85,15 @@ class Response:
         else:
             raise http.client.UnknownProtocol(version)
         self.headers = headers
-        te = self.getheader("transfer-encoding")
+        te = framing.get("transfer-encoding")
         self.chunked = bool(te) and te.lower() == "chunked"
-        conn = (self.getheader("connection") or "").lower()
+        conn = (framing.get("connection") or "").lower()
         if self.version == 11:
             self.will_close = "close" in conn
         else:
-            self.will_close = "keep-alive" not in conn and not self.getheader("keep-alive")
+            self.will_close = "keep-alive" not in conn and not framing.get("keep-alive")
         self.length = None
-        n = self.getheader("content-length")
+        n = framing.get("content-length")
         if n and not self.chunked:
             try:
                 self.length = int(n)
@@ -109,8 +120,11 @@ class Response:
         """The lines up to a blank one (or the end): the headers, or a
         chunked body's trailers."""
         lines = []
+        readline = self.fp.readline
         for _ in range(_MAX_HEADERS + 1):
-            line = self._line(what)
+            line = readline(_MAXLINE + 1)
+            if len(line) > _MAXLINE:
+                raise http.client.LineTooLong(what)
             if line in (b"\r\n", b"\n", b""):
                 return lines
             lines.append(line)
@@ -240,6 +254,7 @@ class Connection:
         self.sock = None
         self._fp = None
         self._open = None  # the response whose body is still being read
+        self._heads = {}  # request heads without their Content-Length: encoded
 
     def connect(self):
         if self.unix is not None:
@@ -285,15 +300,25 @@ class Connection:
             self.close()
         if body is not None and not isinstance(body, (bytes, bytearray, memoryview)):
             raise TypeError(f"phobos: a request body is bytes, not {type(body).__name__}")
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.netloc}", "Accept-Encoding: identity"]
-        for k, v in (headers or {}).items():
-            lines.append(f"{k}: {v}")
-        if body is not None or method in ("POST", "PUT", "PATCH"):
-            lines.append(f"Content-Length: {len(body) if body is not None else 0}")
-        for line in lines:
-            if _BREAKS.search(line):
-                raise ValueError(f"phobos: a line break or NUL in a request's line or headers: {line!r}")
-        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.netloc}\r\nAccept-Encoding: identity\r\n"
+        n = 0
+        if headers:
+            n = len(headers)
+            for k, v in headers.items():
+                head += f"{k}: {v}\r\n"
+        # A head seen before was checked and encoded then (the session's
+        # requests repeat a few heads, their lengths apart). A line break
+        # inside a value or the path adds a line: with the number of
+        # headers in the key, such a head never matches a checked one.
+        encoded = self._heads.get((head, n))
+        if encoded is None:
+            encoded = self._check(method, path, headers, (head, n))
+        if body is not None:
+            head = encoded + b"Content-Length: %d\r\n\r\n" % len(body)
+        elif method in ("POST", "PUT", "PATCH"):
+            head = encoded + b"Content-Length: 0\r\n\r\n"
+        else:
+            head = encoded + b"\r\n"
         if self.sock is None:
             self.connect()
         try:
@@ -307,6 +332,21 @@ class Connection:
         except BaseException:
             self.close()
             raise
+
+    def _check(self, method, path, headers, key):
+        """The head in key (the request line and headers, each line
+        ended; the number of headers) encoded, once no line holds a line
+        break or NUL; kept for the next request with the same head."""
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.netloc}"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        for line in lines:
+            if _BREAKS.search(line):
+                raise ValueError(f"phobos: a line break or NUL in a request's line or headers: {line!r}")
+        encoded = key[0].encode("latin-1")
+        if len(self._heads) >= _HEADS_KEPT:
+            del self._heads[next(iter(self._heads))]
+        self._heads[key] = encoded
+        return encoded
 
     def response(self, method):
         """The response to the request sent last, its head read."""

@@ -178,12 +178,12 @@ def prepare(session_url, t):
     """A Pending file for tensor t's result when it will come through
     shared memory (its shape and dtype known before it runs), else None."""
     shape, dtype = getattr(t, "_shape", None), getattr(t, "_dtype", None)
-    if shape is None or dtype is None or any(not isinstance(d, (int, np.integer)) for d in shape):
-        return None
     # a scalar or a small result (most of an interactive session's) never
     # comes through shared memory: said before anything is built for it
+    if not shape or dtype is None or any(not isinstance(d, (int, np.integer)) for d in shape):
+        return None
     size = getattr(dtype, "itemsize", None)
-    if not shape or (size is not None and math.prod(int(d) for d in shape) * size < MIN_BYTES):
+    if size is not None and math.prod(int(d) for d in shape) * size < MIN_BYTES:
         return None
     try:
         res = {"shape": [int(d) for d in shape], "dtype": np.dtype(dtype).name}

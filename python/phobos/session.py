@@ -2,7 +2,7 @@
 starts and stops."""
 
 import atexit
-import base64
+import binascii
 import collections
 import concurrent.futures
 import hashlib
@@ -44,6 +44,11 @@ INLINE_RESULT = 1 << 16
 # Calls whose meaning depends on a file: never answered from the describe cache.
 _FILE_CALLS = frozenset(("from_npy", "from_zarr", "to_npy", "to_zarr"))
 _TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
+# A JSON request's own header; _request adds the token's to it once per
+# session, not at every request.
+_JSON_HEADERS = {"Content-Type": "application/json"}
+# json.dumps(payload, allow_nan=False) without a new encoder at every request.
+_json_encode = json.JSONEncoder(allow_nan=False).encode
 
 
 def _find_binary():
@@ -176,6 +181,10 @@ class Session:
         if token is None:
             token = _local_tokens.get(self.url, os.environ.get("PHOBOS_TOKEN"))
         self._token = token
+        # The headers of a request without headers of its own, and of a
+        # JSON request; the connection only reads them.
+        self._plain_headers = {"Authorization": "Bearer " + token} if token else {}
+        self._json_headers = {**_JSON_HEADERS, **self._plain_headers}
         self._tls = threading.local()
         self._uploads = {}
         self._described = collections.OrderedDict()
@@ -208,11 +217,15 @@ class Session:
     def _request(self, method, path, body=None, headers=None):
         """One request on this thread's keep-alive connection; the response,
         whose body the caller reads."""
-        h = dict(headers or {})
-        if self._token:
-            h["Authorization"] = "Bearer " + self._token
+        if headers is _JSON_HEADERS:
+            h = self._json_headers
+        elif headers:
+            h = dict(headers)
+            h.update(self._plain_headers)
+        else:
+            h = self._plain_headers
         for attempt in range(2):
-            c = self._conn()
+            c = getattr(self._tls, "conn", None) or self._conn()
             try:
                 return c.request(method, path, body=body, headers=h)
             except (ConnectionError, http.client.HTTPException, OSError) as e:
@@ -223,25 +236,23 @@ class Session:
                     raise ConnectionError(f"phobos: {method} {self.url}{path}: {e}") from e
 
     def _json(self, method, path, payload=None, want=200, what=None):
-        body = None
-        headers = {}
-        if payload is not None:
-            body = json.dumps(payload, allow_nan=False).encode()
-            headers["Content-Type"] = "application/json"
-        r = self._request(method, path, body, headers)
+        if payload is None:
+            r = self._request(method, path)
+        else:
+            r = self._request(method, path, _json_encode(payload).encode(), _JSON_HEADERS)
         data = r.read()
         if r.status != want:
             raise self._error(r.status, data, what or f"{method} {path}")
         return json.loads(data) if data else None
 
-    def _retrying(self, call):
-        """call(), retried on a 503 or a connection error for up to
+    def _retrying(self, call, *args):
+        """call(*args), retried on a 503 or a connection error for up to
         FAILOVER_WAIT seconds."""
         deadline = time.monotonic() + self.FAILOVER_WAIT
         delay = 0.05
         while True:
             try:
-                return call()
+                return call(*args)
             except (_errors.Unavailable, ConnectionError):
                 if time.monotonic() + delay > deadline:
                     raise
@@ -299,10 +310,10 @@ class Session:
             raise RuntimeError("phobos: the session is closed")
         if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
             tensors = tuple(tensors[0])
-        ts = [t for t in tensors if hasattr(t, "_phobos_program")]
-        if len(ts) != len(tensors):
-            raise TypeError(f"phobos: {what} takes phobos tensors")
-        return ts
+        for t in tensors:
+            if not hasattr(t, "_phobos_program"):
+                raise TypeError(f"phobos: {what} takes phobos tensors")
+        return list(tensors)
 
     def execute(self, *tensors, show_progress=None, fuse=True, wait=True, _hold=()):
         """Computes the tensors together (shared parts once) and keeps their
@@ -318,7 +329,7 @@ class Session:
         # _hold: tensors computed along and kept on the cluster, their
         # values not fetched unless they came inline (a scalar read's
         # intermediates, _core._held_on_way)
-        hold = [t for t in _hold if _held.node(t, self) is None and t._value is None]
+        hold = [t for t in _hold if _held.node(t, self) is None and t._value is None] if _hold else []
         nodes, roots, hold = self._program(ts, hold)
         # Results too big to travel inside later programs stay on the
         # cluster, held by their tensors (Mars's execute): later graphs
@@ -344,6 +355,8 @@ class Session:
         its tensor, as results are."""
         again = []
         nodes, roots = ts[0]._phobos_program(ts + hold, self, again)
+        if not again:
+            return nodes, roots, hold
         have = {id(t) for t in ts}
         have.update(id(t) for t in hold)
         for t, i in again:
@@ -366,10 +379,10 @@ class Session:
         try:
             while True:
                 try:
-                    st = self._retrying(lambda: self._json(
-                        "POST", f"/api/sessions/{self.session_id}/programs",
+                    st = self._retrying(
+                        self._json, "POST", f"/api/sessions/{self.session_id}/programs",
                         {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
-                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept, **into}, want=201))
+                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept, **into}, 201)
                     break
                 except ValueError as e:
                     # A held graph the cluster no longer has (released as
@@ -488,7 +501,7 @@ class Session:
         try:
             while st["state"] not in _TERMINAL:
                 wait = "0.25" if tty else "5"
-                st = self._retrying(lambda: self._json("GET", f"{path}?wait_timeout={wait}"))
+                st = self._retrying(self._json, "GET", f"{path}?wait_timeout={wait}")
                 if tty and time.monotonic() - start > 1:
                     bar = _progress(st, bar)
         except KeyboardInterrupt:
@@ -508,8 +521,10 @@ class Session:
         """The value of a result of a graph's state: inline, or fetched
         (into pre, its shared-memory file made before the graph ran, if
         any: used once, then discarded)."""
-        if res.get("data"):
-            return _npy_bytes(base64.b64decode(res["data"]))
+        data = res.get("data")
+        if data:
+            # (base64.b64decode's own decoding, without its wrapper)
+            return _npy_bytes(binascii.a2b_base64(data))
         if _shmresult.usable(self.url, res):
             got = self._retrying(lambda: _shmresult.fetch(self, res, pre))
             if got is not None:
@@ -660,6 +675,30 @@ def _read_npy(f):
 # Python's tokenizer, which costs more than the rest of a small result.
 _NPY_HEADER = re.compile(r"\{'descr': '([<>|][a-zA-Z]\d+)', 'fortran_order': False, "
                          r"'shape': \(((?:\d+, )*\d+,?)?\), \} *\n")
+# Such headers read, as (dtype, shape, bytes of data): results of the same
+# dtype and shape (a loop's) come again and again.
+_npy_headers = {}
+_NPY_HEADERS_KEPT = 256
+
+
+def _npy_header(header):
+    """(dtype, shape, bytes of data) of a .npy version 1.0 header the
+    cluster writes (the bytes after its length), None for any other;
+    kept in _npy_headers."""
+    m = _NPY_HEADER.fullmatch(header.decode("latin-1"))
+    if m is None:
+        return None
+    dt = np.dtype(m[1])
+    if dt.kind not in "biufc":
+        return None
+    shape = tuple(int(d) for d in m[2].split(",") if d) if m[2] else ()
+    n = dt.itemsize
+    for d in shape:
+        n *= d
+    if len(_npy_headers) >= _NPY_HEADERS_KEPT:
+        _npy_headers.clear()
+    got = _npy_headers[header] = (dt, shape, n)
+    return got
 
 
 def _npy_bytes(b):
@@ -667,15 +706,12 @@ def _npy_bytes(b):
     header the cluster writes read by a pattern, any other by NumPy."""
     if b[:8] == b"\x93NUMPY\x01\x00" and len(b) >= 10:
         end = 10 + int.from_bytes(b[8:10], "little")
-        m = _NPY_HEADER.fullmatch(b[10:end].decode("latin-1"))
-        if m is not None:
-            dt = np.dtype(m[1])
-            shape = tuple(int(d) for d in m[2].split(",") if d) if m[2] else ()
-            n = dt.itemsize
-            for d in shape:
-                n *= d
-            if len(b) - end == n and dt.kind in "biufc":
-                return np.frombuffer(bytearray(b[end:]), dtype=dt).reshape(shape)
+        header = b[10:end]
+        got = _npy_headers.get(header) or _npy_header(header)
+        if got is not None and len(b) - end == got[2]:
+            dt, shape, _ = got
+            # one array, made in its shape (frombuffer's, reshaped, is two)
+            return np.ndarray(shape, dt, bytearray(b[end:]))
     return _read_npy(io.BytesIO(b))
 
 
@@ -703,9 +739,9 @@ def new_session(url=None, token=None, default=True, workers=None, cluster_args=(
 def get_default_session():
     """The default session, started on a local cluster when there is none."""
     global _default
-    with _default_lock:
-        if _default is not None:
-            return _default
+    s = _default  # (a name is read whole: no lock needed to read it)
+    if s is not None:
+        return s
     s = Session()
     with _default_lock:
         if _default is None:

@@ -72,7 +72,8 @@ BINARY_UFUNCS = (
 
 def _unary(name):
     def f(x, out=None, **kw):
-        _no_out(name, out, kw)
+        if out is not None or kw:
+            _no_out(name, out, kw)
         return call(name, _operand(x))
     f.__name__ = name
     f.__doc__ = f"numpy.{name}, elementwise and lazy."
@@ -81,7 +82,8 @@ def _unary(name):
 
 def _binary(name):
     def f(x1, x2, out=None, **kw):
-        _no_out(name, out, kw)
+        if out is not None or kw:
+            _no_out(name, out, kw)
         x1, x2 = _operand(x1), _operand(x2)
         if name != "ldexp":  # ldexp's exponent keeps its integer type
             x1, x2 = _arrayapi._promote_0d(x1, x2)

@@ -230,15 +230,15 @@ def _promote_0d(a, b):
     """Operands of a binary function promoted as the standard says: a 0-d
     tensor counts by its dtype, not its value (NumPy 1.24 casts by value,
     so int32 + int64 0-d was int32 there; it is int64 here, as in NumPy 2)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype and (a.ndim == 0) != (b.ndim == 0):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype != b._dtype and (not a._shape) != (not b._shape):
         r = _promote_dtypes(a.dtype, b.dtype)
         if a.dtype != r:
             a = call("astype", a, r.name)
         if b.dtype != r:
             b = call("astype", b, r.name)
-    elif isinstance(a, Tensor) and a.ndim == 0 and _is_py_scalar(b):
+    elif isinstance(a, Tensor) and not a._shape and _is_py_scalar(b):
         b = _weak_operand(a.dtype, b)
-    elif isinstance(b, Tensor) and b.ndim == 0 and _is_py_scalar(a):
+    elif isinstance(b, Tensor) and not b._shape and _is_py_scalar(a):
         a = _weak_operand(b.dtype, a)
     return a, b
 
@@ -483,7 +483,8 @@ def _fractional(np_moment, name, a, axis, dtype, keepdims, c):
 
 def _with_device(f):
     def g(*args, device=None, **kw):
-        _check_device(device)
+        if device is not None:
+            _check_device(device)
         return f(*args, **kw)
     g.__name__, g.__doc__ = f.__name__, f.__doc__
     # the signature shows device, as the standard's signatures do

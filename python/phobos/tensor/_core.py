@@ -22,6 +22,8 @@ from . import _infer
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                     "float16", "float32", "float64", "complex64", "complex128")
 _SUPPORTED = ", ".join(SUPPORTED_DTYPES)
+# np.dtype(name) of each, without parsing the name again for every tensor
+_DTYPE_OF = {name: np.dtype(name) for name in SUPPORTED_DTYPES}
 
 # Whether a length known only once computed (a boolean mask's selection,
 # nonzero, unique_*) is computed when the shape is read, for code written
@@ -149,12 +151,13 @@ class Tensor:
         t._held = None
         ins = []
         _collect(t._args, ins)
-        _collect(list(t._kwargs.values()), ins)
+        if t._kwargs:
+            _collect(t._kwargs.values(), ins)
         t._inputs = ins
         t._users = None
         if meta is None:
             try:
-                meta = _describe_new(t)
+                meta = _infer.infer(fn, t._args, t._kwargs) or _describe_new(t)
             except ValueError as e:
                 # the op needs a length known only once computed (the
                 # cluster's UnknownShapeError): when resolving, the
@@ -164,14 +167,15 @@ class Tensor:
                     raise
                 for x in ins:
                     _resolve(x)
-                meta = _describe_new(t)
+                meta = _infer.infer(fn, t._args, t._kwargs) or _describe_new(t)
         for x in ins:
             _add_user(x, t)
         # -1: an axis whose length is known only once computed (a boolean
         # mask's selection); the Array API spells it None
         shape = meta["shape"]
         t._shape = tuple(None if d == -1 else d for d in shape) if -1 in shape else tuple(shape)
-        t._dtype = np.dtype(meta["dtype"])
+        dt = meta["dtype"]
+        t._dtype = _DTYPE_OF.get(dt) or np.dtype(dt)
         return t
 
     # metadata -------------------------------------------------------------
@@ -247,7 +251,7 @@ class Tensor:
     # computing ------------------------------------------------------------
     def execute(self, session=None, **kw):
         """Computes the tensor; returns it, its value kept (print shows it)."""
-        return (session or _default_session()).execute(self, **kw)
+        return (session or _session.get_default_session()).execute(self, **kw)
 
     def persist(self, session=None, **kw):
         """Computes the tensor and keeps its chunks on the cluster (Dask's
@@ -515,10 +519,27 @@ def _encode(v, ref):
         z = complex(v)
         return {"real": _encode(z.real, ref), "imag": _encode(z.imag, ref)}
     if isinstance(v, (list, tuple)):
-        return [_encode(x, ref) for x in v]
+        return _encode_all(v, ref)
     if v is None or isinstance(v, (str, dict)):
         return v
     raise TypeError(f"phobos: cannot pass {type(v).__name__} {v!r} to the cluster")
+
+
+# The types whose values _encode returns as they are.
+_AS_IS = frozenset((int, bool, str, type(None)))
+
+
+def _encode_all(vals, ref):
+    """[_encode(v, ref) for v in vals], tensors and plain values done here."""
+    out = []
+    for v in vals:
+        if isinstance(v, Tensor):
+            out.append({"ref": ref(v)})
+        elif type(v) in _AS_IS:
+            out.append(v)
+        else:
+            out.append(_encode(v, ref))
+    return out
 
 
 # A scalar read (bool(t), int(t), t as an index) computes along with t the
@@ -611,7 +632,7 @@ def _held_on_way(root):
 
 
 def _node(t, ref, session, like, uploads=None):
-    if not like and _known_small(t):
+    if not like and t._value is not None and _known_small(t):
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(t._value), allow_pickle=False)
         return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": None}
@@ -639,13 +660,13 @@ def _node(t, ref, session, like, uploads=None):
         return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": t._chunks}
     n = {"fn": t._fn}
     if t._args:
-        n["args"] = [_encode(a, ref) for a in t._args]
+        n["args"] = _encode_all(t._args, ref)
     if t._kwargs:
         n["kwargs"] = {k: _encode(v, ref) for k, v in t._kwargs.items()}
     return n
 
 
-def _program(roots, session, like=False, uploads=None):
+def _program(roots, session, uploads=None, like=False):
     """The program computing roots (each tensor once), and the node of each
     root. Iterative: deep chains of operations are fine. uploads, a list,
     gets the client data tensors read again (see _node) and their nodes,
@@ -665,7 +686,8 @@ def _program(roots, session, like=False, uploads=None):
             t, i = stack[-1]
             # a computed small tensor is sent as data, a held one by its
             # chunks: their inputs are not needed
-            if i < len(t._inputs) and (like or not (_known_small(t) or _held.node(t, session))):
+            if i < len(t._inputs) and (like or (t._value is None and t._held is None)
+                                       or not (_known_small(t) or _held.node(t, session))):
                 stack[-1] = (t, i + 1)
                 child = t._inputs[i]
                 if id(child) not in index and id(child) not in seen:
@@ -682,7 +704,7 @@ def _program(roots, session, like=False, uploads=None):
     return nodes, [index[id(r)] for r in roots]
 
 
-Tensor._phobos_program = staticmethod(lambda roots, session, uploads=None: _program(roots, session, uploads=uploads))
+Tensor._phobos_program = staticmethod(_program)
 
 
 def _like_shape(t):
@@ -690,12 +712,9 @@ def _like_shape(t):
 
 
 def _describe_new(t):
-    """The shape and dtype of a new call: inferred here for the common
-    calls (_infer), else checked by the cluster, its inputs travelling as
-    their metadata alone."""
-    meta = _infer.infer(t._fn, t._args, t._kwargs)
-    if meta is not None:
-        return meta
+    """The shape and dtype of a new call the client does not infer (the
+    common calls it does: _infer): checked by the cluster, its inputs
+    travelling as their metadata alone."""
     nodes = []
     index = {}
     for x in t._inputs:
@@ -710,7 +729,10 @@ def _describe_new(t):
 
 def call(fn, *args, **kwargs):
     """A new tensor: the cluster's function fn on args (None kwargs are left out)."""
-    return Tensor._make(fn, args, {k: v for k, v in kwargs.items() if v is not None})
+    for k, v in tuple(kwargs.items()):  # (kwargs is this call's own dict)
+        if v is None:
+            del kwargs[k]
+    return Tensor._make(fn, args, kwargs)
 
 
 def from_numpy(arr, chunks=None):
@@ -734,10 +756,13 @@ def from_numpy(arr, chunks=None):
     return t
 
 
+_PY_SCALARS = frozenset((bool, int, float, complex))
+
+
 def operand(x):
     """A call operand: tensors and Python numbers pass as they are (numbers
     keep NumPy's weak promotion), NumPy arrays and lists become tensors."""
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or type(x) in _PY_SCALARS:
         return x
     # (a NumPy scalar is 0-d, as a Python number is)
     if isinstance(x, (bool, int, float, complex, np.generic)):

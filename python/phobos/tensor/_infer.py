@@ -18,6 +18,8 @@ from . import _infer_rules as R
 # (the drift test found a size-1 exponent typed otherwise): the cluster says.
 _BINARY = {fn: R.BINARY_TABLES[i] for fn, i in R.BINARY.items() if fn != "ldexp"}
 _NO_IDENTITY = frozenset(("min", "max", "argmin", "argmax"))
+_REDUCE_KW = frozenset(("axis", "keepdims"))
+_REDUCE_KW_DDOF = _REDUCE_KW | {"ddof"}
 # NumPy 1.24's min_scalar_type bound for float16 (the cluster's too)
 _FLOAT16_BOUND = 65000.0
 
@@ -36,10 +38,6 @@ def dtype_name(dt):
 def _tensor(x):
     # Tensor without importing _core (which imports this module)
     return hasattr(x, "_phobos_program") and hasattr(x, "_shape")
-
-
-def _known(x):
-    return None not in x._shape
 
 
 def scalar_kind(v):
@@ -98,7 +96,7 @@ def _axes(axis, ndim):
 
 
 def _unary(fn, args, kwargs):
-    if kwargs or len(args) != 1 or not _tensor(args[0]) or not _known(args[0]):
+    if kwargs or len(args) != 1 or not _tensor(args[0]) or None in args[0]._shape:
         return None
     dt = R.UNARY[fn].get(dtype_name(args[0]._dtype))
     return None if dt is None else {"shape": args[0]._shape, "dtype": dt}
@@ -108,40 +106,47 @@ def _binary(fn, args, kwargs):
     if kwargs or len(args) != 2:
         return None
     keys, shapes = [], []
+    tensors = False
     for x in args:
         if _tensor(x):
             # A 0-d operand may be cast by its value (NumPy 1.24's rule,
             # which the tables, made with 1-d operands, do not hold).
-            if not _known(x) or not x._shape:
+            if not x._shape or None in x._shape:
                 return None
             keys.append(dtype_name(x._dtype))
             shapes.append(x._shape)
+            tensors = True
         else:
             k = scalar_kind(x)
             if k is None:
                 return None
             keys.append(k)
             shapes.append(())
-    if not (_tensor(args[0]) or _tensor(args[1])):
+    if not tensors:
         return None
     dt = _BINARY[fn].get(tuple(keys))
-    shape = _broadcast(*shapes)
+    a, b = shapes
+    if a == b or not b:  # (the common cases, without the general rule)
+        shape = a
+    elif not a:
+        shape = b
+    else:
+        shape = _broadcast(a, b)
     if dt is None or shape is None:
         return None
     return {"shape": shape, "dtype": dt}
 
 
 def _reduce(fn, args, kwargs):
-    if len(args) != 1 or not _tensor(args[0]) or not _known(args[0]):
+    if len(args) != 1 or not _tensor(args[0]) or None in args[0]._shape:
         return None
-    allowed = {"axis", "keepdims"} | ({"ddof"} if fn in ("var", "std") else set())
-    if set(kwargs) - allowed:
+    if kwargs and not (_REDUCE_KW_DDOF if fn in ("var", "std") else _REDUCE_KW).issuperset(kwargs):
         return None
     x = args[0]
     axis = kwargs.get("axis")
     if fn in ("argmin", "argmax") and isinstance(axis, list):
         return None
-    axes = _axes(axis, len(x._shape))
+    axes = tuple(range(len(x._shape))) if axis is None else _axes(axis, len(x._shape))
     if axes is None:
         return None
     if fn in _NO_IDENTITY and any(x._shape[a] == 0 for a in axes):
@@ -154,7 +159,10 @@ def _reduce(fn, args, kwargs):
     dt = R.REDUCE[fn].get(dtype_name(x._dtype))
     if dt is None:
         return None
-    if keep:
+    if axis is None:
+        # every axis
+        shape = (1,) * len(x._shape) if keep else ()
+    elif keep:
         shape = tuple(1 if i in axes else d for i, d in enumerate(x._shape))
     else:
         shape = tuple(d for i, d in enumerate(x._shape) if i not in axes)
@@ -171,12 +179,11 @@ def _num_kind(v):
     return None
 
 
-def _arange(args, kwargs):
-    if len(args) != 3 or set(kwargs) - {"chunks"} or not _chunks_ok(kwargs):
+def _arange(fn, args, kwargs):
+    if len(args) != 3 or (kwargs and (set(kwargs) - {"chunks"} or not _chunks_ok(kwargs))):
         return None
-    kinds = tuple(_num_kind(v) for v in args)
-    dt = R.ARANGE.get(kinds)
     start, stop, step = args
+    dt = R.ARANGE.get((_num_kind(start), _num_kind(stop), _num_kind(step)))
     if dt is None or step == 0:
         return None
     # the length as the cluster computes it, in doubles
@@ -184,7 +191,7 @@ def _arange(args, kwargs):
     return {"shape": (max(0, n),), "dtype": dt}
 
 
-def _filled(args, kwargs):
+def _filled(fn, args, kwargs):
     if len(args) != 1 or set(kwargs) - {"dtype", "chunks"} or not _chunks_ok(kwargs):
         return None
     shape, dt = args[0], kwargs.get("dtype")
@@ -195,28 +202,26 @@ def _filled(args, kwargs):
     return {"shape": tuple(shape), "dtype": dt}
 
 
+# The rule of each function inferred; a function in several tables takes
+# the rule of the first of UNARY, _BINARY, REDUCE, arange, zeros/ones/empty.
+_RULES = {fn: _filled for fn in ("zeros", "ones", "empty")}
+_RULES["arange"] = _arange
+_RULES.update(dict.fromkeys(R.REDUCE, _reduce))
+_RULES.update(dict.fromkeys(_BINARY, _binary))
+_RULES.update(dict.fromkeys(R.UNARY, _unary))
+
+
 def infer(fn, args, kwargs):
     """{"shape", "dtype"} of the call fn(*args, **kwargs) (tensors and plain
     values, as Tensor._make holds them), or None: ask the cluster."""
-    meta = _infer(fn, args, kwargs)
+    rule = _RULES.get(fn)
+    if rule is None:
+        return None
+    meta = rule(fn, args, kwargs)
     if meta is None:
         return None
     shape = meta["shape"]
     # past the cluster's bounds on shapes, its error
-    if len(shape) > R.MAX_RANK or math.prod(float(d) for d in shape) > R.MAX_ELEMENTS:
+    if len(shape) > R.MAX_RANK or math.prod(map(float, shape)) > R.MAX_ELEMENTS:
         return None
     return meta
-
-
-def _infer(fn, args, kwargs):
-    if fn in R.UNARY:
-        return _unary(fn, args, kwargs)
-    if fn in _BINARY:
-        return _binary(fn, args, kwargs)
-    if fn in R.REDUCE:
-        return _reduce(fn, args, kwargs)
-    if fn == "arange":
-        return _arange(args, kwargs)
-    if fn in ("zeros", "ones", "empty"):
-        return _filled(args, kwargs)
-    return None

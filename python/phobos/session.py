@@ -245,14 +245,14 @@ class Session:
             raise self._error(r.status, data, what or f"{method} {path}")
         return json.loads(data) if data else None
 
-    def _retrying(self, call, *args):
-        """call(*args), retried on a 503 or a connection error for up to
-        FAILOVER_WAIT seconds."""
+    def _retrying(self, call, *args, **kw):
+        """call(*args, **kw), retried on a 503 or a connection error for up
+        to FAILOVER_WAIT seconds."""
         deadline = time.monotonic() + self.FAILOVER_WAIT
         delay = 0.05
         while True:
             try:
-                return call(*args)
+                return call(*args, **kw)
             except (_errors.Unavailable, ConnectionError):
                 if time.monotonic() + delay > deadline:
                     raise
@@ -382,7 +382,7 @@ class Session:
                     st = self._retrying(
                         self._json, "POST", f"/api/sessions/{self.session_id}/programs",
                         {"program": {"nodes": nodes}, "results": roots, "fuse": fuse,
-                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept, **into}, 201)
+                         "wait": self.FIRST_WAIT, "inline": INLINE_RESULT, "release": not kept, **into}, want=201)
                     break
                 except ValueError as e:
                     # A held graph the cluster no longer has (released as

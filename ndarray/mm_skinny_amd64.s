@@ -24,6 +24,41 @@
 	VADDPD     T, Y14, A0 \
 	VMOVUPD    A0, off(DI)
 
+// LOADU and LOADM load four lanes at addr into R: all of them, or (the
+// tail) those the mask Y15 selects, the others zero.
+#define LOADU(addr, R) VMOVUPD addr, R
+#define LOADM(addr, R) VMASKMOVPD addr, Y15, R
+
+// PAIRSTEP multiplies four lanes of the two rows (at BX) by the same lanes
+// of the four rows of b into the eight accumulators.
+#define PAIRSTEP(LOAD) \
+	LOAD((SI)(BX*8), Y4) \
+	LOAD((R14)(BX*8), Y5) \
+	LOAD((R8)(BX*8), Y10) \
+	VFMADD231PD Y10, Y4, Y0 \
+	VFMADD231PD Y10, Y5, Y6 \
+	LOAD((R9)(BX*8), Y11) \
+	VFMADD231PD Y11, Y4, Y1 \
+	VFMADD231PD Y11, Y5, Y7 \
+	LOAD((R10)(BX*8), Y12) \
+	VFMADD231PD Y12, Y4, Y2 \
+	VFMADD231PD Y12, Y5, Y8 \
+	LOAD((R11)(BX*8), Y13) \
+	VFMADD231PD Y13, Y4, Y3 \
+	VFMADD231PD Y13, Y5, Y9
+
+// ROWSTEP is PAIRSTEP for one row.
+#define ROWSTEP(LOAD) \
+	LOAD((SI)(BX*8), Y4) \
+	LOAD((R8)(BX*8), Y10) \
+	VFMADD231PD Y10, Y4, Y0 \
+	LOAD((R9)(BX*8), Y11) \
+	VFMADD231PD Y11, Y4, Y1 \
+	LOAD((R10)(BX*8), Y12) \
+	VFMADD231PD Y12, Y4, Y2 \
+	LOAD((R11)(BX*8), Y13) \
+	VFMADD231PD Y13, Y4, Y3
+
 // func dot4Rows(out, a *float64, lda, m int, b *float64, k int)
 TEXT ·dot4Rows(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), DI
@@ -61,20 +96,7 @@ pair:
 	JAE  ptail
 
 pinner:
-	VMOVUPD     (SI)(BX*8), Y4
-	VMOVUPD     (R14)(BX*8), Y5
-	VMOVUPD     (R8)(BX*8), Y10
-	VFMADD231PD Y10, Y4, Y0
-	VFMADD231PD Y10, Y5, Y6
-	VMOVUPD     (R9)(BX*8), Y11
-	VFMADD231PD Y11, Y4, Y1
-	VFMADD231PD Y11, Y5, Y7
-	VMOVUPD     (R10)(BX*8), Y12
-	VFMADD231PD Y12, Y4, Y2
-	VFMADD231PD Y12, Y5, Y8
-	VMOVUPD     (R11)(BX*8), Y13
-	VFMADD231PD Y13, Y4, Y3
-	VFMADD231PD Y13, Y5, Y9
+	PAIRSTEP(LOADU)
 	ADDQ $4, BX
 	CMPQ BX, R13
 	JB   pinner
@@ -82,20 +104,7 @@ pinner:
 ptail:
 	CMPQ BX, DX
 	JAE  preduce
-	VMASKMOVPD  (SI)(BX*8), Y15, Y4
-	VMASKMOVPD  (R14)(BX*8), Y15, Y5
-	VMASKMOVPD  (R8)(BX*8), Y15, Y10
-	VFMADD231PD Y10, Y4, Y0
-	VFMADD231PD Y10, Y5, Y6
-	VMASKMOVPD  (R9)(BX*8), Y15, Y11
-	VFMADD231PD Y11, Y4, Y1
-	VFMADD231PD Y11, Y5, Y7
-	VMASKMOVPD  (R10)(BX*8), Y15, Y12
-	VFMADD231PD Y12, Y4, Y2
-	VFMADD231PD Y12, Y5, Y8
-	VMASKMOVPD  (R11)(BX*8), Y15, Y13
-	VFMADD231PD Y13, Y4, Y3
-	VFMADD231PD Y13, Y5, Y9
+	PAIRSTEP(LOADM)
 
 preduce:
 	REDUCE(Y0, Y1, Y2, Y3, Y10, 0)
@@ -117,11 +126,7 @@ single:
 	JAE  stail
 
 sinner:
-	VMOVUPD     (SI)(BX*8), Y4
-	VFMADD231PD (R8)(BX*8), Y4, Y0
-	VFMADD231PD (R9)(BX*8), Y4, Y1
-	VFMADD231PD (R10)(BX*8), Y4, Y2
-	VFMADD231PD (R11)(BX*8), Y4, Y3
+	ROWSTEP(LOADU)
 	ADDQ $4, BX
 	CMPQ BX, R13
 	JB   sinner
@@ -129,15 +134,7 @@ sinner:
 stail:
 	CMPQ BX, DX
 	JAE  sreduce
-	VMASKMOVPD  (SI)(BX*8), Y15, Y4
-	VMASKMOVPD  (R8)(BX*8), Y15, Y5
-	VFMADD231PD Y5, Y4, Y0
-	VMASKMOVPD  (R9)(BX*8), Y15, Y5
-	VFMADD231PD Y5, Y4, Y1
-	VMASKMOVPD  (R10)(BX*8), Y15, Y5
-	VFMADD231PD Y5, Y4, Y2
-	VMASKMOVPD  (R11)(BX*8), Y15, Y5
-	VFMADD231PD Y5, Y4, Y3
+	ROWSTEP(LOADM)
 
 sreduce:
 	REDUCE(Y0, Y1, Y2, Y3, Y10, 0)

@@ -76,13 +76,18 @@ func (c *conn) answer(connCtx context.Context, req *http.Request) (keep bool) {
 	req = req.WithContext(ctx)
 	c.watch.arm(c, cancel, body.eof)
 	ok := c.run(w, req)
-	if c.watch.stop() || !ok {
-		// the client left, or the handler panicked
+	left := c.watch.stop()
+	if !ok {
 		return false
 	}
-	// A body the handler left unread is read past (up to maxDiscard) so
-	// that the next request starts where it should.
-	if !body.eof {
+	if left {
+		// The stream ended: a client that only closed its side still
+		// reads the answer, as net/http's server sends it; the
+		// connection closes after it.
+		w.close = true
+	} else if !body.eof {
+		// A body the handler left unread is read past (up to
+		// maxDiscard) so that the next request starts where it should.
 		n, err := io.CopyN(io.Discard, body, maxDiscard+1)
 		if n > maxDiscard || err != io.EOF && err != nil || !body.eof {
 			w.close = true

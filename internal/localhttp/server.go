@@ -243,9 +243,10 @@ func (c *conn) serve() {
 	c.lr = io.LimitedReader{R: c.rwc, N: noLimit}
 	c.br = bufio.NewReader(&c.lr)
 	c.bw = bufio.NewWriterSize(c.rwc, 4<<10)
-	remote := c.rwc.RemoteAddr().String()
-	if remote == "" {
-		remote = "@"
+	// A Unix socket's client is unnamed: "@", as the kernel shows it.
+	remote := "@"
+	if a := c.rwc.RemoteAddr(); a != nil && a.String() != "" {
+		remote = a.String()
 	}
 	for {
 		// Idle until the next request's first byte, without a bound, as

@@ -236,7 +236,7 @@ func TestClientLeaves(t *testing.T) {
 	entered := make(chan string, 4)
 	release := make(chan struct{})
 	cancelled := make(chan string, 4)
-	peeked := make(chan error, 4)
+	peeked := make(chan error, 16)
 	s := &Server{WatchAfter: time.Microsecond, peeked: func(err error) { peeked <- err }, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		entered <- r.URL.Path
@@ -291,6 +291,28 @@ func TestClientLeaves(t *testing.T) {
 		}
 	case <-time.After(bound):
 		t.Fatal("the handler of a client that left was not cancelled")
+	}
+
+	// A client that only closes its side: the handler is cancelled, and
+	// what it answers still reaches the client.
+	c3, br3 := rawConn(t, path)
+	io.WriteString(c3, "GET /halfclosed HTTP/1.1\r\nHost: x\r\n\r\n")
+	if p := <-entered; p != "/halfclosed" {
+		t.Fatalf("entered %s", p)
+	}
+	if err := c3.(*net.UnixConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-cancelled:
+		if p != "/halfclosed" {
+			t.Fatalf("cancelled %s", p)
+		}
+	case <-time.After(bound):
+		t.Fatal("the handler of a client that closed its side was not cancelled")
+	}
+	if resp, got := readResponse(t, br3, "GET"); got != "/halfclosed" || !resp.Close {
+		t.Errorf("half-closed client got %q (close %v), want its answer and the connection closed", got, resp.Close)
 	}
 }
 

@@ -169,9 +169,16 @@ func (s *server) shutdown() {
 	stopServer(s.srv)
 }
 
+// stoppable is a server stopServer stops: net/http's, or localhttp's for
+// the session's socket.
+type stoppable interface {
+	Shutdown(ctx context.Context) error
+	Close() error
+}
+
 // stopServer shuts srv down, giving requests in progress 3 s to finish, and
 // closes it if they do not.
-func stopServer(srv *http.Server) {
+func stopServer(srv stoppable) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {

@@ -65,10 +65,6 @@ func (s *unixServer) shutdown() {
 	if s == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		s.srv.Close()
-	}
+	stopServer(s.srv)
 	_ = os.Remove(s.path)
 }

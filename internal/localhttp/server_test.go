@@ -284,14 +284,7 @@ func TestClientLeaves(t *testing.T) {
 		t.Fatalf("entered %s", p)
 	}
 	c2.Close()
-	select {
-	case p := <-cancelled:
-		if p != "/gone" {
-			t.Fatalf("cancelled %s", p)
-		}
-	case <-time.After(bound):
-		t.Fatal("the handler of a client that left was not cancelled")
-	}
+	wantCancelled(t, cancelled, "/gone", "a client that left")
 
 	// A client that only closes its side: the handler is cancelled, and
 	// what it answers still reaches the client.
@@ -303,14 +296,7 @@ func TestClientLeaves(t *testing.T) {
 	if err := c3.(*net.UnixConn).CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case p := <-cancelled:
-		if p != "/halfclosed" {
-			t.Fatalf("cancelled %s", p)
-		}
-	case <-time.After(bound):
-		t.Fatal("the handler of a client that closed its side was not cancelled")
-	}
+	wantCancelled(t, cancelled, "/halfclosed", "a client that closed its side")
 	if resp, got := readResponse(t, br3, "GET"); got != "/halfclosed" || !resp.Close {
 		t.Errorf("half-closed client got %q (close %v), want its answer and the connection closed", got, resp.Close)
 	}
@@ -335,6 +321,20 @@ func TestExpectContinue(t *testing.T) {
 	io.WriteString(c, "abc")
 	if _, got := readResponse(t, br, "PUT"); got != "ABC" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// wantCancelled waits (within bound) for the handler of path, whose client
+// is who, to be cancelled.
+func wantCancelled(t *testing.T, cancelled <-chan string, path, who string) {
+	t.Helper()
+	select {
+	case p := <-cancelled:
+		if p != path {
+			t.Fatalf("cancelled %s, want %s", p, path)
+		}
+	case <-time.After(bound):
+		t.Fatalf("the handler of %s was not cancelled", who)
 	}
 }
 

@@ -225,7 +225,7 @@ class Session:
         else:
             h = self._plain_headers
         for attempt in range(2):
-            c = getattr(self._tls, "conn", None) or self._conn()
+            c = self._conn()
             try:
                 return c.request(method, path, body=body, headers=h)
             except (ConnectionError, http.client.HTTPException, OSError) as e:

@@ -157,7 +157,7 @@ class Tensor:
         t._users = None
         if meta is None:
             try:
-                meta = _infer.infer(fn, t._args, t._kwargs) or _describe_new(t)
+                meta = _describe_new(t)
             except ValueError as e:
                 # the op needs a length known only once computed (the
                 # cluster's UnknownShapeError): when resolving, the
@@ -167,7 +167,7 @@ class Tensor:
                     raise
                 for x in ins:
                     _resolve(x)
-                meta = _infer.infer(fn, t._args, t._kwargs) or _describe_new(t)
+                meta = _describe_new(t)
         for x in ins:
             _add_user(x, t)
         # -1: an axis whose length is known only once computed (a boolean
@@ -632,7 +632,7 @@ def _held_on_way(root):
 
 
 def _node(t, ref, session, like, uploads=None):
-    if not like and t._value is not None and _known_small(t):
+    if not like and _known_small(t):
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(t._value), allow_pickle=False)
         return {"data": base64.b64encode(buf.getvalue()).decode(), "chunks": None}
@@ -686,8 +686,7 @@ def _program(roots, session, uploads=None, like=False):
             t, i = stack[-1]
             # a computed small tensor is sent as data, a held one by its
             # chunks: their inputs are not needed
-            if i < len(t._inputs) and (like or (t._value is None and t._held is None)
-                                       or not (_known_small(t) or _held.node(t, session))):
+            if i < len(t._inputs) and (like or not (_known_small(t) or _held.node(t, session))):
                 stack[-1] = (t, i + 1)
                 child = t._inputs[i]
                 if id(child) not in index and id(child) not in seen:
@@ -712,9 +711,12 @@ def _like_shape(t):
 
 
 def _describe_new(t):
-    """The shape and dtype of a new call the client does not infer (the
-    common calls it does: _infer): checked by the cluster, its inputs
-    travelling as their metadata alone."""
+    """The shape and dtype of a new call: inferred here for the common
+    calls (_infer), else checked by the cluster, its inputs travelling as
+    their metadata alone."""
+    meta = _infer.infer(t._fn, t._args, t._kwargs)
+    if meta is not None:
+        return meta
     nodes = []
     index = {}
     for x in t._inputs:
